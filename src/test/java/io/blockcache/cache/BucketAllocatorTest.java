@@ -1,0 +1,85 @@
+package io.blockcache.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BucketAllocatorTest {
+    private final List<long[]> journaled = new ArrayList<>();
+    private long journalSequence = 10;
+    private final BucketTable table = new BucketTable(4, 8);
+    private final BucketAllocator allocator = new BucketAllocator(table, (bucket, generation) -> {
+        journaled.add(new long[] {bucket, generation, journalSequence});
+        return journalSequence;
+    });
+
+    @Test
+    void anEmptiedBucketIsReusedOnlyAfterItsGenerationBumpIsDurable() {
+        // Proves the reuse rule: release bumps and journals the generation; reuse waits for that entry.
+        WritePoint point = new WritePoint("dirty", allocator, 8);
+        WritePoint.Reservation r = new WritePoint.Reservation();
+        assertThat(point.reserve(8, r)).isTrue();
+        int bucket = r.bucket();
+        table.addLive(bucket, 8, true);
+        allocator.unpin(bucket); // the write landed and is indexed: the full bucket is sealed and live
+        assertThat(table.state(bucket)).isEqualTo(BucketState.SEALED);
+        table.addLive(bucket, -8, true); // overwritten elsewhere
+        assertThat(allocator.releaseIfEmpty(bucket)).isTrue();
+        assertThat(table.state(bucket)).isEqualTo(BucketState.REUSE_PENDING);
+        assertThat(table.generation(bucket)).isEqualTo(1);
+        assertThat(journaled).hasSize(1);
+        assertThat(journaled.get(0)).containsExactly(bucket, 1, 10);
+
+        allocator.onJournalDurable(9);
+        assertThat(table.state(bucket)).isEqualTo(BucketState.REUSE_PENDING);
+        allocator.onJournalDurable(10);
+        assertThat(table.state(bucket)).isEqualTo(BucketState.FREE);
+        assertThat(allocator.freeBuckets()).isEqualTo(4);
+    }
+
+    @Test
+    void aPinnedOrLiveBucketIsNeverReleased() {
+        // Proves that in-flight writes (pins) and live data keep a bucket from reuse.
+        WritePoint point = new WritePoint("dirty", allocator, 8);
+        WritePoint.Reservation r = new WritePoint.Reservation();
+        assertThat(point.reserve(8, r)).isTrue(); // full at once, so sealed while the write is in flight
+        assertThat(table.state(r.bucket())).isEqualTo(BucketState.SEALED);
+        assertThat(allocator.releaseIfEmpty(r.bucket())).isFalse();
+        table.addLive(r.bucket(), 3, false);
+        allocator.unpin(r.bucket());
+        assertThat(table.state(r.bucket())).isEqualTo(BucketState.SEALED);
+        table.addLive(r.bucket(), -3, false);
+        assertThat(allocator.releaseIfEmpty(r.bucket())).isTrue();
+    }
+
+    @Test
+    void writePointsAppendSequentiallyAndSplitAtBucketEnds() {
+        // Proves reservations are contiguous appends, split where a bucket ends, and fail cleanly when full.
+        WritePoint point = new WritePoint("dirty", allocator, 8);
+        WritePoint.Reservation r = new WritePoint.Reservation();
+        List<String> grants = new ArrayList<>();
+        int remaining = 4 * 8;
+        while (remaining > 0) {
+            assertThat(point.reserve(Math.min(remaining, 5), r)).isTrue();
+            grants.add(r.bucket() + ":" + r.offsetSectors() + "+" + r.lengthSectors());
+            remaining -= r.lengthSectors();
+        }
+        assertThat(grants).containsExactly("0:0+5", "0:5+3", "1:0+5", "1:5+3", "2:0+5", "2:5+3", "3:0+5", "3:5+3");
+        assertThat(point.reserve(1, r)).isFalse();
+        assertThat(allocator.freeBuckets()).isZero();
+    }
+
+    @Test
+    void countsThatWouldGoOutOfRangeStopTheCache() {
+        // Proves the always-on checks: accounting errors fail loudly instead of corrupting state.
+        assertThatThrownBy(() -> table.addLive(0, -1, false)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> table.addLive(0, 9, false)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> table.unpin(0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> table.generation(4)).isInstanceOf(IllegalStateException.class);
+        table.setGeneration(1, 65535);
+        assertThat(table.bumpGeneration(1)).isZero();
+    }
+}
