@@ -1,0 +1,170 @@
+package io.blockcache.volume;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Orders the in-flight writes and read-miss fills of one volume so that the newest submission wins
+ * (DESIGN.md §1, the races bcache got wrong):
+ * <ul>
+ *   <li>A write that completes (or, for a write that goes around the cache, one that is submitted) hides
+ *       its range from every <em>older</em> write still in flight: when the older one completes it installs
+ *       only what no newer write covers. So a slow old write never lands on top of a newer one.</li>
+ *   <li>A read-miss fill is installed only if no overlapping write was in flight at any moment of the fill:
+ *       the backing data it read may be older than that write ("miss collision").</li>
+ * </ul>
+ *
+ * <p>Ranges are in sectors, half-open {@code [start, end)}. The number of entries is bounded by the number
+ * of requests a volume lets in flight; every operation is linear in it.
+ *
+ * <p>Thread rule: owned by the cache's loop thread.
+ */
+public final class InFlightWrites {
+    private final List<Entry> entries = new ArrayList<>();
+    private long nextSequence;
+
+    /** One write or fill in flight. */
+    public static final class Entry {
+        private final long sequence;
+        private final long startSector;
+        private final long endSector;
+        private final boolean fill;
+        private boolean fillRaced;
+        private List<long[]> hidden;
+
+        private Entry(long sequence, long startSector, long endSector, boolean fill) {
+            this.sequence = sequence;
+            this.startSector = startSector;
+            this.endSector = endSector;
+            this.fill = fill;
+        }
+
+        /** For a fill: true if a write overlapped it, so its data must not be installed. */
+        public boolean fillRaced() {
+            return fillRaced;
+        }
+
+        /**
+         * Visits the parts of this entry's range that no newer write has claimed, in order. For a fill that
+         * raced a write, visits nothing.
+         */
+        public void forEachVisible(RangeVisitor visitor) {
+            if (fill && fillRaced) {
+                return;
+            }
+            long cursor = startSector;
+            if (hidden != null) {
+                hidden.sort((a, b) -> Long.compare(a[0], b[0]));
+                for (long[] range : hidden) {
+                    if (range[0] > cursor) {
+                        visitor.visit(cursor, range[0] - cursor);
+                    }
+                    cursor = Math.max(cursor, range[1]);
+                }
+            }
+            if (cursor < endSector) {
+                visitor.visit(cursor, endSector - cursor);
+            }
+        }
+
+        private boolean overlaps(long start, long end) {
+            return startSector < end && start < endSector;
+        }
+
+        private void hide(long start, long end) {
+            if (hidden == null) {
+                hidden = new ArrayList<>(2);
+            }
+            hidden.add(new long[] {Math.max(start, startSector), Math.min(end, endSector)});
+        }
+    }
+
+    /** Receives a range of sectors. */
+    @FunctionalInterface
+    public interface RangeVisitor {
+        /** Called with a non-empty range {@code [startSector, startSector + lengthSectors)}. */
+        void visit(long startSector, long lengthSectors);
+    }
+
+    /**
+     * Registers a write about to be submitted. Every fill in flight that it overlaps is marked raced.
+     *
+     * @param aroundCache true if the write goes to the backing device instead of the cache: it then hides
+     *     its range from older in-flight writes at once, since from now on the backing device is where the
+     *     newest data of that range will be
+     */
+    public Entry beginWrite(long startSector, long lengthSectors, boolean aroundCache) {
+        Entry entry = add(startSector, lengthSectors, false);
+        for (Entry other : entries) {
+            if (other != entry && other.fill && other.overlaps(entry.startSector, entry.endSector)) {
+                other.fillRaced = true;
+            }
+        }
+        if (aroundCache) {
+            hideFromOlder(entry);
+        }
+        return entry;
+    }
+
+    /** Registers a read-miss fill about to read the backing device; raced at once if a write overlaps. */
+    public Entry beginFill(long startSector, long lengthSectors) {
+        Entry entry = add(startSector, lengthSectors, true);
+        for (Entry other : entries) {
+            if (other != entry && !other.fill && other.overlaps(entry.startSector, entry.endSector)) {
+                entry.fillRaced = true;
+                break;
+            }
+        }
+        return entry;
+    }
+
+    /**
+     * Marks a cached write's data as installed: hides its range from older writes still in flight. Call
+     * right after installing {@link Entry#forEachVisible the visible parts}, then {@link #end}.
+     */
+    public void installed(Entry entry) {
+        if (!entry.fill) {
+            hideFromOlder(entry);
+        }
+    }
+
+    /** Removes a finished (or failed) entry. */
+    public void end(Entry entry) {
+        if (!entries.remove(entry)) {
+            throw new IllegalStateException("in-flight entry ended twice: sequence " + entry.sequence);
+        }
+    }
+
+    /** Returns true if a write (not a fill) overlapping the range is in flight. */
+    public boolean writeInFlight(long startSector, long lengthSectors) {
+        long end = startSector + lengthSectors;
+        for (Entry other : entries) {
+            if (!other.fill && other.overlaps(startSector, end)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Number of entries in flight. */
+    public int size() {
+        return entries.size();
+    }
+
+    private Entry add(long startSector, long lengthSectors, boolean fill) {
+        if (lengthSectors <= 0 || startSector < 0) {
+            throw new IllegalArgumentException("bad range: start " + startSector + ", length " + lengthSectors);
+        }
+        Entry entry = new Entry(nextSequence++, startSector, startSector + lengthSectors, fill);
+        entries.add(entry);
+        return entry;
+    }
+
+    private void hideFromOlder(Entry newer) {
+        for (Entry other : entries) {
+            if (other.sequence < newer.sequence && !other.fill && other.overlaps(newer.startSector, newer.endSector)) {
+                other.hide(newer.startSector, newer.endSector);
+            }
+        }
+    }
+}
