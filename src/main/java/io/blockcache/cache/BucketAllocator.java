@@ -2,6 +2,7 @@ package io.blockcache.cache;
 
 import java.util.ArrayDeque;
 import java.util.BitSet;
+import io.blockcache.journal.GenerationJournal;
 
 /**
  * Hands out free buckets and takes emptied ones back, enforcing the reuse rule of DESIGN.md §3: a bucket's

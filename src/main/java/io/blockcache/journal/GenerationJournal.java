@@ -1,4 +1,4 @@
-package io.blockcache.cache;
+package io.blockcache.journal;
 
 /**
  * Where the allocator records generation bumps: the journal. The returned sequence is the journal entry

@@ -1,0 +1,48 @@
+package io.blockcache.journal;
+
+import io.blockcache.device.IoCallback;
+
+/**
+ * What the front end, writeback and the allocator see of the journal: append index updates, then ask for
+ * everything appended so far to become durable.
+ *
+ * <p>Rules every caller follows (DESIGN.md §3, docs/FORMAT.md):
+ * <ul>
+ *   <li><b>Journal first, then apply.</b> A change is appended before it is applied to the in-memory index,
+ *       so that anything the index operation triggers (a bucket emptied and its generation bumped) lands
+ *       in the journal after the record that caused it.</li>
+ *   <li><b>Data before metadata.</b> An extent is appended only after its data write completed; a commit
+ *       flushes the cache device before writing the entry, so the data is durable before the record.</li>
+ * </ul>
+ *
+ * <p>Units: sectors of 512 bytes; locations as bucket, offset in bucket (sectors) and generation.
+ * Thread rule: the cache's loop thread.
+ */
+public interface MetadataJournal extends GenerationJournal {
+    /**
+     * Appends "volume {@code volumeId} maps {@code [startSector, + lengthSectors)} to this location".
+     *
+     * @param crcCutHeadSectors how far the extent starts into the bucket range its CRC covers (0 for a fresh
+     *     write)
+     * @param crcLengthSectors the length of the range the CRC covers
+     * @return the sequence of the journal entry that will hold the record
+     */
+    long appendInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                      int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors);
+
+    /** Appends "volume {@code volumeId} no longer caches {@code [startSector, + lengthSectors)}". */
+    long appendRemove(int volumeId, long startSector, int lengthSectors);
+
+    /** Appends "mark clean what still lives at this location" (applied conditionally, like the index does). */
+    long appendClean(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                     int generation);
+
+    /**
+     * Makes every record appended so far durable, then calls back with OK; or with an error if that could
+     * not be done, after which the journal refuses to report anything as durable again (DESIGN.md §4.5).
+     */
+    void commit(IoCallback callback);
+
+    /** Sequence of the newest durable entry (0 before the first). */
+    long durableSequence();
+}
