@@ -1,0 +1,125 @@
+package io.blockcache.volume;
+
+import io.blockcache.cache.WritePoint;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Copies one write's data into the cache: cuts it into extents of at most
+ * {@link VolumeConfig#extentMaxSectors()}, appends each at a write point, and once every piece is on the
+ * cache device installs the parts that no newer write has claimed (see {@link InFlightWrites}).
+ *
+ * <p>Used for write-back writes (dirty) and for the clean copies of write-through writes and read-miss
+ * fills. Space is reserved up front: if the cache runs out part-way, nothing is written and
+ * {@link #reserve()} says so, so the caller can go around the cache instead.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+final class CachedWrite {
+    private final VolumeContext context;
+    private final long startSector;
+    private final ByteBuffer data;
+    private final boolean dirty;
+    private final List<Piece> pieces = new ArrayList<>();
+    private final WritePoint writePoint;
+
+    /** One extent of the write: where its sectors went in the cache and their checksum. */
+    private record Piece(long startSector, int lengthSectors, int bucket, int offsetSectors, int generation,
+                         int crc32c) {
+    }
+
+    CachedWrite(VolumeContext context, long startSector, ByteBuffer data, boolean dirty) {
+        this.context = context;
+        this.startSector = startSector;
+        this.data = data;
+        this.dirty = dirty;
+        this.writePoint = dirty ? context.space.dirtyWritePoint() : context.space.cleanWritePoint();
+    }
+
+    /**
+     * Reserves cache space for every sector. Each reserved bucket is pinned until {@link #write} finishes.
+     *
+     * @return false if the cache had no room; then nothing stays reserved or pinned
+     */
+    boolean reserve() {
+        int totalSectors = data.remaining() / BlockDevice.SECTOR_BYTES;
+        WritePoint.Reservation reservation = new WritePoint.Reservation();
+        int done = 0;
+        while (done < totalSectors) {
+            int want = Math.min(totalSectors - done, context.config.extentMaxSectors());
+            if (!writePoint.reserve(want, reservation)) {
+                releasePins();
+                pieces.clear();
+                return false;
+            }
+            int bucket = reservation.bucket();
+            pieces.add(new Piece(startSector + done, reservation.lengthSectors(), bucket,
+                    reservation.offsetSectors(), context.space.table().generation(bucket), 0));
+            done += reservation.lengthSectors();
+        }
+        return true;
+    }
+
+    /**
+     * Writes every reserved piece to the cache device; then, for a write that is still current, installs the
+     * visible parts of {@code entry} in the index. Calls back with the outcome; on failure nothing is
+     * installed.
+     */
+    void write(InFlightWrites.Entry entry, IoCallback callback) {
+        PartsCompletion parts = new PartsCompletion(result -> finish(entry, result, callback));
+        for (int i = 0; i < pieces.size(); i++) {
+            Piece piece = pieces.get(i);
+            ByteBuffer slice = slice(piece);
+            pieces.set(i, new Piece(piece.startSector, piece.lengthSectors, piece.bucket, piece.offsetSectors,
+                    piece.generation, Crc.of(slice)));
+            context.cacheDevice.write(context.cacheOffset(piece.bucket, piece.offsetSectors), slice, false,
+                    parts.add());
+        }
+        parts.seal();
+    }
+
+    private ByteBuffer slice(Piece piece) {
+        int from = data.position() + (int) (piece.startSector - startSector) * BlockDevice.SECTOR_BYTES;
+        return data.duplicate().position(from).limit(from + piece.lengthSectors * BlockDevice.SECTOR_BYTES)
+                .slice();
+    }
+
+    private void finish(InFlightWrites.Entry entry, IoResult result, IoCallback callback) {
+        if (result.ok()) {
+            install(entry);
+            context.stats.writeCachedSectors.addAndGet(data.remaining() / BlockDevice.SECTOR_BYTES);
+        } else {
+            context.stats.cacheWriteErrors.incrementAndGet();
+        }
+        releasePins();
+        callback.complete(result.ok() ? IoResult.OK
+                : IoResult.error(IoStatus.IO_ERROR, "cache device write failed: " + result.message()));
+    }
+
+    private void install(InFlightWrites.Entry entry) {
+        for (Piece piece : pieces) {
+            long pieceEnd = piece.startSector + piece.lengthSectors;
+            entry.forEachVisible((visibleStart, visibleLength) -> {
+                long from = Math.max(visibleStart, piece.startSector);
+                long to = Math.min(visibleStart + visibleLength, pieceEnd);
+                if (from < to) {
+                    int cutHead = (int) (from - piece.startSector);
+                    context.index.insertPiece(from, (int) (to - from), piece.bucket, piece.offsetSectors + cutHead,
+                            piece.generation, dirty, piece.crc32c, cutHead, piece.lengthSectors);
+                }
+            });
+        }
+        context.inFlight.installed(entry);
+    }
+
+    private void releasePins() {
+        for (Piece piece : pieces) {
+            context.space.allocator().unpin(piece.bucket);
+        }
+    }
+}

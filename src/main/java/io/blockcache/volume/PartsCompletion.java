@@ -1,0 +1,54 @@
+package io.blockcache.volume;
+
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+
+/**
+ * Joins several device completions into one: the callback runs once, after the last part, with the first
+ * error seen or OK. Parts may be added until {@link #seal()}; a request that splits into pieces adds one
+ * part per piece and then seals, so an early completion cannot finish the request too soon.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+final class PartsCompletion implements IoCallback {
+    private final IoCallback callback;
+    private int outstanding = 1; // the seal counts as one part
+    private IoResult firstError;
+
+    PartsCompletion(IoCallback callback) {
+        this.callback = callback;
+    }
+
+    /** Registers one more part that will call {@link #complete}. */
+    PartsCompletion add() {
+        if (outstanding <= 0) {
+            throw new IllegalStateException("part added after the request completed");
+        }
+        outstanding++;
+        return this;
+    }
+
+    /** Ends the adding of parts. */
+    void seal() {
+        complete(IoResult.OK);
+    }
+
+    /** Records an error without a device completion (e.g. a checksum mismatch found by the caller). */
+    void fail(IoResult error) {
+        if (firstError == null) {
+            firstError = error;
+        }
+    }
+
+    @Override
+    public void complete(IoResult result) {
+        if (!result.ok() && firstError == null) {
+            firstError = result;
+        }
+        if (--outstanding == 0) {
+            callback.complete(firstError == null ? IoResult.OK : firstError);
+        } else if (outstanding < 0) {
+            throw new IllegalStateException("request completed more often than it had parts");
+        }
+    }
+}

@@ -1,0 +1,312 @@
+package io.blockcache.volume;
+
+import io.blockcache.cache.CacheLayout;
+import io.blockcache.cache.CacheSpace;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.DeviceCounters;
+import io.blockcache.device.DeviceOp;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import io.blockcache.journal.MetadataJournal;
+import io.blockcache.loop.EventLoop;
+import java.nio.ByteBuffer;
+
+/**
+ * One cached backing device as clients see it: a {@link BlockDevice} whose reads and writes go through the
+ * cache (DESIGN.md §6), plus write-zeroes.
+ *
+ * <p>Contract, on top of {@link BlockDevice}'s:
+ * <ul>
+ *   <li>Offsets and lengths are multiples of 512 bytes (the NBD layer does read-modify-write for others);
+ *       a request is at most {@link VolumeConfig#REQUEST_BYTES_MAX} bytes.</li>
+ *   <li>A completed write is visible to every later read. A FLUSH makes every write completed before it
+ *       durable; a FUA write is durable when it completes (DESIGN.md §4).</li>
+ *   <li>Once a flush has failed, every later FLUSH and FUA write fails with {@link IoStatus#IO_ERROR}: data
+ *       that could not be made durable is never reported durable later (DESIGN.md §4.5).</li>
+ * </ul>
+ *
+ * <p>Thread rule: submit on the cache's loop thread; callbacks run there.
+ */
+public final class Volume implements BlockDevice {
+    private final VolumeContext context;
+    private final DeviceCounters counters = new DeviceCounters();
+    private final ZeroWriter zeroWriter;
+    private long backingWritesSinceFlush;
+    private boolean flushFailed;
+    private boolean closed;
+
+    public Volume(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
+                  CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
+        this.context = new VolumeContext(loop, config, cacheDevice, backingDevice, layout, space, index, journal);
+        this.zeroWriter = new ZeroWriter(context);
+    }
+
+    /** The volume's number in its cache set. */
+    public int volumeId() {
+        return context.config.volumeId();
+    }
+
+    /** The cache mode now in force. */
+    public CacheMode mode() {
+        return context.mode;
+    }
+
+    /** Switches the cache mode; requests already submitted finish under the old one. */
+    public void setMode(CacheMode mode) {
+        context.mode = java.util.Objects.requireNonNull(mode, "mode");
+    }
+
+    /** Front-end counters (hits, misses, bypasses, checksum errors). */
+    public VolumeStats stats() {
+        return context.stats;
+    }
+
+    /** The volume's index (read-only use: statistics, block status, writeback scans). */
+    public VolumeIndex index() {
+        return context.index;
+    }
+
+    @Override
+    public long sizeBytes() {
+        return context.config.sizeBytes();
+    }
+
+    @Override
+    public int logicalBlockBytes() {
+        return SECTOR_BYTES;
+    }
+
+    @Override
+    public DeviceCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
+        IoCallback done = track(DeviceOp.READ, dst.remaining(), callback);
+        if (refuse(offsetBytes, dst.remaining(), done)) {
+            return;
+        }
+        if (dst.remaining() == 0) {
+            deliver(done, IoResult.OK);
+            return;
+        }
+        new ReadRequest(context, offsetBytes / SECTOR_BYTES, dst, done).start();
+    }
+
+    @Override
+    public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
+        IoCallback done = track(DeviceOp.WRITE, src.remaining(), callback);
+        if (refuse(offsetBytes, src.remaining(), done)) {
+            return;
+        }
+        if (src.remaining() == 0) {
+            deliver(done, IoResult.OK);
+            return;
+        }
+        long startSector = offsetBytes / SECTOR_BYTES;
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
+        IoCallback durable = fua ? result -> afterFua(result, done) : done;
+        CacheMode mode = context.mode;
+        if (mode == CacheMode.WRITEBACK) {
+            CachedWrite cached = new CachedWrite(context, startSector, src, true);
+            if (cached.reserve()) {
+                InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
+                cached.write(entry, result -> {
+                    context.inFlight.end(entry);
+                    durable.complete(result);
+                });
+                return;
+            }
+            // No free bucket: go around the cache (reclaim arrives with GC, issue #6).
+        }
+        writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH, durable);
+    }
+
+    /**
+     * Writes to the backing device, invalidating cached copies first; for write-through, also installs a
+     * clean copy in the cache once both writes are done.
+     */
+    private void writeAround(long startSector, ByteBuffer src, boolean fua, boolean keepCleanCopy,
+                             IoCallback callback) {
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
+        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
+        context.invalidate(startSector, lengthSectors);
+        PartsCompletion parts = new PartsCompletion(result -> {
+            context.inFlight.end(entry);
+            callback.complete(result);
+        });
+        IoCallback backingPart = parts.add();
+        context.backingDevice.write(context.backingOffset(startSector), src.duplicate(), fua, result -> {
+            if (result.ok()) {
+                context.stats.writeBypassedSectors.addAndGet(lengthSectors);
+                if (!fua) {
+                    backingWritesSinceFlush++;
+                }
+            }
+            backingPart.complete(result.ok() ? IoResult.OK
+                    : IoResult.error(IoStatus.IO_ERROR, "backing device write failed: " + result.message()));
+        });
+        if (keepCleanCopy) {
+            CachedWrite copy = new CachedWrite(context, startSector, src.duplicate(), false);
+            if (copy.reserve()) {
+                IoCallback copyPart = parts.add();
+                // A failed clean copy only costs a future miss; the write itself succeeded on the backing device.
+                copy.write(entry, result -> copyPart.complete(IoResult.OK));
+            }
+        }
+        parts.seal();
+    }
+
+    private void afterFua(IoResult result, IoCallback callback) {
+        if (!result.ok()) {
+            callback.complete(result);
+            return;
+        }
+        // The data is durable where it went; the index records that point at it (or that invalidated older
+        // copies) must be durable too before the FUA write may complete.
+        commitJournal(callback);
+    }
+
+    @Override
+    public void flush(IoCallback callback) {
+        IoCallback done = track(DeviceOp.FLUSH, 0, callback);
+        if (closed) {
+            deliver(done, closedResult());
+            return;
+        }
+        PartsCompletion parts = new PartsCompletion(done);
+        commitJournal(parts.add());
+        if (backingWritesSinceFlush > 0 || flushFailed) {
+            long covered = backingWritesSinceFlush;
+            backingWritesSinceFlush = 0;
+            IoCallback backingPart = parts.add();
+            context.backingDevice.flush(result -> {
+                if (!result.ok()) {
+                    flushFailed = true;
+                    backingWritesSinceFlush += covered;
+                }
+                backingPart.complete(result.ok() ? IoResult.OK
+                        : IoResult.error(IoStatus.IO_ERROR, "backing device flush failed: " + result.message()));
+            });
+        }
+        parts.seal();
+    }
+
+    private void commitJournal(IoCallback callback) {
+        if (flushFailed) {
+            deliver(callback, IoResult.error(IoStatus.IO_ERROR,
+                    "an earlier flush failed; this volume can no longer promise durability"));
+            return;
+        }
+        context.journal.commit(result -> {
+            if (!result.ok()) {
+                flushFailed = true;
+            }
+            callback.complete(result);
+        });
+    }
+
+    @Override
+    public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
+        IoCallback done = track(DeviceOp.DISCARD, lengthBytes, callback);
+        if (refuseRange(offsetBytes, lengthBytes, done)) {
+            return;
+        }
+        if (lengthBytes == 0) {
+            deliver(done, IoResult.OK);
+            return;
+        }
+        long startSector = offsetBytes / SECTOR_BYTES;
+        long lengthSectors = lengthBytes / SECTOR_BYTES;
+        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
+        context.invalidate(startSector, lengthSectors);
+        context.backingDevice.discard(context.backingOffset(startSector), lengthBytes, result -> {
+            context.inFlight.end(entry);
+            done.complete(result.ok() ? IoResult.OK
+                    : IoResult.error(IoStatus.IO_ERROR, "backing device discard failed: " + result.message()));
+        });
+    }
+
+    /**
+     * Makes {@code [offsetBytes, + lengthBytes)} read as zeroes: invalidates cached copies and writes zeroes
+     * to the backing device. With {@code fua}, durable when it completes.
+     */
+    public void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, IoCallback callback) {
+        IoCallback done = track(DeviceOp.WRITE, lengthBytes, callback);
+        if (refuseRange(offsetBytes, lengthBytes, done)) {
+            return;
+        }
+        if (lengthBytes == 0) {
+            deliver(done, IoResult.OK);
+            return;
+        }
+        long startSector = offsetBytes / SECTOR_BYTES;
+        long lengthSectors = lengthBytes / SECTOR_BYTES;
+        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
+        context.invalidate(startSector, lengthSectors);
+        zeroWriter.write(startSector, lengthSectors, fua, result -> {
+            context.inFlight.end(entry);
+            if (result.ok() && !fua) {
+                backingWritesSinceFlush++;
+            }
+            if (fua) {
+                afterFua(result, done);
+            } else {
+                done.complete(result);
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    private IoCallback track(DeviceOp op, long bytes, IoCallback callback) {
+        long submittedNs = context.loop.nowNs();
+        counters.onSubmit(op, bytes, submittedNs);
+        return result -> {
+            long nowNs = context.loop.nowNs();
+            counters.onComplete(op, bytes, nowNs - submittedNs, result, nowNs);
+            callback.complete(result);
+        };
+    }
+
+    private boolean refuse(long offsetBytes, int lengthBytes, IoCallback callback) {
+        if (lengthBytes > VolumeConfig.REQUEST_BYTES_MAX) {
+            deliver(callback, IoResult.error(IoStatus.OUT_OF_RANGE, "request of " + lengthBytes
+                    + " bytes exceeds the maximum of " + VolumeConfig.REQUEST_BYTES_MAX));
+            return true;
+        }
+        return refuseRange(offsetBytes, lengthBytes, callback);
+    }
+
+    private boolean refuseRange(long offsetBytes, long lengthBytes, IoCallback callback) {
+        IoResult error = null;
+        if (closed) {
+            error = closedResult();
+        } else if (offsetBytes < 0 || lengthBytes < 0 || offsetBytes > sizeBytes() - lengthBytes) {
+            error = IoResult.error(IoStatus.OUT_OF_RANGE, "range [" + offsetBytes + ", +" + lengthBytes
+                    + ") is outside the volume of " + sizeBytes() + " bytes");
+        } else if (offsetBytes % SECTOR_BYTES != 0 || lengthBytes % SECTOR_BYTES != 0) {
+            error = IoResult.error(IoStatus.MISALIGNED, "offset " + offsetBytes + " and length " + lengthBytes
+                    + " must be multiples of " + SECTOR_BYTES);
+        }
+        if (error != null) {
+            deliver(callback, error);
+            return true;
+        }
+        return false;
+    }
+
+    private static IoResult closedResult() {
+        return IoResult.error(IoStatus.CLOSED, "volume is closed");
+    }
+
+    private void deliver(IoCallback callback, IoResult result) {
+        // Never call back inside the submitting call (BlockDevice contract).
+        context.loop.execute(() -> callback.complete(result));
+    }
+}

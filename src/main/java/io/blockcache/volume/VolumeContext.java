@@ -1,0 +1,59 @@
+package io.blockcache.volume;
+
+import io.blockcache.cache.CacheLayout;
+import io.blockcache.cache.CacheSpace;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.journal.MetadataJournal;
+import io.blockcache.loop.EventLoop;
+
+/**
+ * Everything one volume's request classes share. Package-private plumbing so that each request class
+ * stays small; the fields are the volume's collaborators, not state of their own.
+ */
+final class VolumeContext {
+    final EventLoop loop;
+    final VolumeConfig config;
+    final BlockDevice cacheDevice;
+    final BlockDevice backingDevice;
+    final CacheLayout layout;
+    final CacheSpace space;
+    final VolumeIndex index;
+    final MetadataJournal journal;
+    final InFlightWrites inFlight = new InFlightWrites();
+    final VolumeStats stats = new VolumeStats();
+    volatile CacheMode mode;
+
+    VolumeContext(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
+                  CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
+        this.loop = loop;
+        this.config = config;
+        this.cacheDevice = cacheDevice;
+        this.backingDevice = backingDevice;
+        this.layout = layout;
+        this.space = space;
+        this.index = index;
+        this.journal = journal;
+        this.mode = config.mode();
+    }
+
+    /** Byte offset on the backing device of volume sector {@code sector}. */
+    long backingOffset(long sector) {
+        return config.backingDataOffsetBytes() + sector * BlockDevice.SECTOR_BYTES;
+    }
+
+    /** Byte offset on the cache device of {@code offsetSectors} into {@code bucket}. */
+    long cacheOffset(int bucket, int offsetSectors) {
+        return layout.byteOffset(bucket, offsetSectors);
+    }
+
+    /** Removes every cached extent in a range of any length, in index-sized chunks. */
+    void invalidate(long startSector, long lengthSectors) {
+        long position = startSector;
+        long end = startSector + lengthSectors;
+        while (position < end) {
+            int chunk = (int) Math.min(end - position, 1 << 30);
+            index.remove(position, chunk);
+            position += chunk;
+        }
+    }
+}
