@@ -72,12 +72,27 @@ public final class ExtentIndex {
      */
     public void insert(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
                        int generation, boolean dirty, int crc32c) {
+        insert(startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c, 0, lengthSectors);
+    }
+
+    /**
+     * Like {@link #insert(long, int, int, int, int, boolean, int)} for a piece whose CRC covers a wider bucket
+     * range: the range starts {@code crcCutHeadSectors} before the piece and is {@code crcLengthSectors} long
+     * (a piece of a write that a newer write partly hid, or a cut piece restored by replay or a checkpoint).
+     */
+    public void insert(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                       int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
         checkExtent(startSector, lengthSectors);
         checkArgument(offsetInBucketSectors + lengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
                 "extent at offset %d + %d sectors leaves an 8 MiB bucket", offsetInBucketSectors, lengthSectors);
+        checkArgument(crcCutHeadSectors >= 0 && crcCutHeadSectors <= offsetInBucketSectors
+                        && crcCutHeadSectors + lengthSectors <= crcLengthSectors
+                        && crcLengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
+                "CRC span (cut head %d, length %d) does not contain the extent of %d sectors at offset %d",
+                crcCutHeadSectors, crcLengthSectors, lengthSectors, offsetInBucketSectors);
         long location = ExtentLocation.pack(bucket, offsetInBucketSectors, generation, dirty);
         removeRange(startSector, startSector + lengthSectors);
-        add(startSector, lengthSectors, location, crc32c, CrcSpan.whole(lengthSectors));
+        add(startSector, lengthSectors, location, crc32c, CrcSpan.pack(crcCutHeadSectors, crcLengthSectors));
         listener.onAdded(bucket, generation, lengthSectors, dirty);
         afterMutation();
     }
