@@ -19,6 +19,9 @@ final class ChannelIo {
     /** Bounce chunk: 1 MiB, a large I/O for any device (Linux max_sectors_kb is often 1280) yet cheap to pin. */
     static final int BOUNCE_BYTES = 1024 * 1024;
 
+    /** Source for the zeroes of a read past the end of the file: 4 KiB, one page, copied as often as needed. */
+    private static final byte[] ZEROES = new byte[4096];
+
     private final FileChannel channel;
     private final boolean direct;
     private final int alignmentBytes;
@@ -89,7 +92,8 @@ final class ChannelIo {
             int readBytes = channel.read(dst, position);
             if (readBytes < 0) {
                 while (dst.hasRemaining()) {
-                    dst.put((byte) 0);
+                    int zeroBytes = Math.min(dst.remaining(), ZEROES.length);
+                    dst.put(ZEROES, 0, zeroBytes);
                 }
                 return;
             }

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A {@link BlockDevice} on a file (or a block device node) through a {@link FileChannel}, with a fixed
+ * A {@link BlockDevice} on a file through a {@link FileChannel}, with a fixed
  * pool of platform I/O threads so that {@link FileDeviceOptions#queueDepth()} requests reach the kernel at
  * once: the loop queues a request, an I/O thread performs the blocking positional call, and the outcome
  * is handed back with {@link EventLoop#execute}.

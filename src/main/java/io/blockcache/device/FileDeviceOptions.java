@@ -16,7 +16,7 @@ public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlock
      * writeback gaining from a backing queue of 2.5 to 21).
      */
     public static final int QUEUE_DEPTH_DEFAULT = 32;
-    /** Upper bound on I/O threads: each is a platform thread with its own stack; 1024 is far past any device queue. */
+    /** Upper bound on I/O threads: each is a platform thread with its own stack; 1024 is past any device queue. */
     public static final int QUEUE_DEPTH_MAX = 1024;
     /**
      * Default O_DIRECT: off, because tmpfs and some other file systems refuse it and buffered I/O is
@@ -24,7 +24,7 @@ public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlock
      * a second copy.
      */
     public static final boolean DIRECT_DEFAULT = false;
-    /** Default logical block: 4096, the sector of Advanced Format disks and the page size, which O_DIRECT accepts everywhere. */
+    /** Default logical block: 4096, the sector of Advanced Format disks and the page size; O_DIRECT takes it anywhere. */
     public static final int LOGICAL_BLOCK_BYTES_DEFAULT = 4096;
 
     /** The defaults, with the reasons given on each constant. */

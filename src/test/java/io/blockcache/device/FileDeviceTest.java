@@ -163,6 +163,24 @@ class FileDeviceTest {
         assertThat(device.counters().completedSectors(DeviceOp.WRITE)).isZero();
     }
 
+    @Test
+    void readPastTheEndOfAShorterFileYieldsZeroesAfterTheData() throws Exception {
+        // Proves the EOF branch of the read loop: the device is larger than the file, the tail reads as zeroes.
+        Path file = dir.resolve("short");
+        byte[] data = new byte[64 * 1024];
+        new Prng(5).nextBytes(data);
+        Files.write(file, data);
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileDevice device = track(new FileDevice(loop, channel, file.toString(), MIB, FileDeviceOptions.DEFAULTS,
+                4096));
+        ByteBuffer dst = ByteBuffer.allocate(64 * 1024);
+        java.util.Arrays.fill(dst.array(), (byte) 0x5a);
+        assertThat(probe.await(probe.submit(cb -> device.read(32 * 1024, dst, cb)))).isEqualTo(IoResult.OK);
+        byte[] expected = new byte[64 * 1024];
+        System.arraycopy(data, 32 * 1024, expected, 0, 32 * 1024);
+        assertThat(Arrays.mismatch(dst.array(), expected)).isEqualTo(-1);
+    }
+
     private void assertReadsBack(FileDevice device, long[] offsets, byte[][] contents) throws Exception {
         List<CompletableFuture<IoResult>> reads = new ArrayList<>();
         List<ByteBuffer> buffers = new ArrayList<>();
