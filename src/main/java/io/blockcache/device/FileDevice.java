@@ -1,0 +1,325 @@
+package io.blockcache.device;
+
+import io.blockcache.loop.EventLoop;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link BlockDevice} on a file through a {@link FileChannel}, with a fixed
+ * pool of platform I/O threads so that {@link FileDeviceOptions#queueDepth()} requests reach the kernel at
+ * once: the loop queues a request, an I/O thread performs the blocking positional call, and the outcome
+ * is handed back with {@link EventLoop#execute}.
+ *
+ * <p>Semantics: flush is {@code force(false)}. FUA is a write followed by {@code force(false)}, because
+ * Java offers no per-write FUA; that also makes every earlier completed write durable, which is more than
+ * asked, never less. Discard succeeds without changing data (the JDK cannot punch holes; the contract
+ * allows old contents). A read of a sparse region, or past the end of a shorter file, yields zeroes.
+ * Channel errors complete as {@link IoStatus#IO_ERROR} (or {@link IoStatus#NO_SPACE} for "No space left
+ * on device") with a message naming the op, offset, length and path.
+ *
+ * <p>Thread rule: submit and close on the owning loop's thread (checked). The loop's {@code execute}
+ * must be safe from foreign threads, as {@link io.blockcache.loop.RealLoop}'s is; a simulated loop is not.
+ * {@link #close()} blocks the loop until the I/O threads have stopped. Counters: any thread.
+ */
+public final class FileDevice implements BlockDevice {
+    /** Requests queued for the I/O threads at most; the engine caps its own in-flight I/O far below this. */
+    static final int QUEUED_REQUESTS_MAX = 65_536;
+    /** How long close() waits for an I/O thread once the channel is closed: a stuck kernel call is fatal. */
+    private static final long THREAD_STOP_NS_MAX = TimeUnit.SECONDS.toNanos(30);
+    /** Tells an I/O thread to exit; never completed. */
+    private static final FileRequest STOP = new FileRequest(DeviceOp.FLUSH, 0, 0, 0, null, false, result -> { }, 0);
+
+    private final EventLoop loop;
+    private final FileChannel channel;
+    private final String path;
+    private final long sizeBytes;
+    private final FileDeviceOptions options;
+    private final DeviceCounters counters = new DeviceCounters();
+    private final LinkedBlockingQueue<FileRequest> queue = new LinkedBlockingQueue<>(QUEUED_REQUESTS_MAX);
+    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicInteger executing = new AtomicInteger();
+    private final AtomicInteger executingMax = new AtomicInteger();
+    private final AtomicLong completionsDropped = new AtomicLong();
+    private volatile boolean closed;
+
+    /**
+     * Opens an existing file as a device of the file's size; see {@link FileDeviceFiles#open}.
+     *
+     * @throws IOException if the file cannot be opened or its size is not a multiple of the logical block
+     * @throws UnsupportedOperationException if O_DIRECT was asked for and the file system refuses it
+     */
+    public static FileDevice open(EventLoop loop, Path path, FileDeviceOptions options) throws IOException {
+        FileDeviceFiles.Opened opened = FileDeviceFiles.open(path, options);
+        return new FileDevice(loop, opened.channel(), path.toString(), opened.sizeBytes(), options,
+                opened.alignmentBytes());
+    }
+
+    /**
+     * Creates a new sparse file of {@code sizeBytes} (refusing to overwrite an existing one) and opens it.
+     *
+     * @throws IOException if the file exists or cannot be created
+     * @throws UnsupportedOperationException if O_DIRECT was asked for and the file system refuses it
+     */
+    public static FileDevice create(EventLoop loop, Path path, long sizeBytes, FileDeviceOptions options)
+            throws IOException {
+        RequestChecks.checkGeometry(sizeBytes, options.logicalBlockBytes());
+        FileDeviceFiles.createSparse(path, sizeBytes);
+        return open(loop, path, options);
+    }
+
+    /**
+     * Wraps an open channel; tests use it to put a channel of their own under the device.
+     *
+     * @param path a name for messages
+     * @param alignmentBytes buffer address alignment for O_DIRECT (a power of two); unused without it
+     */
+    FileDevice(EventLoop loop, FileChannel channel, String path, long sizeBytes, FileDeviceOptions options,
+            int alignmentBytes) {
+        this.loop = Objects.requireNonNull(loop, "loop");
+        this.channel = Objects.requireNonNull(channel, "channel");
+        this.path = Objects.requireNonNull(path, "path");
+        this.options = Objects.requireNonNull(options, "options");
+        RequestChecks.checkGeometry(sizeBytes, options.logicalBlockBytes());
+        if (Integer.bitCount(alignmentBytes) != 1) {
+            throw new IllegalArgumentException("alignmentBytes must be a power of two: " + alignmentBytes);
+        }
+        this.sizeBytes = sizeBytes;
+        for (int i = 0; i < options.queueDepth(); i++) {
+            ChannelIo io = new ChannelIo(channel, options.direct(), alignmentBytes);
+            Thread thread = new Thread(() -> serve(io), "file-device-io-" + i + " " + path);
+            thread.setDaemon(true);
+            threads.add(thread);
+        }
+        threads.forEach(Thread::start);
+    }
+
+    @Override
+    public long sizeBytes() {
+        return sizeBytes;
+    }
+
+    @Override
+    public int logicalBlockBytes() {
+        return options.logicalBlockBytes();
+    }
+
+    @Override
+    public DeviceCounters counters() {
+        return counters;
+    }
+
+    /** The options this device was opened with. */
+    public FileDeviceOptions options() {
+        return options;
+    }
+
+    /** Requests inside a channel call right now; any thread. */
+    public int executing() {
+        return executing.get();
+    }
+
+    /** The most requests ever inside channel calls at once: the queue depth the kernel really saw. */
+    public int executingMax() {
+        return executingMax.get();
+    }
+
+    /** Completions that could not be delivered because the loop had already stopped; any thread. */
+    public long completionsDropped() {
+        return completionsDropped.get();
+    }
+
+    @Override
+    public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
+        submit(DeviceOp.READ, offsetBytes, dst.remaining(), dst, false, callback);
+    }
+
+    @Override
+    public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
+        submit(DeviceOp.WRITE, offsetBytes, src.remaining(), src, fua, callback);
+    }
+
+    @Override
+    public void flush(IoCallback callback) {
+        submit(DeviceOp.FLUSH, 0, 0, null, false, callback);
+    }
+
+    @Override
+    public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
+        submit(DeviceOp.DISCARD, offsetBytes, lengthBytes, null, false, callback);
+    }
+
+    private void submit(DeviceOp op, long offsetBytes, long lengthBytes, ByteBuffer buffer, boolean fua,
+            IoCallback callback) {
+        Objects.requireNonNull(callback, "callback");
+        checkThread();
+        IoResult rejected = closed
+                ? IoResult.error(IoStatus.CLOSED, describe(op, offsetBytes, lengthBytes) + ": device is closed")
+                : RequestChecks.check(op, offsetBytes, lengthBytes, sizeBytes, options.logicalBlockBytes(), path);
+        long countedBytes = rejected == null ? lengthBytes : 0;
+        FileRequest request = new FileRequest(op, offsetBytes, lengthBytes, countedBytes, buffer, fua, callback,
+                loop.nowNs());
+        counters.onSubmit(op, countedBytes, request.submittedNs);
+        if (rejected != null || op == DeviceOp.DISCARD) {
+            // Nothing for an I/O thread to do: complete through the loop so the caller is never re-entered.
+            request.cancel();
+            finish(request, rejected == null ? IoResult.OK : rejected);
+            return;
+        }
+        if (!queue.offer(request)) {
+            throw new IllegalStateException("more than " + QUEUED_REQUESTS_MAX + " requests queued on " + path
+                    + ": the caller must bound its in-flight I/O");
+        }
+    }
+
+    /** The body of one I/O thread: take, claim, perform, hand back; until told to stop. */
+    private void serve(ChannelIo io) {
+        while (true) {
+            FileRequest request;
+            try {
+                request = queue.take();
+            } catch (InterruptedException e) {
+                return; // Only close() could interrupt us, and it does not; leaving is the safe answer.
+            }
+            if (request == STOP) {
+                return;
+            }
+            if (!request.begin()) {
+                continue; // close() cancelled it and delivered CLOSED.
+            }
+            IoResult result = closed ? closedResult(request) : execute(io, request);
+            if (!request.end()) {
+                throw new IllegalStateException("request finished twice: " + describe(request));
+            }
+            finish(request, result);
+        }
+    }
+
+    private IoResult execute(ChannelIo io, FileRequest request) {
+        int now = executing.incrementAndGet();
+        executingMax.accumulateAndGet(now, Math::max);
+        try {
+            io.perform(request);
+            return IoResult.OK;
+        } catch (ClosedChannelException e) {
+            return closed ? closedResult(request) : ioError(request, e);
+        } catch (IOException e) {
+            return ioError(request, e);
+        } catch (RuntimeException e) {
+            // A bug, not an operating error: stop the owning loop with it (fail-stop), and fail the request.
+            loop.execute(() -> {
+                throw new IllegalStateException("I/O thread failed on " + describe(request), e);
+            });
+            return IoResult.error(IoStatus.IO_ERROR, describe(request) + ": internal error " + e);
+        } finally {
+            executing.decrementAndGet();
+        }
+    }
+
+    /** Counts the completion and delivers it on the loop. */
+    private void finish(FileRequest request, IoResult result) {
+        long nowNs = loop.nowNs();
+        counters.onComplete(request.op, request.countedBytes, nowNs - request.submittedNs, result, nowNs);
+        try {
+            loop.execute(() -> request.callback.complete(result));
+        } catch (IllegalStateException loopStopped) {
+            // The owner is gone (it stopped or failed); nobody is left to tell. Counted, not hidden.
+            completionsDropped.incrementAndGet();
+        }
+    }
+
+    /**
+     * Stops the device: queued requests complete with {@link IoStatus#CLOSED}; requests inside the channel
+     * finish with their real outcome or, if closing the channel cut them off, CLOSED. Then the I/O threads
+     * end and the channel is closed. Idempotent. Blocks the loop thread until the I/O threads are gone.
+     *
+     * @throws IllegalStateException if an I/O thread does not stop within 30 s (a stuck kernel call)
+     */
+    @Override
+    public void close() {
+        checkThread();
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<FileRequest> queued = new ArrayList<>();
+        queue.drainTo(queued);
+        for (FileRequest request : queued) {
+            if (request.cancel()) {
+                finish(request, closedResult(request));
+            }
+        }
+        threads.forEach(thread -> queue.add(STOP));
+        closeChannel();
+        joinThreads();
+    }
+
+    private void closeChannel() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Every request is already answered; a failing close loses nothing we promised. Say so loudly.
+            throw new IllegalStateException("closing " + path + " failed", e);
+        }
+    }
+
+    private void joinThreads() {
+        long deadlineNs = System.nanoTime() + THREAD_STOP_NS_MAX;
+        boolean interrupted = false;
+        for (Thread thread : threads) {
+            while (thread.isAlive()) {
+                long leftNs = deadlineNs - System.nanoTime();
+                if (leftNs <= 0) {
+                    throw new IllegalStateException("I/O thread " + thread.getName() + " did not stop");
+                }
+                try {
+                    thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNs)));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Returns true once every I/O thread has ended (after {@link #close()}); any thread. */
+    public boolean threadsStopped() {
+        return threads.stream().noneMatch(Thread::isAlive);
+    }
+
+    private IoResult closedResult(FileRequest request) {
+        return IoResult.error(IoStatus.CLOSED, describe(request) + ": device is closed");
+    }
+
+    private IoResult ioError(FileRequest request, IOException e) {
+        String cause = String.valueOf(e.getMessage());
+        IoStatus status = cause.contains("No space left") ? IoStatus.NO_SPACE : IoStatus.IO_ERROR;
+        return IoResult.error(status, describe(request) + ": " + e);
+    }
+
+    private String describe(FileRequest request) {
+        return describe(request.op, request.offsetBytes, request.lengthBytes);
+    }
+
+    private String describe(DeviceOp op, long offsetBytes, long lengthBytes) {
+        return RequestChecks.describe(op, offsetBytes, lengthBytes, path);
+    }
+
+    private void checkThread() {
+        if (!loop.inLoop()) {
+            throw new IllegalStateException("FileDevice " + path + " used from thread "
+                    + Thread.currentThread().getName() + ", not its owning loop's thread");
+        }
+    }
+}

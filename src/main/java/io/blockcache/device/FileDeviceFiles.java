@@ -1,0 +1,84 @@
+package io.blockcache.device;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Opening and creating the files under a {@link FileDevice}: the option set, the O_DIRECT checks and
+ * their error messages. Blocking; call at start-up, not from a running loop step.
+ */
+final class FileDeviceFiles {
+    /** An open channel with what the device needs to know about it. */
+    record Opened(FileChannel channel, long sizeBytes, int alignmentBytes) {
+    }
+
+    private FileDeviceFiles() {
+    }
+
+    /** Creates {@code path} as a sparse file of {@code sizeBytes}; refuses an existing file. */
+    static void createSparse(Path path, long sizeBytes) throws IOException {
+        Files.createFile(path); // FileAlreadyExistsException: never clobber what may be someone's data
+        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(sizeBytes); // ftruncate: extends without allocating blocks
+        }
+    }
+
+    /**
+     * Opens {@code path} for reading and writing, with O_DIRECT if asked.
+     *
+     * @throws UnsupportedOperationException if O_DIRECT was asked and the file system refuses it
+     * @throws IOException if the file cannot be opened, or its size or the O_DIRECT alignment does not fit
+     *     the logical block size
+     */
+    static Opened open(Path path, FileDeviceOptions options) throws IOException {
+        FileChannel channel = options.direct() ? openDirect(path) : FileChannel.open(path, readWrite());
+        try {
+            int alignmentBytes = options.direct() ? directAlignmentBytes(path, options) : options.logicalBlockBytes();
+            long sizeBytes = channel.size();
+            if (sizeBytes <= 0 || sizeBytes % options.logicalBlockBytes() != 0) {
+                throw new IOException(path + " has size " + sizeBytes + " bytes, not a positive multiple of the "
+                        + "logical block size " + options.logicalBlockBytes());
+            }
+            return new Opened(channel, sizeBytes, alignmentBytes);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private static FileChannel openDirect(Path path) throws IOException {
+        OpenOption[] direct = {StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT};
+        try {
+            return FileChannel.open(path, direct);
+        } catch (IOException directFailure) {
+            // Tell "this file system refuses O_DIRECT" (tmpfs on older kernels) apart from "no such file".
+            try (FileChannel plain = FileChannel.open(path, readWrite())) {
+                throw new UnsupportedOperationException("O_DIRECT (com.sun.nio.file.ExtendedOpenOption.DIRECT) "
+                        + "is not supported by the file system holding " + path + ": " + directFailure, directFailure);
+            } catch (IOException plainFailure) {
+                directFailure.addSuppressed(plainFailure);
+                throw directFailure;
+            }
+        }
+    }
+
+    /** The buffer and offset alignment O_DIRECT needs here: the file system's block size, as the JDK checks. */
+    private static int directAlignmentBytes(Path path, FileDeviceOptions options) throws IOException {
+        long blockBytes = Files.getFileStore(path).getBlockSize();
+        if (Long.bitCount(blockBytes) != 1 || options.logicalBlockBytes() % blockBytes != 0) {
+            throw new IOException("O_DIRECT on " + path + " needs I/O aligned to the file system block of "
+                    + blockBytes + " bytes; logical block size " + options.logicalBlockBytes() + " is not a multiple");
+        }
+        return (int) blockBytes;
+    }
+
+    private static OpenOption[] readWrite() {
+        return new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE};
+    }
+}
