@@ -105,7 +105,9 @@ final class ReadRequest implements LookupVisitor {
         }
         // Clean data: the backing device has the same data, read it from there.
         context.stats.readMissSectors.addAndGet(lengthSectors);
-        context.backingDevice.read(context.backingOffset(pieceStart), target, result -> part.complete(result.ok()
+        // The failed cache read may have moved the slice's position: hand the device a fresh view of it.
+        context.backingDevice.read(context.backingOffset(pieceStart), target.duplicate().clear(),
+                result -> part.complete(result.ok()
                 ? IoResult.OK
                 : IoResult.error(IoStatus.IO_ERROR, "backing device read failed: " + result.message())));
     }

@@ -1,0 +1,190 @@
+package io.blockcache.volume;
+
+import static io.blockcache.volume.VolumeFixture.pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+class VolumeTest {
+    private static final long VOLUME_BYTES = 64L << 20;
+
+    @Test
+    void writebackWritesAreServedFromTheCacheAndNotWrittenToBacking() {
+        // Proves the write-back path: data lands in the cache as dirty extents, reads hit, backing untouched.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        byte[] data = pattern(1, 96 << 10);
+        assertThat(f.write(8192, data, false)).isEqualTo(IoResult.OK);
+        assertThat(f.read(8192, data.length)).isEqualTo(data);
+        assertThat(f.volume.stats().readHitSectors()).isEqualTo(data.length / 512);
+        assertThat(f.backing(8192, data.length)).isEqualTo(new byte[data.length]);
+        assertThat(f.extents.dirtySectors()).isEqualTo(data.length / 512);
+        assertThat(f.journal.records).allMatch(r -> r.startsWith("insert") && r.endsWith("dirty"));
+    }
+
+    @Test
+    void partialHitsAreStitchedFromCacheAndBacking() {
+        // Proves a read spanning cached and uncached sectors returns each from the right place.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        byte[] old = pattern(2, 64 << 10);
+        f.putBacking(0, old);
+        byte[] fresh = pattern(3, 8 << 10);
+        f.write(16 << 10, fresh, false);
+        byte[] expected = old.clone();
+        System.arraycopy(fresh, 0, expected, 16 << 10, fresh.length);
+        assertThat(f.read(0, old.length)).isEqualTo(expected);
+    }
+
+    @Test
+    void overwritingPartOfAnExtentLeavesVerifiablePieces() {
+        // Proves cut pieces still verify against their original CRC span and read back correctly.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        byte[] first = pattern(4, 32 << 10);
+        f.write(0, first, false);
+        byte[] middle = pattern(5, 4 << 10);
+        f.write(8 << 10, middle, false);
+        byte[] expected = first.clone();
+        System.arraycopy(middle, 0, expected, 8 << 10, middle.length);
+        assertThat(f.read(0, expected.length)).isEqualTo(expected);
+        assertThat(f.read(20 << 10, 2048)).isEqualTo(java.util.Arrays.copyOfRange(expected, 20 << 10, 22 << 10));
+        assertThat(f.volume.stats().checksumErrors()).isZero();
+    }
+
+    @Test
+    void readMissesFillTheCacheAndTheNextReadHits() {
+        // Proves misses are served from backing and copied into the cache as clean, unjournaled extents.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        byte[] data = pattern(6, 16 << 10);
+        f.putBacking(1 << 20, data);
+        assertThat(f.read(1 << 20, data.length)).isEqualTo(data);
+        assertThat(f.volume.stats().readMissSectors()).isEqualTo(32);
+        assertThat(f.volume.stats().fillSectors()).isEqualTo(32);
+        assertThat(f.read(1 << 20, data.length)).isEqualTo(data);
+        assertThat(f.volume.stats().readHitSectors()).isEqualTo(32);
+        assertThat(f.extents.dirtySectors()).isZero();
+        assertThat(f.journal.records).isEmpty();
+    }
+
+    @Test
+    void aWriteThatRacesAFillWinsAndTheFillIsDropped() {
+        // Proves the miss-collision rule: a fill never overwrites a newer write that raced it.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.putBacking(0, pattern(7, 8192));
+        byte[] fresh = pattern(8, 8192);
+        IoResult[] results = new IoResult[2];
+        f.volume.read(0, ByteBuffer.allocate(8192), r -> results[0] = r);
+        f.volume.write(0, ByteBuffer.wrap(fresh), false, r -> results[1] = r);
+        f.loop.runUntilIdle();
+        assertThat(results).containsOnly(IoResult.OK);
+        assertThat(f.volume.stats().fillsRaced()).isEqualTo(1);
+        assertThat(f.read(0, 8192)).isEqualTo(fresh);
+    }
+
+    @Test
+    void writearoundGoesToBackingAndInvalidatesCachedCopies() {
+        // Proves a bypassing write removes every overlapping cached extent, dirty ones included.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.write(0, pattern(9, 16384), false);
+        f.volume.setMode(CacheMode.WRITEAROUND);
+        byte[] around = pattern(10, 4096);
+        f.write(4096, around, false);
+        assertThat(f.backing(4096, 4096)).isEqualTo(around);
+        assertThat(f.read(4096, 4096)).isEqualTo(around);
+        assertThat(f.journal.records).contains("remove 8+8");
+        assertThat(f.extents.dirtySectors()).isEqualTo(24);
+    }
+
+    @Test
+    void writethroughWritesBothAndKeepsACleanCopy() {
+        // Proves write-through: backing gets the data, the cache a clean copy that later reads hit.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITETHROUGH);
+        byte[] data = pattern(11, 8192);
+        f.write(0, data, false);
+        assertThat(f.backing(0, 8192)).isEqualTo(data);
+        assertThat(f.extents.cachedSectors()).isEqualTo(16);
+        assertThat(f.extents.dirtySectors()).isZero();
+        assertThat(f.read(0, 8192)).isEqualTo(data);
+        assertThat(f.volume.stats().readHitSectors()).isEqualTo(16);
+    }
+
+    @Test
+    void aFullCacheSendsWritesAroundInsteadOfFailing() {
+        // Proves that with no free bucket, writes still succeed by going to the backing device.
+        VolumeFixture f = new VolumeFixture(2, VOLUME_BYTES, CacheMode.WRITEBACK);
+        byte[] big = pattern(12, 2 * VolumeFixture.BUCKET_BYTES);
+        assertThat(f.write(0, big, false)).isEqualTo(IoResult.OK);
+        byte[] more = pattern(13, 8192);
+        assertThat(f.write(1 << 20, more, false)).isEqualTo(IoResult.OK);
+        assertThat(f.backing(1 << 20, 8192)).isEqualTo(more);
+        assertThat(f.read(1 << 20, 8192)).isEqualTo(more);
+        assertThat(f.read(0, big.length)).isEqualTo(big);
+    }
+
+    @Test
+    void trimAndWriteZeroesInvalidateAndZeroWhatTheyCover() {
+        // Proves TRIM removes cached extents and WRITE_ZEROES makes the range read as zeroes.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.write(0, pattern(14, 32768), false);
+        IoResult[] out = new IoResult[2];
+        f.volume.discard(0, 8192, r -> out[0] = r);
+        f.volume.writeZeroes(16384, 3 << 20, true, r -> out[1] = r);
+        f.loop.runUntilIdle();
+        assertThat(out).containsOnly(IoResult.OK);
+        assertThat(f.extents.cachedSectors()).isEqualTo(16);
+        assertThat(f.read(16384, 16384)).isEqualTo(new byte[16384]);
+        assertThat(f.journal.commits).isEqualTo(1);
+    }
+
+    @Test
+    void corruptCachedDataIsNeverReturned() {
+        // Proves CRC verification: dirty data that fails its check is an error, clean data falls back to backing.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.write(0, pattern(15, 4096), false);
+        f.corruptCache(f.layout.byteOffset(f.space.dirtyWritePoint().openBucket(), 2));
+        IoResult dirtyRead = f.readResult(0, 4096);
+        assertThat(dirtyRead.status()).isEqualTo(IoStatus.IO_ERROR);
+        assertThat(dirtyRead.message()).contains("CRC32C");
+
+        byte[] backing = pattern(16, 4096);
+        f.putBacking(1 << 20, backing);
+        assertThat(f.read(1 << 20, 4096)).isEqualTo(backing); // miss, fills a clean copy
+        System.err.println("DBG clean open=" + f.space.cleanWritePoint().openBucket() + " dirty open=" + f.space.dirtyWritePoint().openBucket() + " extents=" + f.extents.extentCount());
+        f.extents.lookup(2048, 8, f.space, new io.blockcache.index.LookupVisitor() {
+            public void hole(long s, int l) { System.err.println("DBG hole " + s + "+" + l); }
+            public void extent(long s, int l, long loc, int crc, int co, int cl) { System.err.println("DBG ext " + s + "+" + l + " " + io.blockcache.index.ExtentLocation.toString(loc) + " crc " + co + "+" + cl); }
+        });
+        f.corruptCache(f.layout.byteOffset(f.space.cleanWritePoint().openBucket(), 1));
+        assertThat(f.read(1 << 20, 4096)).isEqualTo(backing);
+        assertThat(f.volume.stats().checksumErrors()).isEqualTo(2);
+    }
+
+    @Test
+    void fuaCommitsTheJournalAndAFailedFlushPoisonsLaterFlushes() {
+        // Proves FUA waits for the journal, and after a failed commit no flush or FUA ever succeeds again.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.write(0, pattern(17, 4096), true);
+        assertThat(f.journal.commits).isEqualTo(1);
+        f.journal.failCommits = true;
+        assertThat(f.flush().status()).isEqualTo(IoStatus.IO_ERROR);
+        f.journal.failCommits = false;
+        assertThat(f.flush().status()).isEqualTo(IoStatus.IO_ERROR);
+        assertThat(f.write(4096, pattern(18, 4096), true).status()).isEqualTo(IoStatus.IO_ERROR);
+        assertThat(f.write(8192, pattern(19, 4096), false)).isEqualTo(IoResult.OK);
+    }
+
+    @Test
+    void badRequestsGetClearErrors() {
+        // Proves range and alignment checks answer with errors as values, never exceptions.
+        VolumeFixture f = new VolumeFixture(4, VOLUME_BYTES, CacheMode.WRITEBACK);
+        assertThat(f.write(VOLUME_BYTES - 512, new byte[1024], false).status()).isEqualTo(IoStatus.OUT_OF_RANGE);
+        assertThat(f.write(-512, new byte[512], false).status()).isEqualTo(IoStatus.OUT_OF_RANGE);
+        assertThat(f.write(100, new byte[512], false).status()).isEqualTo(IoStatus.MISALIGNED);
+        assertThat(f.readResult(Long.MAX_VALUE - 100, 512).status()).isEqualTo(IoStatus.OUT_OF_RANGE);
+        IoResult[] out = new IoResult[1];
+        f.volume.discard(0, VOLUME_BYTES + 512, r -> out[0] = r);
+        f.loop.runUntilIdle();
+        assertThat(out[0].status()).isEqualTo(IoStatus.OUT_OF_RANGE);
+    }
+}
