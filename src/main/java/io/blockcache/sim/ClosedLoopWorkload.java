@@ -19,14 +19,18 @@ public final class ClosedLoopWorkload {
             long regionOffsetBytes, long regionBytes) {
         /** Validates the spec. */
         public Spec {
-            if (queueDepth < 1 || requestBytes <= 0 || requestBytes % 4096 != 0 || requestCount < 1
+            if (queueDepth < 1 || requestBytes <= 0 || requestBytes % 4096 != 0 || requestCount < 2
                     || regionBytes < requestBytes || regionOffsetBytes < 0 || regionOffsetBytes % 4096 != 0) {
                 throw new IllegalArgumentException("bad workload spec: " + this);
             }
         }
     }
 
-    /** What one run measured: virtual time from the first submission to the last completion. */
+    /**
+     * What one run measured, in steady state: the requests completed after the first completion, over the
+     * virtual time from the first completion to the last (so the initial seek from wherever the head was
+     * parked does not count, as in a fio run with a ramp).
+     */
     public record Result(int requestCount, long bytes, long elapsedNs, int errors) {
         /** Requests per second of virtual time. */
         public double iops() {
@@ -48,6 +52,7 @@ public final class ClosedLoopWorkload {
     private int submitted;
     private int completed;
     private int errors;
+    private long firstCompletionNs = -1;
 
     /** Prepares a run of {@code spec} on {@code device}, which must run on {@code loop}. */
     public ClosedLoopWorkload(SimLoop loop, BlockDevice device, Spec spec, Prng prng) {
@@ -63,7 +68,6 @@ public final class ClosedLoopWorkload {
 
     /** Runs the workload to completion on the loop and returns what it measured. */
     public Result run() {
-        long startNs = loop.nowNs();
         for (int i = 0; i < spec.queueDepth() && submitted < spec.requestCount(); i++) {
             submitNext();
         }
@@ -71,7 +75,8 @@ public final class ClosedLoopWorkload {
         if (completed != spec.requestCount()) {
             throw new IllegalStateException("workload stalled after " + completed + " of " + spec.requestCount());
         }
-        return new Result(completed, (long) completed * spec.requestBytes(), loop.nowNs() - startNs, errors);
+        int measured = completed - 1;
+        return new Result(measured, (long) measured * spec.requestBytes(), loop.nowNs() - firstCompletionNs, errors);
     }
 
     private void submitNext() {
@@ -99,6 +104,9 @@ public final class ClosedLoopWorkload {
 
     private void onComplete(IoResult result) {
         completed++;
+        if (firstCompletionNs < 0) {
+            firstCompletionNs = loop.nowNs();
+        }
         if (!result.ok()) {
             errors++;
         }

@@ -29,10 +29,10 @@ public final class DeviceCharacterization {
     static final int SEQUENTIAL_QUEUE_DEPTH = 4;
     /** Requests per HDD random row: ~3-7 s of disk time, enough for a stable mean (~±5 %). */
     static final int HDD_RANDOM_REQUESTS = 500;
-    /** Requests per SSD random row: SSD requests are cheap in virtual and in real time. */
-    static final int SSD_RANDOM_REQUESTS = 5000;
-    /** Requests per sequential row: 50 MiB of transfer. */
-    static final int SEQUENTIAL_REQUESTS = 400;
+    /** Requests per SSD random row: enough for thousands of requests at every queue depth. */
+    static final int SSD_RANDOM_REQUESTS = 2000;
+    /** Requests per sequential row: 25 MiB of transfer, over 10 HDD tracks even in the outer zone. */
+    static final int SEQUENTIAL_REQUESTS = 200;
     /** Region of a zone row: 1 GiB at the very start or end of the disk lies inside one zone. */
     static final long ZONE_REGION_BYTES = 1L << 30;
 
