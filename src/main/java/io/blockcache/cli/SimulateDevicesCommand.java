@@ -17,7 +17,8 @@ final class SimulateDevicesCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object per row instead of a table.")
     private boolean json;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the random offsets (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "1",
+            description = "Seed of the random offsets (default: ${DEFAULT-VALUE}).")
     private long seed;
 
     @Override

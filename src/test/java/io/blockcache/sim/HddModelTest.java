@@ -75,7 +75,8 @@ class HddModelTest {
         loop.runUntilIdle();
         List<Long> afterFirst = latenciesNs.subList(1, latenciesNs.size());
         long trackSwitchNs = NO_CACHE.trackToTrackSeekNs();
-        assertThat(afterFirst).allSatisfy(ns -> assertThat(ns).isBetween(transferNs - 1000, transferNs + trackSwitchNs + 1000));
+        assertThat(afterFirst).allSatisfy(ns ->
+                assertThat(ns).isBetween(transferNs - 1000, transferNs + trackSwitchNs + 1000));
         // Most requests do not cross a track, so they take exactly the transfer time (no rotational wait).
         assertThat(afterFirst.stream().filter(ns -> ns <= transferNs + 1000).count()).isGreaterThan(150);
         // Sanity: the first request did pay positioning (the test can tell the difference).
