@@ -1,0 +1,151 @@
+package io.blockcache.sim;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Prng;
+import java.nio.ByteBuffer;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The contents of one simulated device, split into what a reader sees ({@code visible}: every completed
+ * write) and what survives a power cut ({@code durable}), plus the bounded record of writes in between.
+ *
+ * <p>A write is recorded when it is submitted ({@link #begin}), becomes visible when the device
+ * acknowledges it ({@link #complete}) and leaves the record when the model puts it on stable media
+ * ({@link #makeDurable}: a FUA or write-through completion, a destage, a flush). The record is bounded by
+ * the device: its volatile cache size plus the writes in flight.
+ *
+ * <p>Thread rule: the simulation driver's thread.
+ */
+final class DurabilityTracker {
+    private SectorStore durable = new SectorStore();
+    private SectorStore visible = new SectorStore();
+    // Issue order: the order a crash image applies the survivors in.
+    private final Map<Long, PendingWrite> notDurable = new LinkedHashMap<>();
+    // Completed but still volatile, by completion order: what flushes wait for.
+    private final TreeMap<Long, PendingWrite> completedVolatile = new TreeMap<>();
+    private long completedVolatileBytes;
+    private long nextSequence = 1;
+    private long lastCompletionOrder;
+
+    /** Records a write at submission, copying {@code src} from its position to its limit. */
+    PendingWrite begin(long offsetBytes, ByteBuffer src) {
+        byte[] data = new byte[src.remaining()];
+        src.duplicate().get(data);
+        PendingWrite write = new PendingWrite(nextSequence++, offsetBytes, data);
+        notDurable.put(write.sequence, write);
+        return write;
+    }
+
+    /** Makes a write visible to reads: the device acknowledged it (it may still be volatile). */
+    void complete(PendingWrite write) {
+        check(write.completionOrder == 0, "write %d completed twice", write.sequence);
+        write.completionOrder = ++lastCompletionOrder;
+        visible.write(write.offsetBytes, write.data, write.sequence, null);
+        completedVolatile.put(write.completionOrder, write);
+        completedVolatileBytes += write.lengthBytes();
+    }
+
+    /** Puts a completed write on stable media; it no longer takes part in crash images. */
+    void makeDurable(PendingWrite write) {
+        check(write.completionOrder != 0, "write %d made durable before it completed", write.sequence);
+        if (notDurable.remove(write.sequence) == null) {
+            return; // already durable
+        }
+        durable.write(write.offsetBytes, write.data, write.sequence, null);
+        completedVolatile.remove(write.completionOrder);
+        completedVolatileBytes -= write.lengthBytes();
+    }
+
+    /** Makes durable every write whose completion order is {@code <= completionOrder}. */
+    void makeDurableThrough(long completionOrder) {
+        while (!completedVolatile.isEmpty() && completedVolatile.firstKey() <= completionOrder) {
+            makeDurable(completedVolatile.firstEntry().getValue());
+        }
+    }
+
+    /** True if every write completed up to {@code completionOrder} is durable. */
+    boolean durableThrough(long completionOrder) {
+        return completedVolatile.isEmpty() || completedVolatile.firstKey() > completionOrder;
+    }
+
+    /** The completion order of the newest acknowledged write (0 if none): what a new flush covers. */
+    long lastCompletionOrder() {
+        return lastCompletionOrder;
+    }
+
+    /** The oldest acknowledged write that is still volatile, or null. */
+    PendingWrite oldestCompletedVolatile() {
+        return completedVolatile.isEmpty() ? null : completedVolatile.firstEntry().getValue();
+    }
+
+    /** Bytes acknowledged but still volatile (the occupied part of a volatile write cache). */
+    long completedVolatileBytes() {
+        return completedVolatileBytes;
+    }
+
+    /** Writes not yet durable, in flight or acknowledged. */
+    int notDurableCount() {
+        return notDurable.size();
+    }
+
+    /** Reads the visible contents into {@code dst} (position to limit). */
+    void read(long offsetBytes, ByteBuffer dst) {
+        visible.read(offsetBytes, dst);
+    }
+
+    /**
+     * A power cut: each write not yet durable, in issue order, independently survives, vanishes, or
+     * survives torn, as {@code fate} decides (one third each). The survivors join the durable contents,
+     * the record empties, and from now on readers see the durable contents.
+     */
+    CrashOutcome crash(Prng fate) {
+        int survived = 0;
+        int vanished = 0;
+        int torn = 0;
+        for (PendingWrite write : notDurable.values()) {
+            int sectors = (int) (write.lengthBytes() / BlockDevice.SECTOR_BYTES);
+            int choice = fate.nextInt(3);
+            if (choice == 0 || (choice == 2 && sectors < 2)) {
+                durable.write(write.offsetBytes, write.data, write.sequence, null);
+                survived++;
+            } else if (choice == 1) {
+                vanished++;
+            } else {
+                durable.write(write.offsetBytes, write.data, write.sequence, tornSubset(sectors, fate));
+                torn++;
+            }
+        }
+        notDurable.clear();
+        completedVolatile.clear();
+        completedVolatileBytes = 0;
+        visible = durable.copy();
+        return new CrashOutcome(survived, vanished, torn);
+    }
+
+    /** A random subset of {@code sectors >= 2} sectors that is neither empty nor all of them. */
+    private static BitSet tornSubset(int sectors, Prng fate) {
+        BitSet landed = new BitSet(sectors);
+        for (int i = 0; i < sectors; i++) {
+            if (fate.chance(0.5)) {
+                landed.set(i);
+            }
+        }
+        // Force a proper subset so "torn" is always distinguishable from "survived" and "vanished".
+        int pick = fate.nextInt(sectors);
+        if (landed.cardinality() == sectors) {
+            landed.clear(pick);
+        } else if (landed.isEmpty()) {
+            landed.set(pick);
+        }
+        return landed;
+    }
+
+    private static void check(boolean condition, String message, Object... args) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(message, args));
+        }
+    }
+}

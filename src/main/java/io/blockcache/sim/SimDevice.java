@@ -1,0 +1,30 @@
+package io.blockcache.sim;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.loop.Prng;
+
+/**
+ * A simulated {@link BlockDevice} that can lose power and come back.
+ *
+ * <p>Life cycle: a device runs on one loop; {@link #crash} cuts the power (the device is then off and
+ * completes new submissions with {@code CLOSED}); {@link #powerOn} brings the <em>same instance</em> back
+ * on a loop you pass in (normally a fresh {@code SimLoop}), with an empty queue and cache and fresh
+ * counters, holding exactly the crash image as its contents.
+ *
+ * <p>Thread rule: the simulation driver's thread.
+ */
+public interface SimDevice extends BlockDevice {
+    /**
+     * Cuts the power. Requests in flight are dropped without callbacks (events already scheduled for them
+     * on the old loop do nothing). Each write not covered by a completed flush and not completed with FUA
+     * (in flight or in the volatile cache) independently survives, vanishes, or survives torn at 512-byte
+     * granularity, chosen from {@code fate} and applied in issue order; the result is the durable contents.
+     *
+     * @return how many writes met each fate
+     */
+    CrashOutcome crash(Prng fate);
+
+    /** Powers the device on after {@link #crash}, running on {@code loop} from now on. */
+    void powerOn(EventLoop loop);
+}
