@@ -1,0 +1,75 @@
+package io.blockcache.format;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Open-time checks of a backing device against what the cache superblock expects. Each refusal says what
+ * was found and what was expected, so an operator can tell a swapped cable from a resized LUN.
+ */
+public final class AttachCheck {
+    /** Why a backing device is refused. */
+    public enum Reason {
+        /** The header at byte 0 is missing or damaged. */
+        UNREADABLE_HEADER,
+        /** The device is a different backing device than the one recorded in the superblock. */
+        WRONG_DEVICE,
+        /** The device belongs to another cache set. */
+        OTHER_CACHE_SET,
+        /** The device's size or geometry no longer matches what was recorded. */
+        RESIZED
+    }
+
+    /** One refusal. @param reason its class @param message what was found and what was expected */
+    public record Refusal(Reason reason, String message) {
+        public Refusal {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(message, "message");
+        }
+    }
+
+    private AttachCheck() {
+    }
+
+    /**
+     * Checks the decoded header of a device against the superblock's record of it.
+     *
+     * @param decoded the result of {@link BackingHeader#decode} on the device's first 4 KiB
+     * @param expected the superblock's slot for the volume being opened
+     * @param cacheSetUuid the opening cache set's uuid
+     * @param deviceSizeBytes the device's (or file's) current size in bytes
+     * @return every refusal found, in the order of {@link Reason}; empty if the device may be attached
+     */
+    public static List<Refusal> check(DecodeResult<BackingHeader> decoded, AttachedBacking expected,
+            UUID cacheSetUuid, long deviceSizeBytes) {
+        List<Refusal> refusals = new ArrayList<>();
+        if (!decoded.isOk()) {
+            refusals.add(new Refusal(Reason.UNREADABLE_HEADER, "backing device for volume "
+                    + expected.volumeId() + " (\"" + expected.exportName() + "\"): header is not readable: "
+                    + decoded.error()));
+            return refusals;
+        }
+        BackingHeader found = decoded.value();
+        String who = "backing device for volume " + expected.volumeId() + " (\"" + expected.exportName() + "\")";
+        if (!found.backingUuid().equals(expected.backingUuid())) {
+            refusals.add(new Refusal(Reason.WRONG_DEVICE, who + " is the wrong device: found backing uuid "
+                    + found.backingUuid() + ", expected " + expected.backingUuid()));
+        }
+        if (!found.cacheSetUuid().equals(cacheSetUuid)) {
+            refusals.add(new Refusal(Reason.OTHER_CACHE_SET, who + " belongs to another cache set: found cache set "
+                    + found.cacheSetUuid() + ", expected " + cacheSetUuid));
+        }
+        long expectedDeviceBytes = expected.dataOffsetBytes() + expected.volumeSizeBytes();
+        if (found.dataOffsetBytes() != expected.dataOffsetBytes()
+                || found.volumeSizeBytes() != expected.volumeSizeBytes()
+                || deviceSizeBytes != expectedDeviceBytes) {
+            refusals.add(new Refusal(Reason.RESIZED, who + " was resized: found device size " + deviceSizeBytes
+                    + " bytes (header: dataOffsetBytes " + found.dataOffsetBytes() + " + volumeSizeBytes "
+                    + found.volumeSizeBytes() + "), expected " + expectedDeviceBytes + " bytes (dataOffsetBytes "
+                    + expected.dataOffsetBytes() + " + volumeSizeBytes " + expected.volumeSizeBytes() + ")"));
+        }
+        return refusals;
+    }
+}

@@ -1,0 +1,85 @@
+package io.blockcache.format;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One backing device attached to a cache set, as recorded in a slot of the {@link CacheSuperblock}.
+ *
+ * <pre>
+ *  slot (98 bytes, little-endian)
+ *   0                   16                  24                  32      34  35                        98
+ *  +-------------------+-------------------+-------------------+-------+---+-------------------------+
+ *  | backingUuid (16)  | volumeSizeBytes   | dataOffsetBytes   |volume |len| exportName UTF-8, 63 B, |
+ *  |                   | u64               | u64               |Id u16 |u8 | zero-padded             |
+ *  +-------------------+-------------------+-------------------+-------+---+-------------------------+
+ * </pre>
+ *
+ * @param backingUuid identity of the backing device (also in its {@link BackingHeader})
+ * @param volumeSizeBytes usable size of the volume, a multiple of 512
+ * @param dataOffsetBytes where the volume's data starts on the backing device, a multiple of 4096 and at
+ *     least 4096 (the header block); normally {@link BackingHeader#DEFAULT_DATA_OFFSET_BYTES}
+ * @param volumeId the id journal records use for this volume (u16)
+ * @param exportName the NBD export name, at most 63 bytes of UTF-8
+ */
+public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataOffsetBytes, int volumeId,
+        String exportName) {
+    /** Encoded size of one slot. */
+    public static final int SLOT_BYTES = 98;
+    /** Longest export name in UTF-8 bytes: a u8 length and a fixed 63-byte field keep the slot fixed. */
+    public static final int EXPORT_NAME_BYTES_MAX = 63;
+
+    static final int OFFSET_VOLUME_SIZE = 16;
+    static final int OFFSET_DATA_OFFSET = 24;
+    static final int OFFSET_VOLUME_ID = 32;
+    static final int OFFSET_NAME_LENGTH = 34;
+    static final int OFFSET_NAME = 35;
+
+    /** Validates every field; throws IllegalArgumentException with the field, the limit and the value. */
+    public AttachedBacking {
+        Objects.requireNonNull(backingUuid, "backingUuid");
+        Objects.requireNonNull(exportName, "exportName");
+        ByteLayout.check(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
+                "volumeSizeBytes must be a positive multiple of 512, got %d", volumeSizeBytes);
+        ByteLayout.check(dataOffsetBytes >= ByteLayout.BLOCK_BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
+                "dataOffsetBytes must be a multiple of 4096 and at least 4096, got %d", dataOffsetBytes);
+        ByteLayout.check(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
+                "dataOffsetBytes + volumeSizeBytes overflows: %d + %d", dataOffsetBytes, volumeSizeBytes);
+        ByteLayout.requireU16("volumeId", volumeId);
+        int nameBytes = exportName.getBytes(StandardCharsets.UTF_8).length;
+        ByteLayout.check(nameBytes <= EXPORT_NAME_BYTES_MAX, "exportName must be at most %d bytes of UTF-8, "
+                + "\"%s\" has %d", EXPORT_NAME_BYTES_MAX, exportName, nameBytes);
+    }
+
+    void encode(ByteBuffer buffer, int offsetBytes) {
+        byte[] name = exportName.getBytes(StandardCharsets.UTF_8);
+        ByteLayout.putUuid(buffer, offsetBytes, backingUuid);
+        buffer.putLong(offsetBytes + OFFSET_VOLUME_SIZE, volumeSizeBytes);
+        buffer.putLong(offsetBytes + OFFSET_DATA_OFFSET, dataOffsetBytes);
+        buffer.putShort(offsetBytes + OFFSET_VOLUME_ID, (short) volumeId);
+        buffer.put(offsetBytes + OFFSET_NAME_LENGTH, (byte) name.length);
+        buffer.put(offsetBytes + OFFSET_NAME, name);
+    }
+
+    static AttachedBacking decode(FieldReader reader, int slotIndex) throws MalformedException {
+        String prefix = "backing[" + slotIndex + "].";
+        int start = reader.position();
+        UUID uuid = reader.uuid(prefix + "backingUuid");
+        long volumeSizeBytes = reader.u64(prefix + "volumeSizeBytes");
+        long dataOffsetBytes = reader.u64(prefix + "dataOffsetBytes");
+        int volumeId = reader.u16(prefix + "volumeId");
+        int nameLength = reader.u8(prefix + "exportNameLength");
+        if (nameLength > EXPORT_NAME_BYTES_MAX) {
+            throw reader.invalid(prefix + "exportNameLength", 1, "at most " + EXPORT_NAME_BYTES_MAX, nameLength);
+        }
+        String name = reader.utf8(prefix + "exportName", nameLength);
+        reader.seek(start + SLOT_BYTES);
+        try {
+            return new AttachedBacking(uuid, volumeSizeBytes, dataOffsetBytes, volumeId, name);
+        } catch (IllegalArgumentException e) {
+            throw reader.fail(DecodeError.Kind.BAD_FIELD, start, prefix + " " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.blockcache.format;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The header at byte 0 of every backing device: which device this is and which cache set owns it, so that
+ * {@link AttachCheck} can refuse a wrong, foreign or resized device at open time.
+ *
+ * <pre>
+ *  BackingHeader: one 4 KiB block at byte 0 of the backing device, little-endian
+ *   offset  size  field
+ *        0     8  magic "BCACHEBK"
+ *        8     4  version (1)
+ *       12    16  backingUuid
+ *       28    16  cacheSetUuid       the cache set this device is attached to
+ *       44     8  dataOffsetBytes    where volume byte 0 lives (default 1 MiB)
+ *       52     8  volumeSizeBytes
+ *       60  4032  zero
+ *     4092     4  CRC32C of bytes [0, 4092)
+ * </pre>
+ *
+ * @param backingUuid identity of this backing device
+ * @param cacheSetUuid identity of the cache set it is attached to
+ * @param dataOffsetBytes start of the volume's data, a multiple of 4096, at least 4096
+ * @param volumeSizeBytes size of the volume, a positive multiple of 512
+ */
+public record BackingHeader(UUID backingUuid, UUID cacheSetUuid, long dataOffsetBytes, long volumeSizeBytes) {
+    /** Encoded size: one 4 KiB block. */
+    public static final int BYTES = ByteLayout.BLOCK_BYTES;
+    /** Default data offset: room for the header and 1 MiB alignment of the volume. */
+    public static final long DEFAULT_DATA_OFFSET_BYTES = 1024 * 1024;
+
+    static final byte[] MAGIC = ByteLayout.magic("BCACHEBK");
+    static final int OFFSET_CRC = BYTES - Integer.BYTES;
+    private static final String NAME = "backing header";
+
+    /** Validates every field. */
+    public BackingHeader {
+        Objects.requireNonNull(backingUuid, "backingUuid");
+        Objects.requireNonNull(cacheSetUuid, "cacheSetUuid");
+        ByteLayout.check(dataOffsetBytes >= BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
+                "dataOffsetBytes must be a multiple of 4096 and at least 4096, got %d", dataOffsetBytes);
+        ByteLayout.check(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
+                "volumeSizeBytes must be a positive multiple of 512, got %d", volumeSizeBytes);
+        ByteLayout.check(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
+                "dataOffsetBytes + volumeSizeBytes overflows: %d + %d", dataOffsetBytes, volumeSizeBytes);
+    }
+
+    /** The size the backing device must have: header area plus volume. */
+    public long deviceSizeBytes() {
+        return dataOffsetBytes + volumeSizeBytes;
+    }
+
+    /** Encodes this header into a new 4 KiB block. */
+    public byte[] encode() {
+        byte[] bytes = new byte[BYTES];
+        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
+        buffer.put(0, MAGIC);
+        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
+        ByteLayout.putUuid(buffer, 12, backingUuid);
+        ByteLayout.putUuid(buffer, 28, cacheSetUuid);
+        buffer.putLong(44, dataOffsetBytes);
+        buffer.putLong(52, volumeSizeBytes);
+        buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
+        return bytes;
+    }
+
+    /** Decodes the block at {@code bytes[offsetBytes..]}; never throws on bad bytes. */
+    public static DecodeResult<BackingHeader> decode(byte[] bytes, int offsetBytes) {
+        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, BYTES,
+                MAGIC, OFFSET_CRC, NAME);
+        if (envelope != null) {
+            return DecodeResult.failed(envelope);
+        }
+        FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
+        try {
+            reader.seek(12);
+            UUID backingUuid = reader.uuid("backingUuid");
+            UUID cacheSetUuid = reader.uuid("cacheSetUuid");
+            long dataOffsetBytes = reader.u64("dataOffsetBytes");
+            long volumeSizeBytes = reader.u64("volumeSizeBytes");
+            try {
+                return DecodeResult.ok(new BackingHeader(backingUuid, cacheSetUuid, dataOffsetBytes,
+                        volumeSizeBytes));
+            } catch (IllegalArgumentException e) {
+                throw reader.fail(DecodeError.Kind.BAD_FIELD, 44, e.getMessage());
+            }
+        } catch (MalformedException e) {
+            return DecodeResult.failed(e.error());
+        }
+    }
+}

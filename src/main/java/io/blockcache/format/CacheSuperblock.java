@@ -1,0 +1,185 @@
+package io.blockcache.format;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The cache device's superblock: identity, geometry, journal location and attached backing devices. Two
+ * copies live on the device (A at byte 0, B at byte 4096); {@link SuperblockPair} chooses between them.
+ *
+ * <pre>
+ *  CacheSuperblock: one 4 KiB block, little-endian
+ *   offset  size  field
+ *        0     8  magic "BCACHESB"
+ *        8     4  version (1)
+ *       12     8  sequence            bumped on every rewrite; the valid copy with the higher one wins
+ *       20    16  cacheSetUuid
+ *       36     4  logicalBlockBytes   512..4096, power of two
+ *       40     4  bucketSizeBytes     128 KiB..8 MiB, power of two
+ *       44     4  bucketCount
+ *       48     8  dataStartBytes      byte offset of bucket 0
+ *       56     4  journalFirstBucket
+ *       60     4  journalBuckets      the journal ring: buckets [first, first + count)
+ *       64     4  flags               bit 0 = clean shutdown; other bits zero
+ *       68     4  backingCount        0..16
+ *       72  1568  16 slots of 98 bytes ({@link AttachedBacking}); unused slots all zero
+ *     1640  2452  zero
+ *     4092     4  CRC32C of bytes [0, 4092)
+ * </pre>
+ *
+ * @param sequence rewrite counter, at least 1
+ * @param cacheSetUuid identity of the cache set
+ * @param logicalBlockBytes smallest I/O unit the volumes expose
+ * @param bucketSizeBytes bucket size
+ * @param bucketCount number of buckets (journal included)
+ * @param dataStartBytes byte offset of bucket 0 on the cache device
+ * @param journalFirstBucket first bucket of the journal ring
+ * @param journalBuckets number of buckets in the journal ring, at least 1
+ * @param flags {@link #FLAG_CLEAN_SHUTDOWN} or 0
+ * @param backings attached backing devices, at most 16, distinct uuids and volume ids
+ */
+public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlockBytes, int bucketSizeBytes,
+        int bucketCount, long dataStartBytes, int journalFirstBucket, int journalBuckets, int flags,
+        List<AttachedBacking> backings) {
+    /** Encoded size: one 4 KiB block. */
+    public static final int BYTES = ByteLayout.BLOCK_BYTES;
+    /** Flag bit 0: the cache was shut down cleanly (journal fully applied, nothing to replay beyond it). */
+    public static final int FLAG_CLEAN_SHUTDOWN = 1;
+    /** At most this many backing devices per cache set: fixes the superblock size. */
+    public static final int BACKINGS_MAX = 16;
+    /** Smallest bucket (bcache's range): below it the per-bucket metadata dominates. */
+    public static final int BUCKET_SIZE_BYTES_MIN = 128 * 1024;
+    /** Largest bucket: above it GC moves too much live data to free one bucket. */
+    public static final int BUCKET_SIZE_BYTES_MAX = 8 * 1024 * 1024;
+    /** Default bucket size. */
+    public static final int BUCKET_SIZE_BYTES_DEFAULT = 1024 * 1024;
+    /** Default start of bucket 0: leaves room after both superblock copies and keeps buckets 1 MiB aligned. */
+    public static final long DATA_START_BYTES_DEFAULT = 1024 * 1024;
+
+    static final byte[] MAGIC = ByteLayout.magic("BCACHESB");
+    static final int OFFSET_SEQUENCE = 12;
+    static final int OFFSET_SLOTS = 72;
+    static final int OFFSET_CRC = BYTES - Integer.BYTES;
+    private static final String NAME = "cache superblock";
+
+    /** Validates every field and every relation between fields. */
+    public CacheSuperblock {
+        Objects.requireNonNull(cacheSetUuid, "cacheSetUuid");
+        backings = List.copyOf(backings);
+        ByteLayout.check(sequence >= 1, "sequence must be at least 1, got %d", sequence);
+        ByteLayout.check(ByteLayout.isPowerOfTwo(logicalBlockBytes) && logicalBlockBytes >= ByteLayout.SECTOR_BYTES
+                && logicalBlockBytes <= ByteLayout.BLOCK_BYTES,
+                "logicalBlockBytes must be a power of two in [512, 4096], got %d", logicalBlockBytes);
+        ByteLayout.check(ByteLayout.isPowerOfTwo(bucketSizeBytes) && bucketSizeBytes >= BUCKET_SIZE_BYTES_MIN
+                && bucketSizeBytes <= BUCKET_SIZE_BYTES_MAX,
+                "bucketSizeBytes must be a power of two in [%d, %d], got %d",
+                BUCKET_SIZE_BYTES_MIN, BUCKET_SIZE_BYTES_MAX, bucketSizeBytes);
+        ByteLayout.check(dataStartBytes >= 2L * BYTES && dataStartBytes % ByteLayout.BLOCK_BYTES == 0,
+                "dataStartBytes must be a multiple of 4096 past both superblock copies (>= 8192), got %d",
+                dataStartBytes);
+        ByteLayout.check(journalBuckets >= 1, "journalBuckets must be at least 1, got %d", journalBuckets);
+        ByteLayout.check(journalFirstBucket >= 0 && (long) journalFirstBucket + journalBuckets < bucketCount,
+                "journal buckets [%d, %d) must lie inside bucketCount %d and leave at least one data bucket",
+                journalFirstBucket, (long) journalFirstBucket + journalBuckets, bucketCount);
+        ByteLayout.check((flags & ~FLAG_CLEAN_SHUTDOWN) == 0, "flags has unknown bits: 0x%08x", flags);
+        ByteLayout.check(backings.size() <= BACKINGS_MAX, "at most %d backing devices, got %d", BACKINGS_MAX,
+                backings.size());
+        Set<UUID> uuids = new HashSet<>();
+        Set<Integer> volumeIds = new HashSet<>();
+        for (AttachedBacking backing : backings) {
+            ByteLayout.check(uuids.add(backing.backingUuid()), "backing uuid %s appears twice",
+                    backing.backingUuid());
+            ByteLayout.check(volumeIds.add(backing.volumeId()), "volume id %d appears twice", backing.volumeId());
+        }
+    }
+
+    /** Returns true if {@link #FLAG_CLEAN_SHUTDOWN} is set. */
+    public boolean cleanShutdown() {
+        return (flags & FLAG_CLEAN_SHUTDOWN) != 0;
+    }
+
+    /** Byte offset of bucket {@code bucket} on the cache device. */
+    public long bucketOffsetBytes(int bucket) {
+        ByteLayout.check(bucket >= 0 && bucket < bucketCount, "bucket %d outside [0, %d)", bucket, bucketCount);
+        return dataStartBytes + (long) bucket * bucketSizeBytes;
+    }
+
+    /** Size of the cache device this geometry needs, in bytes. */
+    public long deviceBytesMin() {
+        return dataStartBytes + (long) bucketCount * bucketSizeBytes;
+    }
+
+    /** Returns this superblock with the sequence bumped by one: every rewrite goes through here. */
+    public CacheSuperblock next(int newFlags, List<AttachedBacking> newBackings) {
+        return new CacheSuperblock(sequence + 1, cacheSetUuid, logicalBlockBytes, bucketSizeBytes, bucketCount,
+                dataStartBytes, journalFirstBucket, journalBuckets, newFlags, newBackings);
+    }
+
+    /** Encodes this superblock into a new 4 KiB block. */
+    public byte[] encode() {
+        byte[] bytes = new byte[BYTES];
+        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
+        buffer.put(0, MAGIC);
+        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
+        buffer.putLong(OFFSET_SEQUENCE, sequence);
+        ByteLayout.putUuid(buffer, 20, cacheSetUuid);
+        buffer.putInt(36, logicalBlockBytes);
+        buffer.putInt(40, bucketSizeBytes);
+        buffer.putInt(44, bucketCount);
+        buffer.putLong(48, dataStartBytes);
+        buffer.putInt(56, journalFirstBucket);
+        buffer.putInt(60, journalBuckets);
+        buffer.putInt(64, flags);
+        buffer.putInt(68, backings.size());
+        for (int i = 0; i < backings.size(); i++) {
+            backings.get(i).encode(buffer, OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
+        }
+        buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
+        return bytes;
+    }
+
+    /** Decodes the block at {@code bytes[offsetBytes..]}; never throws on bad bytes. */
+    public static DecodeResult<CacheSuperblock> decode(byte[] bytes, int offsetBytes) {
+        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, BYTES,
+                MAGIC, OFFSET_CRC, NAME);
+        if (envelope != null) {
+            return DecodeResult.failed(envelope);
+        }
+        FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
+        try {
+            reader.seek(OFFSET_SEQUENCE);
+            long sequence = reader.u64("sequence");
+            UUID cacheSetUuid = reader.uuid("cacheSetUuid");
+            int logicalBlockBytes = reader.u32AsInt("logicalBlockBytes");
+            int bucketSizeBytes = reader.u32AsInt("bucketSizeBytes");
+            int bucketCount = reader.u32AsInt("bucketCount");
+            long dataStartBytes = reader.u64("dataStartBytes");
+            int journalFirstBucket = reader.u32AsInt("journalFirstBucket");
+            int journalBuckets = reader.u32AsInt("journalBuckets");
+            int flags = reader.u32Bits("flags");
+            int backingCount = reader.u32AsInt("backingCount");
+            if (backingCount > BACKINGS_MAX) {
+                throw reader.invalid("backingCount", 4, "at most " + BACKINGS_MAX, backingCount);
+            }
+            List<AttachedBacking> backings = new ArrayList<>(backingCount);
+            for (int i = 0; i < backingCount; i++) {
+                reader.seek(OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
+                backings.add(AttachedBacking.decode(reader, i));
+            }
+            try {
+                return DecodeResult.ok(new CacheSuperblock(sequence, cacheSetUuid, logicalBlockBytes,
+                        bucketSizeBytes, bucketCount, dataStartBytes, journalFirstBucket, journalBuckets, flags,
+                        backings));
+            } catch (IllegalArgumentException e) {
+                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_SEQUENCE, e.getMessage());
+            }
+        } catch (MalformedException e) {
+            return DecodeResult.failed(e.error());
+        }
+    }
+}

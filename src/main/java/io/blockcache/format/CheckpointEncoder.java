@@ -1,0 +1,141 @@
+package io.blockcache.format;
+
+import io.blockcache.format.CheckpointItem.ExtentRun;
+import io.blockcache.format.CheckpointItem.GenerationSlice;
+import io.blockcache.format.JournalRecord.ExtentInsert;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+
+/**
+ * Packs checkpoint items into {@link CheckpointChunk}s of at most {@code chunkBytesMax} each, one chunk per
+ * call so a checkpoint writer can slice its work. An item that does not fit in the rest of a chunk is split
+ * (a generation slice by buckets, an extent run by extents) and continues in the next chunk. Keeps the
+ * {@link CheckpointDigest} of the chunks produced.
+ */
+public final class CheckpointEncoder {
+    private static final int GENERATION_SLICE_HEADER_BYTES = 1 + 4 + 4;
+    private static final int EXTENT_RUN_HEADER_BYTES = 1 + 2 + 4;
+
+    private final long checkpointStartSequence;
+    private final int chunkBytesMax;
+    private final Iterator<CheckpointItem> items;
+    private final CheckpointDigest digest = new CheckpointDigest();
+    private CheckpointItem pending;
+    private long extentCount;
+
+    /**
+     * @param checkpointStartSequence journal sequence the checkpoint is consistent with
+     * @param chunkBytesMax chunk size bound: a multiple of 4096, at least 4096 (normally the bucket size)
+     * @param items the items, in order
+     */
+    public CheckpointEncoder(long checkpointStartSequence, int chunkBytesMax, Iterator<CheckpointItem> items) {
+        ByteLayout.requireNonNegative("checkpointStartSequence", checkpointStartSequence);
+        ByteLayout.check(chunkBytesMax >= ByteLayout.BLOCK_BYTES && chunkBytesMax % ByteLayout.BLOCK_BYTES == 0,
+                "chunkBytesMax must be a multiple of 4096 and at least 4096, got %d", chunkBytesMax);
+        this.checkpointStartSequence = checkpointStartSequence;
+        this.chunkBytesMax = chunkBytesMax;
+        this.items = Objects.requireNonNull(items, "items");
+    }
+
+    /** True while items remain to be encoded. */
+    public boolean hasNext() {
+        return pending != null || items.hasNext();
+    }
+
+    /** Encodes the next chunk (a multiple of 4096 bytes, at most chunkBytesMax). */
+    public byte[] nextChunk() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("no checkpoint items left");
+        }
+        byte[] bytes = new byte[chunkBytesMax];
+        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
+        buffer.position(CheckpointChunk.HEADER_BYTES);
+        int itemCount = 0;
+        while (hasNext()) {
+            CheckpointItem item = pending != null ? pending : items.next();
+            pending = null;
+            CheckpointItem rest = put(item, buffer);
+            if (rest == item) {
+                pending = item;
+                break;
+            }
+            itemCount++;
+            if (rest != null) {
+                pending = rest;
+                break;
+            }
+        }
+        ByteLayout.check(itemCount > 0, "chunkBytesMax %d cannot hold a single item", chunkBytesMax);
+        int payloadBytes = buffer.position() - CheckpointChunk.HEADER_BYTES;
+        int chunkBytes = (int) ByteLayout.roundUpToBlock(buffer.position());
+        buffer.put(0, CheckpointChunk.MAGIC);
+        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
+        buffer.putLong(16, checkpointStartSequence);
+        buffer.putInt(24, digest.chunkCount());
+        buffer.putInt(CheckpointChunk.OFFSET_PAYLOAD_BYTES, payloadBytes);
+        buffer.putInt(32, itemCount);
+        int crc = Crc.ofWithZeroField(bytes, 0, chunkBytes, CheckpointChunk.OFFSET_CRC);
+        buffer.putInt(CheckpointChunk.OFFSET_CRC, crc);
+        digest.add(crc);
+        return chunkBytes == bytes.length ? bytes : Arrays.copyOf(bytes, chunkBytes);
+    }
+
+    /** The digest of the chunks produced so far: the checkpointCrc of the CheckpointDone record. */
+    public int checkpointCrc() {
+        return digest.value();
+    }
+
+    /** Chunks produced so far. */
+    public int chunkCount() {
+        return digest.chunkCount();
+    }
+
+    /** Extents encoded so far: the extentCount of the CheckpointDone record. */
+    public long extentCount() {
+        return extentCount;
+    }
+
+    /**
+     * Writes as much of {@code item} as fits; returns null if all of it was written, {@code item} itself if
+     * nothing was, or the remainder that continues in the next chunk.
+     */
+    private CheckpointItem put(CheckpointItem item, ByteBuffer buffer) {
+        int room = buffer.remaining();
+        return switch (item) {
+            case GenerationSlice slice -> {
+                int fit = Math.min(slice.generations().size(), (room - GENERATION_SLICE_HEADER_BYTES) / 2);
+                if (fit <= 0) {
+                    yield item;
+                }
+                buffer.put((byte) CheckpointItem.TYPE_GENERATION_SLICE);
+                buffer.putInt(slice.firstBucket());
+                buffer.putInt(fit);
+                for (int i = 0; i < fit; i++) {
+                    buffer.putShort((short) (int) slice.generations().get(i));
+                }
+                List<Integer> rest = slice.generations().subList(fit, slice.generations().size());
+                yield rest.isEmpty() ? null : new GenerationSlice(slice.firstBucket() + fit, rest);
+            }
+            case ExtentRun run -> {
+                int fit = Math.min(run.extents().size(),
+                        (room - EXTENT_RUN_HEADER_BYTES) / JournalRecordCodec.EXTENT_BODY_BYTES);
+                if (fit <= 0) {
+                    yield item;
+                }
+                buffer.put((byte) CheckpointItem.TYPE_EXTENT_RUN);
+                buffer.putShort((short) run.volumeId());
+                buffer.putInt(fit);
+                for (int i = 0; i < fit; i++) {
+                    JournalRecordCodec.putExtentBody(run.extents().get(i), buffer);
+                }
+                extentCount += fit;
+                List<ExtentInsert> rest = run.extents().subList(fit, run.extents().size());
+                yield rest.isEmpty() ? null : new ExtentRun(run.volumeId(), rest);
+            }
+        };
+    }
+}

@@ -1,0 +1,45 @@
+package io.blockcache.format;
+
+import io.blockcache.format.JournalRecord.ExtentInsert;
+import java.util.List;
+
+/** One item packed in a {@link CheckpointChunk}: a slice of the bucket generation table, or a run of extents. */
+public sealed interface CheckpointItem {
+    /** Type byte of {@link GenerationSlice}. */
+    int TYPE_GENERATION_SLICE = 1;
+    /** Type byte of {@link ExtentRun}. */
+    int TYPE_EXTENT_RUN = 2;
+
+    /**
+     * Generations of buckets [firstBucket, firstBucket + generations.size()).
+     *
+     * @param firstBucket u32 first bucket @param generations u16 each, at least one
+     */
+    record GenerationSlice(int firstBucket, List<Integer> generations) implements CheckpointItem {
+        public GenerationSlice {
+            ByteLayout.requireNonNegative("firstBucket", firstBucket);
+            generations = List.copyOf(generations);
+            ByteLayout.check(!generations.isEmpty(), "a generation slice needs at least one bucket");
+            for (int generation : generations) {
+                ByteLayout.requireU16("generation", generation);
+            }
+        }
+    }
+
+    /**
+     * Extents of one volume, each encoded with the ExtentInsert body (its volumeId is the run's).
+     *
+     * @param volumeId u16 @param extents at least one, all with {@code volumeId}
+     */
+    record ExtentRun(int volumeId, List<ExtentInsert> extents) implements CheckpointItem {
+        public ExtentRun {
+            ByteLayout.requireU16("volumeId", volumeId);
+            extents = List.copyOf(extents);
+            ByteLayout.check(!extents.isEmpty(), "an extent run needs at least one extent");
+            for (ExtentInsert extent : extents) {
+                ByteLayout.check(extent.volumeId() == volumeId, "extent of volume %d in a run of volume %d",
+                        extent.volumeId(), volumeId);
+            }
+        }
+    }
+}

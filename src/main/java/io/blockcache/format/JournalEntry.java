@@ -1,0 +1,174 @@
+package io.blockcache.format;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One journal entry: a header and records, padded to whole 4 KiB blocks and written with one device write.
+ * The entry CRC covers the whole padded entry with the CRC field read as zero, so a torn write of any
+ * 512-byte sector is detected; {@code previousEntryCrc} chains each entry to the one before it.
+ *
+ * <pre>
+ *  JournalEntry: entryBytes (a multiple of 4096) at a 4 KiB-aligned ring offset, little-endian
+ *   offset  size  field
+ *        0     8  magic "BCJOURNL"
+ *        8     4  version (1)
+ *       12     4  entryCrc            CRC32C of [0, entryBytes) with this field zero
+ *       16     8  sequence            previous entry's sequence + 1; the first entry ever is 1
+ *       24     8  checkpointSequence  where the newest durable checkpoint starts (0 = none yet)
+ *       32     4  previousEntryCrc    entryCrc of entry sequence - 1 (0 for sequence 1)
+ *       36     4  entryBytes          4096..bucketSizeBytes, multiple of 4096
+ *       40     4  recordCount
+ *       44     4  recordsBytes        bytes of records that follow
+ *       48     .  records ({@link JournalRecordCodec}), back to back
+ *        .     .  zero padding up to entryBytes
+ * </pre>
+ *
+ * @param sequence this entry's sequence, at least 1
+ * @param checkpointSequence start sequence of the newest durable checkpoint when it was written
+ * @param previousEntryCrc CRC of the previous entry (hash chain)
+ * @param entryBytes encoded size including padding
+ * @param entryCrc this entry's CRC
+ * @param records the index updates, in order
+ */
+public record JournalEntry(long sequence, long checkpointSequence, int previousEntryCrc, int entryBytes,
+        int entryCrc, List<JournalRecord> records) {
+    /** Size of the fixed header. */
+    public static final int HEADER_BYTES = 48;
+    /** Upper bound on one entry: an entry never leaves its bucket, and buckets are at most 8 MiB. */
+    public static final int ENTRY_BYTES_MAX = CacheSuperblock.BUCKET_SIZE_BYTES_MAX;
+
+    static final byte[] MAGIC = ByteLayout.magic("BCJOURNL");
+    static final int OFFSET_CRC = 12;
+    static final int OFFSET_SEQUENCE = 16;
+    static final int OFFSET_ENTRY_BYTES = 36;
+    private static final String NAME = "journal entry";
+
+    public JournalEntry {
+        records = List.copyOf(records);
+        ByteLayout.check(sequence >= 1, "sequence must be at least 1, got %d", sequence);
+        ByteLayout.check(checkpointSequence >= 0 && checkpointSequence <= sequence,
+                "checkpointSequence must be in [0, sequence %d], got %d", sequence, checkpointSequence);
+        ByteLayout.check(entryBytes >= ByteLayout.BLOCK_BYTES && entryBytes % ByteLayout.BLOCK_BYTES == 0
+                && entryBytes <= ENTRY_BYTES_MAX, "entryBytes must be a multiple of 4096 in [4096, %d], got %d",
+                ENTRY_BYTES_MAX, entryBytes);
+    }
+
+    /** The size an entry holding {@code records} encodes to: header + records, rounded up to 4 KiB. */
+    public static int encodedBytes(List<JournalRecord> records) {
+        long bytes = HEADER_BYTES;
+        for (JournalRecord record : records) {
+            bytes += JournalRecordCodec.encodedBytes(record);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, ByteLayout.roundUpToBlock(bytes));
+    }
+
+    /**
+     * Encodes an entry; read its CRC back with {@link #storedCrc(byte[])} to chain the next one.
+     *
+     * @throws IllegalArgumentException if a field is out of range or the entry exceeds {@code entryBytesMax}
+     */
+    public static byte[] encode(long sequence, long checkpointSequence, int previousEntryCrc,
+            List<JournalRecord> records, int entryBytesMax) {
+        int entryBytes = encodedBytes(records);
+        ByteLayout.check(entryBytes <= entryBytesMax, "entry of %d records needs %d bytes, more than %d",
+                records.size(), entryBytes, entryBytesMax);
+        // Validates the header fields before any bytes are produced.
+        new JournalEntry(sequence, checkpointSequence, previousEntryCrc, entryBytes, 0, records);
+        byte[] bytes = new byte[entryBytes];
+        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
+        buffer.put(0, MAGIC);
+        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
+        buffer.putLong(OFFSET_SEQUENCE, sequence);
+        buffer.putLong(24, checkpointSequence);
+        buffer.putInt(32, previousEntryCrc);
+        buffer.putInt(OFFSET_ENTRY_BYTES, entryBytes);
+        buffer.putInt(40, records.size());
+        buffer.position(HEADER_BYTES);
+        for (JournalRecord record : records) {
+            JournalRecordCodec.encode(record, buffer);
+        }
+        buffer.putInt(44, buffer.position() - HEADER_BYTES);
+        buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, entryBytes, OFFSET_CRC));
+        return bytes;
+    }
+
+    /** Returns the CRC stored in an encoded entry. */
+    public static int storedCrc(byte[] encodedEntry) {
+        return ByteLayout.littleEndian(encodedEntry).getInt(OFFSET_CRC);
+    }
+
+    /**
+     * Reads only the first block's magic, version and entryBytes, so a reader knows how much to fetch.
+     * entryBytes must be a multiple of 4096 in [4096, {@code entryBytesMax}].
+     */
+    public static DecodeResult<Integer> peekEntryBytes(byte[] bytes, int offsetBytes, int entryBytesMax) {
+        if (bytes.length - offsetBytes < HEADER_BYTES) {
+            return DecodeResult.failed(new DecodeError(DecodeError.Kind.TRUNCATED, 0, NAME + ": need "
+                    + HEADER_BYTES + " header bytes, found " + (bytes.length - offsetBytes)));
+        }
+        DecodeError header = ByteLayout.checkMagicAndVersion(bytes, offsetBytes, MAGIC, NAME);
+        if (header != null) {
+            return DecodeResult.failed(header);
+        }
+        int entryBytes = ByteLayout.littleEndian(bytes).getInt(offsetBytes + OFFSET_ENTRY_BYTES);
+        if (entryBytes < ByteLayout.BLOCK_BYTES || entryBytes % ByteLayout.BLOCK_BYTES != 0
+                || entryBytes > entryBytesMax) {
+            return DecodeResult.failed(new DecodeError(DecodeError.Kind.BAD_FIELD, OFFSET_ENTRY_BYTES, NAME
+                    + ": entryBytes must be a multiple of 4096 in [4096, " + entryBytesMax + "], found "
+                    + Integer.toUnsignedString(entryBytes)));
+        }
+        return DecodeResult.ok(entryBytes);
+    }
+
+    /**
+     * Decodes and verifies the entry at {@code bytes[offsetBytes..]}; {@code entryBytesMax} bounds the size
+     * the header may claim (the room left in its bucket). Never throws on bad bytes; error offsets are
+     * relative to {@code offsetBytes}.
+     */
+    public static DecodeResult<JournalEntry> decode(byte[] bytes, int offsetBytes, int entryBytesMax) {
+        DecodeResult<Integer> length = peekEntryBytes(bytes, offsetBytes, entryBytesMax);
+        if (!length.isOk()) {
+            return DecodeResult.failed(length.error());
+        }
+        int entryBytes = length.value();
+        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, entryBytes,
+                MAGIC, OFFSET_CRC, NAME);
+        if (envelope != null) {
+            return DecodeResult.failed(envelope);
+        }
+        FieldReader reader = new FieldReader(bytes, offsetBytes, entryBytes, NAME);
+        try {
+            int entryCrc = reader.u32Bits("entryCrc");
+            reader.seek(OFFSET_SEQUENCE);
+            long sequence = reader.u64("sequence");
+            long checkpointSequence = reader.u64("checkpointSequence");
+            int previousEntryCrc = reader.u32Bits("previousEntryCrc");
+            reader.u32AsInt("entryBytes");
+            int recordCount = reader.u32AsInt("recordCount");
+            int recordsBytes = reader.u32AsInt("recordsBytes");
+            if (recordsBytes > entryBytes - HEADER_BYTES) {
+                throw reader.invalid("recordsBytes", 4, "at most " + (entryBytes - HEADER_BYTES), recordsBytes);
+            }
+            FieldReader records = new FieldReader(bytes, offsetBytes, HEADER_BYTES + recordsBytes, NAME);
+            records.seek(HEADER_BYTES);
+            List<JournalRecord> decoded = new ArrayList<>(Math.min(recordCount, recordsBytes));
+            for (int i = 0; i < recordCount; i++) {
+                decoded.add(JournalRecordCodec.read(records));
+            }
+            if (records.remaining() != 0) {
+                throw records.fail(DecodeError.Kind.BAD_FIELD, records.position(), recordCount + " records end at byte "
+                        + records.position() + " but recordsBytes says " + (HEADER_BYTES + recordsBytes));
+            }
+            try {
+                return DecodeResult.ok(new JournalEntry(sequence, checkpointSequence, previousEntryCrc, entryBytes,
+                        entryCrc, decoded));
+            } catch (IllegalArgumentException e) {
+                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_SEQUENCE, e.getMessage());
+            }
+        } catch (MalformedException e) {
+            return DecodeResult.failed(e.error());
+        }
+    }
+}

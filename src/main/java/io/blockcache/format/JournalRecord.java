@@ -1,0 +1,172 @@
+package io.blockcache.format;
+
+import java.util.List;
+
+/**
+ * One index update carried in a journal entry; {@link JournalRecordCodec} gives the bytes. Lengths are in
+ * sectors (512 B); a cache location is bucket + offsetInBucketSectors + the bucket generation it was
+ * written under. Constructors validate every field against its on-disk width.
+ */
+public sealed interface JournalRecord {
+    /** Type byte of {@link ExtentInsert}. */
+    int TYPE_EXTENT_INSERT = 1;
+    /** Type byte of {@link ExtentRemove}. */
+    int TYPE_EXTENT_REMOVE = 2;
+    /** Type byte of {@link ExtentClean}. */
+    int TYPE_EXTENT_CLEAN = 3;
+    /** Type byte of {@link BucketGeneration}. */
+    int TYPE_BUCKET_GENERATION = 4;
+    /** Type byte of {@link CheckpointDone}. */
+    int TYPE_CHECKPOINT_DONE = 5;
+    /** Type byte of {@link CleanShutdown}. */
+    int TYPE_CLEAN_SHUTDOWN = 6;
+
+    /** This record's type byte. */
+    int type();
+
+    /**
+     * Backing range [startSector, startSector + lengthSectors) of volume {@code volumeId} is now cached at
+     * {@code bucket}/{@code offsetInBucketSectors} under {@code generation}.
+     *
+     * <p>The CRC covers a span that may be wider than the extent (an extent split from a larger write keeps
+     * the checksum of the whole write): the span starts {@code crcSpanStartSectors} sectors <em>before</em>
+     * the extent's first sector in the bucket and is {@code crcSpanLengthSectors} long. A fresh write has
+     * crcSpanStartSectors = 0 and crcSpanLengthSectors = lengthSectors.
+     *
+     * @param volumeId u16 volume id
+     * @param startSector u64 first backing sector
+     * @param lengthSectors u32 length, at least 1
+     * @param bucket u32 cache bucket
+     * @param offsetInBucketSectors u16 offset of the extent's first sector in the bucket
+     * @param generation u16 bucket generation the data was written under
+     * @param dirty true if the backing store does not yet hold this data
+     * @param crc32c CRC32C of the checksummed span's bytes
+     * @param crcSpanStartSectors u16 sectors between the span's start and the extent's start
+     * @param crcSpanLengthSectors u16 length of the checksummed span
+     */
+    record ExtentInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+            int generation, boolean dirty, int crc32c, int crcSpanStartSectors, int crcSpanLengthSectors)
+            implements JournalRecord {
+        public ExtentInsert {
+            ByteLayout.requireU16("volumeId", volumeId);
+            ByteLayout.requireNonNegative("startSector", startSector);
+            ByteLayout.check(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
+            ByteLayout.check(Long.MAX_VALUE - startSector >= lengthSectors,
+                    "startSector + lengthSectors overflows: %d + %d", startSector, lengthSectors);
+            ByteLayout.requireNonNegative("bucket", bucket);
+            ByteLayout.requireU16("offsetInBucketSectors", offsetInBucketSectors);
+            ByteLayout.requireU16("generation", generation);
+            ByteLayout.requireU16("crcSpanStartSectors", crcSpanStartSectors);
+            ByteLayout.requireU16("crcSpanLengthSectors", crcSpanLengthSectors);
+            ByteLayout.check(crcSpanStartSectors <= offsetInBucketSectors,
+                    "crcSpanStartSectors %d reaches before the bucket start (offsetInBucketSectors %d)",
+                    crcSpanStartSectors, offsetInBucketSectors);
+            ByteLayout.check((long) crcSpanStartSectors + lengthSectors <= crcSpanLengthSectors,
+                    "checksummed span [-%d, +%d) does not cover the extent of %d sectors",
+                    crcSpanStartSectors, crcSpanLengthSectors - crcSpanStartSectors, lengthSectors);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_EXTENT_INSERT;
+        }
+    }
+
+    /**
+     * Backing range [startSector, startSector + lengthSectors) of volume {@code volumeId} is no longer cached.
+     *
+     * @param volumeId u16 @param startSector u64 @param lengthSectors u32, at least 1
+     */
+    record ExtentRemove(int volumeId, long startSector, int lengthSectors) implements JournalRecord {
+        public ExtentRemove {
+            ByteLayout.requireU16("volumeId", volumeId);
+            ByteLayout.requireNonNegative("startSector", startSector);
+            ByteLayout.check(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_EXTENT_REMOVE;
+        }
+    }
+
+    /**
+     * The extent at this exact location is now clean (its data is on the flushed backing store). Replay
+     * applies it only if the index still maps the range to the same bucket, offset and generation.
+     *
+     * @param volumeId u16 @param startSector u64 @param lengthSectors u32, at least 1 @param bucket u32
+     * @param offsetInBucketSectors u16 @param generation u16
+     */
+    record ExtentClean(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+            int generation) implements JournalRecord {
+        public ExtentClean {
+            ByteLayout.requireU16("volumeId", volumeId);
+            ByteLayout.requireNonNegative("startSector", startSector);
+            ByteLayout.check(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
+            ByteLayout.requireNonNegative("bucket", bucket);
+            ByteLayout.requireU16("offsetInBucketSectors", offsetInBucketSectors);
+            ByteLayout.requireU16("generation", generation);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_EXTENT_CLEAN;
+        }
+    }
+
+    /**
+     * Bucket {@code bucket} now has generation {@code generation}: every key written under an older one is
+     * stale. Durable before the bucket is rewritten.
+     *
+     * @param bucket u32 @param generation u16
+     */
+    record BucketGeneration(int bucket, int generation) implements JournalRecord {
+        public BucketGeneration {
+            ByteLayout.requireNonNegative("bucket", bucket);
+            ByteLayout.requireU16("generation", generation);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_BUCKET_GENERATION;
+        }
+    }
+
+    /**
+     * A checkpoint that started at journal sequence {@code checkpointStartSequence} is complete and durable.
+     *
+     * @param checkpointStartSequence u64 journal sequence where replay from this checkpoint starts
+     * @param buckets the buckets holding its chunks, in chunk order, at most {@link #BUCKETS_MAX}
+     * @param extentCount u64 extents in the checkpoint
+     * @param checkpointCrc {@link CheckpointDigest} of its chunks
+     */
+    record CheckpointDone(long checkpointStartSequence, List<Integer> buckets, long extentCount, int checkpointCrc)
+            implements JournalRecord {
+        /** Bound on the bucket list: 8192 buckets of even the smallest size hold a 1 GiB checkpoint. */
+        public static final int BUCKETS_MAX = 8192;
+
+        public CheckpointDone {
+            ByteLayout.requireNonNegative("checkpointStartSequence", checkpointStartSequence);
+            buckets = List.copyOf(buckets);
+            ByteLayout.check(buckets.size() <= BUCKETS_MAX, "at most %d checkpoint buckets, got %d", BUCKETS_MAX,
+                    buckets.size());
+            for (int bucket : buckets) {
+                ByteLayout.requireNonNegative("checkpoint bucket", bucket);
+            }
+            ByteLayout.requireNonNegative("extentCount", extentCount);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_CHECKPOINT_DONE;
+        }
+    }
+
+    /** The cache was shut down cleanly after this entry: nothing follows it in the journal. */
+    record CleanShutdown() implements JournalRecord {
+        @Override
+        public int type() {
+            return TYPE_CLEAN_SHUTDOWN;
+        }
+    }
+}

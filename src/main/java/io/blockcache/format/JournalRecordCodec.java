@@ -1,0 +1,172 @@
+package io.blockcache.format;
+
+import io.blockcache.format.JournalRecord.BucketGeneration;
+import io.blockcache.format.JournalRecord.CheckpointDone;
+import io.blockcache.format.JournalRecord.CleanShutdown;
+import io.blockcache.format.JournalRecord.ExtentClean;
+import io.blockcache.format.JournalRecord.ExtentInsert;
+import io.blockcache.format.JournalRecord.ExtentRemove;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Bytes of the journal records. Each record is a type byte followed by fixed fields, little-endian, with
+ * no padding between records:
+ *
+ * <pre>
+ *  type 1 ExtentInsert      (32 B)  volumeId u16 | extent body (29 B, below)
+ *  type 2 ExtentRemove      (15 B)  volumeId u16 | startSector u64 | lengthSectors u32
+ *  type 3 ExtentClean       (23 B)  volumeId u16 | startSector u64 | lengthSectors u32 | bucket u32
+ *                                   | offsetInBucketSectors u16 | generation u16
+ *  type 4 BucketGeneration  ( 7 B)  bucket u32 | generation u16
+ *  type 5 CheckpointDone (25+4n B)  checkpointStartSequence u64 | n u32 | n x bucket u32 | extentCount u64
+ *                                   | checkpointCrc u32
+ *  type 6 CleanShutdown     ( 1 B)  (no fields)
+ *
+ *  extent body (29 B, shared with checkpoint extent runs)
+ *   0               8             12            16        18      20  21          25       27       29
+ *  +---------------+-------------+-------------+---------+-------+---+-----------+--------+--------+
+ *  | startSector   | lengthSect. | bucket u32  | offsetIn| gener.|dty| crc32c u32| crcSpan| crcSpan|
+ *  | u64           | u32         |             | Bucket  | u16   |u8 |           | Start  | Length |
+ *  |               |             |             | Sect u16|       |   |           | u16    | u16    |
+ *  +---------------+-------------+-------------+---------+-------+---+-----------+--------+--------+
+ * </pre>
+ */
+public final class JournalRecordCodec {
+    /** Size of the extent body shared by ExtentInsert and checkpoint extent runs. */
+    public static final int EXTENT_BODY_BYTES = 29;
+
+    private JournalRecordCodec() {
+    }
+
+    /** Encoded size of {@code record} in bytes. */
+    public static int encodedBytes(JournalRecord record) {
+        return switch (record) {
+            case ExtentInsert insert -> 1 + 2 + EXTENT_BODY_BYTES;
+            case ExtentRemove remove -> 1 + 2 + 8 + 4;
+            case ExtentClean clean -> 1 + 2 + 8 + 4 + 4 + 2 + 2;
+            case BucketGeneration generation -> 1 + 4 + 2;
+            case CheckpointDone done -> 1 + 8 + 4 + 4 * done.buckets().size() + 8 + 4;
+            case CleanShutdown shutdown -> 1;
+        };
+    }
+
+    /** Writes {@code record} at the buffer's position and advances it; the buffer must be little-endian. */
+    public static void encode(JournalRecord record, ByteBuffer buffer) {
+        buffer.put((byte) record.type());
+        switch (record) {
+            case ExtentInsert insert -> {
+                buffer.putShort((short) insert.volumeId());
+                putExtentBody(insert, buffer);
+            }
+            case ExtentRemove remove -> {
+                buffer.putShort((short) remove.volumeId());
+                buffer.putLong(remove.startSector());
+                buffer.putInt(remove.lengthSectors());
+            }
+            case ExtentClean clean -> {
+                buffer.putShort((short) clean.volumeId());
+                buffer.putLong(clean.startSector());
+                buffer.putInt(clean.lengthSectors());
+                buffer.putInt(clean.bucket());
+                buffer.putShort((short) clean.offsetInBucketSectors());
+                buffer.putShort((short) clean.generation());
+            }
+            case BucketGeneration generation -> {
+                buffer.putInt(generation.bucket());
+                buffer.putShort((short) generation.generation());
+            }
+            case CheckpointDone done -> {
+                buffer.putLong(done.checkpointStartSequence());
+                buffer.putInt(done.buckets().size());
+                for (int bucket : done.buckets()) {
+                    buffer.putInt(bucket);
+                }
+                buffer.putLong(done.extentCount());
+                buffer.putInt(done.checkpointCrc());
+            }
+            case CleanShutdown shutdown -> {
+                // Type byte only.
+            }
+        }
+    }
+
+    /** Writes the 29-byte extent body of {@code insert} (everything but the type byte and volumeId). */
+    static void putExtentBody(ExtentInsert insert, ByteBuffer buffer) {
+        buffer.putLong(insert.startSector());
+        buffer.putInt(insert.lengthSectors());
+        buffer.putInt(insert.bucket());
+        buffer.putShort((short) insert.offsetInBucketSectors());
+        buffer.putShort((short) insert.generation());
+        buffer.put((byte) (insert.dirty() ? 1 : 0));
+        buffer.putInt(insert.crc32c());
+        buffer.putShort((short) insert.crcSpanStartSectors());
+        buffer.putShort((short) insert.crcSpanLengthSectors());
+    }
+
+    /** Reads an extent body for volume {@code volumeId}; field values the format forbids are errors. */
+    static ExtentInsert readExtentBody(FieldReader reader, int volumeId) throws MalformedException {
+        int start = reader.position();
+        long startSector = reader.u64("startSector");
+        int lengthSectors = reader.u32AsInt("lengthSectors");
+        int bucket = reader.u32AsInt("bucket");
+        int offsetInBucketSectors = reader.u16("offsetInBucketSectors");
+        int generation = reader.u16("generation");
+        int dirty = reader.u8("dirty");
+        if (dirty > 1) {
+            throw reader.invalid("dirty", 1, "0 or 1", dirty);
+        }
+        int crc32c = reader.u32Bits("crc32c");
+        int crcSpanStartSectors = reader.u16("crcSpanStartSectors");
+        int crcSpanLengthSectors = reader.u16("crcSpanLengthSectors");
+        try {
+            return new ExtentInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
+                    dirty == 1, crc32c, crcSpanStartSectors, crcSpanLengthSectors);
+        } catch (IllegalArgumentException e) {
+            throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "extent: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Reads one record at the reader's position. An unknown type byte is an error naming the type and its
+     * offset; so is a field out of range or a record cut off by the end of the records area.
+     */
+    static JournalRecord read(FieldReader reader) throws MalformedException {
+        int start = reader.position();
+        int type = reader.u8("record type");
+        try {
+            return switch (type) {
+                case JournalRecord.TYPE_EXTENT_INSERT -> readExtentBody(reader, reader.u16("volumeId"));
+                case JournalRecord.TYPE_EXTENT_REMOVE ->
+                        new ExtentRemove(reader.u16("volumeId"), reader.u64("startSector"),
+                                reader.u32AsInt("lengthSectors"));
+                case JournalRecord.TYPE_EXTENT_CLEAN ->
+                        new ExtentClean(reader.u16("volumeId"), reader.u64("startSector"),
+                                reader.u32AsInt("lengthSectors"), reader.u32AsInt("bucket"),
+                                reader.u16("offsetInBucketSectors"), reader.u16("generation"));
+                case JournalRecord.TYPE_BUCKET_GENERATION ->
+                        new BucketGeneration(reader.u32AsInt("bucket"), reader.u16("generation"));
+                case JournalRecord.TYPE_CHECKPOINT_DONE -> readCheckpointDone(reader);
+                case JournalRecord.TYPE_CLEAN_SHUTDOWN -> new CleanShutdown();
+                default -> throw reader.fail(DecodeError.Kind.UNKNOWN_TYPE, start,
+                        "unknown journal record type " + type);
+            };
+        } catch (IllegalArgumentException e) {
+            throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "record type " + type + ": " + e.getMessage());
+        }
+    }
+
+    private static CheckpointDone readCheckpointDone(FieldReader reader) throws MalformedException {
+        long startSequence = reader.u64("checkpointStartSequence");
+        int count = reader.u32AsInt("checkpoint bucket count");
+        if (count > CheckpointDone.BUCKETS_MAX) {
+            throw reader.invalid("checkpoint bucket count", 4, "at most " + CheckpointDone.BUCKETS_MAX, count);
+        }
+        List<Integer> buckets = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            buckets.add(reader.u32AsInt("checkpoint bucket " + i));
+        }
+        return new CheckpointDone(startSequence, buckets, reader.u64("extentCount"), reader.u32Bits("checkpointCrc"));
+    }
+}
