@@ -28,7 +28,7 @@ class ExtentIndexModelTest {
 
     @Test
     void randomOperationsMatchPerSectorModel() {
-        // Proves insert/remove/markClean/replaceIfUnchanged/lookup/scan agree with a per-sector model, with
+        // Proves insert/remove/markClean/replaceIfUnchanged/dropStale/lookup/scan agree with a per-sector model, with
         // counters, listener totals and the full structure check after every step, over many seeds.
         for (int seed = 1; seed <= SEEDS; seed++) {
             runSeed(seed);
@@ -131,6 +131,19 @@ class ExtentIndexModelTest {
             int bucket = prng.nextInt(BUCKETS);
             generations[bucket] = (generations[bucket] + 1) & ExtentLocation.GENERATION_MAX;
             return "bump generation of bucket " + bucket;
+        }
+        if (choice < 83) {
+            long cursor = 0;
+            do {
+                cursor = index.dropStaleInNodes(cursor, 1 + prng.nextInt(4), b -> generations[b]);
+            } while (cursor != ExtentIndex.CURSOR_END);
+            for (int s = 0; s < SECTORS; s++) {
+                if (modelLocation[s] != NONE && !live(modelLocation[s])) {
+                    listener.apply(modelLocation[s], -1);
+                    modelLocation[s] = NONE;
+                }
+            }
+            return "drop stale keys";
         }
         int length = 1 + prng.nextInt(prng.chance(0.5) ? 64 : 2000);
         long start = prng.nextInt(SECTORS);

@@ -166,6 +166,39 @@ class ExtentIndexTest {
     }
 
     @Test
+    void dropStaleInNodesRemovesOnlyStaleKeysAndReportsThem() {
+        // Proves GC's stale-key sweep removes exactly the keys of bumped buckets, slice by slice, with counts.
+        long[] removedByListener = new long[1];
+        ExtentIndex big = new ExtentIndex(new ExtentListener() {
+            @Override
+            public void onAdded(int bucket, int generation, int lengthSectors, boolean dirty) {}
+
+            @Override
+            public void onRemoved(int bucket, int generation, int lengthSectors, boolean dirty) {
+                assertThat(bucket % 3).isZero();
+                removedByListener[0] += lengthSectors;
+            }
+
+            @Override
+            public void onDirtyChanged(int bucket, int generation, int lengthSectors, boolean dirtyNow) {}
+        }, false, 8, 4);
+        for (int i = 0; i < 3000; i++) {
+            big.insert(i * 10L, 5, i % 30, 0, 4, false, 0);
+        }
+        GenerationSource everyThirdBumped = bucket -> bucket % 3 == 0 ? 5 : 4;
+        long cursor = 0;
+        do {
+            cursor = big.dropStaleInNodes(cursor, 3, everyThirdBumped);
+        } while (cursor != ExtentIndex.CURSOR_END);
+        big.verify();
+        assertThat(big.extentCount()).isEqualTo(2000);
+        assertThat(removedByListener[0]).isEqualTo(1000 * 5);
+        assertThat(big.cachedSectors()).isEqualTo(2000 * 5);
+        assertThat(lookup(big, 0, 30_000, everyThirdBumped).stream().filter(p -> !p.startsWith("hole")).count())
+                .isEqualTo(2000);
+    }
+
+    @Test
     void sequentialInsertsFillLeavesNearlyFull() {
         // Proves appends split leaves at 7/8 rather than 1/2, which is what keeps memory per extent low.
         ExtentIndex big = new ExtentIndex();
