@@ -1,5 +1,6 @@
 package io.blockcache.index;
 
+import static io.blockcache.index.IndexChecks.check;
 import static io.blockcache.index.IndexChecks.checkArgument;
 
 import java.util.function.LongPredicate;
@@ -381,6 +382,49 @@ public final class ExtentIndex {
             i = 0;
         }
         return leaf == null ? CURSOR_END : leaf.start[0];
+    }
+
+    /**
+     * GC mark helper: removes the stale keys (generation no longer current) among the extents of
+     * {@code nodes} leaves from {@code fromSector}, the same slice {@link #forEachInNodes} would visit.
+     * Removal is reported to the listener with the stale generation.
+     *
+     * @return the cursor for the next slice, or {@link #CURSOR_END}
+     */
+    public long dropStaleInNodes(long fromSector, int nodes, GenerationSource generations) {
+        checkArgument(fromSector >= 0 && nodes > 0, "node slice from %d of %d nodes", fromSector, nodes);
+        if (!tree.seekCeiling(fromSector)) {
+            return CURSOR_END;
+        }
+        // Collect first, delete after: deletions rebalance leaves and would move the walk under our feet.
+        long[] staleStarts = new long[Math.min(nodes, tree.leafCount) * tree.leafCapacity];
+        int stale = 0;
+        LeafNode leaf = tree.cursorLeaf;
+        int i = tree.cursorIndex;
+        for (int node = 0; node < nodes && leaf != null; node++) {
+            for (; i < leaf.count; i++) {
+                long location = leaf.location[i];
+                if (generations.currentGeneration(ExtentLocation.bucket(location))
+                        != ExtentLocation.generation(location)) {
+                    staleStarts[stale++] = leaf.start[i];
+                }
+            }
+            leaf = leaf.next;
+            i = 0;
+        }
+        long cursor = leaf == null ? CURSOR_END : leaf.start[0];
+        for (int k = 0; k < stale; k++) {
+            tree.seekFloor(staleStarts[k]);
+            LeafNode at = tree.cursorLeaf;
+            int j = tree.cursorIndex;
+            check(at != null && at.start[j] == staleStarts[k], "stale extent at %d vanished", staleStarts[k]);
+            long location = at.location[j];
+            int length = at.length[j];
+            tree.delete(staleStarts[k]);
+            sectorsLeft(location, length);
+        }
+        afterMutation();
+        return cursor;
     }
 
     /** Number of stored extents, stale ones included. */
