@@ -1,0 +1,71 @@
+package io.blockcache.engine;
+
+import io.blockcache.format.CacheSuperblock;
+import io.blockcache.volume.CacheMode;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Settings of a cache set, validated once here. Geometry fields apply when formatting; the rest when
+ * opening.
+ *
+ * @param bucketSizeBytes bucket size, a power of two in [128 KiB, 8 MiB]; default 1 MiB (bcache's default
+ *     order of magnitude: big enough for sequential SSD writes, small enough to reclaim)
+ * @param journalBuckets buckets in the journal ring, 0 for automatic (1/128 of the buckets, 4..64)
+ * @param journalDelayNs how long records may wait before a group commit; default 100 ms (bcache's
+ *     journal_delay_ms)
+ * @param journalEntryBytesMax the largest journal entry; default 256 KiB (a commit never writes more at once)
+ * @param mode the initial cache mode of every volume
+ * @param verifyIndexEachOperation run the index's whole-structure check after every change (tests only)
+ */
+public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long journalDelayNs, int journalEntryBytesMax,
+                              CacheMode mode, boolean verifyIndexEachOperation) {
+    public CacheSetOptions {
+        if (bucketSizeBytes < CacheSuperblock.BUCKET_SIZE_BYTES_MIN || bucketSizeBytes > CacheSuperblock.BUCKET_SIZE_BYTES_MAX
+                || Integer.bitCount(bucketSizeBytes) != 1) {
+            throw new IllegalArgumentException("bucket size must be a power of two in [128 KiB, 8 MiB]: "
+                    + bucketSizeBytes);
+        }
+        if (journalBuckets < 0 || journalBuckets > 1024) {
+            throw new IllegalArgumentException("journalBuckets must be in [0, 1024] (0 = automatic): " + journalBuckets);
+        }
+        if (journalDelayNs < 0 || journalDelayNs > TimeUnit.SECONDS.toNanos(60)) {
+            throw new IllegalArgumentException("journal delay must be in [0, 60 s]: " + journalDelayNs + " ns");
+        }
+        if (journalEntryBytesMax < 64 * 1024 || journalEntryBytesMax % 4096 != 0 || journalEntryBytesMax > bucketSizeBytes) {
+            throw new IllegalArgumentException("journalEntryBytesMax must be a multiple of 4 KiB in [64 KiB, bucket size]: "
+                    + journalEntryBytesMax);
+        }
+        if (mode == null) {
+            throw new IllegalArgumentException("mode must be set");
+        }
+    }
+
+    /** Defaults: 1 MiB buckets, automatic journal size, 100 ms journal delay, write-back. */
+    public static CacheSetOptions defaults() {
+        return new CacheSetOptions(CacheSuperblock.BUCKET_SIZE_BYTES_DEFAULT, 0, TimeUnit.MILLISECONDS.toNanos(100),
+                256 * 1024, CacheMode.WRITEBACK, false);
+    }
+
+    /** A copy with another bucket size. */
+    public CacheSetOptions withBucketSizeBytes(int newBucketSizeBytes) {
+        return new CacheSetOptions(newBucketSizeBytes, journalBuckets, journalDelayNs,
+                Math.min(journalEntryBytesMax, newBucketSizeBytes), mode, verifyIndexEachOperation);
+    }
+
+    /** A copy with another journal size (0 = automatic). */
+    public CacheSetOptions withJournalBuckets(int newJournalBuckets) {
+        return new CacheSetOptions(bucketSizeBytes, newJournalBuckets, journalDelayNs, journalEntryBytesMax, mode,
+                verifyIndexEachOperation);
+    }
+
+    /** A copy with the index self-check switched on or off. */
+    public CacheSetOptions withVerifyIndex(boolean verify) {
+        return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode, verify);
+    }
+
+    /** A copy with another initial cache mode. */
+    public CacheSetOptions withMode(CacheMode newMode) {
+        return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, newMode,
+                verifyIndexEachOperation);
+    }
+}
