@@ -99,11 +99,7 @@ final class CacheSetBuilder {
             volumes.add(new Volume(loop, config, cacheDevice, backings.get(i).device(), layout, space,
                     new VolumeIndex(attached.volumeId(), index, journal, space), journal));
         }
-        journal.setPressureListener(() -> {
-            if (!checkpoints.running()) {
-                checkpoints.start(result -> { }); // failures are counted; the next pressure retries
-            }
-        });
+        journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         return new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes);
     }
 

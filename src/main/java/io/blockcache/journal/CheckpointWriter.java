@@ -153,6 +153,7 @@ public final class CheckpointWriter {
         void commit() {
             journal.append(new JournalRecord.CheckpointDone(startSequence, buckets, encoder.extentCount(),
                     encoder.checkpointCrc()));
+            journal.openReserve();
             journal.commit(result -> {
                 if (!result.ok()) {
                     finish(result);

@@ -62,6 +62,11 @@ public final class JournalRing {
         return newest == 0 || newest < checkpointSequence;
     }
 
+    /** Ring buckets that may be overwritten now. */
+    public int reusableBuckets(long checkpointSequence) {
+        return buckets - bucketsInUse(checkpointSequence);
+    }
+
     /** Ring buckets still holding entries that replay would need. */
     public int bucketsInUse(long checkpointSequence) {
         int used = 0;

@@ -25,7 +25,9 @@ import java.util.function.LongConsumer;
  * only after entry N is durable, which is what lets replay tell a torn tail from corruption.
  *
  * <p>When the next entry would have to overwrite a ring bucket that replay still needs, writing waits and
- * the pressure listener is told; a checkpoint frees the ring ({@link #checkpointDurable}).
+ * the pressure listener is told; a checkpoint frees the ring ({@link #checkpointDurable}). The last reusable
+ * ring bucket is a reserve that only a checkpoint's own completion may use ({@link #openReserve}): without it,
+ * a full ring could not take the record that frees it.
  *
  * <p>Failure is final (DESIGN.md §4.5): after a failed flush or write, every waiting and later commit fails.
  *
@@ -48,6 +50,7 @@ public final class JournalWriter implements MetadataJournal {
     private long durableSequence;
     private OpenEntry writing;
     private boolean waitingForRing;
+    private boolean reserveOpen;
     private Timer delayTimer;
     private IoResult failure;
     private long entriesWritten;
@@ -190,10 +193,28 @@ public final class JournalWriter implements MetadataJournal {
      */
     public void checkpointDurable(long startSequence) {
         checkpointSequence = Math.max(checkpointSequence, startSequence);
+        reserveOpen = false;
         if (waitingForRing) {
             waitingForRing = false;
             kick();
         }
+    }
+
+    /**
+     * Lets the entries up to a checkpoint's completion record use the reserve ring bucket; closed again by
+     * {@link #checkpointDurable}.
+     */
+    public void openReserve() {
+        reserveOpen = true;
+        if (waitingForRing) {
+            waitingForRing = false;
+            kick();
+        }
+    }
+
+    /** True while commits wait for a checkpoint to free ring space. */
+    public boolean waitingForRing() {
+        return waitingForRing;
     }
 
     /** Start sequence of the newest durable checkpoint (0 = none). */
@@ -244,7 +265,9 @@ public final class JournalWriter implements MetadataJournal {
         }
         int entryBytes = roundUp(head.encodedBytes);
         long offset = placement(entryBytes);
-        if (offset % ring.bucketSizeBytes() == 0 && !ring.reusable(offset, checkpointSequence)) {
+        boolean newBucket = offset % ring.bucketSizeBytes() == 0;
+        if (newBucket && (!ring.reusable(offset, checkpointSequence)
+                || (!reserveOpen && ring.reusableBuckets(checkpointSequence) <= 1))) {
             waitingForRing = true;
             pressureListener.run();
             return;
