@@ -35,6 +35,7 @@ public final class CacheSet {
     private final JournalWriter journal;
     private final CheckpointWriter checkpoints;
     private final List<Volume> volumes;
+    private final KnobRegistry knobs = new KnobRegistry();
     private CacheSuperblock superblock;
     private boolean shutDown;
 
@@ -48,6 +49,32 @@ public final class CacheSet {
         this.journal = journal;
         this.checkpoints = checkpoints;
         this.volumes = List.copyOf(volumes);
+        for (int i = 0; i < volumes.size(); i++) {
+            Volume volume = volumes.get(i);
+            knobs.register(Knob.of("volume." + backings.get(i).name() + ".mode",
+                    "cache mode: writeback, writethrough, writearound or none (dirty data drains in every mode)",
+                    () -> volume.mode().name().toLowerCase(java.util.Locale.ROOT),
+                    value -> volume.setMode(parseMode(value))));
+        }
+    }
+
+    private static io.blockcache.volume.CacheMode parseMode(String value) {
+        try {
+            return io.blockcache.volume.CacheMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("mode must be one of writeback, writethrough, writearound, none; got \""
+                    + value + "\"");
+        }
+    }
+
+    /** The live tunables of this cache set. */
+    public KnobRegistry knobs() {
+        return knobs;
+    }
+
+    /** The loop that owns this cache set. */
+    public EventLoop loop() {
+        return loop;
     }
 
     /**
