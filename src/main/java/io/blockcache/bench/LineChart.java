@@ -127,14 +127,14 @@ public final class LineChart {
         g.setStroke(new BasicStroke(1f));
         g.drawLine(MARGIN_LEFT_PX, MARGIN_TOP_PX + plotH, MARGIN_LEFT_PX + plotW, MARGIN_TOP_PX + plotH);
         g.drawLine(MARGIN_LEFT_PX, MARGIN_TOP_PX, MARGIN_LEFT_PX, MARGIN_TOP_PX + plotH);
-        int ticks = 5;
-        for (int i = 0; i <= ticks; i++) {
-            double y = range[2] + (range[3] - range[2]) * i / ticks;
-            int py = MARGIN_TOP_PX + plotH - plotH * i / ticks;
+        double step = niceStep((range[3] - range[2]) / 5);
+        for (double y = Math.ceil(range[2] / step) * step; y <= range[3] + step * 1e-9; y += step) {
+            int py = MARGIN_TOP_PX + plotH - (int) Math.round((y - range[2]) / (range[3] - range[2]) * plotH);
             g.setColor(new Color(0xdddddd));
             g.drawLine(MARGIN_LEFT_PX + 1, py, MARGIN_LEFT_PX + plotW, py);
             g.setColor(Color.BLACK);
-            g.drawString(format(y), 10, py + 4);
+            String label = format(y);
+            g.drawString(label, MARGIN_LEFT_PX - 8 - g.getFontMetrics().stringWidth(label), py + 4);
         }
         for (double x : xTicks(range)) {
             int px = MARGIN_LEFT_PX + (int) Math.round(scaleX(x, range) * plotW);
@@ -144,7 +144,7 @@ public final class LineChart {
         g.drawString(xLabel, MARGIN_LEFT_PX + plotW / 2 - 60, HEIGHT_PX - 20);
         Graphics2D rotated = (Graphics2D) g.create();
         rotated.rotate(-Math.PI / 2);
-        rotated.drawString(yLabel, -(MARGIN_TOP_PX + plotH / 2 + 60), 25);
+        rotated.drawString(yLabel, -(MARGIN_TOP_PX + plotH / 2 + g.getFontMetrics().stringWidth(yLabel) / 2), 16);
         rotated.dispose();
     }
 
@@ -198,7 +198,16 @@ public final class LineChart {
         if (yMax == yMin) {
             yMax = yMin + 1;
         }
-        return new double[] {xMin, xMax, yMin, yMax + (yMax - yMin) * 0.05};
+        double step = niceStep((yMax - yMin) / 5);
+        return new double[] {xMin, xMax, Math.floor(yMin / step) * step, Math.ceil(yMax * 1.02 / step) * step};
+    }
+
+    /** 1, 2 or 5 times a power of ten, at least {@code raw}: tick steps a reader can add up. */
+    private static double niceStep(double raw) {
+        double power = Math.pow(10, Math.floor(Math.log10(raw)));
+        double fraction = raw / power;
+        double nice = fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10;
+        return nice * power;
     }
 
     private static String format(double value) {
