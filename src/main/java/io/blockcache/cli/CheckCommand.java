@@ -17,12 +17,12 @@ import picocli.CommandLine.Spec;
  * when the cache is consistent; 1 when it is not or cannot be read.
  */
 @Command(name = "check", mixinStandardHelpOptions = true,
-        description = {"Check a cache file offline, read-only: both superblock copies, the journal (replay range,"
+        description = {"Check a cache file offline and read-only; exit status 0 only when it is consistent.",
+                "Examines both superblock copies, the journal (replay range,"
                 + " why it ends, corruption with its sequence and ring offset), the checkpoint, and the index"
                 + " rebuilt by replay (structure, extents inside data buckets, live counts, no dirty extent with a"
                 + " stale generation). With --data also verify the CRC32C of every cached extent.",
-                "Backing files are not needed and nothing is written or repaired. Exit status 0 only when"
-                        + " consistent."})
+                "Backing files are not needed and nothing is written or repaired."})
 final class CheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

@@ -89,7 +89,8 @@ public final class CacheInspector {
 
     private void readJournal(CacheSuperblock superblock) {
         int ringBytes = Math.multiplyExact(superblock.journalBuckets(), superblock.bucketSizeBytes());
-        DeviceBytes.read(cacheDevice, superblock.bucketOffsetBytes(superblock.journalFirstBucket()), ringBytes, read -> {
+        long ringStartBytes = superblock.bucketOffsetBytes(superblock.journalFirstBucket());
+        DeviceBytes.read(cacheDevice, ringStartBytes, ringBytes, read -> {
             if (!read.isOk()) {
                 stop("journal: " + read.error());
                 return;
@@ -97,8 +98,7 @@ public final class CacheInspector {
             try {
                 recovery = JournalRecovery.recover(read.value(), superblock.bucketSizeBytes());
             } catch (JournalRecovery.CorruptJournalException e) {
-                stop(e.getMessage() + " (ring byte 0 is cache byte "
-                        + superblock.bucketOffsetBytes(superblock.journalFirstBucket()) + ")");
+                stop(e.getMessage() + " (ring byte 0 is cache byte " + ringStartBytes + ")");
                 return;
             }
             List<JournalScanner.ScannedEntry> walked = recovery.walked();

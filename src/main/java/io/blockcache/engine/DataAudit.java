@@ -66,8 +66,8 @@ final class DataAudit {
             if ((int) crc.getValue() != span.crc32c()) {
                 mismatches.add(new CacheReport.CrcMismatch(span.bucket(), span.crcOffsetInBucketSectors(),
                         span.crcLengthSectors(), span.volumeName(), span.startSector(), span.lengthSectors()));
-                problems.add("CRC32C mismatch in bucket " + span.bucket() + " sectors [" + span.crcOffsetInBucketSectors()
-                        + ", +" + span.crcLengthSectors() + "): volume \"" + span.volumeName() + "\" sectors ["
+                problems.add("CRC32C mismatch in bucket " + span.bucket() + " sectors ["
+                        + span.crcOffsetInBucketSectors() + ", +" + span.crcLengthSectors() + "): volume \"" + span.volumeName() + "\" sectors ["
                         + span.startSector() + ", " + (span.startSector() + span.lengthSectors()) + ")");
             }
         }

@@ -74,6 +74,11 @@ class FormatCheckCommandTest {
 
     /** Writes through a real CacheSet on the files: 64 KiB at 0, then three 4 KiB FUA overwrites, then a flush. */
     private void writeThroughCacheSet() {
+        writeThroughCacheSet(false);
+    }
+
+    /** As {@link #writeThroughCacheSet()}, then a clean shutdown (checkpoint, clean flag) if asked. */
+    private void writeThroughCacheSet(boolean shutdown) {
         try (RealLoop loop = new RealLoop("test-writer")) {
             FileDevice cacheDevice = FileDevice.open(loop, cache(), FileDeviceOptions.DEFAULTS);
             FileDevice backingDevice = FileDevice.open(loop, backing(), FileDeviceOptions.DEFAULTS);
@@ -89,6 +94,10 @@ class FormatCheckCommandTest {
                 }
                 assertThat(LoopCalls.<IoResult>await(loop, done -> volume.flush(done::accept)))
                         .isEqualTo(IoResult.OK);
+                if (shutdown) {
+                    assertThat(LoopCalls.<IoResult>await(loop, done -> opened.orThrow().shutdown(done::accept)))
+                            .isEqualTo(IoResult.OK);
+                }
             } finally {
                 LoopCalls.<Void>await(loop, done -> {
                     cacheDevice.close();
@@ -175,6 +184,22 @@ class FormatCheckCommandTest {
         List<JournalScanner.ScannedEntry> walked = walkJournal();
         assertThat(walked.size()).isGreaterThanOrEqualTo(3); // each FUA write commits the journal
         assertThat(jsonLong(json, "journalSeqLast")).isEqualTo(walked.get(walked.size() - 1).entry().sequence());
+        assertThat(jsonLong(json, "spansChecked")).isEqualTo(7);
+    }
+
+    @Test
+    void checkAfterCleanShutdownReportsTheCheckpointItsBucketsAndTheFlag() {
+        // Proves the checkpoint path: its buckets count as metadata, its extents load, the clean flag shows.
+        assertThat(formatFresh().exit()).isZero();
+        writeThroughCacheSet(true);
+        Run check = run("check", "--cache", cache().toString(), "--json", "--data");
+        assertThat(check.exit()).as(check.out()).isZero();
+        String json = check.out();
+        assertThat(json).contains("\"cleanShutdown\":true");
+        assertThat(jsonLong(json, "checkpointStart")).isPositive();
+        assertThat(jsonLong(json, "bucketsMetadata")).isPositive();
+        assertThat(jsonLong(json, "dirtyBytes")).isEqualTo(64 << 10);
+        assertThat(jsonLong(json, "extents")).isEqualTo(7);
         assertThat(jsonLong(json, "spansChecked")).isEqualTo(7);
     }
 
