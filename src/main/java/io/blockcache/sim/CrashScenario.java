@@ -65,7 +65,7 @@ public final class CrashScenario {
                 continue;
             }
             long completedTarget = driver.completed() + prng.nextInt(config.opsPerSegment() + 1);
-            runner.runAtMost(Long.MAX_VALUE, () -> driver.completed() >= completedTarget || driver.idle());
+            runner.runAtMost(config.stallEventsMax(), () -> driver.completed() >= completedTarget || driver.idle());
             runner.runAtMost(prng.nextInt(200), () -> false);
             crash();
             driver.phase("recovery after crash " + crashes);
