@@ -21,6 +21,8 @@ public final class BucketAllocator {
     private final BitSet free;
     private final ArrayDeque<PendingReuse> pendingReuse = new ArrayDeque<>();
     private int cursor;
+    private int freeCount;
+    private int metadataReserveBuckets;
     private long bucketsReleased;
 
     private record PendingReuse(int bucket, long journalSequence) {
@@ -36,6 +38,23 @@ public final class BucketAllocator {
         for (int b = 0; b < table.bucketCount(); b++) {
             if (table.state(b) == BucketState.FREE) {
                 free.set(b);
+                freeCount++;
+            }
+        }
+    }
+
+    /**
+     * Rebuilds the free set from the table's states: recovery sets every bucket's state after replay, then
+     * calls this once.
+     */
+    public void rebuildFreeSet() {
+        Checks.check(pendingReuse.isEmpty(), "free set rebuilt with %s buckets pending reuse", pendingReuse.size());
+        free.clear();
+        freeCount = 0;
+        for (int b = 0; b < table.bucketCount(); b++) {
+            if (table.state(b) == BucketState.FREE) {
+                free.set(b);
+                freeCount++;
             }
         }
     }
@@ -48,6 +67,9 @@ public final class BucketAllocator {
     public int allocate(BucketState purpose) {
         Checks.check(purpose == BucketState.OPEN || purpose == BucketState.METADATA,
                 "buckets are allocated only to be OPEN or METADATA, not %s", purpose);
+        if (purpose == BucketState.OPEN && freeCount <= metadataReserveBuckets) {
+            return -1; // the last buckets are kept for checkpoints, which free the journal
+        }
         int bucket = free.nextSetBit(cursor);
         if (bucket < 0) {
             bucket = free.nextSetBit(0);
@@ -56,6 +78,7 @@ public final class BucketAllocator {
             }
         }
         free.clear(bucket);
+        freeCount--;
         cursor = bucket + 1 == table.bucketCount() ? 0 : bucket + 1;
         Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
                 "free bucket %s still holds live sectors or readers", bucket);
@@ -113,12 +136,27 @@ public final class BucketAllocator {
             int bucket = pendingReuse.removeFirst().bucket();
             table.setState(bucket, BucketState.FREE);
             free.set(bucket);
+            freeCount++;
         }
     }
 
-    /** Buckets free to allocate now. */
+    /** Buckets free to allocate now (the metadata reserve included). */
     public int freeBuckets() {
-        return free.cardinality();
+        return freeCount;
+    }
+
+    /**
+     * Keeps the last {@code buckets} free buckets for checkpoints: data write points get none of them. Without
+     * it a cache full of dirty data could not checkpoint, and a journal that cannot checkpoint cannot commit.
+     */
+    public void setMetadataReserveBuckets(int buckets) {
+        Checks.check(buckets >= 0 && buckets < table.bucketCount(), "metadata reserve %s out of range", buckets);
+        metadataReserveBuckets = buckets;
+    }
+
+    /** Buckets kept for checkpoints. */
+    public int metadataReserveBuckets() {
+        return metadataReserveBuckets;
     }
 
     /** Buckets released and waiting for their generation bump to become durable. */

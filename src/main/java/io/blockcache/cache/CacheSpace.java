@@ -3,6 +3,7 @@ package io.blockcache.cache;
 import io.blockcache.index.ExtentListener;
 import io.blockcache.index.GenerationSource;
 import io.blockcache.journal.GenerationJournal;
+import io.blockcache.journal.MetadataSpace;
 
 /**
  * The space of one cache device as the index sees it: the bucket table, the allocator, and the two write
@@ -15,14 +16,17 @@ import io.blockcache.journal.GenerationJournal;
  *
  * <p>Thread rule: owned by the cache's loop thread.
  */
-public final class CacheSpace implements ExtentListener, GenerationSource {
+public final class CacheSpace implements ExtentListener, GenerationSource, MetadataSpace {
+    private final CacheLayout layout;
     private final BucketTable table;
     private final BucketAllocator allocator;
     private final WritePoint dirtyWritePoint;
     private final WritePoint cleanWritePoint;
+    private boolean counting = true;
 
     /** Creates the space over {@code table}; buckets in state FREE are allocatable. */
-    public CacheSpace(BucketTable table, GenerationJournal journal) {
+    public CacheSpace(CacheLayout layout, BucketTable table, GenerationJournal journal) {
+        this.layout = layout;
         this.table = table;
         this.allocator = new BucketAllocator(table, journal);
         this.dirtyWritePoint = new WritePoint("dirty", allocator, table.bucketSectors());
@@ -54,16 +58,68 @@ public final class CacheSpace implements ExtentListener, GenerationSource {
         return table.generation(bucket);
     }
 
-    @Override
-    public void onAdded(int bucket, int generation, int lengthSectors, boolean dirty) {
+    /**
+     * Switches the incremental live/dirty counting off (while recovery replays, when generations still move)
+     * or on; recovery recounts with {@link #recount} before switching it back on.
+     */
+    public void setCounting(boolean on) {
+        counting = on;
+    }
+
+    /** Adds one extent found in a full walk of an index after replay; stale extents are ignored. */
+    public void recount(int bucket, int generation, int lengthSectors, boolean dirty) {
         if (generation == table.generation(bucket)) {
             table.addLive(bucket, lengthSectors, dirty);
         }
     }
 
     @Override
+    public int allocateMetadataBucket() {
+        return allocator.allocate(BucketState.METADATA);
+    }
+
+    @Override
+    public void releaseMetadataBucket(int bucket) {
+        Checks.check(table.state(bucket) == BucketState.METADATA, "bucket %s released as metadata is %s", bucket,
+                table.state(bucket));
+        allocator.releaseIfEmpty(bucket);
+    }
+
+    @Override
+    public long bucketByteOffset(int bucket) {
+        return layout.byteOffset(bucket, 0);
+    }
+
+    @Override
+    public int bucketSizeBytes() {
+        return layout.bucketSizeBytes();
+    }
+
+    @Override
+    public int bucketCount() {
+        return table.bucketCount();
+    }
+
+    @Override
+    public int generation(int bucket) {
+        return table.generation(bucket);
+    }
+
+    /** The cache device layout. */
+    public CacheLayout layout() {
+        return layout;
+    }
+
+    @Override
+    public void onAdded(int bucket, int generation, int lengthSectors, boolean dirty) {
+        if (counting && generation == table.generation(bucket)) {
+            table.addLive(bucket, lengthSectors, dirty);
+        }
+    }
+
+    @Override
     public void onRemoved(int bucket, int generation, int lengthSectors, boolean dirty) {
-        if (generation == table.generation(bucket)) {
+        if (counting && generation == table.generation(bucket)) {
             table.addLive(bucket, -lengthSectors, dirty);
             allocator.releaseIfEmpty(bucket);
         }
@@ -71,7 +127,7 @@ public final class CacheSpace implements ExtentListener, GenerationSource {
 
     @Override
     public void onDirtyChanged(int bucket, int generation, int lengthSectors, boolean dirtyNow) {
-        if (generation == table.generation(bucket)) {
+        if (counting && generation == table.generation(bucket)) {
             table.addDirty(bucket, dirtyNow ? lengthSectors : -lengthSectors);
         }
     }

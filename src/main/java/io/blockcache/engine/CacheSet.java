@@ -1,12 +1,21 @@
 package io.blockcache.engine;
 
+import io.blockcache.cache.BucketState;
+import io.blockcache.cache.CacheSpace;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import io.blockcache.format.CacheSuperblock;
+import io.blockcache.format.JournalRecord;
+import io.blockcache.journal.CheckpointWriter;
+import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import io.blockcache.volume.Volume;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.DoubleConsumer;
 
 /**
  * One cache device and the backing devices attached to it, each served as a {@link Volume}: the library
@@ -19,7 +28,26 @@ import java.util.function.Consumer;
  * <p>Thread rule: every method on {@code loop}'s thread; callbacks run there.
  */
 public final class CacheSet {
-    private CacheSet() {
+    private final EventLoop loop;
+    private final BlockDevice cacheDevice;
+    private final List<BackingSpec> backings;
+    private final CacheSpace space;
+    private final JournalWriter journal;
+    private final CheckpointWriter checkpoints;
+    private final List<Volume> volumes;
+    private CacheSuperblock superblock;
+    private boolean shutDown;
+
+    CacheSet(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSuperblock superblock,
+             CacheSpace space, JournalWriter journal, CheckpointWriter checkpoints, List<Volume> volumes) {
+        this.loop = loop;
+        this.cacheDevice = cacheDevice;
+        this.backings = List.copyOf(backings);
+        this.superblock = superblock;
+        this.space = space;
+        this.journal = journal;
+        this.checkpoints = checkpoints;
+        this.volumes = List.copyOf(volumes);
     }
 
     /**
@@ -27,34 +55,119 @@ public final class CacheSet {
      * set. Existing contents of the cache device are lost; backing data is untouched except the first 1 MiB.
      *
      * @param ids source of the new cache set's and backing devices' UUIDs
-     * @param progress told the fraction done in [0, 1] as the journal ring is cleared (may be called often)
+     * @param progress told the fraction done in [0, 1] as the journal ring is cleared
      */
     public static void format(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings,
-                              CacheSetOptions options, Prng ids, java.util.function.DoubleConsumer progress,
+                              CacheSetOptions options, Prng ids, DoubleConsumer progress,
                               Consumer<Outcome<Void>> done) {
-        throw new UnsupportedOperationException("not yet");
+        CacheFormatter.format(cacheDevice, backings, options, ids, progress, done);
     }
 
     /**
      * Opens a formatted cache set: checks the superblocks and every backing device's identity and size,
      * loads the newest checkpoint and replays the journal. Refuses, with a message saying what was found and
-     * what was expected, a wrong, resized or foreign backing device, or a corrupt journal.
+     * what was expected, a wrong, resized or foreign backing device, or a corrupt journal. Backing devices
+     * are matched to the superblock's records by export name.
      */
     public static void open(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings,
                             CacheSetOptions options, Consumer<Outcome<CacheSet>> done) {
-        throw new UnsupportedOperationException("not yet");
+        CacheOpener.open(loop, cacheDevice, backings, options, done);
     }
 
-    /** The volumes, in the order of the backing devices. */
+    /** The volumes, in the order the superblock records their backing devices. */
     public List<Volume> volumes() {
-        throw new UnsupportedOperationException("not yet");
+        return volumes;
+    }
+
+    /** The volume exported as {@code name}, or null. */
+    public Volume volume(String name) {
+        for (int i = 0; i < backings.size(); i++) {
+            if (backings.get(i).name().equals(name)) {
+                return volumes.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The export names, in volume order. */
+    public List<String> exportNames() {
+        return backings.stream().map(BackingSpec::name).toList();
+    }
+
+    /** The superblock now in force. */
+    public CacheSuperblock superblock() {
+        return superblock;
+    }
+
+    /** The journal (statistics, and the writeback and GC engines to come). */
+    public JournalWriter journal() {
+        return journal;
+    }
+
+    /** The bucket space (statistics). */
+    public CacheSpace space() {
+        return space;
+    }
+
+    /** Checkpoints written since open. */
+    public long checkpointsWritten() {
+        return checkpoints.checkpointsWritten();
+    }
+
+    /** Buckets in {@code state} now. O(buckets). */
+    public int buckets(BucketState state) {
+        return space.table().count(state);
+    }
+
+    /** Writes a checkpoint now (or joins the one running); {@code done} when it is durable. */
+    public void checkpoint(IoCallback done) {
+        checkpoints.start(done);
     }
 
     /**
-     * Stops cleanly: commits the journal, writes a checkpoint, and marks the superblock clean. Requests
-     * must not be submitted after this call.
+     * Stops cleanly once the caller has no request in flight: refuses new requests, commits the journal,
+     * writes a checkpoint, records a clean shutdown and marks the superblock clean.
      */
     public void shutdown(IoCallback done) {
-        throw new UnsupportedOperationException("not yet");
+        if (shutDown) {
+            loop.execute(() -> done.complete(IoResult.error(IoStatus.CLOSED, "cache set already shut down")));
+            return;
+        }
+        shutDown = true;
+        for (Volume volume : volumes) {
+            volume.close();
+        }
+        checkpoints.start(checkpointed -> {
+            if (!checkpointed.ok()) {
+                done.complete(checkpointed);
+                return;
+            }
+            journal.append(new JournalRecord.CleanShutdown());
+            journal.commit(committed -> {
+                if (!committed.ok()) {
+                    done.complete(committed);
+                    return;
+                }
+                rewriteSuperblock(CacheSuperblock.FLAG_CLEAN_SHUTDOWN, done);
+            });
+        });
+    }
+
+    /** Writes both superblock copies with a bumped sequence and {@code flags}: A, flush, B, flush. */
+    void rewriteSuperblock(int flags, IoCallback done) {
+        CacheSuperblock next = superblock.next(flags, superblock.backings());
+        byte[] encoded = next.encode();
+        DeviceBytes.writeAndFlush(cacheDevice, 0, encoded, first -> {
+            if (!first.ok()) {
+                done.complete(first);
+                return;
+            }
+            DeviceBytes.writeAndFlush(cacheDevice, CacheSuperblock.BYTES, encoded, second -> {
+                if (second.ok()) {
+                    superblock = next;
+                }
+                done.complete(second);
+            });
+        });
     }
 }

@@ -75,6 +75,7 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
         }
         FieldReader reader = new FieldReader(bytes, offsetBytes, HEADER_BYTES + payloadBytes, NAME);
         try {
+            reader.seek(OFFSET_CRC);
             int chunkCrc = reader.u32Bits("chunkCrc");
             long startSequence = reader.u64("checkpointStartSequence");
             int chunkIndex = reader.u32AsInt("chunkIndex");

@@ -140,6 +140,7 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
         }
         FieldReader reader = new FieldReader(bytes, offsetBytes, entryBytes, NAME);
         try {
+            reader.seek(OFFSET_CRC);
             int entryCrc = reader.u32Bits("entryCrc");
             reader.seek(OFFSET_SEQUENCE);
             long sequence = reader.u64("sequence");

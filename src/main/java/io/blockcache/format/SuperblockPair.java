@@ -23,7 +23,7 @@ import java.util.Objects;
  * @param chosenCopy which copy it came from
  * @param otherStatus what the other copy holds: {@link OtherStatus#SAME}, {@link OtherStatus#OLDER} or
  *     {@link OtherStatus#INVALID}
- * @param otherError when the other copy is invalid, why; otherwise null
+ * @param otherError when the other copy is invalid, why (offsets are cache-device byte offsets); otherwise null
  * @param otherSequence the other copy's sequence when it is valid, otherwise -1
  */
 public record SuperblockPair(CacheSuperblock chosen, Copy chosenCopy, OtherStatus otherStatus,
@@ -88,7 +88,8 @@ public record SuperblockPair(CacheSuperblock chosen, Copy chosenCopy, OtherStatu
         if (!a.isOk() && !b.isOk()) {
             return DecodeResult.failed(new DecodeError(DecodeError.Kind.NO_VALID_COPY, 0,
                     "no valid superblock: copy A at byte " + Copy.A.offsetBytes() + ": " + a.error()
-                            + "; copy B at byte " + Copy.B.offsetBytes() + ": " + b.error().shifted(Copy.B.offsetBytes())));
+                            + "; copy B at byte " + Copy.B.offsetBytes() + ": "
+                            + b.error().shifted(Copy.B.offsetBytes())));
         }
         if (!b.isOk()) {
             return DecodeResult.ok(new SuperblockPair(a.value(), Copy.A, OtherStatus.INVALID,

@@ -98,7 +98,11 @@ public final class ExtentIndex {
         afterMutation();
     }
 
-    /** Unmaps {@code [startSector, startSector + lengthSectors)} (TRIM, bypass invalidation); returns sectors removed. */
+    /**
+     * Unmaps {@code [startSector, startSector + lengthSectors)} (TRIM, bypass invalidation), dirty or not.
+     *
+     * @return sectors removed
+     */
     public long remove(long startSector, int lengthSectors) {
         checkRange(startSector, lengthSectors);
         long removed = removeRange(startSector, startSector + lengthSectors);

@@ -3,6 +3,7 @@ package io.blockcache.volume;
 import io.blockcache.cache.WritePoint;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import java.nio.ByteBuffer;
@@ -71,7 +72,7 @@ final class CachedWrite {
      * installed.
      */
     void write(InFlightWrites.Entry entry, IoCallback callback) {
-        PartsCompletion parts = new PartsCompletion(result -> finish(entry, result, callback));
+        IoJoin parts = new IoJoin(result -> finish(entry, result, callback));
         for (int i = 0; i < pieces.size(); i++) {
             Piece piece = pieces.get(i);
             ByteBuffer slice = slice(piece);

@@ -2,6 +2,7 @@ package io.blockcache.volume;
 
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.index.ExtentLocation;
@@ -22,13 +23,13 @@ final class ReadRequest implements LookupVisitor {
     private final VolumeContext context;
     private final long startSector;
     private final ByteBuffer destination;
-    private final PartsCompletion parts;
+    private final IoJoin parts;
 
     ReadRequest(VolumeContext context, long startSector, ByteBuffer destination, IoCallback callback) {
         this.context = context;
         this.startSector = startSector;
         this.destination = destination;
-        this.parts = new PartsCompletion(callback);
+        this.parts = new IoJoin(callback);
     }
 
     /** Looks up the range and submits every piece. */

@@ -6,6 +6,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.journal.MetadataJournal;
@@ -133,7 +134,7 @@ public final class Volume implements BlockDevice {
         int lengthSectors = src.remaining() / SECTOR_BYTES;
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
-        PartsCompletion parts = new PartsCompletion(result -> {
+        IoJoin parts = new IoJoin(result -> {
             context.inFlight.end(entry);
             callback.complete(result);
         });
@@ -176,7 +177,7 @@ public final class Volume implements BlockDevice {
             deliver(done, closedResult());
             return;
         }
-        PartsCompletion parts = new PartsCompletion(done);
+        IoJoin parts = new IoJoin(done);
         commitJournal(parts.add());
         if (backingWritesSinceFlush > 0 || flushFailed) {
             long covered = backingWritesSinceFlush;

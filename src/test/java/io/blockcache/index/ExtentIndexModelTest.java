@@ -286,7 +286,8 @@ class ExtentIndexModelTest {
         final TreeMap<Long, Long> live = new TreeMap<>();
 
         void apply(long location, int sign) {
-            add(live, ExtentLocation.bucket(location), ExtentLocation.generation(location), ExtentLocation.dirty(location),
+            add(live, ExtentLocation.bucket(location), ExtentLocation.generation(location),
+                    ExtentLocation.dirty(location),
                     sign);
         }
 

@@ -30,14 +30,15 @@ class ExtentIndexTest {
     }
 
     private static String render(long s, int l, long location, int crc, int crcOffset, int crcLength) {
-        return s + "+" + l + " @b" + ExtentLocation.bucket(location) + "+" + ExtentLocation.offsetInBucketSectors(location)
+        return s + "+" + l + " @b" + ExtentLocation.bucket(location)
+                + "+" + ExtentLocation.offsetInBucketSectors(location)
                 + " g" + ExtentLocation.generation(location) + (ExtentLocation.dirty(location) ? " D" : " C")
                 + " crc " + crc + " over +" + crcOffset + "/" + crcLength;
     }
 
     @Test
     void insertInsideAnExtentSplitsItAndPiecesKeepTheirCrcCoverage() {
-        // Proves an overwrite in the middle leaves two pieces with shifted offsets whose CRC still names the original range.
+        // Proves a middle overwrite leaves two pieces, offsets shifted, whose CRC still names the original range.
         index.insert(100, 100, 3, 10, 0, true, 170);
         index.insert(130, 20, 4, 0, 0, false, 187);
         assertThat(lookup(index, 90, 120, GENERATION_ZERO)).containsExactly(
@@ -227,7 +228,8 @@ class ExtentIndexTest {
     @Test
     void locationPacksEveryFieldAtItsLimits() {
         // Proves the packed location round-trips the extreme bucket, offset and generation values.
-        long location = ExtentLocation.pack(Integer.MAX_VALUE, ExtentLocation.OFFSET_IN_BUCKET_MAX_SECTORS, 65535, true);
+        long location =
+                ExtentLocation.pack(Integer.MAX_VALUE, ExtentLocation.OFFSET_IN_BUCKET_MAX_SECTORS, 65535, true);
         assertThat(ExtentLocation.bucket(location)).isEqualTo(Integer.MAX_VALUE);
         assertThat(ExtentLocation.offsetInBucketSectors(location)).isEqualTo(32767);
         assertThat(ExtentLocation.generation(location)).isEqualTo(65535);

@@ -35,7 +35,7 @@ final class VolumeFixture {
         for (int b = 0; b < buckets; b++) {
             table.setState(b, BucketState.FREE);
         }
-        space = new CacheSpace(table, journal);
+        space = new CacheSpace(layout, table, journal);
         extents = new ExtentIndex(space, true);
         VolumeIndex index = new VolumeIndex(0, extents, journal, space);
         VolumeConfig config = new VolumeConfig(0, volumeBytes, DATA_OFFSET_BYTES, mode, true, 64);

@@ -1,7 +1,4 @@
-package io.blockcache.volume;
-
-import io.blockcache.device.IoCallback;
-import io.blockcache.device.IoResult;
+package io.blockcache.device;
 
 /**
  * Joins several device completions into one: the callback runs once, after the last part, with the first
@@ -10,17 +7,18 @@ import io.blockcache.device.IoResult;
  *
  * <p>Thread rule: the loop thread.
  */
-final class PartsCompletion implements IoCallback {
+public final class IoJoin implements IoCallback {
     private final IoCallback callback;
     private int outstanding = 1; // the seal counts as one part
     private IoResult firstError;
 
-    PartsCompletion(IoCallback callback) {
+    /** Joins parts into {@code callback}. */
+    public IoJoin(IoCallback callback) {
         this.callback = callback;
     }
 
     /** Registers one more part that will call {@link #complete}. */
-    PartsCompletion add() {
+    public IoJoin add() {
         if (outstanding <= 0) {
             throw new IllegalStateException("part added after the request completed");
         }
@@ -29,12 +27,12 @@ final class PartsCompletion implements IoCallback {
     }
 
     /** Ends the adding of parts. */
-    void seal() {
+    public void seal() {
         complete(IoResult.OK);
     }
 
     /** Records an error without a device completion (e.g. a checksum mismatch found by the caller). */
-    void fail(IoResult error) {
+    public void fail(IoResult error) {
         if (firstError == null) {
             firstError = error;
         }

@@ -1,0 +1,149 @@
+package io.blockcache.engine;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.format.AttachedBacking;
+import io.blockcache.format.BackingHeader;
+import io.blockcache.format.CacheSuperblock;
+import io.blockcache.loop.Prng;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.function.DoubleConsumer;
+
+/**
+ * Formats a cache set (docs/FORMAT.md §2–§4). Order, so that a crash part-way never leaves something that
+ * opens as a valid cache set with the wrong contents: invalidate the old superblocks, clear the journal
+ * ring, write the backing headers, and write the new superblock copies last (A, flush, B, flush).
+ */
+final class CacheFormatter {
+    private final BlockDevice cacheDevice;
+    private final List<BackingSpec> backings;
+    private final CacheSuperblock superblock;
+    private final List<BackingHeader> headers = new ArrayList<>();
+    private final DoubleConsumer progress;
+    private final byte[] zeroes = new byte[DeviceBytes.CHUNK_BYTES];
+
+    private CacheFormatter(BlockDevice cacheDevice, List<BackingSpec> backings, CacheSuperblock superblock,
+                           DoubleConsumer progress) {
+        this.cacheDevice = cacheDevice;
+        this.backings = backings;
+        this.superblock = superblock;
+        this.progress = progress;
+    }
+
+    /** Validates everything first, then formats; {@code done} gets the error message of the first problem. */
+    static void format(BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options, Prng ids,
+                       DoubleConsumer progress, Consumer<Outcome<Void>> done) {
+        String problem = validate(cacheDevice, backings, options);
+        if (problem != null) {
+            done.accept(Outcome.failed(problem));
+            return;
+        }
+        int bucketCount = Geometry.bucketCount(cacheDevice.sizeBytes(), options.bucketSizeBytes());
+        UUID setUuid = uuid(ids);
+        List<AttachedBacking> attached = new ArrayList<>();
+        for (int i = 0; i < backings.size(); i++) {
+            BackingSpec spec = backings.get(i);
+            attached.add(new AttachedBacking(uuid(ids), Geometry.volumeBytes(spec.device().sizeBytes()),
+                    BackingHeader.DEFAULT_DATA_OFFSET_BYTES, i, spec.name()));
+        }
+        CacheSuperblock superblock = new CacheSuperblock(1, setUuid, cacheDevice.logicalBlockBytes(),
+                options.bucketSizeBytes(), bucketCount, Geometry.DATA_START_BYTES, 0,
+                Geometry.journalBuckets(bucketCount, options.journalBuckets()), 0, attached);
+        CacheFormatter formatter = new CacheFormatter(cacheDevice, backings, superblock, progress);
+        for (AttachedBacking backing : attached) {
+            formatter.headers.add(new BackingHeader(backing.backingUuid(), setUuid, backing.dataOffsetBytes(),
+                    backing.volumeSizeBytes()));
+        }
+        formatter.run(done);
+    }
+
+    private static String validate(BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options) {
+        if (backings.isEmpty() || backings.size() > CacheSuperblock.BACKINGS_MAX) {
+            return "a cache set needs 1 to " + CacheSuperblock.BACKINGS_MAX + " backing devices, got " + backings.size();
+        }
+        int bucketCount = Geometry.bucketCount(cacheDevice.sizeBytes(), options.bucketSizeBytes());
+        int journal = Geometry.journalBuckets(bucketCount, options.journalBuckets());
+        if (bucketCount < Geometry.BUCKETS_MIN || journal < 3 || journal > bucketCount / 4) {
+            return "cache device of " + cacheDevice.sizeBytes() + " bytes holds " + bucketCount + " buckets of "
+                    + options.bucketSizeBytes() + " bytes with a journal of " + journal + "; need at least "
+                    + Geometry.BUCKETS_MIN + " buckets and a journal of 3 to a quarter of them";
+        }
+        Set<String> names = new HashSet<>();
+        for (BackingSpec spec : backings) {
+            if (!names.add(spec.name())) {
+                return "export name \"" + spec.name() + "\" is used twice";
+            }
+            if (spec.name().getBytes(StandardCharsets.UTF_8).length > AttachedBacking.EXPORT_NAME_BYTES_MAX) {
+                return "export name \"" + spec.name() + "\" is longer than " + AttachedBacking.EXPORT_NAME_BYTES_MAX
+                        + " bytes";
+            }
+            if (Geometry.volumeBytes(spec.device().sizeBytes()) < 4096) {
+                return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
+                        + " bytes is too small: it needs more than its 1 MiB header";
+            }
+        }
+        return null;
+    }
+
+    private static UUID uuid(Prng ids) {
+        long most = (ids.nextLong() & ~0xF000L) | 0x4000L; // version 4 (random)
+        long least = (ids.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L; // IETF variant
+        return new UUID(most, least);
+    }
+
+    private void run(Consumer<Outcome<Void>> done) {
+        byte[] twoBlocks = new byte[2 * CacheSuperblock.BYTES];
+        DeviceBytes.writeAndFlush(cacheDevice, 0, twoBlocks, step(done, "invalidating the old superblocks",
+                () -> clearRing(0, done)));
+    }
+
+    private void clearRing(long doneBytes, Consumer<Outcome<Void>> done) {
+        long ringBytes = (long) superblock.journalBuckets() * superblock.bucketSizeBytes();
+        progress.accept((double) doneBytes / ringBytes);
+        if (doneBytes == ringBytes) {
+            cacheDevice.flush(step(done, "flushing the cleared journal", () -> writeHeader(0, done)));
+            return;
+        }
+        int chunk = (int) Math.min(zeroes.length, ringBytes - doneBytes);
+        byte[] bytes = chunk == zeroes.length ? zeroes : new byte[chunk];
+        long offset = superblock.bucketOffsetBytes(superblock.journalFirstBucket()) + doneBytes;
+        DeviceBytes.write(cacheDevice, offset, bytes, false, step(done, "clearing the journal",
+                () -> clearRing(doneBytes + chunk, done)));
+    }
+
+    private void writeHeader(int index, Consumer<Outcome<Void>> done) {
+        if (index == headers.size()) {
+            writeSuperblocks(done);
+            return;
+        }
+        BackingSpec spec = backings.get(index);
+        DeviceBytes.writeAndFlush(spec.device(), 0, headers.get(index).encode(), step(done,
+                "writing the header of backing device \"" + spec.name() + "\"", () -> writeHeader(index + 1, done)));
+    }
+
+    private void writeSuperblocks(Consumer<Outcome<Void>> done) {
+        byte[] encoded = superblock.encode();
+        DeviceBytes.writeAndFlush(cacheDevice, 0, encoded, step(done, "writing superblock copy A",
+                () -> DeviceBytes.writeAndFlush(cacheDevice, CacheSuperblock.BYTES, encoded, step(done,
+                        "writing superblock copy B", () -> {
+                            progress.accept(1.0);
+                            done.accept(Outcome.ok(null));
+                        }))));
+    }
+
+    private static IoCallback step(Consumer<Outcome<Void>> done, String what, Runnable next) {
+        return result -> {
+            if (result.ok()) {
+                next.run();
+            } else {
+                done.accept(Outcome.failed("format: " + what + " failed: " + result.message()));
+            }
+        };
+    }
+}

@@ -1,0 +1,152 @@
+package io.blockcache.engine;
+
+import io.blockcache.cache.BucketState;
+import io.blockcache.cache.BucketTable;
+import io.blockcache.cache.CacheLayout;
+import io.blockcache.cache.CacheSpace;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
+import io.blockcache.format.AttachedBacking;
+import io.blockcache.format.CacheSuperblock;
+import io.blockcache.format.CheckpointItem;
+import io.blockcache.format.JournalScanner;
+import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.journal.CheckpointWriter;
+import io.blockcache.journal.JournalRecovery;
+import io.blockcache.journal.JournalRing;
+import io.blockcache.journal.JournalWriter;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.Volume;
+import io.blockcache.volume.VolumeConfig;
+import io.blockcache.volume.VolumeIndex;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Wires a cache set from what recovery read: replays the checkpoint and the journal into fresh indexes,
+ * drops stale keys, recounts every bucket's live and dirty sectors, gives each bucket its state, and
+ * connects journal, space, checkpoints and volumes.
+ */
+final class CacheSetBuilder {
+    /** Leaves per step when sweeping stale keys at start-up. */
+    private static final int SWEEP_NODES = 1024;
+
+    private final EventLoop loop;
+    private final BlockDevice cacheDevice;
+    private final List<BackingSpec> backings;
+    private final CacheSetOptions options;
+    private final CacheSuperblock superblock;
+    private final JournalRecovery recovery;
+
+    CacheSetBuilder(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options,
+                    CacheSuperblock superblock, JournalRecovery recovery) {
+        this.loop = loop;
+        this.cacheDevice = cacheDevice;
+        this.backings = backings;
+        this.options = options;
+        this.superblock = superblock;
+        this.recovery = recovery;
+    }
+
+    CacheSet build(List<CheckpointItem> checkpointItems) {
+        CacheLayout layout = new CacheLayout(superblock.dataStartBytes(), superblock.bucketSizeBytes(),
+                superblock.bucketCount());
+        BucketTable table = new BucketTable(superblock.bucketCount(), layout.bucketSectors());
+        CacheSpace[] spaceRef = new CacheSpace[1];
+        JournalRing ring = new JournalRing(superblock.bucketOffsetBytes(superblock.journalFirstBucket()),
+                superblock.bucketSizeBytes(), superblock.journalBuckets());
+        for (JournalScanner.ScannedEntry walked : recovery.walked()) {
+            ring.noteEntry(walked.ringOffsetBytes(), walked.entry().sequence());
+        }
+        JournalWriter journal = new JournalWriter(loop, cacheDevice, ring, recovery.next(), options.journalDelayNs(),
+                Math.min(options.journalEntryBytesMax(), superblock.bucketSizeBytes()),
+                sequence -> spaceRef[0].allocator().onJournalDurable(sequence));
+        CacheSpace space = new CacheSpace(layout, table, journal);
+        spaceRef[0] = space;
+
+        Map<Integer, ExtentIndex> indexes = new LinkedHashMap<>();
+        for (AttachedBacking attached : superblock.backings()) {
+            indexes.put(attached.volumeId(), new ExtentIndex(space, options.verifyIndexEachOperation()));
+        }
+        space.setCounting(false);
+        Replayer replayer = new Replayer(table, indexes);
+        replayer.applyCheckpoint(checkpointItems);
+        replayer.applyEntries(recovery.replay());
+        for (ExtentIndex index : indexes.values()) {
+            sweepAndRecount(index, space);
+        }
+        List<Integer> checkpointBuckets = recovery.checkpoint() == null ? List.of() : recovery.checkpoint().buckets();
+        assignStates(table, checkpointBuckets);
+        space.setCounting(true);
+        space.allocator().rebuildFreeSet();
+        int dataBuckets = superblock.bucketCount() - superblock.journalBuckets();
+        space.allocator().setMetadataReserveBuckets(
+                Geometry.metadataReserveBuckets(dataBuckets, superblock.bucketSizeBytes()));
+
+        CheckpointWriter checkpoints = new CheckpointWriter(cacheDevice, journal, space, this::flushBackings,
+                checkpointBuckets);
+        List<Volume> volumes = new ArrayList<>();
+        for (int i = 0; i < superblock.backings().size(); i++) {
+            AttachedBacking attached = superblock.backings().get(i);
+            ExtentIndex index = indexes.get(attached.volumeId());
+            checkpoints.addVolume(attached.volumeId(), index);
+            VolumeConfig config = new VolumeConfig(attached.volumeId(), attached.volumeSizeBytes(),
+                    attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
+            volumes.add(new Volume(loop, config, cacheDevice, backings.get(i).device(), layout, space,
+                    new VolumeIndex(attached.volumeId(), index, journal, space), journal));
+        }
+        journal.setPressureListener(() -> {
+            if (!checkpoints.running()) {
+                checkpoints.start(result -> { }); // failures are counted; the next pressure retries
+            }
+        });
+        return new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes);
+    }
+
+    /** Drops keys made stale by generation bumps, then counts live and dirty sectors of every bucket. */
+    private static void sweepAndRecount(ExtentIndex index, CacheSpace space) {
+        long cursor = 0;
+        while (cursor != ExtentIndex.CURSOR_END) {
+            cursor = index.dropStaleInNodes(cursor, SWEEP_NODES, space);
+        }
+        cursor = 0;
+        while (cursor != ExtentIndex.CURSOR_END) {
+            cursor = index.forEachInNodes(cursor, SWEEP_NODES, (start, length, location, crc, crcOffset, crcLength) ->
+                    space.recount(ExtentLocation.bucket(location), ExtentLocation.generation(location), length,
+                            ExtentLocation.dirty(location)));
+        }
+    }
+
+    private void assignStates(BucketTable table, List<Integer> checkpointBuckets) {
+        for (int b = 0; b < table.bucketCount(); b++) {
+            table.setState(b, table.liveSectors(b) > 0 ? BucketState.SEALED : BucketState.FREE);
+        }
+        for (int b = superblock.journalFirstBucket(); b < superblock.journalFirstBucket() + superblock.journalBuckets();
+                b++) {
+            check(table.liveSectors(b) == 0, "journal bucket %s holds extents", b);
+            table.setState(b, BucketState.JOURNAL);
+        }
+        for (int b : checkpointBuckets) {
+            check(table.liveSectors(b) == 0, "checkpoint bucket %s holds extents", b);
+            table.setState(b, BucketState.METADATA);
+        }
+    }
+
+    private void flushBackings(IoCallback done) {
+        IoJoin join = new IoJoin(done);
+        for (BackingSpec backing : backings) {
+            backing.device().flush(join.add());
+        }
+        join.seal();
+    }
+
+    private static void check(boolean condition, String format, Object... args) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(format, args));
+        }
+    }
+}

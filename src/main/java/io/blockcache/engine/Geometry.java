@@ -1,0 +1,43 @@
+package io.blockcache.engine;
+
+import io.blockcache.format.BackingHeader;
+
+/** How a cache device of a given size is laid out (docs/FORMAT.md §2), decided once at format time. */
+final class Geometry {
+    /** Bucket 0 starts at 1 MiB: room for both superblock copies and alignment for any device. */
+    static final long DATA_START_BYTES = 1 << 20;
+    /** Fewest buckets a cache can work with: a journal ring of 3, two write points, a checkpoint, spare. */
+    static final int BUCKETS_MIN = 16;
+
+    private Geometry() {
+    }
+
+    /** Buckets that fit on a cache device of {@code deviceBytes}. */
+    static int bucketCount(long deviceBytes, int bucketSizeBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, (deviceBytes - DATA_START_BYTES) / bucketSizeBytes));
+    }
+
+    /** The journal ring size: as asked, or 1/128 of the buckets within [4, 64]. */
+    static int journalBuckets(int bucketCount, int asked) {
+        if (asked > 0) {
+            return asked;
+        }
+        return Math.max(4, Math.min(64, bucketCount / 128));
+    }
+
+    /** The volume size a backing device of {@code deviceBytes} exports: after its 1 MiB header, 4 KiB whole. */
+    static long volumeBytes(long deviceBytes) {
+        return Math.max(0, (deviceBytes - BackingHeader.DEFAULT_DATA_OFFSET_BYTES) & ~4095L);
+    }
+
+    /**
+     * Buckets kept for checkpoints: room for two checkpoints (the durable one and the next) at an average
+     * extent of 4 KiB, 33 bytes per extent on disk, plus two buckets of slack.
+     */
+    static int metadataReserveBuckets(int dataBuckets, int bucketSizeBytes) {
+        long extentsMax = (long) dataBuckets * (bucketSizeBytes / 4096);
+        long bytes = extentsMax * 33 + (long) dataBuckets * 2;
+        long buckets = (bytes + bucketSizeBytes - 1) / bucketSizeBytes;
+        return (int) Math.min(dataBuckets / 4, 2 * buckets + 2);
+    }
+}

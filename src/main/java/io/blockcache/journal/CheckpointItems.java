@@ -1,0 +1,93 @@
+package io.blockcache.journal;
+
+import io.blockcache.format.CheckpointItem;
+import io.blockcache.format.JournalRecord.ExtentInsert;
+import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.ExtentLocation;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * The items of one checkpoint, produced lazily: first every bucket's generation in slices, then each
+ * volume's extents in LBA order in runs. Each run is read from the index when it is asked for, from a sector
+ * cursor, so the index may change between slices (a fuzzy checkpoint: replay from the checkpoint's start
+ * sequence makes it exact, docs/FORMAT.md §5.3). Stale keys are left out.
+ */
+final class CheckpointItems implements Iterator<CheckpointItem> {
+    /** Generations per item: 4096 buckets, 8 KiB of payload. */
+    static final int GENERATIONS_PER_ITEM = 4096;
+    /** Extents per item: 512 × 29 bytes ≈ 15 KiB, small enough to keep each step short. */
+    static final int EXTENTS_PER_ITEM = 512;
+
+    private final MetadataSpace space;
+    private final List<VolumeExtents> volumes;
+    private int nextBucket;
+    private int volume;
+    private long cursor;
+    private CheckpointItem lookahead;
+
+    /** One volume's index and its number. */
+    record VolumeExtents(int volumeId, ExtentIndex index) {
+    }
+
+    CheckpointItems(MetadataSpace space, List<VolumeExtents> volumes) {
+        this.space = space;
+        this.volumes = volumes;
+    }
+
+    @Override
+    public boolean hasNext() {
+        if (lookahead == null) {
+            lookahead = produce();
+        }
+        return lookahead != null;
+    }
+
+    @Override
+    public CheckpointItem next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException();
+        }
+        CheckpointItem item = lookahead;
+        lookahead = null;
+        return item;
+    }
+
+    private CheckpointItem produce() {
+        if (nextBucket < space.bucketCount()) {
+            int count = Math.min(GENERATIONS_PER_ITEM, space.bucketCount() - nextBucket);
+            List<Integer> generations = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                generations.add(space.generation(nextBucket + i));
+            }
+            CheckpointItem item = new CheckpointItem.GenerationSlice(nextBucket, generations);
+            nextBucket += count;
+            return item;
+        }
+        while (volume < volumes.size()) {
+            VolumeExtents current = volumes.get(volume);
+            if (cursor != ExtentIndex.CURSOR_END) {
+                List<ExtentInsert> run = new ArrayList<>();
+                cursor = current.index().scan(cursor, location -> isCurrent(location), EXTENTS_PER_ITEM,
+                        EXTENTS_PER_ITEM * 4, (start, length, location, crc, crcOffset, crcLength) ->
+                                run.add(new ExtentInsert(current.volumeId(), start, length,
+                                        ExtentLocation.bucket(location), ExtentLocation.offsetInBucketSectors(location),
+                                        ExtentLocation.generation(location), ExtentLocation.dirty(location), crc,
+                                        ExtentLocation.offsetInBucketSectors(location) - crcOffset, crcLength)));
+                if (!run.isEmpty()) {
+                    return new CheckpointItem.ExtentRun(current.volumeId(), run);
+                }
+                continue;
+            }
+            volume++;
+            cursor = 0;
+        }
+        return null;
+    }
+
+    private boolean isCurrent(long location) {
+        return space.generation(ExtentLocation.bucket(location)) == ExtentLocation.generation(location);
+    }
+}

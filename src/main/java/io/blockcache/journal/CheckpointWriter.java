@@ -1,0 +1,171 @@
+package io.blockcache.journal;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import io.blockcache.format.CheckpointEncoder;
+import io.blockcache.format.JournalRecord;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Writes checkpoints in slices so that they never stall the loop (DESIGN.md §3): each step encodes one
+ * chunk (at most {@link #CHUNK_BYTES_MAX}) and submits it; the next step runs when that write completes.
+ *
+ * <p>Order of a checkpoint starting at journal sequence S:
+ * <ol>
+ *   <li>flush the backing devices, because the checkpoint carries clean extents, whose records must not
+ *       outlive the backing data they copy;</li>
+ *   <li>write the chunks into metadata buckets, several per bucket, packed from offset 0;</li>
+ *   <li>append a CheckpointDone record and commit it (the commit flushes the cache device first, so the
+ *       chunks are durable before the record that names them);</li>
+ *   <li>then the journal before S and the previous checkpoint's buckets are free.</li>
+ * </ol>
+ * A checkpoint that fails (no bucket, an I/O error) gives its buckets back and reports the error; the
+ * previous checkpoint stays the valid one.
+ *
+ * <p>Thread rule: the cache's loop thread.
+ */
+public final class CheckpointWriter {
+    /** 256 KiB per slice: about 9000 extents, a few milliseconds of encoding at most. */
+    public static final int CHUNK_BYTES_MAX = 256 * 1024;
+
+    private final BlockDevice cacheDevice;
+    private final JournalWriter journal;
+    private final MetadataSpace space;
+    private final List<CheckpointItems.VolumeExtents> volumes = new ArrayList<>();
+    private final Consumer<IoCallback> flushBackings;
+    private final int chunkBytesMax;
+    private List<Integer> durableBuckets = List.of();
+    private List<IoCallback> waiters;
+    private Run run;
+    private long checkpointsWritten;
+
+    /**
+     * @param flushBackings flushes every backing device and calls back once
+     * @param previousBuckets the buckets of the durable checkpoint found at recovery (freed by the next one)
+     */
+    public CheckpointWriter(BlockDevice cacheDevice, JournalWriter journal, MetadataSpace space,
+                            Consumer<IoCallback> flushBackings, List<Integer> previousBuckets) {
+        this.cacheDevice = cacheDevice;
+        this.journal = journal;
+        this.space = space;
+        this.flushBackings = flushBackings;
+        this.durableBuckets = List.copyOf(previousBuckets);
+        this.chunkBytesMax = Math.min(CHUNK_BYTES_MAX, space.bucketSizeBytes());
+    }
+
+    /** Adds a volume's index to every later checkpoint. */
+    public void addVolume(int volumeId, io.blockcache.index.ExtentIndex index) {
+        volumes.add(new CheckpointItems.VolumeExtents(volumeId, index));
+    }
+
+    /** True while a checkpoint is being written. */
+    public boolean running() {
+        return run != null;
+    }
+
+    /** Checkpoints completed since start. */
+    public long checkpointsWritten() {
+        return checkpointsWritten;
+    }
+
+    /** The buckets of the newest durable checkpoint. */
+    public List<Integer> durableBuckets() {
+        return durableBuckets;
+    }
+
+    /** Starts a checkpoint, or joins the one running; {@code done} runs when it is durable or failed. */
+    public void start(IoCallback done) {
+        if (run != null) {
+            waiters.add(done);
+            return;
+        }
+        waiters = new ArrayList<>();
+        waiters.add(done);
+        run = new Run(journal.openSequence());
+        flushBackings.accept(result -> {
+            if (!result.ok()) {
+                finish(IoResult.error(IoStatus.IO_ERROR, "checkpoint: backing flush failed: " + result.message()));
+                return;
+            }
+            run.nextChunk();
+        });
+    }
+
+    private void finish(IoResult result) {
+        Run finished = run;
+        if (!result.ok()) {
+            for (int bucket : finished.buckets) {
+                space.releaseMetadataBucket(bucket);
+            }
+        }
+        run = null;
+        List<IoCallback> toCall = waiters;
+        waiters = null;
+        for (IoCallback waiter : toCall) {
+            waiter.complete(result);
+        }
+    }
+
+    /** The state of one checkpoint being written. */
+    private final class Run {
+        final long startSequence;
+        final CheckpointEncoder encoder;
+        final List<Integer> buckets = new ArrayList<>();
+        int bucket = -1;
+        int offsetInBucketBytes;
+
+        Run(long startSequence) {
+            this.startSequence = startSequence;
+            this.encoder = new CheckpointEncoder(startSequence, chunkBytesMax, new CheckpointItems(space, volumes));
+        }
+
+        void nextChunk() {
+            if (!encoder.hasNext()) {
+                commit();
+                return;
+            }
+            byte[] chunk = encoder.nextChunk();
+            if (bucket < 0 || offsetInBucketBytes + chunk.length > space.bucketSizeBytes()) {
+                bucket = space.allocateMetadataBucket();
+                if (bucket < 0) {
+                    finish(IoResult.error(IoStatus.NO_SPACE, "checkpoint: no free bucket for checkpoint data"));
+                    return;
+                }
+                buckets.add(bucket);
+                offsetInBucketBytes = 0;
+            }
+            long offset = space.bucketByteOffset(bucket) + offsetInBucketBytes;
+            offsetInBucketBytes += chunk.length;
+            cacheDevice.write(offset, ByteBuffer.wrap(chunk), false, result -> {
+                if (!result.ok()) {
+                    finish(IoResult.error(IoStatus.IO_ERROR, "checkpoint: chunk write failed: " + result.message()));
+                    return;
+                }
+                nextChunk();
+            });
+        }
+
+        void commit() {
+            journal.append(new JournalRecord.CheckpointDone(startSequence, buckets, encoder.extentCount(),
+                    encoder.checkpointCrc()));
+            journal.commit(result -> {
+                if (!result.ok()) {
+                    finish(result);
+                    return;
+                }
+                journal.checkpointDurable(startSequence);
+                for (int old : durableBuckets) {
+                    space.releaseMetadataBucket(old);
+                }
+                durableBuckets = List.copyOf(buckets);
+                checkpointsWritten++;
+                finish(IoResult.OK);
+            });
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.blockcache.journal;
+
+import io.blockcache.format.DecodeResult;
+import io.blockcache.format.JournalEntry;
+import io.blockcache.format.JournalRecord;
+import io.blockcache.format.JournalScanner;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Finds, in the bytes of the journal ring, what recovery must replay (docs/FORMAT.md §5.3). Pure: no I/O.
+ *
+ * <p>Steps: decode the first entry of every ring bucket; the one with the highest sequence names the newest
+ * durable checkpoint's start ({@code checkpointSequence}); walk the hash chain from the bucket whose first
+ * entry has the largest sequence not above it (or the oldest bucket if none); the last CheckpointDone met on
+ * the walk names the checkpoint to load; every entry from its start sequence on is replayed.
+ *
+ * @param replay the entries to replay, in order (sequence at least the checkpoint's start)
+ * @param checkpoint the checkpoint to load, or null if none was ever completed
+ * @param next where the journal writer continues
+ * @param walked every entry of the walk with its ring offset (to rebuild ring-bucket usage)
+ * @param stopDescription why the walk ended (for `check` and logs)
+ */
+public record JournalRecovery(List<JournalEntry> replay, JournalRecord.CheckpointDone checkpoint,
+                              JournalPosition next, List<JournalScanner.ScannedEntry> walked,
+                              String stopDescription) {
+
+    /** Thrown when the journal is corrupt in a way that loses durable data: recovery must stop. */
+    public static final class CorruptJournalException extends Exception {
+        public CorruptJournalException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Recovers from the ring's bytes.
+     *
+     * @param ring the whole ring, {@code ringBuckets * bucketSizeBytes} bytes
+     * @throws CorruptJournalException if durable entries are damaged or missing
+     */
+    public static JournalRecovery recover(byte[] ring, int bucketSizeBytes) throws CorruptJournalException {
+        int buckets = ring.length / bucketSizeBytes;
+        long[] firstSequence = new long[buckets];
+        JournalEntry newest = null;
+        for (int b = 0; b < buckets; b++) {
+            DecodeResult<JournalEntry> first = JournalEntry.decode(ring, b * bucketSizeBytes, bucketSizeBytes);
+            if (first.isOk()) {
+                firstSequence[b] = first.value().sequence();
+                if (newest == null || first.value().sequence() > newest.sequence()) {
+                    newest = first.value();
+                }
+            }
+        }
+        if (newest == null) {
+            return new JournalRecovery(List.of(), null, JournalPosition.fresh(), List.of(), "empty journal");
+        }
+        int startBucket = startBucket(firstSequence, newest.checkpointSequence());
+        DecodeResult<JournalEntry> start = JournalEntry.decode(ring, startBucket * bucketSizeBytes, bucketSizeBytes);
+        JournalScanner scanner = new JournalScanner(ring.length, bucketSizeBytes);
+        JournalScanner.Scan scan = scanner.scan((offset, length) -> slice(ring, offset, length),
+                (long) startBucket * bucketSizeBytes, start.value().sequence(), start.value().previousEntryCrc());
+        if (!scan.stopReason().normalEnd()) {
+            throw new CorruptJournalException("journal is corrupt: " + scan.message());
+        }
+        JournalRecord.CheckpointDone checkpoint = null;
+        for (JournalScanner.ScannedEntry scanned : scan.entries()) {
+            for (JournalRecord record : scanned.entry().records()) {
+                if (record instanceof JournalRecord.CheckpointDone done) {
+                    checkpoint = done;
+                }
+            }
+        }
+        long replayFrom = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
+        if (checkpoint == null && newest.checkpointSequence() > 0) {
+            throw new CorruptJournalException("journal entries name checkpoint start " + newest.checkpointSequence()
+                    + " but no CheckpointDone record for it survives in the walk from sequence "
+                    + start.value().sequence());
+        }
+        if (!scan.entries().isEmpty() && scan.entries().get(0).entry().sequence() > Math.max(replayFrom, 1)) {
+            throw new CorruptJournalException("journal walk starts at sequence " + scan.entries().get(0).entry()
+                    .sequence() + " but replay must start at " + Math.max(replayFrom, 1) + ": entries are missing");
+        }
+        List<JournalEntry> replay = new ArrayList<>();
+        for (JournalScanner.ScannedEntry scanned : scan.entries()) {
+            if (scanned.entry().sequence() >= replayFrom) {
+                replay.add(scanned.entry());
+            }
+        }
+        long checkpointSequence = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
+        JournalPosition next = new JournalPosition(scan.stopOffsetBytes(), scan.stopSequence(), scan.lastEntryCrc(),
+                checkpointSequence);
+        return new JournalRecovery(replay, checkpoint, next, scan.entries(), scan.message());
+    }
+
+    /** The bucket whose first entry has the largest sequence not above {@code target}, else the oldest. */
+    private static int startBucket(long[] firstSequence, long target) {
+        int best = -1;
+        int oldest = -1;
+        for (int b = 0; b < firstSequence.length; b++) {
+            long sequence = firstSequence[b];
+            if (sequence == 0) {
+                continue;
+            }
+            if (sequence <= target && (best < 0 || sequence > firstSequence[best])) {
+                best = b;
+            }
+            if (oldest < 0 || sequence < firstSequence[oldest]) {
+                oldest = b;
+            }
+        }
+        return best >= 0 ? best : oldest;
+    }
+
+    private static byte[] slice(byte[] ring, long offset, int length) {
+        byte[] out = new byte[length];
+        System.arraycopy(ring, (int) offset, out, 0, Math.min(length, ring.length - (int) offset));
+        return out;
+    }
+}

@@ -1,0 +1,319 @@
+package io.blockcache.journal;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import io.blockcache.format.JournalEntry;
+import io.blockcache.format.JournalRecord;
+import io.blockcache.format.JournalRecordCodec;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.loop.Timer;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/**
+ * Group commit of index updates into the journal ring (DESIGN.md §3, docs/FORMAT.md §5).
+ *
+ * <p>Records collect in open entries in memory. An entry is written when a caller needs it durable
+ * ({@link #commit}), when the journal delay has passed since its first record, or when it is full. Each
+ * write is: flush the cache device (so every data write that completed before its records were appended is
+ * durable first), then write the entry with FUA. One entry is in flight at a time: entry N+1 is submitted
+ * only after entry N is durable, which is what lets replay tell a torn tail from corruption.
+ *
+ * <p>When the next entry would have to overwrite a ring bucket that replay still needs, writing waits and
+ * the pressure listener is told; a checkpoint frees the ring ({@link #checkpointDurable}).
+ *
+ * <p>Failure is final (DESIGN.md §4.5): after a failed flush or write, every waiting and later commit fails.
+ *
+ * <p>Thread rule: the cache's loop thread.
+ */
+public final class JournalWriter implements MetadataJournal {
+    private final EventLoop loop;
+    private final BlockDevice cacheDevice;
+    private final JournalRing ring;
+    private final long delayNs;
+    private final int entryBytesMax;
+    private final LongConsumer onDurable;
+    private final ArrayDeque<OpenEntry> open = new ArrayDeque<>();
+    private Runnable pressureListener = () -> { };
+
+    private long ringOffsetBytes;
+    private long nextSequence;
+    private int previousEntryCrc;
+    private long checkpointSequence;
+    private long durableSequence;
+    private OpenEntry writing;
+    private boolean waitingForRing;
+    private Timer delayTimer;
+    private IoResult failure;
+    private long entriesWritten;
+    private long bytesWritten;
+
+    /** Records of one entry-to-be, and who waits for them. */
+    private static final class OpenEntry {
+        final long sequence;
+        final List<JournalRecord> records = new ArrayList<>();
+        final List<IoCallback> waiters = new ArrayList<>(2);
+        int encodedBytes = JournalEntry.HEADER_BYTES;
+        boolean due;
+
+        OpenEntry(long sequence) {
+            this.sequence = sequence;
+        }
+    }
+
+    /**
+     * @param position where the journal continues (from recovery or a fresh format)
+     * @param delayNs the journal delay: how long a record may wait for a commit nobody asked for
+     * @param entryBytesMax the largest entry, a multiple of 4 KiB, at most one bucket
+     * @param onDurable told the sequence of every entry that became durable (frees buckets for reuse)
+     */
+    public JournalWriter(EventLoop loop, BlockDevice cacheDevice, JournalRing ring, JournalPosition position,
+                         long delayNs, int entryBytesMax, LongConsumer onDurable) {
+        if (entryBytesMax % 4096 != 0 || entryBytesMax > ring.bucketSizeBytes()) {
+            throw new IllegalArgumentException("entryBytesMax must be a multiple of 4 KiB and fit a bucket: "
+                    + entryBytesMax);
+        }
+        this.loop = loop;
+        this.cacheDevice = cacheDevice;
+        this.ring = ring;
+        this.delayNs = delayNs;
+        this.entryBytesMax = entryBytesMax;
+        this.onDurable = onDurable;
+        this.ringOffsetBytes = position.ringOffsetBytes();
+        this.nextSequence = position.nextSequence();
+        this.previousEntryCrc = position.previousEntryCrc();
+        this.checkpointSequence = position.checkpointSequence();
+        this.durableSequence = position.nextSequence() - 1;
+    }
+
+    /** Sets who is told when the ring is (nearly) full: the checkpoint trigger. */
+    public void setPressureListener(Runnable listener) {
+        this.pressureListener = listener;
+    }
+
+    /** Appends one record; returns the sequence of the entry that will hold it. */
+    public long append(JournalRecord record) {
+        int bytes = JournalRecordCodec.encodedBytes(record);
+        OpenEntry tail = open.peekLast();
+        if (tail == null || roundUp(tail.encodedBytes + bytes) > entryBytesMax) {
+            if (tail != null) {
+                tail.due = true; // full: write it without waiting for the delay
+            }
+            tail = new OpenEntry(tail == null ? sequenceAfterInFlight() : tail.sequence + 1);
+            open.addLast(tail);
+        }
+        tail.records.add(record);
+        tail.encodedBytes += bytes;
+        if (delayTimer == null && delayNs > 0) {
+            delayTimer = loop.schedule(delayNs, this::delayExpired);
+        } else if (delayNs == 0) {
+            tail.due = true;
+        }
+        kick();
+        return tail.sequence;
+    }
+
+    /** The sequence the next appended record would get; a checkpoint starting now replays from here. */
+    public long openSequence() {
+        OpenEntry tail = open.peekLast();
+        return tail == null ? sequenceAfterInFlight() : tail.sequence;
+    }
+
+    private long sequenceAfterInFlight() {
+        return writing == null ? nextSequence : writing.sequence + 1;
+    }
+
+    @Override
+    public long appendInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                             int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
+        return append(new JournalRecord.ExtentInsert(volumeId, startSector, lengthSectors, bucket,
+                offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors));
+    }
+
+    @Override
+    public long appendRemove(int volumeId, long startSector, int lengthSectors) {
+        return append(new JournalRecord.ExtentRemove(volumeId, startSector, lengthSectors));
+    }
+
+    @Override
+    public long appendClean(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                            int generation) {
+        return append(new JournalRecord.ExtentClean(volumeId, startSector, lengthSectors, bucket,
+                offsetInBucketSectors, generation));
+    }
+
+    @Override
+    public long recordGeneration(int bucket, int generation) {
+        return append(new JournalRecord.BucketGeneration(bucket, generation));
+    }
+
+    @Override
+    public void commit(IoCallback callback) {
+        if (failure != null) {
+            loop.execute(() -> callback.complete(failure));
+            return;
+        }
+        OpenEntry tail = open.peekLast();
+        if (tail == null) {
+            if (writing == null) {
+                loop.execute(() -> callback.complete(IoResult.OK));
+            } else {
+                writing.waiters.add(callback); // everything appended is in the entry being written
+            }
+            return;
+        }
+        tail.waiters.add(callback);
+        for (OpenEntry entry : open) {
+            entry.due = true;
+        }
+        kick();
+    }
+
+    @Override
+    public long durableSequence() {
+        return durableSequence;
+    }
+
+    /** True once a journal write or flush has failed; nothing will be reported durable again. */
+    public boolean failed() {
+        return failure != null;
+    }
+
+    /**
+     * A checkpoint starting at {@code startSequence} is durable: entries before it are no longer needed, and
+     * later entries say so in their headers.
+     */
+    public void checkpointDurable(long startSequence) {
+        checkpointSequence = Math.max(checkpointSequence, startSequence);
+        if (waitingForRing) {
+            waitingForRing = false;
+            kick();
+        }
+    }
+
+    /** Start sequence of the newest durable checkpoint (0 = none). */
+    public long checkpointSequence() {
+        return checkpointSequence;
+    }
+
+    /** Ring buckets holding entries that replay still needs; a checkpoint lowers it. */
+    public int ringBucketsInUse() {
+        return ring.bucketsInUse(checkpointSequence);
+    }
+
+    /** The ring. */
+    public JournalRing ring() {
+        return ring;
+    }
+
+    /** Entries written since start. */
+    public long entriesWritten() {
+        return entriesWritten;
+    }
+
+    /** Bytes of entries written since start. */
+    public long bytesWritten() {
+        return bytesWritten;
+    }
+
+    /** Where the journal will continue; for a clean shutdown and for tests. */
+    public JournalPosition position() {
+        return new JournalPosition(ringOffsetBytes, nextSequence, previousEntryCrc, checkpointSequence);
+    }
+
+    private void delayExpired() {
+        delayTimer = null;
+        for (OpenEntry entry : open) {
+            entry.due = true;
+        }
+        kick();
+    }
+
+    private void kick() {
+        if (writing != null || failure != null || waitingForRing) {
+            return;
+        }
+        OpenEntry head = open.peekFirst();
+        if (head == null || !head.due) {
+            return;
+        }
+        int entryBytes = roundUp(head.encodedBytes);
+        long offset = placement(entryBytes);
+        if (offset % ring.bucketSizeBytes() == 0 && !ring.reusable(offset, checkpointSequence)) {
+            waitingForRing = true;
+            pressureListener.run();
+            return;
+        }
+        open.removeFirst();
+        if (open.isEmpty() && delayTimer != null) {
+            delayTimer.cancel();
+            delayTimer = null;
+        }
+        byte[] bytes = JournalEntry.encode(head.sequence, checkpointSequence, previousEntryCrc, head.records,
+                entryBytes);
+        writing = head;
+        cacheDevice.flush(flushed -> {
+            if (!flushed.ok()) {
+                fail(head, "cache device flush before journal entry " + head.sequence + " failed: " + flushed.message());
+                return;
+            }
+            cacheDevice.write(ring.deviceOffset(offset), ByteBuffer.wrap(bytes), true,
+                    written -> entryWritten(head, offset, bytes, written));
+        });
+        if (ring.bucketsInUse(checkpointSequence) * 2 > ring.buckets()) {
+            pressureListener.run();
+        }
+    }
+
+    /** The ring offset the next entry of {@code entryBytes} goes to: here, or the next bucket if it does not fit. */
+    private long placement(int entryBytes) {
+        long intoBucket = ringOffsetBytes % ring.bucketSizeBytes();
+        long offset = ringOffsetBytes;
+        if (intoBucket + entryBytes > ring.bucketSizeBytes()) {
+            offset = (ringOffsetBytes - intoBucket + ring.bucketSizeBytes()) % ring.ringBytes();
+        }
+        return offset;
+    }
+
+    private void entryWritten(OpenEntry entry, long offset, byte[] bytes, IoResult written) {
+        if (!written.ok()) {
+            fail(entry, "journal entry " + entry.sequence + " write failed: " + written.message());
+            return;
+        }
+        writing = null;
+        ring.noteEntry(offset, entry.sequence);
+        ringOffsetBytes = (offset + bytes.length) % ring.ringBytes();
+        previousEntryCrc = JournalEntry.storedCrc(bytes);
+        nextSequence = entry.sequence + 1;
+        durableSequence = entry.sequence;
+        entriesWritten++;
+        bytesWritten += bytes.length;
+        onDurable.accept(entry.sequence);
+        for (IoCallback waiter : entry.waiters) {
+            waiter.complete(IoResult.OK);
+        }
+        kick();
+    }
+
+    private void fail(OpenEntry entry, String message) {
+        writing = null;
+        failure = IoResult.error(IoStatus.IO_ERROR, message + "; the journal accepts no more commits");
+        List<IoCallback> waiters = new ArrayList<>(entry.waiters);
+        for (OpenEntry other : open) {
+            waiters.addAll(other.waiters);
+            other.waiters.clear();
+        }
+        for (IoCallback waiter : waiters) {
+            waiter.complete(failure);
+        }
+    }
+
+    private static int roundUp(int bytes) {
+        return (bytes + 4095) & ~4095;
+    }
+}

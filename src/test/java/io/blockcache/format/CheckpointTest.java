@@ -1,0 +1,79 @@
+package io.blockcache.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.format.CheckpointItem.ExtentRun;
+import io.blockcache.format.CheckpointItem.GenerationSlice;
+import io.blockcache.format.JournalRecord.ExtentInsert;
+import io.blockcache.loop.Prng;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CheckpointTest {
+    private static List<CheckpointItem> items(Prng prng) {
+        List<CheckpointItem> items = new ArrayList<>();
+        List<Integer> generations = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            generations.add(Samples.u16(prng));
+        }
+        items.add(new GenerationSlice(0, generations));
+        for (int volume = 0; volume < 3; volume++) {
+            List<ExtentInsert> extents = new ArrayList<>();
+            for (int i = 1 + prng.nextInt(700); i > 0; i--) {
+                extents.add(Samples.extent(prng, volume));
+            }
+            items.add(new ExtentRun(volume, extents));
+        }
+        return items;
+    }
+
+    @Test
+    void itemsSplitAcrossChunksDecodeBackToTheSameContent() {
+        // Proves chunks stay within the bound, are numbered in order, and together hold exactly the input.
+        List<CheckpointItem> input = items(new Prng(31));
+        CheckpointEncoder encoder = new CheckpointEncoder(42, 8192, input.iterator());
+        List<Integer> generations = new ArrayList<>();
+        List<ExtentInsert> extents = new ArrayList<>();
+        CheckpointDigest digest = new CheckpointDigest();
+        int index = 0;
+        while (encoder.hasNext()) {
+            byte[] bytes = encoder.nextChunk();
+            assertThat(bytes.length).isLessThanOrEqualTo(8192).isEqualTo((bytes.length / 4096) * 4096);
+            CheckpointChunk chunk = CheckpointChunk.decode(bytes, 0).value();
+            assertThat(chunk.chunkIndex()).isEqualTo(index++);
+            assertThat(chunk.checkpointStartSequence()).isEqualTo(42);
+            digest.add(chunk.chunkCrc());
+            for (CheckpointItem item : chunk.items()) {
+                switch (item) {
+                    case GenerationSlice slice -> {
+                        assertThat(slice.firstBucket()).isEqualTo(generations.size());
+                        generations.addAll(slice.generations());
+                    }
+                    case ExtentRun run -> extents.addAll(run.extents());
+                }
+            }
+        }
+        assertThat(index).isGreaterThan(5);
+        assertThat(generations).isEqualTo(((GenerationSlice) input.get(0)).generations());
+        List<ExtentInsert> expected = new ArrayList<>();
+        input.stream().skip(1).forEach(item -> expected.addAll(((ExtentRun) item).extents()));
+        assertThat(extents).isEqualTo(expected);
+        assertThat(encoder.extentCount()).isEqualTo(expected.size());
+        assertThat(encoder.checkpointCrc()).isEqualTo(digest.value());
+        assertThat(encoder.chunkCount()).isEqualTo(index);
+    }
+
+    @Test
+    void everyFlippedBitOfAChunkIsRejected() {
+        // Proves no single-bit error anywhere in a chunk, padding included, decodes.
+        CheckpointEncoder encoder = new CheckpointEncoder(9, 8192, items(new Prng(32)).iterator());
+        encoder.nextChunk();
+        byte[] bytes = encoder.nextChunk();
+        for (int bit = 0; bit < bytes.length * 8; bit++) {
+            DecodeResult<CheckpointChunk> result = CheckpointChunk.decode(Samples.flip(bytes, bit), 0);
+            assertThat(result.isOk()).as("bit %d", bit).isFalse();
+            assertThat(result.error().message()).contains("checkpoint chunk");
+        }
+    }
+}
