@@ -29,9 +29,14 @@ public final class CrashScenario {
     private final LoopRunner runner;
     private int crashes;
     private int nestedCrashes;
+    private long recoveryEventsLast = Long.MAX_VALUE - 1;
 
-    /** What a run did; {@code traceHash} is the loop's, for determinism checks. */
-    public record Result(long traceHash, int crashes, int nestedCrashes, long requestsCompleted) {
+    /**
+     * What a run did; {@code traceHash} is the loop's, for determinism checks; {@code durableSectorsChecked}
+     * counts sectors checked after recoveries whose durable value was written data.
+     */
+    public record Result(long traceHash, int crashes, int nestedCrashes, long requestsCompleted,
+                         long durableSectorsChecked) {
     }
 
     private CrashScenario(long seed, ScenarioConfig config, BiFunction<SimLoop, Prng, CrashTarget> targets) {
@@ -77,7 +82,8 @@ public final class CrashScenario {
         runner.runUntil(driver::idle, "workload");
         driver.phase("final read-back");
         verifier.verify(target.device(), false);
-        return new Result(loop.traceHash(), crashes, nestedCrashes, driver.completed());
+        return new Result(loop.traceHash(), crashes, nestedCrashes, driver.completed(),
+                model.durableWrittenSectorsChecked());
     }
 
     private void crash() {
@@ -86,13 +92,19 @@ public final class CrashScenario {
         crashes++;
     }
 
-    /** Recovers, crashing again at a random event of the recovery up to {@code nestedCrashesMax} times. */
+    /**
+     * Recovers, crashing again at a random event of the recovery up to {@code nestedCrashesMax} times. The
+     * event is drawn below the length of the last complete recovery (bounded by the configured maximum), so
+     * that a nested crash lands inside the recovery however few events it takes.
+     */
     private void recover() {
         for (int attempt = 0; ; attempt++) {
             IoResult[] result = {null};
+            long startEvents = loop.eventsRun();
             target.recover(r -> result[0] = r);
             if (attempt < config.nestedCrashesMax() && prng.chance(0.5)) {
-                runner.runAtMost(prng.nextInt(config.recoveryCrashEventsMax()), () -> result[0] != null);
+                long bound = Math.min(config.recoveryCrashEventsMax(), recoveryEventsLast + 1);
+                runner.runAtMost(prng.nextLong(bound), () -> result[0] != null);
                 if (result[0] == null) {
                     crash();
                     nestedCrashes++;
@@ -103,6 +115,7 @@ public final class CrashScenario {
             if (!result[0].ok()) {
                 throw driver.violation("recovery", "failed: " + result[0]);
             }
+            recoveryEventsLast = loop.eventsRun() - startEvents;
             return;
         }
     }

@@ -17,7 +17,7 @@ class CacheSetCrashTest {
     private static final int CRASH_SEEDS = Integer.getInteger("blockcache.crashSeeds", 500);
     /** A crash may land anywhere in the first 300 events of a recovery (open reads superblocks, journal, ...). */
     private static final int RECOVERY_CRASH_EVENTS_MAX = 300;
-    private static final ScenarioConfig CONFIG = ScenarioConfig.crashTest(100, 2, RECOVERY_CRASH_EVENTS_MAX);
+    private static final ScenarioConfig CONFIG = ScenarioConfig.crashTest(60, 2, RECOVERY_CRASH_EVENTS_MAX);
     private static final BiFunction<SimLoop, Prng, CrashTarget> CACHE_SET =
             (loop, ids) -> new CacheSetTarget(loop, ids, CacheSetTarget.defaultOptions());
     /** Seeds that once failed, run first by the crash test forever (add the seed from the failure message). */
@@ -31,13 +31,19 @@ class CacheSetCrashTest {
         }
         int crashes = 0;
         int nested = 0;
+        long durableSectors = 0;
         for (long seed = 1; seed <= CRASH_SEEDS; seed++) {
             CrashScenario.Result result = CrashScenario.run(seed, CONFIG, CACHE_SET);
             crashes += result.crashes();
             nested += result.nestedCrashes();
+            durableSectors += result.durableSectorsChecked();
         }
         assertThat(crashes).isGreaterThanOrEqualTo(2 * CRASH_SEEDS);
         assertThat(nested).as("some crashes hit a recovery in progress").isPositive();
+        assertThat(durableSectors).as("recoveries were checked against flushed/FUA data, not just zeroes")
+                .isGreaterThan(100L * CRASH_SEEDS);
+        System.out.printf("crash test: %d seeds, %d crashes (%d during recovery), %d durable sectors checked%n",
+                CRASH_SEEDS, crashes, nested, durableSectors);
     }
 
     @Test

@@ -38,11 +38,14 @@ class RawDeviceContractTest {
         // Proves flushed and FUA data survives SSD crashes (nested ones included) over 100 seeds.
         int crashes = 0;
         int nested = 0;
+        long durableSectors = 0;
         for (long seed = 1; seed <= 100; seed++) {
             CrashScenario.Result result = CrashScenario.run(seed, ScenarioConfig.crashTest(100, 3, 3), SSD);
             crashes += result.crashes();
             nested += result.nestedCrashes();
+            durableSectors += result.durableSectorsChecked();
         }
+        assertThat(durableSectors).as("crash checks saw flushed/FUA data").isGreaterThan(100L * 100);
         assertThat(crashes).isGreaterThanOrEqualTo(300);
         assertThat(nested).as("nested crashes during recovery happen").isPositive();
     }
