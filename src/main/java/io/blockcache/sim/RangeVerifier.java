@@ -29,7 +29,8 @@ final class RangeVerifier {
         for (long offsetBytes = 0; offsetBytes < rangeBytes; offsetBytes += CHUNK_BYTES) {
             int lengthBytes = (int) Math.min(CHUNK_BYTES, rangeBytes - offsetBytes);
             long startSector = offsetBytes / BlockDevice.SECTOR_BYTES;
-            long[] lowest = afterCrash ? null : model.readSubmitted(startSector, lengthBytes / BlockDevice.SECTOR_BYTES);
+            long[] lowest = afterCrash ? null
+                    : model.readSubmitted(startSector, lengthBytes / BlockDevice.SECTOR_BYTES);
             ByteBuffer data = ByteBuffer.allocate(lengthBytes);
             IoResult[] result = {null};
             device.read(offsetBytes, data.duplicate(), r -> result[0] = r);

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CacheSetModelTest {
     @Test
     void everyReadOfAVolumeMatchesTheModelOver200Seeds() {
-        // Proves (300 requests per seed) reads return the newest acknowledged data (or an in-flight write's), never torn, over 200 seeds.
+        // Proves reads return the newest acknowledged data (or an in-flight write's), never torn: 200 seeds x 300.
         long completed = 0;
         for (long seed = 1; seed <= 200; seed++) {
             completed += CrashScenario.run(seed, ScenarioConfig.modelTest(150),
@@ -24,7 +24,8 @@ class CacheSetModelTest {
         // Proves the index's whole-structure check passes after every change on a few model runs.
         for (long seed = 1; seed <= 10; seed++) {
             CrashScenario.run(seed, ScenarioConfig.modelTest(300),
-                    (loop, ids) -> new CacheSetTarget(loop, ids, CacheSetTarget.defaultOptions().withVerifyIndex(true)));
+                    (loop, ids) -> new CacheSetTarget(loop, ids,
+                            CacheSetTarget.defaultOptions().withVerifyIndex(true)));
         }
     }
 }
