@@ -20,7 +20,8 @@ final class ZeroWriter {
     static final int CHUNKS_IN_FLIGHT_MAX = 8;
 
     private final VolumeContext context;
-    private final ByteBuffer zeroes = ByteBuffer.allocateDirect(CHUNK_BYTES).asReadOnlyBuffer();
+    /** Zeroes never change, so every volume shares one read-only buffer (a view per write). */
+    private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(CHUNK_BYTES).asReadOnlyBuffer();
 
     ZeroWriter(VolumeContext context) {
         this.context = context;
@@ -54,7 +55,7 @@ final class ZeroWriter {
                 long volumeOffset = nextBytes;
                 nextBytes += chunk;
                 inFlight++;
-                ByteBuffer source = zeroes.duplicate().limit(chunk);
+                ByteBuffer source = ZEROES.duplicate().limit(chunk);
                 long backingOffset = context.config.backingDataOffsetBytes() + volumeOffset;
                 context.backingDevice.write(backingOffset, source, fua, this::chunkDone);
             }
