@@ -1,0 +1,228 @@
+package io.blockcache.cli;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.FileDevice;
+import io.blockcache.device.FileDeviceOptions;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheInspector;
+import io.blockcache.engine.CacheReport;
+import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.CacheSetOptions;
+import io.blockcache.engine.Outcome;
+import io.blockcache.loop.Prng;
+import io.blockcache.loop.RealLoop;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blockcache format}: creates a cache set on files (created sparse if missing), refusing to overwrite
+ * blockcache metadata without {@code --force}, then prints what was made. Exit 0 on success, 1 on failure.
+ */
+@Command(name = "format", mixinStandardHelpOptions = true,
+        description = {"Format a cache file and attach one or more backing files to it as volumes.",
+                "Missing files are created sparse at --cache-size / --backing-size. A file that already holds a"
+                        + " blockcache superblock or backing header is refused unless --force is given: formatting"
+                        + " destroys the cache set and any dirty data in it. Backing data after the first 1 MiB"
+                        + " (the backing header) is left untouched."},
+        footer = {"", "Example: blockcache format --cache cache.img --cache-size 1G --backing disk.img"
+                + " --backing-size 10G"})
+final class FormatCommand implements Callable<Integer> {
+    /** Cache devices at least this big show progress; smaller ones format faster than a line could be read. */
+    private static final long PROGRESS_CACHE_BYTES_MIN = 1L << 30;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--cache", required = true, paramLabel = "FILE", description = "The cache file (fast device).")
+    private Path cache;
+
+    @Option(names = "--backing", required = true, paramLabel = "FILE",
+            description = "A backing file (slow device); repeat for several volumes.")
+    private List<Path> backingPaths;
+
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "Export name of each backing, in --backing order (default: \"default\" for one backing,"
+                    + " else vol0, vol1, ...).")
+    private List<String> names = new ArrayList<>();
+
+    @Option(names = "--bucket-size", paramLabel = "SIZE", defaultValue = "1M", converter = ByteSizes.Converter.class,
+            description = "Bucket size, a power of two from 128K to 8M (default: ${DEFAULT-VALUE}).")
+    private long bucketSizeBytes;
+
+    @Option(names = "--cache-size", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
+            description = "Size to create the cache file with if it does not exist (e.g. 1G, 512M).")
+    private Long cacheSizeBytes;
+
+    @Option(names = "--backing-size", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
+            description = "Size to create each missing backing file with (e.g. 10G).")
+    private Long backingSizeBytes;
+
+    @Option(names = "--force", description = "Overwrite files that already hold blockcache metadata.")
+    private boolean force;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return format(spec.commandLine().getOut(), err);
+        } catch (FormatException e) {
+            err.println("blockcache format: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** An error to show the user as is. */
+    private static final class FormatException extends Exception {
+        FormatException(String message) {
+            super(message);
+        }
+    }
+
+    private int format(PrintWriter out, PrintWriter err) throws FormatException {
+        List<String> exportNames = exportNames();
+        CacheSetOptions options = options();
+        checkFiles();
+        try (RealLoop loop = new RealLoop("blockcache-format")) {
+            List<BlockDevice> devices = new ArrayList<>();
+            try {
+                FileDevice cacheDevice = openOrCreate(loop, cache, cacheSizeBytes, "--cache-size", err);
+                devices.add(cacheDevice);
+                List<BackingSpec> backings = new ArrayList<>();
+                for (int i = 0; i < backingPaths.size(); i++) {
+                    FileDevice device = openOrCreate(loop, backingPaths.get(i), backingSizeBytes, "--backing-size",
+                            err);
+                    devices.add(device);
+                    backings.add(new BackingSpec(exportNames.get(i), device));
+                }
+                ProgressLine progress = new ProgressLine(err, "format: clearing the journal",
+                        ProgressLine.stderrIsTerminal());
+                boolean showProgress = cacheDevice.sizeBytes() >= PROGRESS_CACHE_BYTES_MIN;
+                // UUIDs must differ between machines and runs: this is the one place we want real entropy.
+                Prng ids = new Prng(new SecureRandom().nextLong());
+                Outcome<Void> formatted = LoopCalls.await(loop, done -> CacheSet.format(loop, cacheDevice, backings,
+                        options, ids, fraction -> {
+                            if (showProgress) {
+                                progress.accept(fraction);
+                            }
+                        }, done));
+                if (!formatted.isOk()) {
+                    throw new FormatException(formatted.error());
+                }
+                CacheReport report = LoopCalls.await(loop, done -> CacheInspector.inspect(cacheDevice, false, done));
+                if (!report.ok()) {
+                    throw new FormatException("formatted, but the result does not check out: " + report.problems());
+                }
+                printSummary(out, report);
+                return 0;
+            } finally {
+                LoopCalls.await(loop, done -> {
+                    devices.forEach(BlockDevice::close);
+                    done.accept(null);
+                });
+            }
+        }
+    }
+
+    private List<String> exportNames() throws FormatException {
+        if (names.isEmpty()) {
+            if (backingPaths.size() == 1) {
+                return List.of("default");
+            }
+            List<String> generated = new ArrayList<>();
+            for (int i = 0; i < backingPaths.size(); i++) {
+                generated.add("vol" + i);
+            }
+            return generated;
+        }
+        if (names.size() != backingPaths.size()) {
+            throw new FormatException("got " + names.size() + " --name for " + backingPaths.size()
+                    + " --backing; give one name per backing file, in the same order, or none");
+        }
+        return names;
+    }
+
+    private CacheSetOptions options() throws FormatException {
+        if (bucketSizeBytes > Integer.MAX_VALUE) {
+            throw new FormatException("--bucket-size " + bucketSizeBytes + " is too large (at most 8M)");
+        }
+        try {
+            return CacheSetOptions.defaults().withBucketSizeBytes((int) bucketSizeBytes);
+        } catch (IllegalArgumentException e) {
+            throw new FormatException("--bucket-size: " + e.getMessage());
+        }
+    }
+
+    /** Refuses duplicates, missing files without a size, and blockcache metadata without --force. */
+    private void checkFiles() throws FormatException {
+        List<Path> all = new ArrayList<>();
+        all.add(cache);
+        all.addAll(backingPaths);
+        Set<Path> seen = new HashSet<>();
+        for (Path path : all) {
+            Path normal = path.toAbsolutePath().normalize();
+            if (!seen.add(normal)) {
+                throw new FormatException(path + " is given twice; each device must be a different file");
+            }
+            if (!Files.exists(path)) {
+                Long size = path == cache ? cacheSizeBytes : backingSizeBytes;
+                if (size == null) {
+                    throw new FormatException(path + " does not exist; give " + (path == cache ? "--cache-size"
+                            : "--backing-size") + " to create it");
+                }
+                continue;
+            }
+            String contents;
+            try {
+                contents = FormatGuard.blockcacheContents(path);
+            } catch (IOException e) {
+                throw new FormatException("cannot read " + path + ": " + e.getMessage());
+            }
+            if (contents != null && !force) {
+                throw new FormatException("refusing to format " + path + ": it " + contents
+                        + ". Formatting destroys it; use --force if that is what you want");
+            }
+        }
+    }
+
+    private static FileDevice openOrCreate(RealLoop loop, Path path, Long sizeBytes, String sizeOption,
+                                           PrintWriter err) throws FormatException {
+        try {
+            if (Files.exists(path)) {
+                if (sizeBytes != null && Files.size(path) != sizeBytes) {
+                    err.println("blockcache format: " + path + " exists with " + Files.size(path) + " bytes; "
+                            + sizeOption + " applies only to files it creates");
+                }
+                return FileDevice.open(loop, path, FileDeviceOptions.DEFAULTS);
+            }
+            return FileDevice.create(loop, path, sizeBytes, FileDeviceOptions.DEFAULTS);
+        } catch (IOException | IllegalArgumentException | UnsupportedOperationException e) {
+            throw new FormatException("cannot open " + path + ": " + e.getMessage());
+        }
+    }
+
+    private void printSummary(PrintWriter out, CacheReport report) {
+        var superblock = report.superblock().chosen();
+        out.println("formatted cache set " + superblock.cacheSetUuid());
+        out.println("  cache      " + cache + ": " + superblock.bucketCount() + " buckets of "
+                + ByteSizes.human(superblock.bucketSizeBytes()) + ", " + superblock.journalBuckets()
+                + " journal buckets");
+        for (int i = 0; i < report.volumes().size(); i++) {
+            CacheReport.VolumeReport volume = report.volumes().get(i);
+            out.println("  volume     \"" + volume.name() + "\" on " + backingPaths.get(i) + ": "
+                    + ByteSizes.human(volume.sizeBytes()) + " (" + volume.sizeBytes() + " bytes)");
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,35 @@
+package io.blockcache.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LineChartTest {
+    @Test
+    void writesAReadablePngWithTheSeriesDrawn(@TempDir Path dir) throws Exception {
+        // Proves the chart is a real PNG of the expected size with coloured (non-white, non-black) pixels drawn.
+        Path file = dir.resolve("img/chart.png");
+        new LineChart("test", "block size (KiB)", "MiB/s").logX()
+                .add(new Series("a").add(8, 10).add(64, 30).add(1024, 20))
+                .add(new Series("b").add(8, 5).add(64, 40).add(1024, 45))
+                .writePng(file);
+        BufferedImage image = ImageIO.read(file.toFile());
+        assertThat(image.getWidth()).isEqualTo(900);
+        int coloured = 0;
+        for (int x = 0; x < image.getWidth(); x++) {
+            for (int y = 0; y < image.getHeight(); y++) {
+                int rgb = image.getRGB(x, y) & 0xFFFFFF;
+                int r = rgb >> 16;
+                int b = rgb & 0xFF;
+                if (Math.abs(r - b) > 80) {
+                    coloured++;
+                }
+            }
+        }
+        assertThat(coloured).isGreaterThan(200);
+    }
+}
