@@ -4,6 +4,8 @@ import io.blockcache.format.DecodeResult;
 import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.format.JournalScanner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,6 +26,9 @@ import java.util.List;
 public record JournalRecovery(List<JournalEntry> replay, JournalRecord.CheckpointDone checkpoint,
                               JournalPosition next, List<JournalScanner.ScannedEntry> walked,
                               String stopDescription) {
+
+    /** Where an entry header keeps its sequence (docs/FORMAT.md §5.1). */
+    private static final int SEQUENCE_FIELD_OFFSET = 16;
 
     /** Thrown when the journal is corrupt in a way that loses durable data: recovery must stop. */
     public static final class CorruptJournalException extends Exception {
@@ -54,9 +59,9 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
         long[] newestAnywhere = newestValidEntry(ring, bucketSizeBytes);
         if (newest == null) {
             if (newestAnywhere != null) {
-                throw new CorruptJournalException("journal is corrupt: no journal bucket starts with a valid entry, but"
-                        + " entry sequence " + newestAnywhere[0] + " at ring byte " + newestAnywhere[1]
-                        + " is valid: the entries before it were damaged");
+                throw new CorruptJournalException("journal is corrupt: " + damagedEntry(ring, bucketSizeBytes, 0)
+                        + "no journal bucket starts with a valid entry, but entry sequence " + newestAnywhere[0]
+                        + " at ring byte " + newestAnywhere[1] + " is valid");
             }
             return new JournalRecovery(List.of(), null, JournalPosition.fresh(), List.of(), "empty journal");
         }
@@ -72,9 +77,9 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
         if (newestAnywhere != null && newestAnywhere[0] > walkedLast) {
             // Entry N+1 is written only once N is durable, so a valid entry beyond the end of the chain means the
             // chain broke on durable entries, not on a torn tail.
-            throw new CorruptJournalException("journal is corrupt: the chain ends after sequence " + walkedLast + " ("
-                    + scan.message() + "), but entry sequence " + newestAnywhere[0] + " at ring byte "
-                    + newestAnywhere[1] + " is valid");
+            throw new CorruptJournalException("journal is corrupt: " + damagedEntry(ring, bucketSizeBytes, walkedLast)
+                    + "the chain ends after sequence " + walkedLast + " (" + scan.message() + "), but entry sequence "
+                    + newestAnywhere[0] + " at ring byte " + newestAnywhere[1] + " is valid");
         }
         JournalRecord.CheckpointDone checkpoint = null;
         for (JournalScanner.ScannedEntry scanned : scan.entries()) {
@@ -123,6 +128,30 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
             }
         }
         return newest;
+    }
+
+    /**
+     * Names the damaged entry that breaks the chain: the entry header (magic intact) whose CRC fails and whose
+     * sequence field claims the lowest sequence above {@code after}; empty if none can be found.
+     */
+    private static String damagedEntry(byte[] ring, int bucketSizeBytes, long after) {
+        long bestSequence = Long.MAX_VALUE;
+        int bestOffset = -1;
+        ByteBuffer bytes = ByteBuffer.wrap(ring).order(ByteOrder.LITTLE_ENDIAN);
+        for (int offset = 0; offset < ring.length; offset += 4096) {
+            int roomInBucket = bucketSizeBytes - offset % bucketSizeBytes;
+            if (!JournalEntry.peekEntryBytes(ring, offset, roomInBucket).isOk()
+                    || JournalEntry.decode(ring, offset, roomInBucket).isOk()) {
+                continue;
+            }
+            long claimed = bytes.getLong(offset + SEQUENCE_FIELD_OFFSET);
+            if (claimed > after && claimed < bestSequence) {
+                bestSequence = claimed;
+                bestOffset = offset;
+            }
+        }
+        return bestOffset < 0 ? "" : "entry sequence " + bestSequence + " at ring byte " + bestOffset
+                + " is damaged (its CRC32C does not match); ";
     }
 
     /** The bucket whose first entry has the largest sequence not above {@code target}, else the oldest. */

@@ -129,9 +129,6 @@ class JournalCorruptionTest {
     }
 
     @Test
-    @Disabled("engine bug, to fix in journal.JournalRecovery: when the only written ring bucket has a damaged first"
-            + " entry, recover() finds no decodable first entry, returns 'empty journal', and every flushed write is"
-            + " silently lost; remove this line once fixed")
     void damagedFirstEntryOfTheRingIsRefused() throws Exception {
         // Proves fail-stop also when the damaged entry is the first of its bucket (the walk's start point).
         List<JournalScanner.ScannedEntry> walked = walk();
