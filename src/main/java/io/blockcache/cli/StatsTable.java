@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** Formats the JSON of {@code /api/stats} as aligned text tables for {@code blockcache stats}. Pure. */
@@ -27,12 +28,12 @@ final class StatsTable {
         Map<?, ?> cache = (Map<?, ?>) stats.get("cache");
         Map<?, ?> buckets = (Map<?, ?>) cache.get("buckets");
         Map<?, ?> journal = (Map<?, ?>) cache.get("journal");
-        out.append('\n').append(String.format(java.util.Locale.ROOT, "cache: %s buckets of %s, occupancy %s: %s free, %s open, %s sealed, "
+        out.append('\n').append(String.format(Locale.ROOT, "cache: %s buckets of %s, occupancy %s: %s free, %s open, %s sealed, "
                         + "%s reuse-pending, %s journal, %s metadata%n", integer(buckets.get("total")),
                 bytes(cache.get("bucketSizeBytes")), percent(number(cache.get("occupancyPercent"))),
                 integer(buckets.get("free")), integer(buckets.get("open")), integer(buckets.get("sealed")),
                 integer(buckets.get("reusePending")), integer(buckets.get("journal")), integer(buckets.get("metadata"))));
-        out.append(String.format(java.util.Locale.ROOT, "journal: durable sequence %s, %s entries (%s) written, %s ring buckets in use; "
+        out.append(String.format(Locale.ROOT, "journal: durable sequence %s, %s entries (%s) written, %s ring buckets in use; "
                         + "%s checkpoints%n", integer(journal.get("durableSequence")),
                 integer(journal.get("entriesWritten")), bytes(journal.get("bytesWritten")),
                 integer(journal.get("ringBucketsInUse")), integer(cache.get("checkpointsWritten"))));
@@ -70,8 +71,8 @@ final class StatsTable {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < row.size(); i++) {
                 // First column left-aligned (names), numbers right-aligned.
-                String cell = i == 0 ? String.format(java.util.Locale.ROOT, "%-" + widths[i] + "s", row.get(i))
-                        : String.format(java.util.Locale.ROOT, "%" + widths[i] + "s", row.get(i));
+                String cell = i == 0 ? String.format(Locale.ROOT, "%-" + widths[i] + "s", row.get(i))
+                        : String.format(Locale.ROOT, "%" + widths[i] + "s", row.get(i));
                 line.append(i == 0 ? "" : "  ").append(cell);
             }
             out.append(line.toString().stripTrailing()).append('\n');
@@ -92,7 +93,7 @@ final class StatsTable {
     }
 
     private static String percent(double value) {
-        return Double.isNaN(value) ? "-" : String.format(java.util.Locale.ROOT, "%.1f %%", value);
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f %%", value);
     }
 
     private static String bytes(Object value) {
@@ -110,6 +111,6 @@ final class StatsTable {
             value /= 1024;
             unit++;
         }
-        return unit == 0 ? String.format(java.util.Locale.ROOT, "%.0f B", value) : String.format(java.util.Locale.ROOT, "%.1f %s", value, units[unit]);
+        return unit == 0 ? String.format(Locale.ROOT, "%.0f B", value) : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 }
