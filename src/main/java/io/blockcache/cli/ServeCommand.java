@@ -1,21 +1,139 @@
 package io.blockcache.cli;
 
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code blockcache serve}: serves cached volumes over NBD.
+ * {@code blockcache serve}: serves cached volumes over NBD, with the admin API beside it.
  *
- * <p>Not built yet: NBD serving is issue #4 and needs the cache core (issue #3). Until then this says so
- * and fails, rather than pretending to serve.
+ * <p>With no arguments it runs the embedded default: {@code ./data/cache.img} (1 GiB) caching a sparse
+ * {@code ./data/backing.img} (8 GiB), created and formatted when absent and recovered when present, exported
+ * as {@code default} on 127.0.0.1:10809, admin API on 127.0.0.1:10810. SIGTERM or SIGINT stops it cleanly
+ * (a JVM shutdown hook runs {@link ServeRuntime#stop}) and exits 0; after {@code kill -9} the next start
+ * recovers from the journal. Exit 1 when the cache cannot be opened or served (the engine's message says
+ * why), 2 for bad usage.
  */
-@Command(name = "serve", description = "Serve cached volumes over NBD (embedded default in ./data).",
-        mixinStandardHelpOptions = true)
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Serve cached volumes over NBD and the admin API over HTTP.",
+                "With no arguments: ./data/cache.img (1 GiB) caches ./data/backing.img (8 GiB, sparse), export"
+                        + " 'default' on 127.0.0.1:10809, admin API on 127.0.0.1:10810."})
 final class ServeCommand implements Callable<Integer> {
+    /** How often the main thread checks that the loop is still alive while serving. */
+    private static final Duration LIVENESS_CHECK_PERIOD = Duration.ofSeconds(1);
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Where the default files live (default: ./data).")
+    private String dataDir;
+
+    @Option(names = "--cache", paramLabel = "FILE", description = "Cache device file (default: DIR/cache.img).")
+    private String cache;
+
+    @Option(names = "--backing", paramLabel = "NAME=FILE",
+            description = "Backing device file and its export name; repeatable (default: default=DIR/backing.img).")
+    private List<String> backings;
+
+    @Option(names = "--cache-size", paramLabel = "SIZE", description = "Size of a new cache file (default: 1G).")
+    private String cacheSize;
+
+    @Option(names = "--backing-size", paramLabel = "SIZE",
+            description = "Size of a new (sparse) backing file (default: 8G).")
+    private String backingSize;
+
+    @Option(names = "--nbd-listen", paramLabel = "HOST:PORT", description = "NBD address (default: 127.0.0.1:10809).")
+    private String nbdListen;
+
+    @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
+            description = "Admin API address (default: 127.0.0.1:10810).")
+    private String adminListen;
+
+    @Option(names = "--mode", paramLabel = "MODE",
+            description = "Initial cache mode: writeback, writethrough, writearound or none (default: writeback).")
+    private String mode;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Properties file with the long flags' names as keys, plus knob.NAME=VALUE lines.")
+    private Path config;
+
+    @Option(names = "--allow-remote",
+            description = "Allow non-loopback listen addresses (NBD and the admin API have no authentication).")
+    private boolean allowRemote;
+
     @Override
-    public Integer call() {
-        System.err.println("blockcache serve: not available yet in this build. The NBD server lands with issue #4"
-                + " (it needs the cache core, issue #3). Try 'bin/blockcache simulate devices'.");
-        return 1;
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ServeSettings settings;
+        try {
+            settings = ServeSettings.resolve(new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
+                    nbdListen, adminListen, mode, config, allowRemote));
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            err.println("blockcache serve: " + e.getMessage());
+            err.flush();
+            return 2;
+        }
+        ServeRuntime runtime;
+        try {
+            runtime = ServeRuntime.start(settings, err);
+        } catch (ServeRuntime.ServeException e) {
+            err.println("blockcache serve: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            err.println("blockcache serve: stopping (journal commit, checkpoint, clean shutdown)...");
+            err.flush();
+            boolean clean = runtime.stop();
+            err.println(clean ? "blockcache serve: stopped cleanly" : "blockcache serve: stopped, not cleanly");
+            err.flush();
+            out.flush();
+            // A signal would otherwise end the JVM with 128+signal; a clean stop is a success.
+            Runtime.getRuntime().halt(clean ? 0 : 1);
+        }, "blockcache-shutdown"));
+        printBanner(out, settings, runtime);
+        while (!runtime.awaitStopped(LIVENESS_CHECK_PERIOD)) {
+            if (runtime.loop().failure() != null) {
+                err.println("blockcache serve: the cache stopped on an internal error (fail-stop): "
+                        + runtime.loop().failure());
+                err.flush();
+                return 1; // System.exit runs the hook, which closes what it can and exits 1
+            }
+        }
+        return 0;
+    }
+
+    private static void printBanner(PrintWriter out, ServeSettings settings, ServeRuntime runtime) {
+        InetSocketAddress nbd = runtime.nbdAddress();
+        InetSocketAddress admin = runtime.adminAddress();
+        String adminUrl = "http://" + hostPort(admin);
+        out.println("blockcache serve: cache " + settings.cacheFile() + ", exports " + settings.backings().keySet());
+        if (nbd != null) {
+            String first = settings.backings().keySet().iterator().next();
+            out.println("NBD:   nbd://" + hostPort(nbd) + " (exports " + settings.backings().keySet() + ")");
+            out.println("  nbdinfo nbd://" + hostPort(nbd));
+            out.println("  sudo nbd-client " + nbd.getAddress().getHostAddress() + " " + nbd.getPort()
+                    + " /dev/nbd0 -N " + first);
+            out.println("  qemu-img info nbd://" + hostPort(nbd) + "/" + first);
+        } else {
+            out.println("NBD:   not available in this build");
+        }
+        out.println("admin: " + adminUrl + " (dashboard), " + adminUrl + "/api/stats, " + adminUrl + "/metrics");
+        out.println("  blockcache stats --admin " + hostPort(admin));
+        out.println("Stop with Ctrl-C or SIGTERM (clean shutdown).");
+        out.flush();
+    }
+
+    private static String hostPort(InetSocketAddress address) {
+        String host = address.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 }

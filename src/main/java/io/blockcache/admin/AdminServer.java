@@ -1,0 +1,209 @@
+package io.blockcache.admin;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The admin HTTP API of one cache set, on the JDK's {@link HttpServer}:
+ * <ul>
+ *   <li>{@code GET /api/stats}: JSON ({@link StatsJson});</li>
+ *   <li>{@code GET /metrics}: Prometheus text format 0.0.4 ({@link PrometheusText});</li>
+ *   <li>{@code GET /api/knobs}, {@code GET /api/knobs/{name}}, {@code PUT /api/knobs/{name}} (body = value):
+ *       {@link KnobApi};</li>
+ *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats}.</li>
+ * </ul>
+ * Every read or change of engine state hops to the cache set's loop with {@link LoopCall}; HTTP threads never
+ * touch engine objects. If the loop does not answer within {@value #LOOP_ANSWER_MS_MAX} ms the request gets
+ * 503. Where it binds is the caller's choice; the CLI allows loopback only unless told otherwise.
+ *
+ * <p>Thread rule: construct, {@link #start} and {@link #close} from any thread except the loop's.
+ */
+public final class AdminServer implements AutoCloseable {
+    /** How long a request waits for the loop: far above a healthy loop's latency, short enough for a human. */
+    static final long LOOP_ANSWER_MS_MAX = 5_000;
+    /** HTTP worker threads: the API serves a few operators and a scraper, not clients of the data path. */
+    static final int HTTP_THREADS = 4;
+    /** Largest request body accepted (a knob value); anything longer is not a knob value. */
+    static final int REQUEST_BODY_BYTES_MAX = 4096;
+    /** Connections waiting to be accepted; the JDK's default is system dependent. */
+    private static final int BACKLOG = 16;
+
+    private final InetSocketAddress bindAddress;
+    private final CacheSet set;
+    private final BlockDevice cacheDevice;
+    private final List<BackingSpec> backings;
+    private final KnobApi knobs;
+    private HttpServer server;
+    private ExecutorService executor;
+
+    /**
+     * @param bindAddress where to listen; port 0 picks a free port (see {@link #address()})
+     * @param cacheDevice the set's cache device, for its counters
+     * @param backings the backing devices the set was opened with, in volume order, for their counters
+     */
+    public AdminServer(InetSocketAddress bindAddress, CacheSet set, BlockDevice cacheDevice,
+                       List<BackingSpec> backings) {
+        this.bindAddress = bindAddress;
+        this.set = set;
+        this.cacheDevice = cacheDevice;
+        this.backings = List.copyOf(backings);
+        this.knobs = new KnobApi(set.knobs());
+    }
+
+    /** Binds and starts serving. */
+    public void start() throws IOException {
+        if (server != null) {
+            throw new IllegalStateException("admin server already started");
+        }
+        server = HttpServer.create(bindAddress, BACKLOG);
+        executor = Executors.newFixedThreadPool(HTTP_THREADS, runnable -> {
+            Thread thread = new Thread(runnable, "admin-http");
+            thread.setDaemon(true);
+            return thread;
+        });
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** The bound address (with the real port when 0 was asked). */
+    public InetSocketAddress address() {
+        if (server == null) {
+            throw new IllegalStateException("admin server not started");
+        }
+        return server.getAddress();
+    }
+
+    /** Stops listening and ends the worker threads; requests being answered get at most one second. */
+    @Override
+    public void close() {
+        if (server == null) {
+            return;
+        }
+        server.stop(1);
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(LOOP_ANSWER_MS_MAX, TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try {
+            String path = exchange.getRequestURI().getPath();
+            String method = exchange.getRequestMethod();
+            if (path.equals("/api/stats")) {
+                requireGet(exchange, method, () -> StatsJson.render(snapshot()), "application/json");
+            } else if (path.equals("/metrics")) {
+                requireGet(exchange, method, () -> PrometheusText.render(snapshot()), PrometheusText.CONTENT_TYPE);
+            } else if (path.equals("/api/knobs") || path.equals("/api/knobs/")) {
+                requireGet(exchange, method, () -> onLoop(knobs::list).json(), "application/json");
+            } else if (path.startsWith("/api/knobs/")) {
+                knob(exchange, method, path.substring("/api/knobs/".length()));
+            } else if (path.equals("/") || path.equals("/index.html")) {
+                requireGet(exchange, method, () -> Dashboard.HTML, "text/html; charset=utf-8");
+            } else {
+                sendJson(exchange, 404, error("no such endpoint: " + path
+                        + " (try /api/stats, /metrics, /api/knobs or /)"));
+            }
+        } catch (Unavailable e) {
+            sendJson(exchange, 503, error(e.getMessage()));
+        } finally {
+            exchange.close();
+        }
+    }
+
+    private void knob(HttpExchange exchange, String method, String name) throws IOException {
+        KnobApi.Answer answer;
+        if (method.equals("GET")) {
+            answer = onLoop(() -> knobs.get(name));
+        } else if (method.equals("PUT")) {
+            String value = readBody(exchange);
+            if (value == null) {
+                sendJson(exchange, 413, error("a knob value is at most " + REQUEST_BODY_BYTES_MAX + " bytes"));
+                return;
+            }
+            answer = onLoop(() -> knobs.set(name, value));
+        } else {
+            exchange.getResponseHeaders().set("Allow", "GET, PUT");
+            sendJson(exchange, 405, error(method + " is not allowed on a knob; use GET or PUT"));
+            return;
+        }
+        sendJson(exchange, answer.status(), answer.json());
+    }
+
+    private StatsSnapshot snapshot() {
+        return onLoop(() -> StatsCollector.collect(set, cacheDevice, backings));
+    }
+
+    private <T> T onLoop(Supplier<T> task) {
+        try {
+            return LoopCall.call(set.loop(), task, TimeUnit.MILLISECONDS.toNanos(LOOP_ANSWER_MS_MAX));
+        } catch (LoopCall.Unavailable e) {
+            throw new Unavailable(e.getMessage());
+        }
+    }
+
+    private static void requireGet(HttpExchange exchange, String method, Supplier<String> body, String contentType)
+            throws IOException {
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            exchange.getResponseHeaders().set("Allow", "GET");
+            sendJson(exchange, 405, error(method + " is not allowed here; use GET"));
+            return;
+        }
+        send(exchange, 200, body.get(), contentType);
+    }
+
+    /** The body as UTF-8 text, or null if it is longer than {@link #REQUEST_BODY_BYTES_MAX}. */
+    private static String readBody(HttpExchange exchange) throws IOException {
+        try (InputStream in = exchange.getRequestBody()) {
+            byte[] bytes = in.readNBytes(REQUEST_BODY_BYTES_MAX + 1);
+            return bytes.length > REQUEST_BODY_BYTES_MAX ? null : new String(bytes, StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String error(String message) {
+        return new JsonWriter().beginObject().field("error", message).endObject().toString();
+    }
+
+    private static void sendJson(HttpExchange exchange, int status, String json) throws IOException {
+        send(exchange, status, json, "application/json");
+    }
+
+    private static void send(HttpExchange exchange, int status, String body, String contentType) throws IOException {
+        byte[] bytes = (body + "\n").getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", contentType);
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
+        if (!head) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+
+    /** The loop could not answer; becomes a 503. */
+    private static final class Unavailable extends RuntimeException {
+        Unavailable(String message) {
+            super(message);
+        }
+    }
+}

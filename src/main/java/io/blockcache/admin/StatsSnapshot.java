@@ -1,0 +1,77 @@
+package io.blockcache.admin;
+
+import java.util.List;
+
+/**
+ * The numbers of one cache set at one moment, copied on the loop thread by {@link StatsCollector} so that
+ * JSON and Prometheus text can be rendered on any thread without touching engine objects. Immutable.
+ *
+ * @param volumes one entry per volume, in the superblock's order
+ * @param cache the cache device's bucket space, journal and checkpoints
+ * @param backings one entry per backing device, in volume order
+ */
+public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings) {
+    public StatsSnapshot {
+        volumes = List.copyOf(volumes);
+        backings = List.copyOf(backings);
+    }
+
+    /**
+     * One volume's front end. Sector counts are in 512-byte sectors since the cache set was opened.
+     *
+     * @param requestsInFlight front-end requests submitted and not yet answered
+     */
+    public record VolumeSnapshot(String name, long sizeBytes, String mode, long readHitSectors, long readMissSectors,
+                                 long writeCachedSectors, long writeBypassedSectors, long fillSectors,
+                                 long checksumErrors, long dirtyBytes, long cachedBytes, long requestsInFlight,
+                                 LatencySummary latency) {
+        /** Read hits over all read sectors, in [0, 1]; 0 before the first read. */
+        public double hitRatio() {
+            long total = readHitSectors + readMissSectors;
+            return total == 0 ? 0.0 : (double) readHitSectors / total;
+        }
+    }
+
+    /**
+     * Front-end latency of every request since open, from the volume's histogram.
+     *
+     * @param count requests measured
+     * @param sumNs their total latency in nanoseconds (from the histogram's mean, so within its resolution)
+     */
+    public record LatencySummary(long count, long p50Ns, long p99Ns, long p999Ns, double sumNs) {
+    }
+
+    /**
+     * The cache device: buckets by state, the journal and checkpoints.
+     *
+     * @param journalDurableSequence sequence of the newest durable journal entry
+     * @param journalEntriesWritten journal entries written since open
+     * @param journalBytesWritten bytes of journal entries written since open
+     * @param journalRingBucketsInUse ring buckets holding entries that replay still needs
+     */
+    public record CacheSnapshot(int bucketSizeBytes, int bucketsTotal, int bucketsFree, int bucketsOpen,
+                                int bucketsSealed, int bucketsReusePending, int bucketsJournal, int bucketsMetadata,
+                                long journalDurableSequence, long journalEntriesWritten, long journalBytesWritten,
+                                int journalRingBucketsInUse, long checkpointsWritten, DeviceSnapshot device) {
+        /**
+         * Buckets in use over the buckets that can hold data or checkpoints (all but the journal ring), in
+         * percent [0, 100].
+         */
+        public double occupancyPercent() {
+            int usable = bucketsTotal - bucketsJournal;
+            return usable <= 0 ? 0.0 : 100.0 * (usable - bucketsFree) / usable;
+        }
+    }
+
+    /**
+     * One device as the engine sees it through its counters.
+     *
+     * @param requestsInFlight requests submitted to the device and not yet completed (its queue depth)
+     * @param completedReadSectors sectors read successfully since open
+     * @param completedWriteSectors sectors written successfully since open
+     * @param errors requests of any kind that completed with an error
+     */
+    public record DeviceSnapshot(String name, long requestsInFlight, long completedReadSectors,
+                                 long completedWriteSectors, long errors) {
+    }
+}

@@ -1,0 +1,55 @@
+package io.blockcache.cli;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/** {@code HOST:PORT} on the command line, and the loopback-only rule for listeners. */
+final class ListenAddress {
+    private ListenAddress() {
+    }
+
+    /**
+     * Parses {@code HOST:PORT} ({@code [v6]:PORT} for IPv6); port 0 means "any free port".
+     *
+     * @param what the flag, for messages
+     * @throws IllegalArgumentException saying what is wrong
+     */
+    static InetSocketAddress parse(String what, String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new IllegalArgumentException(what + " must be HOST:PORT, e.g. 127.0.0.1:10809; got \"" + text + "\"");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException(what + ": port must be 0..65535; got \"" + text + "\"");
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByName(host), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(what + ": unknown host \"" + host + "\"");
+        }
+    }
+
+    /**
+     * Refuses a non-loopback address unless remote access was allowed: neither NBD nor the admin API has
+     * authentication or encryption, so anyone who can reach the port can read and overwrite the volumes.
+     */
+    static void checkLoopback(String what, InetSocketAddress address, boolean allowRemote) {
+        if (!allowRemote && !address.getAddress().isLoopbackAddress()) {
+            throw new IllegalArgumentException(what + " " + address.getAddress().getHostAddress()
+                    + " is not a loopback address. NBD and the admin API have no authentication or encryption:"
+                    + " anyone who reaches the port can read and overwrite the volumes or change the cache."
+                    + " Bind to 127.0.0.1, or pass --allow-remote if the network is trusted.");
+        }
+    }
+}

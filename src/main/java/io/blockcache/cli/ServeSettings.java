@@ -1,0 +1,125 @@
+package io.blockcache.cli;
+
+import io.blockcache.volume.CacheMode;
+import java.io.IOException;
+import java.io.Reader;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Everything {@code serve} needs, resolved once and validated here: a flag wins over the config file, the
+ * config file over the default. The config file is a properties file with the long flags' names as keys
+ * ({@code cache-size=1G}, {@code backing=default=/srv/disk.img,other=/srv/b.img}) plus
+ * {@code knob.NAME=VALUE} lines applied at start.
+ *
+ * @param backings export name to backing file, in the order given
+ * @param knobs knob name to value, applied in name order after open
+ */
+record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, long cacheSizeBytes,
+                     long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
+                     Map<String, String> knobs) {
+    /** Default cache file size: 1 GiB, enough to see caching at work without filling a laptop. */
+    static final String CACHE_SIZE_DEFAULT = "1G";
+    /** Default backing file size: 8 GiB, sparse, so it costs only what is written. */
+    static final String BACKING_SIZE_DEFAULT = "8G";
+    /** The NBD port IANA assigned (10809); loopback only by default. */
+    static final String NBD_LISTEN_DEFAULT = "127.0.0.1:10809";
+    /** The next port up for the admin API. */
+    static final String ADMIN_LISTEN_DEFAULT = "127.0.0.1:10810";
+    static final String DATA_DIR_DEFAULT = "data";
+    static final String EXPORT_DEFAULT = "default";
+
+    private static final Set<String> CONFIG_KEYS = Set.of("data-dir", "cache", "backing", "cache-size", "backing-size",
+            "nbd-listen", "admin-listen", "mode", "allow-remote");
+    private static final String KNOB_PREFIX = "knob.";
+
+    /** The flags as given; null where a flag was not given. */
+    record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
+                 String nbdListen, String adminListen, String mode, Path config, boolean allowRemote) {
+    }
+
+    /**
+     * Resolves and validates the settings.
+     *
+     * @throws IllegalArgumentException with a message for the user about the first problem found
+     * @throws IOException if the config file cannot be read
+     */
+    static ServeSettings resolve(Flags flags) throws IOException {
+        Properties config = new Properties();
+        if (flags.config() != null) {
+            try (Reader reader = Files.newBufferedReader(flags.config())) {
+                config.load(reader);
+            }
+        }
+        Map<String, String> knobs = new TreeMap<>();
+        for (String key : config.stringPropertyNames()) {
+            if (key.startsWith(KNOB_PREFIX) && key.length() > KNOB_PREFIX.length()) {
+                knobs.put(key.substring(KNOB_PREFIX.length()), config.getProperty(key).strip());
+            } else if (!CONFIG_KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown key \"" + key + "\" in " + flags.config()
+                        + "; known keys: " + new java.util.TreeSet<>(CONFIG_KEYS)
+                        + " and knob.NAME");
+            }
+        }
+        Path dataDir = Path.of(pick(flags.dataDir(), config, "data-dir", DATA_DIR_DEFAULT));
+        Path cacheFile = Path.of(pick(flags.cache(), config, "cache", dataDir.resolve("cache.img").toString()));
+        List<String> backingSpecs = flags.backings() != null && !flags.backings().isEmpty() ? flags.backings()
+                : config.getProperty("backing") != null ? List.of(config.getProperty("backing").split(","))
+                : List.of(EXPORT_DEFAULT + "=" + dataDir.resolve("backing.img"));
+        boolean allowRemote = flags.allowRemote() || Boolean.parseBoolean(config.getProperty("allow-remote", "false"));
+        InetSocketAddress nbd = ListenAddress.parse("--nbd-listen",
+                pick(flags.nbdListen(), config, "nbd-listen", NBD_LISTEN_DEFAULT));
+        InetSocketAddress admin = ListenAddress.parse("--admin-listen",
+                pick(flags.adminListen(), config, "admin-listen", ADMIN_LISTEN_DEFAULT));
+        ListenAddress.checkLoopback("--nbd-listen", nbd, allowRemote);
+        ListenAddress.checkLoopback("--admin-listen", admin, allowRemote);
+        return new ServeSettings(dataDir, cacheFile, backings(backingSpecs),
+                ByteSizes.parse(pick(flags.cacheSize(), config, "cache-size", CACHE_SIZE_DEFAULT)),
+                ByteSizes.parse(pick(flags.backingSize(), config, "backing-size", BACKING_SIZE_DEFAULT)),
+                nbd, admin, mode(pick(flags.mode(), config, "mode", "writeback")), knobs);
+    }
+
+    private static String pick(String flag, Properties config, String key, String fallback) {
+        if (flag != null) {
+            return flag;
+        }
+        String configured = config.getProperty(key);
+        return configured != null ? configured.strip() : fallback;
+    }
+
+    private static Map<String, Path> backings(List<String> specs) {
+        Map<String, Path> backings = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (String spec : specs) {
+            int equals = spec.indexOf('=');
+            if (equals <= 0 || equals == spec.length() - 1) {
+                problems.add("--backing must be NAME=FILE, e.g. default=./data/backing.img; got \"" + spec + "\"");
+            } else if (backings.put(spec.substring(0, equals).strip(), Path.of(spec.substring(equals + 1).strip()))
+                    != null) {
+                problems.add("export name \"" + spec.substring(0, equals) + "\" is given twice");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        return backings;
+    }
+
+    private static CacheMode mode(String text) {
+        try {
+            return CacheMode.valueOf(text.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--mode must be one of writeback, writethrough, writearound, none; got \""
+                    + text + "\"");
+        }
+    }
+}

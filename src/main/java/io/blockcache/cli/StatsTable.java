@@ -1,0 +1,116 @@
+package io.blockcache.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Formats the JSON of {@code /api/stats} as aligned text tables for {@code blockcache stats}. Pure. */
+final class StatsTable {
+    private StatsTable() {
+    }
+
+    /** The tables, with a trailing newline. */
+    static String format(Map<?, ?> stats) {
+        StringBuilder out = new StringBuilder();
+        List<List<String>> volumes = new ArrayList<>();
+        volumes.add(List.of("VOLUME", "MODE", "SIZE", "HIT RATIO", "DIRTY", "CACHED", "BYPASSED", "IN FLIGHT",
+                "P50 µs", "P99 µs", "P99.9 µs"));
+        for (Object item : (List<?>) stats.get("volumes")) {
+            Map<?, ?> v = (Map<?, ?>) item;
+            Map<?, ?> latency = (Map<?, ?>) v.get("latency");
+            volumes.add(List.of(text(v.get("name")), text(v.get("mode")), bytes(v.get("sizeBytes")),
+                    percent(number(v.get("hitRatio")) * 100), bytes(v.get("dirtyBytes")), bytes(v.get("cachedBytes")),
+                    bytes(number(v.get("bypassedSectors")) * 512), integer(v.get("requestsInFlight")),
+                    integer(latency.get("p50Us")), integer(latency.get("p99Us")), integer(latency.get("p999Us"))));
+        }
+        table(out, volumes);
+        Map<?, ?> cache = (Map<?, ?>) stats.get("cache");
+        Map<?, ?> buckets = (Map<?, ?>) cache.get("buckets");
+        Map<?, ?> journal = (Map<?, ?>) cache.get("journal");
+        out.append('\n').append(String.format(Locale.ROOT, "cache: %s buckets of %s, occupancy %s: %s free, %s open, %s sealed, "
+                        + "%s reuse-pending, %s journal, %s metadata%n", integer(buckets.get("total")),
+                bytes(cache.get("bucketSizeBytes")), percent(number(cache.get("occupancyPercent"))),
+                integer(buckets.get("free")), integer(buckets.get("open")), integer(buckets.get("sealed")),
+                integer(buckets.get("reusePending")), integer(buckets.get("journal")), integer(buckets.get("metadata"))));
+        out.append(String.format(Locale.ROOT, "journal: durable sequence %s, %s entries (%s) written, %s ring buckets in use; "
+                        + "%s checkpoints%n", integer(journal.get("durableSequence")),
+                integer(journal.get("entriesWritten")), bytes(journal.get("bytesWritten")),
+                integer(journal.get("ringBucketsInUse")), integer(cache.get("checkpointsWritten"))));
+        out.append('\n');
+        List<List<String>> devices = new ArrayList<>();
+        devices.add(List.of("DEVICE", "QUEUE DEPTH", "READ", "WRITTEN", "ERRORS"));
+        devices.add(device((Map<?, ?>) cache.get("device")));
+        for (Object item : (List<?>) stats.get("backing")) {
+            devices.add(device((Map<?, ?>) item));
+        }
+        table(out, devices);
+        out.append('\n').append("writeback: ").append(status(stats.get("writeback")))
+                .append("; gc: ").append(status(stats.get("gc"))).append('\n');
+        return out.toString();
+    }
+
+    private static List<String> device(Map<?, ?> device) {
+        return List.of(text(device.get("name")), integer(device.get("requestsInFlight")),
+                bytes(number(device.get("completedReadSectors")) * 512),
+                bytes(number(device.get("completedWriteSectors")) * 512), integer(device.get("errors")));
+    }
+
+    private static String status(Object section) {
+        return section instanceof Map<?, ?> map && map.get("status") != null ? text(map.get("status")) : "see --json";
+    }
+
+    private static void table(StringBuilder out, List<List<String>> rows) {
+        int[] widths = new int[rows.get(0).size()];
+        for (List<String> row : rows) {
+            for (int i = 0; i < row.size(); i++) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < row.size(); i++) {
+                // First column left-aligned (names), numbers right-aligned.
+                String cell = i == 0 ? String.format(Locale.ROOT, "%-" + widths[i] + "s", row.get(i))
+                        : String.format(Locale.ROOT, "%" + widths[i] + "s", row.get(i));
+                line.append(i == 0 ? "" : "  ").append(cell);
+            }
+            out.append(line.toString().stripTrailing()).append('\n');
+        }
+    }
+
+    private static String text(Object value) {
+        return String.valueOf(value);
+    }
+
+    private static double number(Object value) {
+        return value instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    private static String integer(Object value) {
+        double number = number(value);
+        return Double.isNaN(number) ? "-" : Long.toString(Math.round(number));
+    }
+
+    private static String percent(double value) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f %%", value);
+    }
+
+    private static String bytes(Object value) {
+        return bytes(number(value));
+    }
+
+    /** Binary units, one decimal: what people compare with {@code ls -lh} and {@code lsblk}. */
+    static String bytes(double value) {
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int unit = 0;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return unit == 0 ? String.format(Locale.ROOT, "%.0f B", value) : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
+    }
+}

@@ -1,0 +1,109 @@
+package io.blockcache.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.blockcache.device.IoResult;
+import io.blockcache.volume.Volume;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServeRuntimeTest {
+    @TempDir
+    Path dir;
+    private final StringWriter errText = new StringWriter();
+    private final PrintWriter err = new PrintWriter(errText, true);
+
+    private ServeSettings settings(Path dataDir, Path config, String... backings) throws Exception {
+        return ServeSettings.resolve(new ServeSettings.Flags(dataDir.toString(), null,
+                backings.length == 0 ? null : List.of(backings), "64M", "256M", "127.0.0.1:0", "127.0.0.1:0", null,
+                config, false));
+    }
+
+    private static <T> T onLoop(ServeRuntime runtime, Consumer<Consumer<T>> operation) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        runtime.loop().execute(() -> operation.accept(result::complete));
+        return result.get(10, TimeUnit.SECONDS);
+    }
+
+    private static String get(ServeRuntime runtime, String path) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + runtime.adminAddress().getPort() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    @Test
+    void startsFreshStopsCleanAndRestartsWithTheData() throws Exception {
+        // Proves the serve life cycle: format new files, admin API up, stop marks the superblock clean, and the
+        // next start reopens the same files with the data written before.
+        Path data = dir.resolve("data");
+        ServeRuntime first = ServeRuntime.start(settings(data, null), err);
+        assertThat(Files.size(data.resolve("cache.img"))).isEqualTo(64L << 20);
+        assertThat(Files.size(data.resolve("backing.img"))).isEqualTo(256L << 20);
+        assertThat(get(first, "/api/stats")).contains("\"name\":\"default\"");
+        byte[] written = new byte[8192];
+        Arrays.fill(written, (byte) 0x5a);
+        Volume volume = first.cacheSet().volume("default");
+        assertThat(ServeRuntimeTest.<IoResult>onLoop(first, done ->
+                volume.write(4096, ByteBuffer.wrap(written), false, done::accept))).isEqualTo(IoResult.OK);
+        assertThat(first.stop()).as(errText.toString()).isTrue();
+        assertThat(ServeFiles.superblock(data.resolve("cache.img")).cleanShutdown()).isTrue();
+
+        ServeRuntime second = ServeRuntime.start(settings(data, null), err);
+        ByteBuffer read = ByteBuffer.allocate(8192);
+        Volume reopened = second.cacheSet().volume("default");
+        assertThat(ServeRuntimeTest.<IoResult>onLoop(second, done -> reopened.read(4096, read, done::accept)))
+                .isEqualTo(IoResult.OK);
+        assertThat(read.array()).isEqualTo(written);
+        assertThat(get(second, "/api/stats")).contains("\"dirtyBytes\":8192");
+        assertThat(second.stop()).isTrue();
+        assertThat(errText.toString()).contains("formatting").doesNotContain("Exception");
+    }
+
+    @Test
+    void configKnobsApplyAtStartAndUnknownOnesStopIt() throws Exception {
+        // Proves knob.NAME lines in the config file reach the engine, and a misspelt knob is an error, not ignored.
+        Path config = dir.resolve("serve.properties");
+        Files.writeString(config, "knob.volume.default.mode=writearound\n");
+        ServeRuntime runtime = ServeRuntime.start(settings(dir.resolve("d"), config), err);
+        assertThat(get(runtime, "/api/knobs/volume.default.mode")).contains("\"value\":\"writearound\"");
+        assertThat(runtime.stop()).isTrue();
+
+        Files.writeString(config, "knob.volume.default.moed=none\n");
+        assertThatThrownBy(() -> ServeRuntime.start(settings(dir.resolve("d"), config), err))
+                .hasMessageContaining("no knob named \"volume.default.moed\"");
+    }
+
+    @Test
+    void aForeignOrMissingBackingFileIsRefusedWithTheEnginesMessage() throws Exception {
+        // Proves open errors reach the user: another set's backing file is refused by the engine's check, and a
+        // missing backing file next to an existing cache is not silently recreated empty.
+        ServeRuntime a = ServeRuntime.start(settings(dir.resolve("a"), null), err);
+        assertThat(a.stop()).isTrue();
+        ServeRuntime b = ServeRuntime.start(settings(dir.resolve("b"), null), err);
+        assertThat(b.stop()).isTrue();
+        Path foreign = dir.resolve("b").resolve("backing.img");
+        assertThatThrownBy(() -> ServeRuntime.start(settings(dir.resolve("a"), null, "default=" + foreign), err))
+                .hasMessageContaining("cannot open the cache set");
+        Files.delete(dir.resolve("a").resolve("backing.img"));
+        assertThatThrownBy(() -> ServeRuntime.start(settings(dir.resolve("a"), null), err))
+                .hasMessageContaining("is missing").hasMessageContaining("refusing to attach an empty file");
+        assertThat(dir.resolve("a").resolve("backing.img")).doesNotExist();
+    }
+}

@@ -1,0 +1,75 @@
+package io.blockcache.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.blockcache.volume.CacheMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServeSettingsTest {
+    @TempDir
+    Path dir;
+
+    private static ServeSettings.Flags flags(String dataDir, List<String> backings, String nbd, Path config,
+                                             boolean allowRemote) {
+        return new ServeSettings.Flags(dataDir, null, backings, null, null, nbd, null, null, config, allowRemote);
+    }
+
+    @Test
+    void noArgumentsGiveTheEmbeddedDefault() throws Exception {
+        // Proves the defaults the README promises: ./data files, 1 GiB / 8 GiB, ports 10809 and 10810.
+        ServeSettings settings = ServeSettings.resolve(flags(null, null, null, null, false));
+        assertThat(settings.cacheFile()).isEqualTo(Path.of("data", "cache.img"));
+        assertThat(settings.backings()).isEqualTo(Map.of("default", Path.of("data", "backing.img")));
+        assertThat(settings.cacheSizeBytes()).isEqualTo(1L << 30);
+        assertThat(settings.backingSizeBytes()).isEqualTo(8L << 30);
+        assertThat(settings.nbdListen().getPort()).isEqualTo(10809);
+        assertThat(settings.adminListen().getPort()).isEqualTo(10810);
+        assertThat(settings.nbdListen().getAddress().isLoopbackAddress()).isTrue();
+        assertThat(settings.mode()).isEqualTo(CacheMode.WRITEBACK);
+    }
+
+    @Test
+    void flagsWinOverTheConfigFileWhichWinsOverDefaults() throws Exception {
+        // Proves precedence and the config file's keys, including knob lines and a list of backings.
+        Path config = dir.resolve("serve.properties");
+        Files.writeString(config, String.join("\n", "data-dir=/srv/bc", "cache-size=64M", "mode=writethrough",
+                "backing=a=/srv/a.img,b=/srv/b.img", "nbd-listen=127.0.0.1:7000", "knob.volume.a.mode=none"));
+        ServeSettings settings = ServeSettings.resolve(flags(null, null, "127.0.0.1:0", config, false));
+        assertThat(settings.cacheFile()).isEqualTo(Path.of("/srv/bc/cache.img"));
+        assertThat(settings.cacheSizeBytes()).isEqualTo(64L << 20);
+        assertThat(settings.mode()).isEqualTo(CacheMode.WRITETHROUGH);
+        assertThat(settings.backings()).containsExactly(Map.entry("a", Path.of("/srv/a.img")),
+                Map.entry("b", Path.of("/srv/b.img")));
+        assertThat(settings.nbdListen().getPort()).isZero();
+        assertThat(settings.knobs()).isEqualTo(Map.of("volume.a.mode", "none"));
+
+        Files.writeString(config, "cache-sise=64M\n");
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, null, null, config, false)))
+                .hasMessageContaining("unknown key \"cache-sise\"");
+    }
+
+    @Test
+    void remoteBindsNeedAllowRemoteAndBadValuesSayWhatIsAccepted() {
+        // Proves the loopback rule (with its reason) and the messages for malformed values.
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, false)))
+                .hasMessageContaining("not a loopback address").hasMessageContaining("--allow-remote");
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("nofile"), null, null, false)))
+                .hasMessageContaining("--backing must be NAME=FILE");
+        assertThatThrownBy(() -> ByteSizes.parse("lots")).hasMessageContaining("not a size");
+        assertThat(ByteSizes.parse("8GiB")).isEqualTo(8L << 30);
+        assertThat(ByteSizes.parse("4096")).isEqualTo(4096);
+    }
+
+    @Test
+    void remoteBindIsAcceptedWhenAllowed() throws Exception {
+        // Proves --allow-remote lifts the loopback rule.
+        assertThat(ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, true)).nbdListen().getPort())
+                .isEqualTo(10809);
+    }
+}
