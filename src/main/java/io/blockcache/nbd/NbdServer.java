@@ -49,6 +49,7 @@ public final class NbdServer implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, Connection> connections = new ConcurrentSkipListMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong();
     private volatile ServerSocketChannel listener;
+    private volatile InetSocketAddress boundAddress;
     private Thread acceptor;
 
     /**
@@ -69,20 +70,17 @@ public final class NbdServer implements AutoCloseable {
             throw new IllegalStateException("NBD server already started");
         }
         listener = ServerSocketChannel.open().bind(bindAddress);
+        boundAddress = (InetSocketAddress) listener.getLocalAddress();
         acceptor = Thread.ofVirtual().name("nbd-accept").start(this::acceptLoop);
     }
 
-    /** The bound address (with the real port when 0 was asked). */
+    /** The bound address (with the real port when 0 was asked); still answers after {@link #stopAccepting}. */
     public InetSocketAddress address() {
-        ServerSocketChannel bound = listener;
+        InetSocketAddress bound = boundAddress;
         if (bound == null) {
             throw new IllegalStateException("NBD server not started");
         }
-        try {
-            return (InetSocketAddress) bound.getLocalAddress();
-        } catch (IOException e) {
-            throw new IllegalStateException("NBD listener is closed", e);
-        }
+        return bound;
     }
 
     /** Stops accepting new connections; open connections continue. */
