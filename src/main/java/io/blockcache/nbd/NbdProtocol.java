@@ -49,9 +49,10 @@ public final class NbdProtocol {
     public static final int OPT_INFO = 6;
     public static final int OPT_GO = 7;
     public static final int OPT_STRUCTURED_REPLY = 8;
-    public static final int OPT_LIST_META_CONTEXT = 10;
-    public static final int OPT_SET_META_CONTEXT = 11;
-    public static final int OPT_EXTENDED_HEADERS = 12;
+    // 9..11 as in current proto.md, libnbd and qemu (an old proto.md draft numbered them 10..12).
+    public static final int OPT_LIST_META_CONTEXT = 9;
+    public static final int OPT_SET_META_CONTEXT = 10;
+    public static final int OPT_EXTENDED_HEADERS = 11;
 
     // Option reply types; errors have bit 31 set.
     public static final int REP_ACK = 1;

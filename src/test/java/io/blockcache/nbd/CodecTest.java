@@ -90,12 +90,24 @@ class CodecTest {
         assertThat(error.getInt(20)).isEqualTo(EINVAL);
         assertThat(error.getShort(24)).isEqualTo((short) 3);
         assertThat(TransmissionCodec.noneChunk(9).getShort(4)).isEqualTo((short) REPLY_FLAG_DONE);
-        ByteBuffer status = TransmissionCodec.blockStatusChunk(9, false, 2, new long[] {512, 4096}, new int[] {3, 0}, 2);
+        ByteBuffer status = TransmissionCodec.blockStatusChunk(9, false, 2, new long[] {512, 4096},
+                new int[] {3, 0}, 2);
         assertThat(status.getShort(4)).isEqualTo((short) 0);
         assertThat(status.getInt(16)).isEqualTo(4 + 16);
         assertThat(status.getInt(20)).isEqualTo(2);
         assertThat(status.getInt(24)).isEqualTo(512);
         assertThat(status.getInt(28)).isEqualTo(3);
+    }
+
+    @Test
+    void numbersMatchWhatRealClientsSend() {
+        // Proves the option, flag and command numbers against libnbd's nbd-protocol.h (interop found 9..11 once).
+        assertThat(new int[] {OPT_INFO, OPT_GO, OPT_STRUCTURED_REPLY, OPT_LIST_META_CONTEXT, OPT_SET_META_CONTEXT,
+                OPT_EXTENDED_HEADERS}).containsExactly(6, 7, 8, 9, 10, 11);
+        assertThat(new int[] {CMD_CACHE, CMD_WRITE_ZEROES, CMD_BLOCK_STATUS}).containsExactly(5, 6, 7);
+        assertThat(new int[] {FLAG_CAN_MULTI_CONN, FLAG_SEND_CACHE, FLAG_SEND_FAST_ZERO})
+                .containsExactly(0x100, 0x400, 0x800);
+        assertThat(new int[] {CMD_FLAG_DF, CMD_FLAG_REQ_ONE, CMD_FLAG_FAST_ZERO}).containsExactly(4, 8, 16);
     }
 
     @Test

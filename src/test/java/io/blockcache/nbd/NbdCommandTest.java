@@ -63,13 +63,16 @@ class NbdCommandTest {
                 int offset = prng.nextInt(regionBytes - 1);
                 int length = 1 + prng.nextInt(Math.min(regionBytes - offset, 3000));
                 int kind = prng.nextInt(3);
-                String where = "seed " + seed + " step " + step + " kind " + kind + " [" + offset + ", +" + length + ")";
+                String where = "seed " + seed + " step " + step + " kind " + kind + " [" + offset + ", +" + length
+                        + ")";
                 if (kind == 0) {
                     byte[] data = pattern(step, length);
-                    assertThat(client.write(base + offset, data, step % 7 == 0 ? CMD_FLAG_FUA : 0)).as(where).isZero();
+                    int flags = step % 7 == 0 ? CMD_FLAG_FUA : 0;
+                    assertThat(client.write(base + offset, data, flags)).as(where).isZero();
                     System.arraycopy(data, 0, model, offset, length);
                 } else if (kind == 1) {
-                    assertThat(client.call(0, CMD_WRITE_ZEROES, base + offset, length, null).error()).as(where).isZero();
+                    Reply zeroed = client.call(0, CMD_WRITE_ZEROES, base + offset, length, null);
+                    assertThat(zeroed.error()).as(where).isZero();
                     Arrays.fill(model, offset, offset + length, (byte) 0);
                 } else {
                     assertThat(client.read(base + offset, length)).as(where)
