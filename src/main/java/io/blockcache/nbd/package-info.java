@@ -1,7 +1,12 @@
 /**
- * The NBD protocol: a pure codec of handshake and transmission frames, and the server transport
- * that runs each connection on its own virtual thread and hands requests to a volume.
+ * The NBD protocol: a pure codec of handshake and transmission frames ({@link io.blockcache.nbd.HandshakeCodec},
+ * {@link io.blockcache.nbd.TransmissionCodec}), and the server transport ({@link io.blockcache.nbd.NbdServer})
+ * that runs each connection's reader and reply writer on their own virtual threads and hands requests to the
+ * volumes' loop.
  *
- * <p>Talks to volumes only through their public API.
+ * <p>Owns: per-connection bounds (requests and buffered bytes in flight), the per-export sector range lock
+ * that makes read-modify-write of partial sectors safe, and the mapping of volume outcomes to NBD errors.
+ * Threads: codecs on any thread; readers and writers on their virtual threads; request execution, the range
+ * lock and block status on the loop thread. Talks to volumes only through their public API.
  */
 package io.blockcache.nbd;

@@ -1,0 +1,211 @@
+package io.blockcache.nbd;
+
+import static io.blockcache.nbd.NbdProtocol.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.util.List;
+
+/**
+ * Runs the fixed newstyle handshake of one connection on its reader thread: greeting, client flags, then
+ * options until the client picks an export (GO or EXPORT_NAME) or leaves (ABORT).
+ *
+ * <p>Limits: option data over {@link #OPTION_DATA_BYTES_MAX} or more than {@link #OPTIONS_MAX} options are
+ * treated as denial of service (hard disconnect, as the spec allows); anything else malformed gets an error
+ * reply and negotiation continues. Unknown options get NBD_REP_ERR_UNSUP with their data consumed.
+ *
+ * <p>Thread rule: the connection's reader thread.
+ */
+final class Negotiation {
+    /** Largest option data accepted: names and queries are at most 4 KiB each; 64 KiB is ample. */
+    static final int OPTION_DATA_BYTES_MAX = 64 << 10;
+    /** Options per handshake; real clients send fewer than 10. */
+    static final int OPTIONS_MAX = 1024;
+    /** Block sizes advertised: any alignment works (read-modify-write), 4 KiB is best, 32 MiB the most. */
+    static final int BLOCK_MINIMUM_BYTES = 1;
+    static final int BLOCK_PREFERRED_BYTES = 4096;
+    static final int BLOCK_MAXIMUM_BYTES = 32 << 20;
+
+    private final Exports exports;
+    private final FrameReader reader;
+    private final WritableByteChannel out;
+    private boolean noZeroes;
+    private boolean structuredReplies;
+    private Export contextsExport;
+    private List<MetaContext> contexts = List.of();
+
+    Negotiation(Exports exports, FrameReader reader, WritableByteChannel out) {
+        this.exports = exports;
+        this.reader = reader;
+        this.out = out;
+    }
+
+    /** The flags sent for an export: what this server supports; DF only with structured replies. */
+    static int transmissionFlags(boolean structuredReplies) {
+        int flags = FLAG_HAS_FLAGS | FLAG_SEND_FLUSH | FLAG_SEND_FUA | FLAG_SEND_TRIM | FLAG_SEND_WRITE_ZEROES
+                | FLAG_SEND_FAST_ZERO | FLAG_CAN_MULTI_CONN | FLAG_SEND_CACHE;
+        return structuredReplies ? flags | FLAG_SEND_DF : flags;
+    }
+
+    /**
+     * Runs the handshake.
+     *
+     * @return the agreed session, or null if the client aborted
+     * @throws ProtocolException on a violation that ends the connection
+     * @throws IOException if the client went away
+     */
+    Session run() throws IOException, ProtocolException {
+        write(HandshakeCodec.greeting());
+        ByteBuffer flags = ByteBuffer.allocate(4);
+        reader.readFully(flags);
+        noZeroes = (HandshakeCodec.decodeClientFlags(flags.flip()) & CLIENT_FLAG_NO_ZEROES) != 0;
+        for (int i = 0; i < OPTIONS_MAX; i++) {
+            ByteBuffer headerFrame = ByteBuffer.allocate(OPTION_HEADER_BYTES);
+            reader.readFully(headerFrame);
+            OptionHeader header = HandshakeCodec.decodeOptionHeader(headerFrame.flip());
+            if (header.dataBytes() > OPTION_DATA_BYTES_MAX) {
+                throw new ProtocolException("option " + header.option() + " carries " + header.dataBytes()
+                        + " bytes, more than the maximum of " + OPTION_DATA_BYTES_MAX);
+            }
+            ByteBuffer data = ByteBuffer.allocate((int) header.dataBytes());
+            reader.readFully(data);
+            data.flip();
+            Session session = option(header.option(), data);
+            if (session != null || header.option() == OPT_ABORT) {
+                return session;
+            }
+        }
+        throw new ProtocolException("more than " + OPTIONS_MAX + " options in one handshake");
+    }
+
+    /** Answers one option; returns the session if it ends negotiation. */
+    private Session option(int option, ByteBuffer data) throws IOException, ProtocolException {
+        switch (option) {
+            case OPT_EXPORT_NAME -> {
+                return exportName(data);
+            }
+            case OPT_ABORT -> ack(option);
+            case OPT_LIST -> list(data);
+            case OPT_STARTTLS -> error(option, REP_ERR_POLICY, "TLS is not offered by this server");
+            case OPT_INFO, OPT_GO -> {
+                return info(option, data);
+            }
+            case OPT_STRUCTURED_REPLY -> {
+                if (data.hasRemaining()) {
+                    error(option, REP_ERR_INVALID, "NBD_OPT_STRUCTURED_REPLY takes no data");
+                } else {
+                    structuredReplies = true;
+                    ack(option);
+                }
+            }
+            case OPT_LIST_META_CONTEXT, OPT_SET_META_CONTEXT -> metaContext(option, data);
+            default -> error(option, REP_ERR_UNSUP, "option " + option + " is not supported");
+        }
+        return null;
+    }
+
+    private Session exportName(ByteBuffer data) throws IOException, ProtocolException {
+        String name = HandshakeCodec.string(data, data.remaining(), "export name");
+        Export export = exports.find(name);
+        if (export == null) {
+            // EXPORT_NAME cannot carry an error: the spec says the server MUST terminate the session.
+            throw new ProtocolException("NBD_OPT_EXPORT_NAME asked for unknown export '" + name + "'");
+        }
+        int flags = transmissionFlags(structuredReplies);
+        write(HandshakeCodec.exportNameReply(export.volume().sizeBytes(), flags, noZeroes));
+        return new Session(export, structuredReplies, contextsFor(export), flags);
+    }
+
+    private void list(ByteBuffer data) throws IOException {
+        if (data.hasRemaining()) {
+            error(OPT_LIST, REP_ERR_INVALID, "NBD_OPT_LIST takes no data");
+            return;
+        }
+        for (Export export : exports.all()) {
+            write(HandshakeCodec.optionReply(OPT_LIST, REP_SERVER, HandshakeCodec.serverEntry(export.name())));
+        }
+        ack(OPT_LIST);
+    }
+
+    private Session info(int option, ByteBuffer data) throws IOException {
+        InfoRequest request;
+        try {
+            request = HandshakeCodec.decodeInfoRequest(data);
+        } catch (ProtocolException e) {
+            error(option, REP_ERR_INVALID, e.getMessage());
+            return null;
+        }
+        Export export = exports.find(request.exportName());
+        if (export == null) {
+            error(option, REP_ERR_UNKNOWN, "no export named '" + request.exportName() + "'");
+            return null;
+        }
+        int flags = transmissionFlags(structuredReplies);
+        write(HandshakeCodec.optionReply(option, REP_INFO,
+                HandshakeCodec.infoExport(export.volume().sizeBytes(), flags)));
+        // Block sizes are sent even unasked: the minimum of 1 promises nothing a client could trip over.
+        write(HandshakeCodec.optionReply(option, REP_INFO,
+                HandshakeCodec.infoBlockSize(BLOCK_MINIMUM_BYTES, BLOCK_PREFERRED_BYTES, BLOCK_MAXIMUM_BYTES)));
+        if (request.infoTypes().contains(INFO_NAME)) {
+            write(HandshakeCodec.optionReply(option, REP_INFO, HandshakeCodec.infoString(INFO_NAME, export.name())));
+        }
+        if (request.infoTypes().contains(INFO_DESCRIPTION)) {
+            write(HandshakeCodec.optionReply(option, REP_INFO,
+                    HandshakeCodec.infoString(INFO_DESCRIPTION, export.description())));
+        }
+        ack(option);
+        return option == OPT_GO ? new Session(export, structuredReplies, contextsFor(export), flags) : null;
+    }
+
+    private void metaContext(int option, ByteBuffer data) throws IOException {
+        if (!structuredReplies) {
+            error(option, REP_ERR_INVALID, "metadata contexts need structured replies first");
+            return;
+        }
+        MetaContextRequest request;
+        try {
+            request = HandshakeCodec.decodeMetaContextRequest(data);
+        } catch (ProtocolException e) {
+            error(option, REP_ERR_INVALID, e.getMessage());
+            return;
+        }
+        Export export = exports.find(request.exportName());
+        if (export == null) {
+            error(option, REP_ERR_UNKNOWN, "no export named '" + request.exportName() + "'");
+            return;
+        }
+        boolean listing = option == OPT_LIST_META_CONTEXT;
+        List<MetaContext> selected = MetaContext.select(request.queries(), listing);
+        for (MetaContext context : selected) {
+            // Ids in LIST replies are reserved; the spec says send 0.
+            int id = listing ? 0 : context.id();
+            write(HandshakeCodec.optionReply(option, REP_META_CONTEXT,
+                    HandshakeCodec.metaContext(id, context.contextName())));
+        }
+        if (!listing) {
+            contexts = selected;
+            contextsExport = export;
+        }
+        ack(option);
+    }
+
+    /** Contexts apply only to the export they were set for (the spec: a different export resets them). */
+    private List<MetaContext> contextsFor(Export export) {
+        return export == contextsExport && structuredReplies ? contexts : List.of();
+    }
+
+    private void ack(int option) throws IOException {
+        write(HandshakeCodec.optionReply(option, REP_ACK, new byte[0]));
+    }
+
+    private void error(int option, int replyType, String message) throws IOException {
+        write(HandshakeCodec.errorReply(option, replyType, message));
+    }
+
+    private void write(ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            out.write(buffer);
+        }
+    }
+}

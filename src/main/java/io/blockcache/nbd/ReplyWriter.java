@@ -1,0 +1,119 @@
+package io.blockcache.nbd;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.GatheringByteChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+
+/**
+ * Writes one connection's replies on its own virtual thread, so the loop only ever enqueues and never touches
+ * a socket. Replies queued together go out in one gathering write.
+ *
+ * <p>Bound: the queue holds at most {@link Connection#REQUESTS_IN_FLIGHT_MAX} replies plus the stop marker,
+ * because every reply belongs to a request that holds one of the connection's in-flight permits; so
+ * {@link #send} never blocks the loop. Once a write fails (the client went away), later replies are dropped,
+ * but each one is still handed to {@code written} so that its request's permits are released.
+ *
+ * <p>Thread rule: {@link #send} from any thread (the loop, or the reader for early errors).
+ */
+final class ReplyWriter {
+    /** Replies taken per gathering write: many small replies, one system call. */
+    static final int BATCH_REPLIES_MAX = 64;
+
+    /** One reply: its buffers in order and the request it answers. */
+    record Reply(ByteBuffer[] buffers, InFlightRequest request) {
+    }
+
+    private static final Reply STOP = new Reply(new ByteBuffer[0], null);
+
+    private final GatheringByteChannel out;
+    private final ArrayBlockingQueue<Reply> queue = new ArrayBlockingQueue<>(Connection.REQUESTS_IN_FLIGHT_MAX + 1);
+    private final java.util.function.Consumer<InFlightRequest> written;
+    private final Thread thread;
+    private volatile boolean broken;
+
+    /**
+     * @param written told, on the writer thread, once each reply has been written or dropped
+     */
+    ReplyWriter(GatheringByteChannel out, String name, java.util.function.Consumer<InFlightRequest> written) {
+        this.out = out;
+        this.written = written;
+        this.thread = Thread.ofVirtual().name(name).unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Queues a reply. */
+    void send(Reply reply) {
+        if (!queue.offer(reply)) {
+            throw new IllegalStateException("reply queue full: more replies than requests in flight");
+        }
+    }
+
+    /** True once a write has failed. */
+    boolean broken() {
+        return broken;
+    }
+
+    /** Asks the writer to end after the replies already queued, and waits for it. */
+    void stopAndJoin() throws InterruptedException {
+        send(STOP);
+        thread.join();
+    }
+
+    private void run() {
+        List<Reply> batch = new ArrayList<>(BATCH_REPLIES_MAX);
+        List<ByteBuffer> buffers = new ArrayList<>();
+        boolean stopping = false;
+        while (!stopping) {
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                // Nobody interrupts this thread but shutdown, which then sends STOP; keep draining.
+                continue;
+            }
+            queue.drainTo(batch, BATCH_REPLIES_MAX - 1);
+            for (Reply reply : batch) {
+                if (reply == STOP) {
+                    stopping = true;
+                } else {
+                    buffers.addAll(List.of(reply.buffers()));
+                }
+            }
+            writeAll(buffers.toArray(ByteBuffer[]::new));
+            for (Reply reply : batch) {
+                if (reply != STOP) {
+                    written.accept(reply.request());
+                }
+            }
+            batch.clear();
+            buffers.clear();
+        }
+    }
+
+    private void writeAll(ByteBuffer[] buffers) {
+        if (broken || buffers.length == 0) {
+            return;
+        }
+        try {
+            long left = 0;
+            for (ByteBuffer buffer : buffers) {
+                left += buffer.remaining();
+            }
+            while (left > 0) {
+                left -= out.write(buffers);
+            }
+        } catch (IOException e) {
+            broken = true;
+            try {
+                out.close(); // wakes the reader too, so the connection winds down
+            } catch (IOException ignored) {
+                // already failing; the connection is going away either way
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.blockcache.nbd;
+
+import io.blockcache.device.MemoryDevice;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.CacheSetOptions;
+import io.blockcache.engine.Outcome;
+import io.blockcache.loop.Prng;
+import io.blockcache.loop.RealLoop;
+import io.blockcache.sim.FaultPlan;
+import io.blockcache.sim.FaultyDevice;
+import io.blockcache.volume.Volume;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A real loop, a formatted cache set on memory devices (two 16 MiB volumes, "default" and "second"), and an
+ * NBD server on 127.0.0.1 with an ephemeral port. The first volume's backing device is gated (reads can be
+ * held) and its cache device can inject faults.
+ */
+final class NbdFixture implements AutoCloseable {
+    static final long VOLUME_BYTES = 16L << 20;
+
+    final RealLoop loop = new RealLoop("nbd-test-loop");
+    final FaultyDevice cacheDevice;
+    final GatedDevice backing;
+    final List<BackingSpec> backings;
+    final CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10);
+    final CacheSet cacheSet;
+    final NbdServer server;
+
+    NbdFixture() throws Exception {
+        cacheDevice = new FaultyDevice(new MemoryDevice(loop, 32L << 20, 512), loop, FaultPlan.none(), new Prng(7));
+        backing = new GatedDevice(new MemoryDevice(loop, VOLUME_BYTES + (1 << 20), 512), loop);
+        MemoryDevice second = new MemoryDevice(loop, VOLUME_BYTES + (1 << 20), 512);
+        backings = List.of(new BackingSpec("default", backing), new BackingSpec("second", second));
+        Outcome<Void> formatted = onLoop(done -> CacheSet.format(loop, cacheDevice, backings, options, new Prng(1),
+                fraction -> { }, done));
+        formatted.orThrow();
+        cacheSet = onLoop((Consumer<Outcome<CacheSet>> done) -> CacheSet.open(loop, cacheDevice, backings, options,
+                done)).orThrow();
+        Map<String, Volume> exports = new LinkedHashMap<>();
+        exports.put("default", cacheSet.volume("default"));
+        exports.put("second", cacheSet.volume("second"));
+        server = new NbdServer(new InetSocketAddress("127.0.0.1", 0), exports, loop);
+        server.start();
+    }
+
+    /** Runs {@code operation} on the loop and waits for the outcome it reports. */
+    <T> T onLoop(Consumer<Consumer<T>> operation) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        loop.execute(() -> operation.accept(result::complete));
+        return result.get(20, TimeUnit.SECONDS);
+    }
+
+    /** Runs {@code task} on the loop and waits for it. */
+    void runOnLoop(Runnable task) throws Exception {
+        onLoop(done -> {
+            task.run();
+            done.accept(Boolean.TRUE);
+        });
+    }
+
+    NbdTestClient client() throws IOException {
+        return new NbdTestClient(server.address());
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.close();
+        loop.close();
+    }
+}

@@ -1,0 +1,286 @@
+package io.blockcache.nbd;
+
+import static io.blockcache.nbd.NbdProtocol.*;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.BufferedInputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A small blocking NBD client for tests: raw frames, plus handshake and command helpers on top. */
+final class NbdTestClient implements AutoCloseable {
+    record OptionReply(int option, int type, byte[] data) {
+        String text() {
+            return new String(data, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** One BLOCK_STATUS descriptor. */
+    record Extent(long lengthBytes, int status) {
+    }
+
+    /** A whole reply to one request. */
+    record Reply(long handle, int error, String message, byte[] data, Map<Integer, List<Extent>> status,
+                 boolean structured) {
+    }
+
+    final Socket socket;
+    final DataInputStream in;
+    final DataOutputStream out;
+    long sizeBytes;
+    int transmissionFlags;
+    boolean structured;
+    private final Map<Long, Long> pendingReadLengths = new HashMap<>();
+    private final Map<Long, ByteArrayOutputStream> partialData = new HashMap<>();
+    private final Map<Long, Map<Integer, List<Extent>>> partialStatus = new HashMap<>();
+    private long nextHandle = 1;
+    private boolean greeted;
+
+    NbdTestClient(InetSocketAddress address) throws IOException {
+        socket = new Socket(address.getAddress(), address.getPort());
+        socket.setSoTimeout(20_000); // a hung server fails the test instead of hanging it
+        socket.setTcpNoDelay(true);
+        in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        out = new DataOutputStream(socket.getOutputStream());
+    }
+
+    // ---- handshake ----
+
+    /** Reads the greeting and sends client flags. */
+    NbdTestClient hello(int clientFlags) throws IOException {
+        greeted = true;
+        if (in.readLong() != INIT_MAGIC || in.readLong() != OPTION_MAGIC) {
+            throw new IOException("bad greeting");
+        }
+        int flags = in.readUnsignedShort();
+        if (flags != (FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES)) {
+            throw new IOException("unexpected handshake flags " + flags);
+        }
+        out.writeInt(clientFlags);
+        return this;
+    }
+
+    NbdTestClient hello() throws IOException {
+        return hello(CLIENT_FLAG_FIXED_NEWSTYLE | CLIENT_FLAG_NO_ZEROES);
+    }
+
+    void sendOption(int option, byte[] data) throws IOException {
+        out.writeLong(OPTION_MAGIC);
+        out.writeInt(option);
+        out.writeInt(data.length);
+        out.write(data);
+        out.flush();
+    }
+
+    OptionReply readOptionReply() throws IOException {
+        long magic = in.readLong();
+        if (magic != OPTION_REPLY_MAGIC) {
+            throw new IOException("bad option reply magic " + Long.toHexString(magic));
+        }
+        int option = in.readInt();
+        int type = in.readInt();
+        byte[] data = new byte[in.readInt()];
+        in.readFully(data);
+        return new OptionReply(option, type, data);
+    }
+
+    /** Sends an option and reads replies up to and including the final one (ACK or an error). */
+    List<OptionReply> option(int option, byte[] data) throws IOException {
+        sendOption(option, data);
+        List<OptionReply> replies = new ArrayList<>();
+        while (true) {
+            OptionReply reply = readOptionReply();
+            replies.add(reply);
+            if (reply.type() == REP_ACK || reply.type() < 0) {
+                return replies;
+            }
+        }
+    }
+
+    static byte[] infoData(String name, int... infos) {
+        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer data = ByteBuffer.allocate(4 + bytes.length + 2 + 2 * infos.length).putInt(bytes.length)
+                .put(bytes).putShort((short) infos.length);
+        for (int info : infos) {
+            data.putShort((short) info);
+        }
+        return data.array();
+    }
+
+    static byte[] metaData(String name, String... queries) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream data = new DataOutputStream(bytes);
+        try {
+            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            data.writeInt(n.length);
+            data.write(n);
+            data.writeInt(queries.length);
+            for (String query : queries) {
+                byte[] q = query.getBytes(StandardCharsets.UTF_8);
+                data.writeInt(q.length);
+                data.write(q);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Handshake (greeting unless done) with GO: optional structured replies and metadata contexts. */
+    NbdTestClient go(String export, boolean structuredReplies, String... contexts) throws IOException {
+        if (!greeted) {
+            hello();
+        }
+        if (structuredReplies) {
+            expectAck(option(OPT_STRUCTURED_REPLY, new byte[0]));
+            structured = true;
+            if (contexts.length > 0) {
+                expectAck(option(OPT_SET_META_CONTEXT, metaData(export, contexts)));
+            }
+        }
+        List<OptionReply> replies = option(OPT_GO, infoData(export));
+        expectAck(replies);
+        for (OptionReply reply : replies) {
+            ByteBuffer data = ByteBuffer.wrap(reply.data());
+            if (reply.type() == REP_INFO && data.getShort() == INFO_EXPORT) {
+                sizeBytes = data.getLong();
+                transmissionFlags = data.getShort() & 0xFFFF;
+            }
+        }
+        return this;
+    }
+
+    private static void expectAck(List<OptionReply> replies) throws IOException {
+        OptionReply last = replies.get(replies.size() - 1);
+        if (last.type() != REP_ACK) {
+            throw new IOException("option " + last.option() + " failed: " + last.type() + " " + last.text());
+        }
+    }
+
+    // ---- transmission ----
+
+    long send(int flags, int type, long offset, long length, byte[] payload) throws IOException {
+        long handle = nextHandle++;
+        sendWithHandle(handle, flags, type, offset, length, payload);
+        return handle;
+    }
+
+    void sendWithHandle(long handle, int flags, int type, long offset, long length, byte[] payload)
+            throws IOException {
+        if (type == CMD_READ) {
+            pendingReadLengths.put(handle, length);
+        }
+        ByteBuffer header = ByteBuffer.allocate(REQUEST_HEADER_BYTES).putInt(REQUEST_MAGIC).putShort((short) flags)
+                .putShort((short) type).putLong(handle).putLong(offset).putInt((int) length);
+        out.write(header.array());
+        if (payload != null) {
+            out.write(payload);
+        }
+        out.flush();
+    }
+
+    /** Reads messages until some request's reply is complete, and returns it. */
+    Reply readReply() throws IOException {
+        while (true) {
+            int magic = in.readInt();
+            if (magic == SIMPLE_REPLY_MAGIC) {
+                int error = in.readInt();
+                long handle = in.readLong();
+                Long readLength = pendingReadLengths.remove(handle);
+                byte[] data = new byte[0];
+                if (readLength != null && error == 0) {
+                    data = new byte[(int) (long) readLength];
+                    in.readFully(data);
+                }
+                return new Reply(handle, error, "", data, Map.of(), false);
+            }
+            if (magic != STRUCTURED_REPLY_MAGIC) {
+                throw new IOException("bad reply magic " + Integer.toHexString(magic));
+            }
+            int flags = in.readUnsignedShort();
+            int type = in.readUnsignedShort();
+            long handle = in.readLong();
+            byte[] payload = new byte[in.readInt()];
+            in.readFully(payload);
+            ByteBuffer chunk = ByteBuffer.wrap(payload);
+            ByteArrayOutputStream data = partialData.computeIfAbsent(handle, h -> new ByteArrayOutputStream());
+            Map<Integer, List<Extent>> status = partialStatus.computeIfAbsent(handle, h -> new HashMap<>());
+            int error = 0;
+            String message = "";
+            if (type == REPLY_TYPE_OFFSET_DATA) {
+                chunk.getLong();
+                data.write(payload, 8, payload.length - 8);
+            } else if (type == REPLY_TYPE_BLOCK_STATUS) {
+                List<Extent> extents = new ArrayList<>();
+                int contextId = chunk.getInt();
+                while (chunk.hasRemaining()) {
+                    extents.add(new Extent(Integer.toUnsignedLong(chunk.getInt()), chunk.getInt()));
+                }
+                status.put(contextId, extents);
+            } else if (type == REPLY_TYPE_ERROR) {
+                error = chunk.getInt();
+                byte[] text = new byte[chunk.getShort()];
+                chunk.get(text);
+                message = new String(text, StandardCharsets.UTF_8);
+            } else if (type != REPLY_TYPE_NONE) {
+                throw new IOException("unexpected chunk type " + type);
+            }
+            if ((flags & REPLY_FLAG_DONE) != 0) {
+                pendingReadLengths.remove(handle);
+                partialData.remove(handle);
+                partialStatus.remove(handle);
+                return new Reply(handle, error, message, data.toByteArray(), status, true);
+            }
+        }
+    }
+
+    /** Sends one request and waits for its reply (nothing else may be in flight). */
+    Reply call(int flags, int type, long offset, long length, byte[] payload) throws IOException {
+        long handle = send(flags, type, offset, length, payload);
+        Reply reply = readReply();
+        if (reply.handle() != handle) {
+            throw new IOException("reply for handle " + reply.handle() + ", expected " + handle);
+        }
+        return reply;
+    }
+
+    byte[] read(long offset, int length) throws IOException {
+        Reply reply = call(0, CMD_READ, offset, length, null);
+        if (reply.error() != 0) {
+            throw new IOException("read failed with " + reply.error() + " " + reply.message());
+        }
+        return reply.data();
+    }
+
+    int write(long offset, byte[] data, int flags) throws IOException {
+        return call(flags, CMD_WRITE, offset, data.length, data).error();
+    }
+
+    void disconnect() throws IOException {
+        send(0, CMD_DISC, 0, 0, null);
+    }
+
+    /** True once the server has closed the connection (reads end of stream). */
+    boolean serverClosed() throws IOException {
+        try {
+            return in.read() < 0;
+        } catch (EOFException | java.net.SocketException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
