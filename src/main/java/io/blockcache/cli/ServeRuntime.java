@@ -168,17 +168,9 @@ final class ServeRuntime {
         // UUIDs must differ between cache sets; the engine takes them from a Prng, so seed it unpredictably
         // (the CLI is outside the deterministic engine).
         Prng ids = new Prng(new java.security.SecureRandom().nextLong());
-        int[] lastPercent = {-1};
+        ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
         Outcome<Void> formatted = onLoop(done -> CacheSet.format(loop, cacheDevice, backings, options, ids,
-                fraction -> {
-                    int percent = (int) Math.floor(fraction * 100);
-                    if (percent / 10 != lastPercent[0] / 10) {
-                        lastPercent[0] = percent;
-                        err.print("\rblockcache serve: formatting " + percent + " %");
-                        err.flush();
-                    }
-                }, done));
-        err.println();
+                progress, done));
         if (!formatted.isOk()) {
             throw new ServeException("formatting " + settings.cacheFile() + " failed: " + formatted.error()
                     + " (delete the new files before retrying)");
@@ -215,10 +207,6 @@ final class ServeRuntime {
         try {
             nbd = new NbdServer(settings.nbdListen(), exports, loop);
             nbd.start();
-        } catch (UnsupportedOperationException notBuilt) {
-            // The NBD server is being built in parallel (issue #4, item 1); say so instead of pretending.
-            nbd = null;
-            err.println("blockcache serve: this build has no NBD server yet; serving the admin API only");
         } catch (IOException e) {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
         }
