@@ -77,6 +77,13 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, int freeLowPerce
                 writtenFractionDenominator);
     }
 
+    /** A copy that starts a GC after 1/{@code denominator} of the capacity was allocated. */
+    public GcConfig withWrittenFractionDenominator(int denominator) {
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, movingLivePercentMax,
+                movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
+                denominator);
+    }
+
     static void require(boolean condition, String format, Object... args) {
         if (!condition) {
             throw new IllegalArgumentException(String.format(format, args));
