@@ -175,7 +175,7 @@ public final class GarbageCollector implements BucketObserver {
 
     /**
      * Sparse sealed buckets (at most {@code movingLivePercentMax} live), fewest live sectors first, at most
-     * {@code movingBucketsMax}; only while free buckets are short and only if their data fits in fewer buckets.
+     * {@code movingBucketsMax}; only while free buckets are short.
      */
     private BitSet movingCandidates() {
         BitSet chosen = new BitSet(table.bucketCount());
@@ -193,14 +193,10 @@ public final class GarbageCollector implements BucketObserver {
             }
         }
         java.util.Arrays.sort(order, 0, n);
-        long liveTotal = 0;
+        // Each chosen bucket is at most movingLivePercentMax full, so its data takes less than a bucket of the
+        // GC write point (which fills its buckets completely): moving always gains space.
         for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
             chosen.set((int) (order[i] & 0xFFFF_FFFFL));
-            liveTotal += order[i] >>> 32;
-        }
-        // Moving k buckets must free at least one: their data must fit in k - 1 buckets.
-        if (liveTotal > (long) (chosen.cardinality() - 1) * table.bucketSectors()) {
-            chosen.clear();
         }
         return chosen;
     }

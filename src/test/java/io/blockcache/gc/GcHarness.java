@@ -30,17 +30,24 @@ final class GcHarness {
 
     SimLoop loop = new SimLoop();
     final SimDevice cache;
+    /** What the cache set uses as its cache device: the SSD, or a test's wrapper around it. */
+    final BlockDevice cacheView;
     final SimDevice backing;
     final CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10).withVerifyIndex(false);
     final List<BackingSpec> backings;
     CacheSet set;
 
     GcHarness() {
+        this(device -> device);
+    }
+
+    GcHarness(java.util.function.UnaryOperator<BlockDevice> wrapCache) {
         cache = new SsdModel(loop, ssd(CACHE_BYTES));
+        cacheView = wrapCache.apply(cache);
         backing = new SsdModel(loop, ssd(BACKING_BYTES));
         backings = List.of(new BackingSpec("default", backing));
         Outcome<?>[] box = new Outcome<?>[1];
-        CacheSet.format(loop, cache, backings, options, new Prng(1), fraction -> { }, r -> box[0] = r);
+        CacheSet.format(loop, cacheView, backings, options, new Prng(1), fraction -> { }, r -> box[0] = r);
         loop.runUntil(() -> box[0] != null);
         assertThat(box[0].error()).isNull();
         open();
@@ -55,7 +62,7 @@ final class GcHarness {
     void open() {
         @SuppressWarnings("unchecked")
         Outcome<CacheSet>[] box = new Outcome[1];
-        CacheSet.open(loop, cache, backings, options, r -> box[0] = r);
+        CacheSet.open(loop, cacheView, backings, options, r -> box[0] = r);
         loop.runUntil(() -> box[0] != null);
         assertThat(box[0]).as("open finished").isNotNull();
         set = box[0].orThrow();
