@@ -143,8 +143,11 @@ public final class BucketAllocator {
      * @return true if the bucket was evicted and is now waiting for its bump to be durable
      */
     public boolean evict(int bucket) {
-        if (table.state(bucket) != BucketState.SEALED || table.dirtySectors(bucket) != 0 || table.pins(bucket) != 0
-                || !bumpGuard.mayBump(bucket)) {
+        if (table.state(bucket) != BucketState.SEALED || table.dirtySectors(bucket) != 0 || table.pins(bucket) != 0) {
+            return false;
+        }
+        if (!bumpGuard.mayBump(bucket)) {
+            observer.onReleaseRefused(bucket); // so that GC moves the guard's bound on
             return false;
         }
         table.addLive(bucket, -table.liveSectors(bucket), false);
