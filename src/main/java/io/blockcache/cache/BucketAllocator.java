@@ -24,6 +24,11 @@ public final class BucketAllocator {
     private int freeCount;
     private int metadataReserveBuckets;
     private long bucketsReleased;
+    private long allocationFailures;
+    private long bucketsEvicted;
+    private final BitSet releaseRefused;
+    private BucketObserver observer = BucketObserver.NONE;
+    private BumpGuard bumpGuard = BumpGuard.ALLOW_ALL;
 
     private record PendingReuse(int bucket, long journalSequence) {
     }
@@ -35,6 +40,7 @@ public final class BucketAllocator {
         this.table = table;
         this.journal = journal;
         this.free = new BitSet(table.bucketCount());
+        this.releaseRefused = new BitSet(table.bucketCount());
         for (int b = 0; b < table.bucketCount(); b++) {
             if (table.state(b) == BucketState.FREE) {
                 free.set(b);
@@ -68,13 +74,13 @@ public final class BucketAllocator {
         Checks.check(purpose == BucketState.OPEN || purpose == BucketState.METADATA,
                 "buckets are allocated only to be OPEN or METADATA, not %s", purpose);
         if (purpose == BucketState.OPEN && freeCount <= metadataReserveBuckets) {
-            return -1; // the last buckets are kept for checkpoints, which free the journal
+            return refuseAllocation(purpose); // the last buckets are kept for checkpoints, which free the journal
         }
         int bucket = free.nextSetBit(cursor);
         if (bucket < 0) {
             bucket = free.nextSetBit(0);
             if (bucket < 0) {
-                return -1;
+                return refuseAllocation(purpose);
             }
         }
         free.clear(bucket);
@@ -83,7 +89,18 @@ public final class BucketAllocator {
         Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
                 "free bucket %s still holds live sectors or readers", bucket);
         table.setState(bucket, purpose);
+        if (purpose == BucketState.OPEN) {
+            observer.onAllocated(bucket);
+        }
         return bucket;
+    }
+
+    private int refuseAllocation(BucketState purpose) {
+        if (purpose == BucketState.OPEN) {
+            allocationFailures++;
+            observer.onAllocationFailed();
+        }
+        return -1;
     }
 
     /** Seals an open bucket (a write point moves on) and releases it at once if nothing in it is live. */
@@ -107,6 +124,60 @@ public final class BucketAllocator {
                 || table.liveSectors(bucket) != 0 || table.pins(bucket) != 0) {
             return false;
         }
+        if (!bumpGuard.mayBump(bucket)) {
+            releaseRefused.set(bucket);
+            observer.onReleaseRefused(bucket);
+            return false;
+        }
+        releaseRefused.clear(bucket);
+        bumpAndQueue(bucket);
+        return true;
+    }
+
+    /**
+     * Evicts a sealed bucket that holds only clean data: bumps its generation through the journaled path, so
+     * every key in it turns stale at once, and resets its counts. Refused (false) for a bucket that is not
+     * SEALED, holds dirty sectors, is pinned by a reader or writer, or whose generation may not be bumped yet.
+     * Dirty data is never evicted (DESIGN.md §4.4).
+     *
+     * @return true if the bucket was evicted and is now waiting for its bump to be durable
+     */
+    public boolean evict(int bucket) {
+        if (table.state(bucket) != BucketState.SEALED || table.dirtySectors(bucket) != 0 || table.pins(bucket) != 0) {
+            return false;
+        }
+        if (!bumpGuard.mayBump(bucket)) {
+            observer.onReleaseRefused(bucket); // so that GC moves the guard's bound on
+            return false;
+        }
+        table.addLive(bucket, -table.liveSectors(bucket), false);
+        observer.onCountsChanged(bucket);
+        bumpAndQueue(bucket);
+        bucketsEvicted++;
+        return true;
+    }
+
+    /**
+     * Retries every release that the bump guard refused; garbage collection calls it once the guard's bound
+     * has moved. Returns the buckets released.
+     */
+    public int retryRefusedReleases() {
+        int released = 0;
+        for (int b = releaseRefused.nextSetBit(0); b >= 0; b = releaseRefused.nextSetBit(b + 1)) {
+            releaseRefused.clear(b);
+            if (releaseIfEmpty(b)) {
+                released++;
+            }
+        }
+        return released;
+    }
+
+    /** Empty buckets waiting for the bump guard to allow their release. */
+    public int releaseRefusedBuckets() {
+        return releaseRefused.cardinality();
+    }
+
+    private void bumpAndQueue(int bucket) {
         int generation = table.bumpGeneration(bucket);
         long sequence = journal.recordGeneration(bucket, generation);
         table.setState(bucket, BucketState.REUSE_PENDING);
@@ -115,7 +186,26 @@ public final class BucketAllocator {
                 pendingReuse.isEmpty() ? -1 : pendingReuse.peekLast().journalSequence());
         pendingReuse.addLast(new PendingReuse(bucket, sequence));
         bucketsReleased++;
-        return true;
+    }
+
+    /** Tells {@code newObserver} about allocations, failures, read hits and count changes from now on. */
+    public void setObserver(BucketObserver newObserver) {
+        observer = newObserver;
+    }
+
+    /** The observer (CacheSpace reports count changes to it). */
+    public BucketObserver observer() {
+        return observer;
+    }
+
+    /** Consults {@code guard} before every generation bump from now on. */
+    public void setBumpGuard(BumpGuard guard) {
+        bumpGuard = guard;
+    }
+
+    /** A front-end read was served from {@code bucket} (recency for eviction). */
+    public void noteReadHit(int bucket) {
+        observer.onReadHit(bucket);
     }
 
     /** Pins {@code bucket} for a reader or an in-flight write (see {@link BucketTable#pin}). */
@@ -162,6 +252,16 @@ public final class BucketAllocator {
     /** Buckets released and waiting for their generation bump to become durable. */
     public int reusePendingBuckets() {
         return pendingReuse.size();
+    }
+
+    /** Data bucket allocations refused since start (each sent a write or fill around the cache). */
+    public long allocationFailures() {
+        return allocationFailures;
+    }
+
+    /** Clean buckets evicted since start. */
+    public long bucketsEvicted() {
+        return bucketsEvicted;
     }
 
     /** Buckets released since start. */

@@ -114,6 +114,7 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     public void onAdded(int bucket, int generation, int lengthSectors, boolean dirty) {
         if (counting && generation == table.generation(bucket)) {
             table.addLive(bucket, lengthSectors, dirty);
+            allocator.observer().onCountsChanged(bucket);
         }
     }
 
@@ -121,6 +122,7 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     public void onRemoved(int bucket, int generation, int lengthSectors, boolean dirty) {
         if (counting && generation == table.generation(bucket)) {
             table.addLive(bucket, -lengthSectors, dirty);
+            allocator.observer().onCountsChanged(bucket);
             allocator.releaseIfEmpty(bucket);
         }
     }
@@ -129,6 +131,7 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     public void onDirtyChanged(int bucket, int generation, int lengthSectors, boolean dirtyNow) {
         if (counting && generation == table.generation(bucket)) {
             table.addDirty(bucket, dirtyNow ? lengthSectors : -lengthSectors);
+            allocator.observer().onCountsChanged(bucket);
         }
     }
 }

@@ -38,6 +38,7 @@ public final class CacheSet {
     private final KnobRegistry knobs = new KnobRegistry();
     private CacheSuperblock superblock;
     private boolean shutDown;
+    private io.blockcache.gc.GarbageCollector gc;
 
     CacheSet(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSuperblock superblock,
              CacheSpace space, JournalWriter journal, CheckpointWriter checkpoints, List<Volume> volumes) {
@@ -65,6 +66,24 @@ public final class CacheSet {
             throw new IllegalArgumentException("mode must be one of writeback, writethrough, writearound, none; got \""
                     + value + "\"");
         }
+    }
+
+    /** Wires garbage collection in (the builder, once) and registers its knobs. */
+    void attachGc(io.blockcache.gc.GarbageCollector collector) {
+        gc = collector;
+        knobs.register(Knob.of("gc.free_low_percent", "evict clean buckets when free buckets fall below this %",
+                () -> String.valueOf(gc.config().freeLowPercent()), value -> gc.setConfig(gc.config()
+                        .withFreePercents(Integer.parseInt(value.trim()), gc.config().freeTargetPercent()))));
+    }
+
+    /** Garbage collection: statistics, bucket counts, settings. */
+    public io.blockcache.gc.GarbageCollector garbageCollector() {
+        return gc;
+    }
+
+    /** Runs a garbage collection now (or joins the one running); {@code done} when it has finished. */
+    public void gc(IoCallback done) {
+        gc.gc(done);
     }
 
     /** The live tunables of this cache set. */

@@ -11,6 +11,9 @@ import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.JournalScanner;
+import io.blockcache.gc.CheckpointPort;
+import io.blockcache.gc.GarbageCollector;
+import io.blockcache.gc.GcConfig;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.journal.CheckpointWriter;
@@ -100,7 +103,11 @@ final class CacheSetBuilder {
                     new VolumeIndex(attached.volumeId(), index, journal, space), journal));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
-        return new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes);
+        CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes);
+        set.attachGc(new GarbageCollector(loop, cacheDevice, space, volumes.stream().map(Volume::index).toList(),
+                CheckpointPort.of(checkpoints), () -> volumes.stream().anyMatch(v -> v.counters().inFlight() > 0),
+                GcConfig.defaults()));
+        return set;
     }
 
     /** Drops keys made stale by generation bumps, then counts live and dirty sectors of every bucket. */

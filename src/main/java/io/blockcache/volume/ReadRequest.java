@@ -91,6 +91,7 @@ final class ReadRequest implements LookupVisitor {
                         .limit(from + lengthSectors * BlockDevice.SECTOR_BYTES));
             }
             context.stats.readHitSectors.addAndGet(lengthSectors);
+            context.space.allocator().noteReadHit(bucket); // recency for GC eviction
             part.complete(IoResult.OK);
         });
     }

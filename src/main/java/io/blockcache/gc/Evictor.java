@@ -1,0 +1,89 @@
+package io.blockcache.gc;
+
+import io.blockcache.cache.BucketAllocator;
+import io.blockcache.cache.BucketState;
+import io.blockcache.cache.BucketTable;
+import java.util.Arrays;
+
+/**
+ * Evicts clean buckets when free space runs low (issue 6 item 2, DESIGN.md §7).
+ *
+ * <p><b>Priority</b> (after bcache's {@code bucket_prio} x sectors used): a bucket's warmth is
+ * {@code recencyWarmTicks - ticks since its last use} (never below 0; use = opened for writing or a read hit);
+ * its eviction key is {@code (warmth + 1) x live sectors}, lowest first, ties by bucket index. So cold
+ * buckets go first, sparsely used ones before full ones, and a recently hit bucket is kept longer.
+ *
+ * <p><b>Never chosen:</b> a bucket with dirty sectors, a pinned one, or one not SEALED (OPEN, JOURNAL,
+ * METADATA, FREE, REUSE_PENDING); {@link BucketAllocator#evict} checks the same again.
+ *
+ * <p>Thread rule: the cache's loop thread.
+ */
+final class Evictor {
+    /** Warmth is capped so that a key fits 31 bits with 16384-sector buckets. */
+    private static final int WARMTH_MAX = 65535;
+
+    private final BucketTable table;
+    private final BucketAllocator allocator;
+    private final BucketRecency recency;
+    private final int dataBuckets;
+
+    Evictor(BucketTable table, BucketAllocator allocator, BucketRecency recency, int dataBuckets) {
+        this.table = table;
+        this.allocator = allocator;
+        this.recency = recency;
+        this.dataBuckets = dataBuckets;
+    }
+
+    /** Free buckets below which eviction starts. */
+    int lowMarkBuckets(GcConfig config) {
+        return Math.max(1, dataBuckets * config.freeLowPercent() / 100);
+    }
+
+    /** Free buckets now plus those about to become free (their bump is being journaled). */
+    int freeSoonBuckets() {
+        return allocator.freeBuckets() + allocator.reusePendingBuckets();
+    }
+
+    /**
+     * Evicts, best candidate first, until free plus reuse-pending buckets reach the target share; does
+     * nothing unless they are below the low mark.
+     *
+     * @return buckets evicted
+     */
+    int evictIfLow(GcConfig config) {
+        if (freeSoonBuckets() >= lowMarkBuckets(config)) {
+            return 0;
+        }
+        int target = Math.max(lowMarkBuckets(config), dataBuckets * config.freeTargetPercent() / 100);
+        long[] order = candidates(config);
+        int evicted = 0;
+        for (int i = 0; i < order.length && freeSoonBuckets() < target; i++) {
+            if (allocator.evict((int) order[i])) {
+                evicted++;
+            }
+        }
+        return evicted;
+    }
+
+    /** Evictable buckets as {@code key << 32 | bucket}, sorted: best victim first. O(buckets log buckets). */
+    long[] candidates(GcConfig config) {
+        int now = recency.nowTick();
+        long[] keys = new long[table.bucketCount()];
+        int n = 0;
+        for (int b = 0; b < table.bucketCount(); b++) {
+            if (table.state(b) != BucketState.SEALED || table.dirtySectors(b) != 0 || table.pins(b) != 0
+                    || table.liveSectors(b) == 0) {
+                continue; // empty sealed buckets are released, not evicted
+            }
+            long warmth = Math.min(WARMTH_MAX, Math.max(0, (long) config.recencyWarmTicks() - recency.ageTicks(b, now)));
+            long key = (warmth + 1) * table.liveSectors(b);
+            keys[n++] = key << 32 | b;
+        }
+        long[] sorted = Arrays.copyOf(keys, n);
+        Arrays.sort(sorted);
+        for (int i = 0; i < n; i++) {
+            sorted[i] &= 0xFFFF_FFFFL;
+        }
+        return sorted;
+    }
+}

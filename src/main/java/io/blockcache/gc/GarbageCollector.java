@@ -1,0 +1,333 @@
+package io.blockcache.gc;
+
+import io.blockcache.cache.BucketAllocator;
+import io.blockcache.cache.BucketObserver;
+import io.blockcache.cache.BucketState;
+import io.blockcache.cache.BucketTable;
+import io.blockcache.cache.CacheSpace;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.index.ExtentIndex;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.VolumeIndex;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Garbage collection of one cache set (DESIGN.md §7): the entry point that owns the mark, eviction, moving
+ * GC, pacing, triggers and statistics. It is the allocator's {@link BucketObserver} and installs the
+ * {@link GenerationGuard} as its bump guard.
+ *
+ * <p><b>A run:</b> evict if free space is low (immediate relief from exact incremental counts); pick the
+ * moving-GC candidates; mark in slices; verify the recount, offer the guard its next floor, retry releases the
+ * guard refused, evict again if needed; move the candidates' live extents; record statistics.
+ *
+ * <p><b>Pacing (seed 002):</b> a slice handles {@link GcPacing#nodesPerSlice} leaves; between slices the run
+ * sleeps {@code sliceSleepNs} while front-end I/O is in flight, and yields to the loop otherwise; it never
+ * sleeps while an allocation has failed since the last slice or the next one would fail.
+ *
+ * <p><b>Triggers:</b> 1/{@code writtenFractionDenominator} of the data capacity allocated since the last run
+ * (bcache's sectors_to_gc); free buckets below the low mark or a failed allocation (eviction at once, and a
+ * run at most every {@link #SHORTAGE_RUN_GAP_NS}); {@link #gc} on request.
+ *
+ * <p>Thread rule: the cache's loop thread; observer callbacks only record and schedule.
+ */
+public final class GarbageCollector implements BucketObserver {
+    /** Shortage-triggered runs at most once a second: eviction itself needs no mark, only stale drops do. */
+    static final long SHORTAGE_RUN_GAP_NS = 1_000_000_000L;
+
+    private final EventLoop loop;
+    private final CacheSpace space;
+    private final BucketTable table;
+    private final BucketAllocator allocator;
+    private final List<ExtentIndex> indexes = new ArrayList<>();
+    private final CheckpointPort checkpoints;
+    private final BooleanSupplier frontEndBusy;
+    private final GcStats stats = new GcStats();
+    private final BucketRecency recency;
+    private final GenerationGuard guard;
+    private final Evictor evictor;
+    private final MovingGc moving;
+    private final int dataBuckets;
+    private GcConfig config;
+    private MarkPass mark;
+    private List<IoCallback> waiters = new ArrayList<>();
+    private int sliceNodes;
+    private long sectorsAllocatedSinceRun;
+    private long failuresAtLastSlice;
+    private boolean runScheduled;
+    private boolean reliefScheduled;
+    private boolean guardCheckpointRunning;
+    private boolean guardCheckScheduled;
+    private boolean moveRunning;
+    private long lastRunStartNs = Long.MIN_VALUE / 2;
+
+    /**
+     * Builds GC over {@code space} and the volumes' indexes, and hooks itself into the allocator.
+     *
+     * @param frontEndBusy true while any front-end request is in flight
+     */
+    public GarbageCollector(EventLoop loop, BlockDevice cacheDevice, CacheSpace space, List<VolumeIndex> volumes,
+                            CheckpointPort checkpoints, BooleanSupplier frontEndBusy, GcConfig config) {
+        this.loop = loop;
+        this.space = space;
+        this.table = space.table();
+        this.allocator = space.allocator();
+        for (VolumeIndex volume : volumes) {
+            indexes.add(volume.extents());
+        }
+        this.checkpoints = checkpoints;
+        this.frontEndBusy = frontEndBusy;
+        this.config = config;
+        this.dataBuckets = table.bucketCount() - table.count(BucketState.JOURNAL);
+        this.recency = new BucketRecency(loop, config.recencyTickNs(), table.bucketCount());
+        this.guard = new GenerationGuard(table, checkpoints, config.generationDistanceMax());
+        this.evictor = new Evictor(table, allocator, recency, dataBuckets);
+        this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, List.copyOf(volumes), stats);
+        allocator.setObserver(this);
+        allocator.setBumpGuard(guard);
+    }
+
+    /** Runs a GC now, or joins the one running; {@code done} when it has finished. */
+    public void gc(IoCallback done) {
+        waiters.add(done);
+        if (mark == null && !moveRunning && !runScheduled) {
+            startRun();
+        }
+    }
+
+    /** True while a run is in progress. */
+    public boolean running() {
+        return mark != null || moveRunning;
+    }
+
+    private void requestRun() {
+        if (mark != null || moveRunning || runScheduled) {
+            return;
+        }
+        runScheduled = true;
+        loop.execute(() -> {
+            runScheduled = false;
+            if (mark == null && !moveRunning) {
+                startRun();
+            }
+        });
+    }
+
+    private void startRun() {
+        stats.onStart(loop.nowNs());
+        lastRunStartNs = loop.nowNs();
+        sectorsAllocatedSinceRun = 0;
+        evict();
+        long totalNodes = 0;
+        for (ExtentIndex index : indexes) {
+            totalNodes += index.nodeCount();
+        }
+        sliceNodes = GcPacing.nodesPerSlice(totalNodes, stats.intervalNsAverage(), config.sliceSleepNs(),
+                config.nodesPerSliceMin());
+        mark = new MarkPass(table, space, indexes, movingCandidates());
+        failuresAtLastSlice = allocator.allocationFailures();
+        loop.execute(this::markSlice);
+    }
+
+    private void markSlice() {
+        if (!mark.slice(sliceNodes)) {
+            boolean allocationsWaiting = allocator.allocationFailures() != failuresAtLastSlice
+                    || allocator.freeBuckets() <= allocator.metadataReserveBuckets();
+            failuresAtLastSlice = allocator.allocationFailures();
+            if (frontEndBusy.getAsBoolean() && !allocationsWaiting && config.sliceSleepNs() > 0) {
+                loop.schedule(config.sliceSleepNs(), this::markSlice);
+            } else {
+                loop.execute(this::markSlice);
+            }
+            return;
+        }
+        MarkPass finished = mark;
+        finished.verify();
+        stats.addStaleKeysDropped(finished.staleDropped());
+        guard.markCompleted(finished.startGenerations());
+        mark = null;
+        moveRunning = true;
+        allocator.retryRefusedReleases();
+        if (allocator.releaseRefusedBuckets() > 0) {
+            guardCheckpoint();
+        }
+        evict();
+        moving.move(finished.pieces(), () -> finishRun(finished));
+    }
+
+    private void finishRun(MarkPass finished) {
+        moveRunning = false;
+        stats.onEnd(loop.nowNs(), finished.nodesVisited(), finished.slices());
+        List<IoCallback> toCall = waiters;
+        waiters = new ArrayList<>();
+        for (IoCallback waiter : toCall) {
+            waiter.complete(IoResult.OK);
+        }
+    }
+
+    private void evict() {
+        stats.addEvicted(evictor.evictIfLow(config));
+    }
+
+    /**
+     * Sparse sealed buckets (at most {@code movingLivePercentMax} live), fewest live sectors first, at most
+     * {@code movingBucketsMax}; only while free buckets are short.
+     */
+    private BitSet movingCandidates() {
+        BitSet chosen = new BitSet(table.bucketCount());
+        if (config.movingBucketsMax() == 0
+                || evictor.freeSoonBuckets() * 100L >= (long) dataBuckets * config.movingFreePercentMax()) {
+            return chosen;
+        }
+        int liveMax = table.bucketSectors() * config.movingLivePercentMax() / 100;
+        long[] order = new long[table.bucketCount()];
+        int n = 0;
+        for (int b = 0; b < table.bucketCount(); b++) {
+            int live = table.liveSectors(b);
+            if (table.state(b) == BucketState.SEALED && live > 0 && live <= liveMax) {
+                order[n++] = (long) live << 32 | b;
+            }
+        }
+        java.util.Arrays.sort(order, 0, n);
+        // Each chosen bucket is at most movingLivePercentMax full, so its data takes less than a bucket of the
+        // GC write point (which fills its buckets completely): moving always gains space.
+        for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
+            chosen.set((int) (order[i] & 0xFFFF_FFFFL));
+        }
+        return chosen;
+    }
+
+    /** Makes the guard's pending floor durable with a checkpoint, then retries the refused releases. */
+    private void guardCheckpoint() {
+        if (guard.applyPendingIfDurable()) {
+            allocator.retryRefusedReleases();
+            return;
+        }
+        if (!guard.hasPendingFloor()) {
+            requestRun(); // a complete mark offers the next floor
+            return;
+        }
+        if (guardCheckpointRunning) {
+            return;
+        }
+        guardCheckpointRunning = true;
+        checkpoints.start(result -> {
+            guardCheckpointRunning = false;
+            if (guard.applyPendingIfDurable()) {
+                allocator.retryRefusedReleases();
+            }
+        });
+    }
+
+    @Override
+    public void onAllocated(int bucket) {
+        recency.touch(bucket);
+        sectorsAllocatedSinceRun += table.bucketSectors();
+        long capacitySectors = (long) dataBuckets * table.bucketSectors();
+        if (sectorsAllocatedSinceRun * config.writtenFractionDenominator() >= capacitySectors) {
+            requestRun();
+        }
+        if (evictor.freeSoonBuckets() < evictor.lowMarkBuckets(config)) {
+            scheduleRelief();
+        }
+    }
+
+    @Override
+    public void onAllocationFailed() {
+        scheduleRelief();
+    }
+
+    private void scheduleRelief() {
+        if (reliefScheduled) {
+            return;
+        }
+        reliefScheduled = true;
+        loop.execute(() -> {
+            reliefScheduled = false;
+            evict();
+            if (loop.nowNs() - lastRunStartNs >= SHORTAGE_RUN_GAP_NS) {
+                requestRun();
+            }
+        });
+    }
+
+    @Override
+    public void onReadHit(int bucket) {
+        recency.touch(bucket);
+    }
+
+    @Override
+    public void onCountsChanged(int bucket) {
+        if (mark != null) {
+            mark.disturbed(bucket);
+        }
+    }
+
+    @Override
+    public void onReleaseRefused(int bucket) {
+        if (!guardCheckScheduled) {
+            guardCheckScheduled = true;
+            loop.execute(() -> {
+                guardCheckScheduled = false;
+                guardCheckpoint();
+            });
+        }
+    }
+
+    /** The statistics. */
+    public GcStats stats() {
+        return stats;
+    }
+
+    /** The generation guard (statistics and tests). */
+    public GenerationGuard guard() {
+        return guard;
+    }
+
+    /** The settings in force. */
+    public GcConfig config() {
+        return config;
+    }
+
+    /**
+     * Replaces the settings (live knobs). The recency tick stays as built; any generation bound below 2^15 is
+     * safe to switch to, because the guard's floors hold whatever the bound.
+     */
+    public void setConfig(GcConfig newConfig) {
+        config = newConfig;
+        guard.setDistanceMax(newConfig.generationDistanceMax());
+    }
+
+    /** Bucket allocations for data refused since start: each write or fill went around the cache. */
+    public long allocationWaits() {
+        return allocator.allocationFailures();
+    }
+
+    /** How the buckets are used now. O(buckets). */
+    public BucketCounts bucketCounts() {
+        int free = 0, pending = 0, open = 0, clean = 0, dirty = 0, empty = 0, metadata = 0, journal = 0;
+        for (int b = 0; b < table.bucketCount(); b++) {
+            switch (table.state(b)) {
+                case FREE -> free++;
+                case REUSE_PENDING -> pending++;
+                case OPEN -> open++;
+                case METADATA -> metadata++;
+                case JOURNAL -> journal++;
+                case SEALED -> {
+                    if (table.dirtySectors(b) > 0) {
+                        dirty++;
+                    } else if (table.liveSectors(b) > 0) {
+                        clean++;
+                    } else {
+                        empty++;
+                    }
+                }
+            }
+        }
+        return new BucketCounts(free, pending, open, clean, dirty, empty, metadata, journal);
+    }
+}

@@ -1,0 +1,92 @@
+package io.blockcache.gc;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Garbage-collection settings, validated once here; defaults and their sources in {@link #defaults()}.
+ *
+ * @param nodesPerSliceMin fewest index leaves ("nodes") one mark slice handles
+ * @param sliceSleepNs pause between mark slices while front-end I/O is in flight
+ * @param freeLowPercent free data buckets below this share of the data buckets start eviction and a GC
+ * @param freeTargetPercent eviction stops once free plus reuse-pending buckets reach this share
+ * @param movingLivePercentMax a sealed bucket at most this full (live sectors) is a moving-GC candidate
+ * @param movingBucketsMax most buckets moving GC empties per GC run (bounds the copying a run does)
+ * @param movingFreePercentMax moving GC runs only while free buckets are below this share (it costs writes)
+ * @param recencyTickNs length of one recency tick; read hits are remembered at this granularity
+ * @param recencyWarmTicks a bucket hit within this many ticks counts as warm (kept longer)
+ * @param generationDistanceMax how far a bucket's generation may run ahead of the oldest generation any
+ *     stored key may carry; below 2^15 so that equality of 16-bit generations is never ambiguous
+ * @param writtenFractionDenominator a GC starts after 1/this of the data capacity was allocated
+ */
+public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, int freeLowPercent, int freeTargetPercent,
+                       int movingLivePercentMax, int movingBucketsMax, int movingFreePercentMax, long recencyTickNs,
+                       int recencyWarmTicks, int generationDistanceMax, int writtenFractionDenominator) {
+    public GcConfig {
+        require(nodesPerSliceMin >= 1 && nodesPerSliceMin <= 1_000_000, "nodesPerSliceMin in [1, 10^6]: %s",
+                nodesPerSliceMin);
+        require(sliceSleepNs >= 0 && sliceSleepNs <= TimeUnit.SECONDS.toNanos(1), "sliceSleepNs in [0, 1 s]: %s",
+                sliceSleepNs);
+        require(freeLowPercent >= 1 && freeLowPercent <= 50, "freeLowPercent in [1, 50]: %s", freeLowPercent);
+        require(freeTargetPercent >= freeLowPercent && freeTargetPercent <= 60,
+                "freeTargetPercent in [freeLowPercent, 60]: %s", freeTargetPercent);
+        require(movingLivePercentMax >= 0 && movingLivePercentMax <= 90, "movingLivePercentMax in [0, 90]: %s",
+                movingLivePercentMax);
+        require(movingBucketsMax >= 0 && movingBucketsMax <= 1024, "movingBucketsMax in [0, 1024]: %s",
+                movingBucketsMax);
+        require(movingFreePercentMax >= 0 && movingFreePercentMax <= 100, "movingFreePercentMax in [0, 100]: %s",
+                movingFreePercentMax);
+        require(recencyTickNs > 0, "recencyTickNs must be positive: %s", recencyTickNs);
+        require(recencyWarmTicks >= 0, "recencyWarmTicks must not be negative: %s", recencyWarmTicks);
+        require(generationDistanceMax >= 2 && generationDistanceMax < (1 << 15),
+                "generationDistanceMax in [2, 32767]: %s", generationDistanceMax);
+        require(writtenFractionDenominator >= 1 && writtenFractionDenominator <= 1024,
+                "writtenFractionDenominator in [1, 1024]: %s", writtenFractionDenominator);
+    }
+
+    /**
+     * Defaults: 10 nodes per slice and 10 ms sleeps (seed 002); eviction below 10 % free up to 15 % (issue 6,
+     * a margin so that eviction runs in batches); moving GC of buckets at most 25 % live, 16 per run, while
+     * free buckets are below 25 % (ours: copying costs cache writes, so only when space is wanted); recency in
+     * 100 ms ticks, warm for 60 s (ours; bcache keeps a 16-bit priority that decays with I/O); a generation
+     * distance of 16384 = 1/4 of the 16-bit space (bcache: BUCKET_GC_GEN_MAX 96 of 8-bit generations); a GC
+     * after 1/16 of the capacity was written (bcache: sectors_to_gc).
+     */
+    public static GcConfig defaults() {
+        return new GcConfig(10, TimeUnit.MILLISECONDS.toNanos(10), 10, 15, 25, 16, 25,
+                TimeUnit.MILLISECONDS.toNanos(100), 600, 16384, 16);
+    }
+
+    /** A copy with another generation distance bound (tests use small ones to reach the guard). */
+    public GcConfig withGenerationDistanceMax(int distance) {
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, movingLivePercentMax,
+                movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, distance,
+                writtenFractionDenominator);
+    }
+
+    /** A copy with other moving-GC limits. */
+    public GcConfig withMoving(int livePercentMax, int bucketsMax, int freePercentMax) {
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, livePercentMax,
+                bucketsMax, freePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
+                writtenFractionDenominator);
+    }
+
+    /** A copy with other eviction marks. */
+    public GcConfig withFreePercents(int low, int target) {
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, low, target, movingLivePercentMax, movingBucketsMax,
+                movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
+                writtenFractionDenominator);
+    }
+
+    /** A copy that starts a GC after 1/{@code denominator} of the capacity was allocated. */
+    public GcConfig withWrittenFractionDenominator(int denominator) {
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, movingLivePercentMax,
+                movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
+                denominator);
+    }
+
+    static void require(boolean condition, String format, Object... args) {
+        if (!condition) {
+            throw new IllegalArgumentException(String.format(format, args));
+        }
+    }
+}

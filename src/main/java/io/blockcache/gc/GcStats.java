@@ -1,0 +1,118 @@
+package io.blockcache.gc;
+
+/**
+ * Garbage-collection statistics (issue 6 item 5), in loop time. Averages are exponentially weighted with
+ * weight 1/8, as bcache's {@code time_stats} do, so they follow a changing workload.
+ *
+ * <p>Thread rule: written on the cache's loop thread; readers on other threads may see a torn snapshot of
+ * several fields, never a torn single field.
+ */
+public final class GcStats {
+    /** EWMA weight denominator (bcache: ewma_add(..., 8, ...)). */
+    static final int EWMA_WEIGHT = 8;
+
+    private volatile long runs;
+    private volatile long durationNsAverage;
+    private volatile long durationNsMax;
+    private volatile long intervalNsAverage;
+    private volatile long lastStartNs = -1;
+    private volatile long lastEndNs = -1;
+    private volatile long nodesLast;
+    private volatile long slicesLast;
+    private volatile long staleKeysDropped;
+    private volatile long bucketsEvicted;
+    private volatile long movedBytes;
+    private volatile long moveChecksumFailures;
+
+    void onStart(long nowNs) {
+        if (lastStartNs >= 0) {
+            intervalNsAverage = ewma(intervalNsAverage, nowNs - lastStartNs, runs <= 1);
+        }
+        lastStartNs = nowNs;
+    }
+
+    void onEnd(long nowNs, long nodes, long slices) {
+        long duration = nowNs - lastStartNs;
+        durationNsAverage = ewma(durationNsAverage, duration, runs == 0);
+        durationNsMax = Math.max(durationNsMax, duration);
+        lastEndNs = nowNs;
+        nodesLast = nodes;
+        slicesLast = slices;
+        runs++;
+    }
+
+    private static long ewma(long average, long sample, boolean first) {
+        return first ? sample : average + (sample - average) / EWMA_WEIGHT;
+    }
+
+    void addStaleKeysDropped(long keys) {
+        staleKeysDropped += keys;
+    }
+
+    void addEvicted(long buckets) {
+        bucketsEvicted += buckets;
+    }
+
+    void addMovedBytes(long bytes) {
+        movedBytes += bytes;
+    }
+
+    void addMoveChecksumFailure() {
+        moveChecksumFailures++;
+    }
+
+    /** Completed GC runs. */
+    public long runs() {
+        return runs;
+    }
+
+    /** Average GC duration, ns (0 before the first run). */
+    public long durationNsAverage() {
+        return durationNsAverage;
+    }
+
+    /** Longest GC duration, ns. */
+    public long durationNsMax() {
+        return durationNsMax;
+    }
+
+    /** Average interval between GC starts, ns (the inverse of bcache's average frequency; 0 until known). */
+    public long intervalNsAverage() {
+        return intervalNsAverage;
+    }
+
+    /** Time since the last GC ended, ns, or -1 if none has. */
+    public long sinceLastNs(long nowNs) {
+        return lastEndNs < 0 ? -1 : nowNs - lastEndNs;
+    }
+
+    /** Index leaves the last mark visited. */
+    public long nodesLast() {
+        return nodesLast;
+    }
+
+    /** Slices the last mark took. */
+    public long slicesLast() {
+        return slicesLast;
+    }
+
+    /** Stale keys the marks dropped since start. */
+    public long staleKeysDropped() {
+        return staleKeysDropped;
+    }
+
+    /** Clean buckets evicted by GC since start. */
+    public long bucketsEvicted() {
+        return bucketsEvicted;
+    }
+
+    /** Bytes moving GC copied since start. */
+    public long movedBytes() {
+        return movedBytes;
+    }
+
+    /** Pieces moving GC left in place because their cached data failed its CRC32C check. */
+    public long moveChecksumFailures() {
+        return moveChecksumFailures;
+    }
+}
