@@ -110,7 +110,10 @@ public final class Volume implements BlockDevice {
         int lengthSectors = src.remaining() / SECTOR_BYTES;
         IoCallback durable = fua ? result -> afterFua(result, done) : done;
         CacheMode mode = context.mode;
-        if (mode == CacheMode.WRITEBACK) {
+        boolean overDirty = context.index.overlapsDirty(startSector, lengthSectors);
+        // A write over dirty data goes into the cache whatever the mode (bcache forces such writes into
+        // writeback): going around would have to drop the dirty copy before the new data is durable.
+        if (mode == CacheMode.WRITEBACK || overDirty) {
             CachedWrite cached = new CachedWrite(context, startSector, src, true);
             if (cached.reserve()) {
                 InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
@@ -120,9 +123,18 @@ public final class Volume implements BlockDevice {
                 });
                 return;
             }
-            // No free bucket: go around the cache (reclaim arrives with GC, issue #6).
+            // No free bucket: go around the cache.
+        }
+        if (overDirty) {
+            new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)
+                    .writeData(src, durable);
+            return;
         }
         writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH, durable);
+    }
+
+    private void noteBackingWrite() {
+        backingWritesSinceFlush++;
     }
 
     /**
@@ -245,6 +257,12 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
+        if (context.index.overlapsDirty(startSector, lengthSectors)) {
+            // Zeroes are written to the backing device and made durable before the dirty copies go.
+            new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)
+                    .writeZeroes(zeroWriter, fua ? result -> afterFua(result, done) : done);
+            return;
+        }
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
         zeroWriter.write(startSector, lengthSectors, fua, result -> {

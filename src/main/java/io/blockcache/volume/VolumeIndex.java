@@ -69,6 +69,33 @@ public final class VolumeIndex {
         return index.markClean(startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
     }
 
+    /**
+     * True if any live dirty extent overlaps {@code [startSector, + lengthSectors)} (any length). Cost:
+     * a lookup of the range, O(log n + pieces).
+     */
+    public boolean overlapsDirty(long startSector, long lengthSectors) {
+        long position = startSector;
+        long end = startSector + lengthSectors;
+        boolean[] found = {false};
+        LookupVisitor visitor = new LookupVisitor() {
+            @Override
+            public void hole(long start, int length) {
+            }
+
+            @Override
+            public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
+                               int crcLengthSectors) {
+                found[0] |= io.blockcache.index.ExtentLocation.dirty(location);
+            }
+        };
+        while (position < end && !found[0]) {
+            int chunk = (int) Math.min(end - position, 1 << 30);
+            index.lookup(position, chunk, space, visitor);
+            position += chunk;
+        }
+        return found[0];
+    }
+
     /** Visits the cached pieces and holes of a range (stale keys read as holes). */
     public void lookup(long startSector, int lengthSectors, LookupVisitor visitor) {
         index.lookup(startSector, lengthSectors, space, visitor);

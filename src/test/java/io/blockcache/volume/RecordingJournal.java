@@ -13,6 +13,7 @@ final class RecordingJournal implements MetadataJournal {
     final List<String> records = new ArrayList<>();
     int commits;
     boolean failCommits;
+    Runnable onRemove = () -> { };
     private final EventLoop loop;
     private long sequence = 1;
     private long durable;
@@ -30,6 +31,7 @@ final class RecordingJournal implements MetadataJournal {
 
     @Override
     public long appendRemove(int volumeId, long startSector, int lengthSectors) {
+        onRemove.run();
         records.add("remove " + startSector + "+" + lengthSectors);
         return sequence;
     }

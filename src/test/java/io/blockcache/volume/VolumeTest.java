@@ -83,17 +83,49 @@ class VolumeTest {
     }
 
     @Test
-    void writearoundGoesToBackingAndInvalidatesCachedCopies() {
-        // Proves a bypassing write removes every overlapping cached extent, dirty ones included.
-        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
-        f.write(0, pattern(9, 16384), false);
-        f.volume.setMode(CacheMode.WRITEAROUND);
+    void writearoundGoesToBackingAndInvalidatesCleanCopies() {
+        // Proves a bypassing write removes the overlapping clean extents and lands on the backing device.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEAROUND);
+        f.putBacking(0, pattern(9, 16384));
+        f.read(0, 16384); // fills a clean copy
+        assertThat(f.extents.cachedSectors()).isEqualTo(32);
         byte[] around = pattern(10, 4096);
         f.write(4096, around, false);
         assertThat(f.backing(4096, 4096)).isEqualTo(around);
         assertThat(f.read(4096, 4096)).isEqualTo(around);
         assertThat(f.journal.records).contains("remove 8+8");
-        assertThat(f.extents.dirtySectors()).isEqualTo(24);
+        assertThat(f.extents.dirtySectors()).isZero();
+    }
+
+    @Test
+    void aWriteThatWouldGoAroundButOverlapsDirtyDataIsCachedAsDirty() {
+        // Proves the forced-writeback rule: going around would drop a dirty copy before the new data is durable.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.write(0, pattern(9, 16384), false);
+        f.volume.setMode(CacheMode.WRITEAROUND);
+        byte[] fresh = pattern(10, 4096);
+        f.write(4096, fresh, false);
+        assertThat(f.backing(4096, 4096)).isEqualTo(new byte[4096]);
+        assertThat(f.read(4096, 4096)).isEqualTo(fresh);
+        assertThat(f.extents.dirtySectors()).isEqualTo(32);
+        assertThat(f.journal.records).noneMatch(r -> r.startsWith("remove"));
+    }
+
+    @Test
+    void goingAroundDirtyDataFlushesTheBackingDeviceBeforeDroppingTheDirtyCopy() {
+        // Proves the ordering of write-zeroes (and full-cache writes) over dirty data: data, backing flush, drop.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.write(0, pattern(9, 16384), false);
+        long[] flushesAtRemove = {-1};
+        f.journal.onRemove = () -> flushesAtRemove[0] = f.backingDevice.counters().completed(
+                io.blockcache.device.DeviceOp.FLUSH);
+        IoResult[] out = new IoResult[1];
+        f.volume.writeZeroes(0, 8192, false, r -> out[0] = r);
+        f.loop.runUntilIdle();
+        assertThat(out[0]).isEqualTo(IoResult.OK);
+        assertThat(flushesAtRemove[0]).isEqualTo(1);
+        assertThat(f.read(0, 8192)).isEqualTo(new byte[8192]);
+        assertThat(f.extents.dirtySectors()).isEqualTo(16);
     }
 
     @Test
@@ -120,6 +152,15 @@ class VolumeTest {
         assertThat(f.backing(1 << 20, 8192)).isEqualTo(more);
         assertThat(f.read(1 << 20, 8192)).isEqualTo(more);
         assertThat(f.read(0, big.length)).isEqualTo(big);
+        // Over dirty data with no room: data to backing, backing flush, then the dirty copy goes.
+        byte[] over = pattern(14, 4096);
+        long flushesBefore = f.backingDevice.counters().completed(io.blockcache.device.DeviceOp.FLUSH);
+        assertThat(f.write(0, over, false)).isEqualTo(IoResult.OK);
+        assertThat(f.backingDevice.counters().completed(io.blockcache.device.DeviceOp.FLUSH))
+                .isEqualTo(flushesBefore + 1);
+        assertThat(f.backing(0, 4096)).isEqualTo(over);
+        assertThat(f.read(0, 4096)).isEqualTo(over);
+        assertThat(f.read(4096, 4096)).isEqualTo(java.util.Arrays.copyOfRange(big, 4096, 8192));
     }
 
     @Test
