@@ -31,6 +31,7 @@ public final class InFlightWrites {
         private final boolean fill;
         private boolean fillRaced;
         private List<long[]> hidden;
+        private List<long[]> installedOver;
 
         private Entry(long sequence, long startSector, long endSector, boolean fill) {
             this.sequence = sequence;
@@ -52,10 +53,23 @@ public final class InFlightWrites {
             if (fill && fillRaced) {
                 return;
             }
+            forEachOutside(hidden, visitor);
+        }
+
+        /**
+         * Visits the parts of this entry's range over which no newer write has installed data in the cache: what
+         * a write that drops cached copies after the fact may drop. Parts only claimed by newer writes that go
+         * around the cache are included, since those leave nothing in the cache to protect.
+         */
+        public void forEachNotInstalledOver(RangeVisitor visitor) {
+            forEachOutside(installedOver, visitor);
+        }
+
+        private void forEachOutside(List<long[]> excluded, RangeVisitor visitor) {
             long cursor = startSector;
-            if (hidden != null) {
-                hidden.sort((a, b) -> Long.compare(a[0], b[0]));
-                for (long[] range : hidden) {
+            if (excluded != null) {
+                excluded.sort((a, b) -> Long.compare(a[0], b[0]));
+                for (long[] range : excluded) {
                     if (range[0] > cursor) {
                         visitor.visit(cursor, range[0] - cursor);
                     }
@@ -71,11 +85,18 @@ public final class InFlightWrites {
             return startSector < end && start < endSector;
         }
 
-        private void hide(long start, long end) {
+        private void hide(long start, long end, boolean byInstall) {
+            long[] range = {Math.max(start, startSector), Math.min(end, endSector)};
             if (hidden == null) {
                 hidden = new ArrayList<>(2);
             }
-            hidden.add(new long[] {Math.max(start, startSector), Math.min(end, endSector)});
+            hidden.add(range);
+            if (byInstall) {
+                if (installedOver == null) {
+                    installedOver = new ArrayList<>(2);
+                }
+                installedOver.add(range);
+            }
         }
     }
 
@@ -101,7 +122,7 @@ public final class InFlightWrites {
             }
         }
         if (aroundCache) {
-            hideFromOlder(entry);
+            hideFromOlder(entry, false);
         }
         return entry;
     }
@@ -124,7 +145,7 @@ public final class InFlightWrites {
      */
     public void installed(Entry entry) {
         if (!entry.fill) {
-            hideFromOlder(entry);
+            hideFromOlder(entry, true);
         }
     }
 
@@ -160,10 +181,10 @@ public final class InFlightWrites {
         return entry;
     }
 
-    private void hideFromOlder(Entry newer) {
+    private void hideFromOlder(Entry newer, boolean byInstall) {
         for (Entry other : entries) {
             if (other.sequence < newer.sequence && !other.fill && other.overlaps(newer.startSector, newer.endSector)) {
-                other.hide(newer.startSector, newer.endSector);
+                other.hide(newer.startSector, newer.endSector, byInstall);
             }
         }
     }

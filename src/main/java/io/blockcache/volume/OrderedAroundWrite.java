@@ -12,8 +12,8 @@ import java.nio.ByteBuffer;
  * <p>Why this order: dropping a dirty extent is journaled, and a journal commit can happen at any time. Were
  * the drop durable before the new data, a crash would leave the block with its backing contents, older than
  * the dirty data the client may have flushed (DESIGN.md §4.3). Until the drop, reads still see the old dirty
- * data, which is fine for a write not yet acknowledged. Only the parts no newer write has claimed are dropped
- * (see {@link InFlightWrites}).
+ * data, which is fine for a write not yet acknowledged. The drop spares only parts where a newer write has
+ * installed data in the cache (see {@link InFlightWrites.Entry#forEachNotInstalledOver}).
  *
  * <p>Thread rule: the loop thread.
  */
@@ -24,6 +24,7 @@ final class OrderedAroundWrite {
     private final boolean fua;
     private final Runnable backingWriteDone;
     private final InFlightWrites.Entry entry;
+    private Runnable release = () -> { };
 
     /**
      * @param backingWriteDone told when data reached the backing device (the volume tracks unflushed writes)
@@ -40,13 +41,20 @@ final class OrderedAroundWrite {
 
     /** Writes {@code src} to the backing device, then flushes it, then drops the covered dirty copies. */
     void writeData(ByteBuffer src, IoCallback callback) {
-        context.backingDevice.write(context.backingOffset(startSector), src.duplicate(), fua,
-                result -> afterData(result, callback));
+        ByteBuffer data = src.duplicate();
+        context.backingGate.run(startSector, lengthSectors, gateRelease -> {
+            release = gateRelease;
+            context.backingDevice.write(context.backingOffset(startSector), data, fua,
+                    result -> afterData(result, callback));
+        });
     }
 
     /** Writes zeroes over the range, then flushes, then drops the covered cached copies. */
     void writeZeroes(ZeroWriter zeroWriter, IoCallback callback) {
-        zeroWriter.write(startSector, lengthSectors, fua, result -> afterData(result, callback));
+        context.backingGate.run(startSector, lengthSectors, gateRelease -> {
+            release = gateRelease;
+            zeroWriter.write(startSector, lengthSectors, fua, result -> afterData(result, callback));
+        });
     }
 
     private void afterData(IoResult written, IoCallback callback) {
@@ -62,12 +70,13 @@ final class OrderedAroundWrite {
                         + flushed.message()), callback);
                 return;
             }
-            entry.forEachVisible(context::invalidate);
+            entry.forEachNotInstalledOver(context::invalidate);
             finish(IoResult.OK, callback);
         });
     }
 
     private void finish(IoResult result, IoCallback callback) {
+        release.run(); // a newer overlapping write may reach the backing device only after the drop
         context.inFlight.end(entry);
         callback.complete(result);
     }

@@ -151,16 +151,19 @@ public final class Volume implements BlockDevice {
             callback.complete(result);
         });
         IoCallback backingPart = parts.add();
-        context.backingDevice.write(context.backingOffset(startSector), src.duplicate(), fua, result -> {
-            if (result.ok()) {
-                context.stats.writeBypassedSectors.addAndGet(lengthSectors);
-                if (!fua) {
-                    backingWritesSinceFlush++;
-                }
-            }
-            backingPart.complete(result.ok() ? IoResult.OK
-                    : IoResult.error(IoStatus.IO_ERROR, "backing device write failed: " + result.message()));
-        });
+        ByteBuffer data = src.duplicate();
+        context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.write(
+                context.backingOffset(startSector), data, fua, result -> {
+                    release.run();
+                    if (result.ok()) {
+                        context.stats.writeBypassedSectors.addAndGet(lengthSectors);
+                        if (!fua) {
+                            backingWritesSinceFlush++;
+                        }
+                    }
+                    backingPart.complete(result.ok() ? IoResult.OK
+                            : IoResult.error(IoStatus.IO_ERROR, "backing device write failed: " + result.message()));
+                }));
         if (keepCleanCopy) {
             CachedWrite copy = new CachedWrite(context, startSector, src.duplicate(), false);
             if (copy.reserve()) {
@@ -235,11 +238,13 @@ public final class Volume implements BlockDevice {
         long lengthSectors = lengthBytes / SECTOR_BYTES;
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
-        context.backingDevice.discard(context.backingOffset(startSector), lengthBytes, result -> {
-            context.inFlight.end(entry);
-            done.complete(result.ok() ? IoResult.OK
-                    : IoResult.error(IoStatus.IO_ERROR, "backing device discard failed: " + result.message()));
-        });
+        context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.discard(
+                context.backingOffset(startSector), lengthBytes, result -> {
+                    release.run();
+                    context.inFlight.end(entry);
+                    done.complete(result.ok() ? IoResult.OK
+                            : IoResult.error(IoStatus.IO_ERROR, "backing device discard failed: " + result.message()));
+                }));
     }
 
     /**
@@ -265,17 +270,19 @@ public final class Volume implements BlockDevice {
         }
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
-        zeroWriter.write(startSector, lengthSectors, fua, result -> {
-            context.inFlight.end(entry);
-            if (result.ok() && !fua) {
-                backingWritesSinceFlush++;
-            }
-            if (fua) {
-                afterFua(result, done);
-            } else {
-                done.complete(result);
-            }
-        });
+        context.backingGate.run(startSector, lengthSectors, release -> zeroWriter.write(startSector, lengthSectors, fua,
+                result -> {
+                    release.run();
+                    context.inFlight.end(entry);
+                    if (result.ok() && !fua) {
+                        backingWritesSinceFlush++;
+                    }
+                    if (fua) {
+                        afterFua(result, done);
+                    } else {
+                        done.complete(result);
+                    }
+                }));
     }
 
     @Override

@@ -20,6 +20,7 @@ final class VolumeContext {
     final VolumeIndex index;
     final MetadataJournal journal;
     final InFlightWrites inFlight = new InFlightWrites();
+    final BackingWriteGate backingGate = new BackingWriteGate();
     final VolumeStats stats = new VolumeStats();
     volatile CacheMode mode;
 
