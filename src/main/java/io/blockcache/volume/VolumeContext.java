@@ -21,7 +21,9 @@ final class VolumeContext {
     final MetadataJournal journal;
     final InFlightWrites inFlight = new InFlightWrites();
     final VolumeStats stats = new VolumeStats();
+    final CacheExtentReader extentReader;
     volatile CacheMode mode;
+    WritebackHooks hooks = WritebackHooks.NONE;
 
     VolumeContext(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
                   CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
@@ -34,6 +36,7 @@ final class VolumeContext {
         this.index = index;
         this.journal = journal;
         this.mode = config.mode();
+        this.extentReader = new CacheExtentReader(cacheDevice, layout, space.allocator());
     }
 
     /** Byte offset on the backing device of volume sector {@code sector}. */
