@@ -19,7 +19,8 @@ import java.util.Objects;
  * @param sectorsPerPassBusy sectors per pass while busy (bcache WRITESIZE_IN_PASS)
  * @param keysPerPassIdle keys per pass while idle or draining (bcache MAX_WRITEBACKS_IN_PASS)
  * @param sectorsPerPassIdle sectors per pass while idle or draining (bcache MAX_WRITESIZE_IN_PASS)
- * @param ioInFlightMax keys between cache read and backing-write completion (bcache {@code dc->in_flight})
+ * @param ioInFlightMax keys between cache read and backing-write completion (bcache {@code dc->in_flight}); a
+ *     pass larger than what is free of it is cut to fit (bcache blocks on the semaphore mid-pass instead)
  * @param backingIoSectorsMax largest merged backing write
  * @param idleSampleNs period of the front-end sampling (seed 003: 100 ms)
  * @param classicIdleNs front-end quiet time before classic runs at full speed (bcache: ~30 s)
@@ -55,8 +56,6 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         require(sectorsPerPassBusy >= 1 && sectorsPerPassBusy <= sectorsPerPassIdle,
                 "need 1 <= sectors_per_pass_busy <= sectors_per_pass_idle: %s, %s", sectorsPerPassBusy,
                 sectorsPerPassIdle);
-        require(keysPerPassIdle <= ioInFlightMax, "keys_per_pass_idle %s exceeds io_in_flight_max %s",
-                keysPerPassIdle, ioInFlightMax);
         require(ioInFlightMax >= 1 && ioInFlightMax <= 4096, "io_in_flight_max must be in [1, 4096]: %s",
                 ioInFlightMax);
         require(backingIoSectorsMax >= 8 && backingIoSectorsMax <= 65536,
