@@ -50,7 +50,7 @@ final class RateController {
         long error = dirtySectors - targetSectors;
         long proportional = error / settings.proportionalInverse();
         long boost = settings.fragmentBoost() ? fragmentBoost(dirtySectors, space) : 0;
-        if (boost > proportional) {
+        if (boost > 0 && boost > proportional) {
             proportional = boost;
         }
         double dtSeconds = settings.rateUpdateNs() / 1e9;
