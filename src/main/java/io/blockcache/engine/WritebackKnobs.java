@@ -24,9 +24,11 @@ final class WritebackKnobs {
         add(knobs, p + "running", "writeback on or off (true|false); default true", writeback,
                 s -> String.valueOf(s.running()), (b, v) -> b.running(parseBoolean(v)));
         add(knobs, p + "policy", "modern or classic (bcache before 2025); default modern", writeback,
-                s -> s.policy().name().toLowerCase(Locale.ROOT), (b, v) -> b.policy(parseEnum(WritebackPolicy.class, v)));
+                s -> s.policy().name().toLowerCase(Locale.ROOT),
+                (b, v) -> b.policy(parseEnum(WritebackPolicy.class, v)));
         add(knobs, p + "order", "key order of modern passes: lba, fifo or auto; default lba", writeback,
-                s -> s.order().name().toLowerCase(Locale.ROOT), (b, v) -> b.order(parseEnum(WritebackOrder.class, v)));
+                s -> s.order().name().toLowerCase(Locale.ROOT),
+                (b, v) -> b.order(parseEnum(WritebackOrder.class, v)));
         add(knobs, p + "percent", "dirty target, % of the volume's cache share, 0..100; default 10", writeback,
                 s -> String.valueOf(s.percent()), (b, v) -> b.percent((int) parseLong(v)));
         add(knobs, p + "rate_max_sectors_per_second", "writeback rate ceiling, idle included; 0 = none (default)",
