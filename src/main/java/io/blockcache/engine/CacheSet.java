@@ -12,7 +12,10 @@ import io.blockcache.journal.CheckpointWriter;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
+import io.blockcache.device.IoJoin;
 import io.blockcache.volume.Volume;
+import io.blockcache.writeback.DrainProgress;
+import io.blockcache.writeback.Writeback;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.DoubleConsumer;
@@ -35,13 +38,15 @@ public final class CacheSet {
     private final JournalWriter journal;
     private final CheckpointWriter checkpoints;
     private final List<Volume> volumes;
+    private final List<Writeback> writebacks;
     private final KnobRegistry knobs = new KnobRegistry();
     private CacheSuperblock superblock;
     private boolean shutDown;
     private io.blockcache.gc.GarbageCollector gc;
 
     CacheSet(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSuperblock superblock,
-             CacheSpace space, JournalWriter journal, CheckpointWriter checkpoints, List<Volume> volumes) {
+             CacheSpace space, JournalWriter journal, CheckpointWriter checkpoints, List<Volume> volumes,
+             List<Writeback> writebacks) {
         this.loop = loop;
         this.cacheDevice = cacheDevice;
         this.backings = List.copyOf(backings);
@@ -50,12 +55,15 @@ public final class CacheSet {
         this.journal = journal;
         this.checkpoints = checkpoints;
         this.volumes = List.copyOf(volumes);
+        this.writebacks = List.copyOf(writebacks);
         for (int i = 0; i < volumes.size(); i++) {
             Volume volume = volumes.get(i);
             knobs.register(Knob.of("volume." + backings.get(i).name() + ".mode",
                     "cache mode: writeback, writethrough, writearound or none (dirty data drains in every mode)",
                     () -> volume.mode().name().toLowerCase(java.util.Locale.ROOT),
                     value -> volume.setMode(parseMode(value))));
+            WritebackKnobs.register(knobs, backings.get(i).name(), writebacks.get(i));
+            writebacks.get(i).start();
         }
     }
 
@@ -135,6 +143,35 @@ public final class CacheSet {
         return null;
     }
 
+    /** The writeback engine of the volume exported as {@code name}, or null. */
+    public Writeback writeback(String name) {
+        for (int i = 0; i < backings.size(); i++) {
+            if (backings.get(i).name().equals(name)) {
+                return writebacks.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The writeback engines, in volume order. */
+    public List<Writeback> writebacks() {
+        return writebacks;
+    }
+
+    /**
+     * Writes every dirty extent of volume {@code name} back now at full speed; {@code progress} hears dirty bytes
+     * left, the measured rate and an ETA every sample; {@code done} once nothing is dirty and the clean markings
+     * are durable in the journal.
+     */
+    public void drain(String name, Consumer<DrainProgress> progress, IoCallback done) {
+        Writeback writeback = writeback(name);
+        if (writeback == null) {
+            loop.execute(() -> done.complete(IoResult.error(IoStatus.OUT_OF_RANGE, "no volume named " + name)));
+            return;
+        }
+        writeback.drain(progress, done);
+    }
+
     /** The export names, in volume order. */
     public List<String> exportNames() {
         return backings.stream().map(BackingSpec::name).toList();
@@ -183,6 +220,14 @@ public final class CacheSet {
         for (Volume volume : volumes) {
             volume.close();
         }
+        IoJoin quiet = new IoJoin(stopped -> checkpointAndClose(done));
+        for (Writeback writeback : writebacks) {
+            writeback.stop(quiet.add());
+        }
+        quiet.seal();
+    }
+
+    private void checkpointAndClose(IoCallback done) {
         checkpoints.start(checkpointed -> {
             if (!checkpointed.ok()) {
                 done.complete(checkpointed);

@@ -24,6 +24,8 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeConfig;
 import io.blockcache.volume.VolumeIndex;
+import io.blockcache.writeback.Writeback;
+import io.blockcache.writeback.WritebackSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,7 +105,18 @@ final class CacheSetBuilder {
                     new VolumeIndex(attached.volumeId(), index, journal, space), journal));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
-        CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes);
+        long totalBytes = 0;
+        for (Volume volume : volumes) {
+            totalBytes += volume.sizeBytes();
+        }
+        List<Writeback> writebacks = new ArrayList<>();
+        for (Volume volume : volumes) {
+            // bcache weighs each backing device's dirty target by its share of the backing capacity.
+            writebacks.add(new Writeback(loop, volume, space, journal, (double) volume.sizeBytes() / totalBytes,
+                    WritebackSettings.defaults()));
+        }
+        CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes,
+                writebacks);
         set.attachGc(new GarbageCollector(loop, cacheDevice, space, volumes.stream().map(Volume::index).toList(),
                 CheckpointPort.of(checkpoints), () -> volumes.stream().anyMatch(v -> v.counters().inFlight() > 0),
                 GcConfig.defaults()));

@@ -18,8 +18,11 @@ import java.util.PriorityQueue;
  * events and between {@code run*} calls.
  */
 public final class SimLoop implements EventLoop {
-    /** Bound on events one {@link #runUntilIdle()} may run: a scenario that never settles is a bug. */
-    public static final long RUN_UNTIL_IDLE_EVENTS_MAX = 2_000_000_000L;
+    /**
+     * Bound on events one {@link #runUntilIdle()} may run: a scenario that never settles is a bug (or has
+     * periodic timers: then run for a time or until a condition instead). 50 million events take seconds.
+     */
+    public static final long RUN_UNTIL_IDLE_EVENTS_MAX = 50_000_000L;
 
     private final PriorityQueue<Event> queue = new PriorityQueue<>();
     private final Thread driver = Thread.currentThread();

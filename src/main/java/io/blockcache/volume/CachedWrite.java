@@ -59,8 +59,12 @@ final class CachedWrite {
                 return false;
             }
             int bucket = reservation.bucket();
+            int generation = context.space.table().generation(bucket);
+            if (dirty) {
+                context.hooks.dirtyBucketUsed(bucket, generation);
+            }
             pieces.add(new Piece(startSector + done, reservation.lengthSectors(), bucket,
-                    reservation.offsetSectors(), context.space.table().generation(bucket), 0));
+                    reservation.offsetSectors(), generation, 0));
             done += reservation.lengthSectors();
         }
         return true;

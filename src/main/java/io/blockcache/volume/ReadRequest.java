@@ -66,34 +66,24 @@ final class ReadRequest implements LookupVisitor {
     public void extent(long pieceStart, int lengthSectors, long location, int crc32c, int crcOffsetInBucketSectors,
                        int crcLengthSectors) {
         int bucket = ExtentLocation.bucket(location);
-        int offset = ExtentLocation.offsetInBucketSectors(location);
         boolean dirty = ExtentLocation.dirty(location);
         ByteBuffer target = slice(pieceStart, lengthSectors);
-        boolean exact = crcOffsetInBucketSectors == offset && crcLengthSectors == lengthSectors;
-        // A piece cut from a larger extent is verified by reading the whole range its CRC covers.
-        ByteBuffer span = exact ? target : ByteBuffer.allocate(crcLengthSectors * BlockDevice.SECTOR_BYTES);
         IoCallback part = parts.add();
-        context.space.allocator().pin(bucket);
-        context.cacheDevice.read(context.cacheOffset(bucket, crcOffsetInBucketSectors), span, result -> {
-            context.space.allocator().unpin(bucket);
-            if (!result.ok()) {
-                part.complete(IoResult.error(IoStatus.IO_ERROR, "cache device read failed: " + result.message()));
-                return;
-            }
-            // Device buffers' positions are unspecified after completion: always work from [0, capacity).
-            if (Crc.of(span.duplicate().clear()) != crc32c) {
-                checksumFailed(pieceStart, lengthSectors, bucket, dirty, target, part);
-                return;
-            }
-            if (!exact) {
-                int from = (offset - crcOffsetInBucketSectors) * BlockDevice.SECTOR_BYTES;
-                target.duplicate().clear().put(span.duplicate().clear().position(from)
-                        .limit(from + lengthSectors * BlockDevice.SECTOR_BYTES));
-            }
-            context.stats.readHitSectors.addAndGet(lengthSectors);
-            context.space.allocator().noteReadHit(bucket); // recency for GC eviction
-            part.complete(IoResult.OK);
-        });
+        context.extentReader.read(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors,
+                target, (outcome, deviceResult) -> {
+                    switch (outcome) {
+                        case OK -> {
+                            context.stats.readHitSectors.addAndGet(lengthSectors);
+                            context.space.allocator().noteReadHit(bucket); // recency for GC eviction
+                            part.complete(IoResult.OK);
+                        }
+                        case READ_ERROR -> part.complete(IoResult.error(IoStatus.IO_ERROR,
+                                "cache device read failed: " + deviceResult.message()));
+                        case CHECKSUM_MISMATCH -> checksumFailed(pieceStart, lengthSectors, bucket, dirty, target,
+                                part);
+                        default -> throw new IllegalStateException("unknown outcome " + outcome);
+                    }
+                });
     }
 
     private void checksumFailed(long pieceStart, int lengthSectors, int bucket, boolean dirty, ByteBuffer target,

@@ -63,6 +63,37 @@ public final class Volume implements BlockDevice {
         return context.stats;
     }
 
+    /**
+     * Connects the volume's writeback engine. Thread rule: the loop thread, before requests that it must see.
+     */
+    public void setWritebackHooks(WritebackHooks hooks) {
+        context.hooks = java.util.Objects.requireNonNull(hooks, "hooks");
+    }
+
+    /** The backing device this volume caches (writeback writes to it directly). */
+    public BlockDevice backingDevice() {
+        return context.backingDevice;
+    }
+
+    /** Byte offset on the backing device of volume sector {@code sector}. */
+    public long backingOffsetBytes(long sector) {
+        return context.backingOffset(sector);
+    }
+
+    /** The verified reader of cached pieces that front-end reads use too. */
+    public CacheExtentReader extentReader() {
+        return context.extentReader;
+    }
+
+    /**
+     * True if a front-end write, trim or write-zeroes overlapping the range is in flight. Writeback leaves such
+     * keys for a later pass: a write going around the cache may be about to replace them on the backing device,
+     * and the old data must not land after it.
+     */
+    public boolean frontEndWriteInFlight(long startSector, long lengthSectors) {
+        return context.inFlight.writeInFlight(startSector, lengthSectors);
+    }
+
     /** The volume's index (read-only use: statistics, block status, writeback scans). */
     public VolumeIndex index() {
         return context.index;
@@ -107,15 +138,30 @@ public final class Volume implements BlockDevice {
             return;
         }
         long startSector = offsetBytes / SECTOR_BYTES;
-        int lengthSectors = src.remaining() / SECTOR_BYTES;
         IoCallback durable = fua ? result -> afterFua(result, done) : done;
+        context.hooks.frontEndChanging(startSector, src.remaining() / SECTOR_BYTES);
+        route(startSector, src, fua, durable);
+    }
+
+    /**
+     * Sends a write into the cache or around it. A write that overlaps an extent whose writeback is in flight
+     * never goes around the cache (DESIGN.md §1): it is cached as a newer dirty extent whatever the mode, and if
+     * the cache has no room it waits until that writeback is done, then is routed again.
+     */
+    private void route(long startSector, ByteBuffer src, boolean fua, IoCallback durable) {
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
         CacheMode mode = context.mode;
-        boolean overDirty = context.index.overlapsDirty(startSector, lengthSectors);
+        boolean underWriteback = context.hooks.writebackInFlight(startSector, lengthSectors);
+        boolean overDirty = underWriteback || context.index.overlapsDirty(startSector, lengthSectors);
         // A write over dirty data goes into the cache whatever the mode (bcache forces such writes into
-        // writeback): going around would have to drop the dirty copy before the new data is durable.
+        // writeback): going around would have to drop the dirty copy before the new data is durable, and an
+        // old copy being written back could land on the backing device after it.
         if (mode == CacheMode.WRITEBACK || overDirty) {
             CachedWrite cached = new CachedWrite(context, startSector, src, true);
             if (cached.reserve()) {
+                if (overDirty && mode != CacheMode.WRITEBACK) {
+                    context.stats.writesForcedIntoCache.incrementAndGet();
+                }
                 InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
                 cached.write(entry, result -> {
                     context.inFlight.end(entry);
@@ -123,7 +169,13 @@ public final class Volume implements BlockDevice {
                 });
                 return;
             }
-            // No free bucket: go around the cache.
+            // No free bucket: go around the cache, but never past a writeback in flight.
+            if (underWriteback) {
+                context.stats.writesHeldForWriteback.incrementAndGet();
+                context.hooks.whenWritebackClear(startSector, lengthSectors,
+                        () -> route(startSector, src, fua, durable));
+                return;
+            }
         }
         if (overDirty) {
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)
@@ -236,6 +288,14 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
+        context.hooks.frontEndChanging(startSector, lengthSectors);
+        // Held while writeback of an overlapping extent is in flight, so its old data cannot land on the
+        // backing device after the discard (see WritebackHooks).
+        context.hooks.whenWritebackClear(startSector, lengthSectors,
+                () -> discardNow(startSector, lengthSectors, lengthBytes, done));
+    }
+
+    private void discardNow(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
         context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.discard(
@@ -262,6 +322,14 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
+        context.hooks.frontEndChanging(startSector, lengthSectors);
+        // Held, like a discard, while writeback of an overlapping extent is in flight: the zeroes go to the
+        // backing device and must land after the writeback's older data, never before.
+        context.hooks.whenWritebackClear(startSector, lengthSectors,
+                () -> writeZeroesNow(startSector, lengthSectors, fua, done));
+    }
+
+    private void writeZeroesNow(long startSector, long lengthSectors, boolean fua, IoCallback done) {
         if (context.index.overlapsDirty(startSector, lengthSectors)) {
             // Zeroes are written to the backing device and made durable before the dirty copies go.
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)

@@ -22,7 +22,9 @@ final class VolumeContext {
     final InFlightWrites inFlight = new InFlightWrites();
     final BackingWriteGate backingGate = new BackingWriteGate();
     final VolumeStats stats = new VolumeStats();
+    final CacheExtentReader extentReader;
     volatile CacheMode mode;
+    WritebackHooks hooks = WritebackHooks.NONE;
 
     VolumeContext(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
                   CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
@@ -35,6 +37,7 @@ final class VolumeContext {
         this.index = index;
         this.journal = journal;
         this.mode = config.mode();
+        this.extentReader = new CacheExtentReader(cacheDevice, layout, space.allocator());
     }
 
     /** Byte offset on the backing device of volume sector {@code sector}. */

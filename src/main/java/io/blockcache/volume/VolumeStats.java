@@ -15,6 +15,8 @@ public final class VolumeStats {
     final AtomicLong fillsRaced = new AtomicLong();
     final AtomicLong checksumErrors = new AtomicLong();
     final AtomicLong cacheWriteErrors = new AtomicLong();
+    final AtomicLong writesForcedIntoCache = new AtomicLong();
+    final AtomicLong writesHeldForWriteback = new AtomicLong();
 
     /** Sectors read from the cache. */
     public long readHitSectors() {
@@ -54,5 +56,15 @@ public final class VolumeStats {
     /** Cache-device writes that failed. */
     public long cacheWriteErrors() {
         return cacheWriteErrors.get();
+    }
+
+    /** Writes that would have gone around the cache but overlapped an in-flight writeback, so were cached. */
+    public long writesForcedIntoCache() {
+        return writesForcedIntoCache.get();
+    }
+
+    /** Writes that overlapped an in-flight writeback while the cache had no room, so waited for it. */
+    public long writesHeldForWriteback() {
+        return writesHeldForWriteback.get();
     }
 }

@@ -90,7 +90,8 @@ class DataCorruptionTest {
         long volumeOffset = 256 << 10;
         sim.rawWrite(sim.backing, BackingHeader.DEFAULT_DATA_OFFSET_BYTES + volumeOffset, onBacking);
         assertThat(sim.readOk(volume, volumeOffset, onBacking.length)).as("miss").isEqualTo(onBacking);
-        sim.loop.runUntilIdle(); // the fill completes after the read did
+        // The fill completes after the read did; background timers (writeback, GC) keep the loop from idling.
+        sim.loop.runFor(java.util.concurrent.TimeUnit.SECONDS.toNanos(1));
         Piece piece = onlyPiece(volumeOffset / SECTOR_BYTES, onBacking.length / SECTOR_BYTES);
         assertThat(piece.dirty()).as("a fill is clean").isFalse();
         long hitsBefore = volume.stats().readHitSectors();

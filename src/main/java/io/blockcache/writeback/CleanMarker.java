@@ -1,0 +1,91 @@
+package io.blockcache.writeback;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.volume.VolumeIndex;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Marks written-back keys clean, safely (DESIGN.md §4.4): keys whose backing write completed wait in a batch;
+ * the batch is closed by one FLUSH of the backing device, and only after the flush succeeded is each key's clean
+ * marking journaled and applied — conditionally, so a key a newer write replaced meanwhile stays dirty. A failed
+ * flush leaves the whole batch dirty (written again later).
+ *
+ * <p>When a batch is flushed: when no writeback read or write is in flight (the natural end of a burst), when it
+ * reaches {@link #BATCH_KEYS_MAX}, or when its oldest key has waited {@link #BATCH_WAIT_MAX_NS}.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+final class CleanMarker {
+    /** One flush per this many keys at most: flushes are expensive on a disk with a write cache. */
+    static final int BATCH_KEYS_MAX = 256;
+    /** A key waits at most this long for its flush even while writes keep streaming. */
+    static final long BATCH_WAIT_MAX_NS = 1_000_000_000L;
+
+    /** Told when a batch is settled. */
+    interface Listener {
+        /** The batch's keys are no longer in flight; {@code flushed} false if the flush failed. */
+        void settled(List<DirtyKey> keys, boolean flushed);
+    }
+
+    private final BlockDevice backing;
+    private final VolumeIndex index;
+    private final WritebackCounters counters;
+    private final Listener listener;
+    private List<DirtyKey> pending = new ArrayList<>();
+    private long oldestPendingNs;
+    private boolean flushing;
+
+    CleanMarker(BlockDevice backing, VolumeIndex index, WritebackCounters counters, Listener listener) {
+        this.backing = backing;
+        this.index = index;
+        this.counters = counters;
+        this.listener = listener;
+    }
+
+    /** Keys whose backing write completed. */
+    void written(List<DirtyKey> keys, long nowNs) {
+        if (pending.isEmpty()) {
+            oldestPendingNs = nowNs;
+        }
+        pending.addAll(keys);
+    }
+
+    /** Starts a flush if the batch is due; {@code ioInFlight} says whether writeback reads/writes are running. */
+    void maybeFlush(boolean ioInFlight, long nowNs) {
+        if (flushing || pending.isEmpty()) {
+            return;
+        }
+        if (ioInFlight && pending.size() < BATCH_KEYS_MAX && nowNs - oldestPendingNs < BATCH_WAIT_MAX_NS) {
+            return;
+        }
+        List<DirtyKey> batch = pending;
+        pending = new ArrayList<>();
+        flushing = true;
+        counters.flushes.incrementAndGet();
+        backing.flush(result -> {
+            flushing = false;
+            if (result.ok()) {
+                for (DirtyKey key : batch) {
+                    long cleaned = index.markClean(key.startSector(), key.lengthSectors(), key.bucket(),
+                            key.offsetInBucketSectors(), key.generation());
+                    counters.keysCleaned.incrementAndGet();
+                    counters.sectorsCleaned.addAndGet(cleaned);
+                    counters.sectorsOverwrittenMeanwhile.addAndGet(key.lengthSectors() - cleaned);
+                }
+            } else {
+                counters.flushErrors.incrementAndGet();
+            }
+            listener.settled(batch, result.ok());
+        });
+    }
+
+    /** Keys written and waiting for (or in) a flush. */
+    int pendingKeys() {
+        return pending.size();
+    }
+
+    boolean flushing() {
+        return flushing;
+    }
+}

@@ -1,0 +1,497 @@
+package io.blockcache.writeback;
+
+import io.blockcache.cache.CacheSpace;
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.DeviceCounters;
+import io.blockcache.device.DeviceOp;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.journal.MetadataJournal;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.loop.Timer;
+import io.blockcache.volume.Volume;
+import io.blockcache.volume.VolumeIndex;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The writeback engine of one volume (DESIGN.md §5): scans dirty keys, runs passes that copy them from the cache
+ * to the backing device, marks them clean behind a backing flush, and decides how fast — PI rate while the front
+ * end is busy, full speed with large passes and a governed queue when it is idle or draining, and always at
+ * full speed for keys older than dirty_expire.
+ *
+ * <p>Everything runs on the loop, driven by two timers (the 100 ms sample, the rate update) and by I/O
+ * completions; every step is bounded (one scan slice, at most {@link #PASSES_PER_STEP_MAX} passes).
+ *
+ * <p>Thread rule: every method on the loop thread; callbacks run there.
+ */
+public final class Writeback {
+    /** Passes one step may start: bounds a step even with a huge in-flight cap. */
+    static final int PASSES_PER_STEP_MAX = 64;
+    /** Keys written and waiting for their flush before no new pass starts: bounds the clean batch. */
+    static final int CLEAN_PENDING_KEYS_MAX = 4 * CleanMarker.BATCH_KEYS_MAX;
+    /** Backoff after an error: doubles from the minimum to the maximum, reset by a successful batch. */
+    static final long BACKOFF_MIN_NS = 100_000_000L;
+    static final long BACKOFF_MAX_NS = 30_000_000_000L;
+
+    private final EventLoop loop;
+    private final Volume volume;
+    private final VolumeIndex index;
+    private final BlockDevice backing;
+    private final CacheSpace space;
+    private final MetadataJournal journal;
+    private final double cacheShare;
+    private final WritebackCounters counters = new WritebackCounters();
+    private final DirtyScanner scanner = new DirtyScanner();
+    private final DirtyScanner expiredScanner = new DirtyScanner();
+    private final InFlightKeys inFlight;
+    private final DirtyAges ages;
+    private final RateController rate = new RateController();
+    private final Pacer pacer = new Pacer();
+    private final IdleDetector idle = new IdleDetector();
+    private final QueueGovernor governor = new QueueGovernor();
+    private final PassPicker picker = new PassPicker();
+    private final CleanMarker cleaner;
+    private final TreeMap<Long, WritebackRun> classicReady = new TreeMap<>();
+    private WritebackSettings settings;
+    private int keysInIo;
+    private long nextSequence;
+    private long classicNextSequence;
+    private boolean classicWriteInFlight;
+    private long backoffNs;
+    private long backoffUntilNs;
+    private boolean expiryActive;
+    private Timer sampleTimer;
+    private Timer rateTimer;
+    private Timer wakeTimer;
+    private long wakeAtNs = Long.MAX_VALUE;
+    private boolean stopped = true;
+    private Drain drain;
+
+    /**
+     * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
+     *     backing size)
+     */
+    public Writeback(EventLoop loop, Volume volume, CacheSpace space, MetadataJournal journal, double cacheShare,
+                     WritebackSettings settings) {
+        this.loop = loop;
+        this.volume = volume;
+        this.index = volume.index();
+        this.backing = volume.backingDevice();
+        this.space = space;
+        this.journal = journal;
+        this.cacheShare = cacheShare;
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.inFlight = new InFlightKeys(loop);
+        this.ages = new DirtyAges(space.table(), loop.nowNs());
+        this.cleaner = new CleanMarker(backing, index, counters, this::settled);
+        if (!(cacheShare > 0 && cacheShare <= 1)) {
+            throw new IllegalArgumentException("cacheShare must be in (0, 1]: " + cacheShare);
+        }
+    }
+
+    /** Connects to the volume and starts the timers. */
+    public void start() {
+        if (!stopped) {
+            return;
+        }
+        stopped = false;
+        volume.setWritebackHooks(new Hooks(this));
+        sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
+        rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
+    }
+
+    /** Stops starting passes and timers; {@code done} once nothing is in flight (shutdown). */
+    public void stop(IoCallback done) {
+        stopped = true;
+        for (Timer timer : new Timer[] {sampleTimer, rateTimer, wakeTimer}) {
+            if (timer != null) {
+                timer.cancel();
+            }
+        }
+        wakeAtNs = Long.MAX_VALUE;
+        awaitQuiet(done);
+    }
+
+    private void awaitQuiet(IoCallback done) {
+        cleaner.maybeFlush(false, loop.nowNs());
+        if (inFlight.size() == 0) {
+            loop.execute(() -> done.complete(IoResult.OK));
+        } else {
+            loop.schedule(settings.idleSampleNs(), () -> awaitQuiet(done));
+        }
+    }
+
+    /** The settings in force. */
+    public WritebackSettings settings() {
+        return settings;
+    }
+
+    /** Replaces the settings (live knobs); the next step uses them. */
+    public void setSettings(WritebackSettings newSettings) {
+        this.settings = Objects.requireNonNull(newSettings, "settings");
+        scanner.rearm();
+        loop.execute(this::pump);
+    }
+
+    /** Counters (any thread). */
+    public WritebackCounters counters() {
+        return counters;
+    }
+
+    /** The terms of the last rate update (bcache writeback_rate_debug). */
+    public RateTerms rateTerms() {
+        return rate.last();
+    }
+
+    /** True if the front end was idle at the last sample (writeback then runs at full speed). */
+    public boolean frontEndIdle() {
+        return idle.idle();
+    }
+
+    /** The backing bandwidth the queue governor measured, bytes per second. */
+    public double measuredBackingBytesPerSecond() {
+        return governor.bandwidthSectorsPerSecond() * BlockDevice.SECTOR_BYTES;
+    }
+
+    /** Keys in flight, from pass start until clean marking. */
+    public int keysInFlight() {
+        return inFlight.size();
+    }
+
+    /** Dirty bytes of this volume now. */
+    public long dirtyBytes() {
+        return index.extents().dirtySectors() * BlockDevice.SECTOR_BYTES;
+    }
+
+    /**
+     * Writes everything back now at full speed (detach, shutdown): reports progress every sample and calls
+     * {@code done} once nothing is dirty and the clean markings are committed to the journal.
+     */
+    public void drain(Consumer<DrainProgress> progress, IoCallback done) {
+        if (drain != null) {
+            throw new IllegalStateException("a drain is already running");
+        }
+        drain = new Drain(progress, done, counters.sectorsCleaned(), loop.nowNs());
+        if (stopped) {
+            start();
+        }
+        loop.execute(this::pump);
+    }
+
+    private void sample() {
+        long nowNs = loop.nowNs();
+        long idleAfterNs = settings.policy() == WritebackPolicy.CLASSIC ? settings.classicIdleNs()
+                : settings.idleSampleNs();
+        boolean wasIdle = idle.idle();
+        idle.sample(frontEndRequests(), nowNs, idleAfterNs);
+        if (wasIdle != idle.idle()) {
+            scanner.rearm();
+        }
+        governor.sample(backing.counters(), nowNs);
+        expiryActive = ages.oldestDirtyNs() <= nowNs - settings.dirtyExpireNs();
+        scanner.rearm();
+        expiredScanner.rearm();
+        cleaner.maybeFlush(keysInIo > 0, nowNs);
+        reportDrain(false);
+        pump();
+        sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
+    }
+
+    private void updateRate() {
+        long cacheSectors = (long) space.table().bucketCount() * space.table().bucketSectors();
+        long target = (long) (cacheSectors * cacheShare * settings.percent() / 100.0);
+        int buckets = space.table().bucketCount();
+        long inUse = buckets - space.allocator().freeBuckets();
+        RateController.Space picture = new RateController.Space((int) (inUse * 100 / buckets), inUse,
+                space.table().bucketSectors());
+        rate.update(index.extents().dirtySectors(), target, pacer.keepingUp(loop.nowNs()), picture, settings);
+        rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
+    }
+
+    private long frontEndRequests() {
+        DeviceCounters c = volume.counters();
+        long total = 0;
+        for (DeviceOp op : DeviceOp.values()) {
+            total += c.submitted(op);
+        }
+        return total;
+    }
+
+    /** Starts as many passes as the limits allow now. */
+    void pump() {
+        if (stopped || !settings.running()) {
+            return;
+        }
+        long nowNs = loop.nowNs();
+        if (nowNs < backoffUntilNs) {
+            wakeAt(backoffUntilNs);
+            return;
+        }
+        for (int i = 0; i < PASSES_PER_STEP_MAX && startPass(nowNs); i++) {
+            // each pass takes at least one key or stops the loop
+        }
+    }
+
+    private boolean startPass(long nowNs) {
+        int capacity = settings.ioInFlightMax() - keysInIo;
+        if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
+            return false;
+        }
+        boolean modern = settings.policy() == WritebackPolicy.MODERN;
+        boolean fullSpeed = drain != null || idle.idle();
+        DirtyScanner source = chooseSource(nowNs);
+        if (source == null) {
+            return false;
+        }
+        boolean expired = source == expiredScanner;
+        boolean paced = !expired && !fullSpeed;
+        if (fullSpeed && modern && !expired
+                && !governor.mayIssue(backing.counters(), settings.backingIoSectorsMax())) {
+            return false; // the next sample (or a completion) looks again
+        }
+        boolean ceiling = !expired && settings.rateMaxSectorsPerSecond() > 0;
+        if ((paced || ceiling) && !pacer.mayStart(nowNs)) {
+            wakeAt(pacer.nextNs());
+            return false;
+        }
+        boolean large = fullSpeed && modern;
+        int keysMax = Math.min(capacity, large ? settings.keysPerPassIdle() : settings.keysPerPassBusy());
+        int sectorsMax = large ? settings.sectorsPerPassIdle() : settings.sectorsPerPassBusy();
+        WritebackOrder order = PassPicker.resolve(settings.order(), source, settings);
+        List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight, volume,
+                counters);
+        if (keys.isEmpty()) {
+            return !source.isEmpty();
+        }
+        long sectors = 0;
+        for (DirtyKey key : keys) {
+            inFlight.add(key);
+            sectors += key.lengthSectors();
+        }
+        if (paced || ceiling) {
+            pacer.spent(sectors, paced ? rate.rateSectorsPerSecond() : settings.rateMaxSectorsPerSecond(), nowNs);
+        }
+        counters.passes.incrementAndGet();
+        counters.keysTaken.addAndGet(keys.size());
+        if (expired) {
+            counters.expiredKeysTaken.addAndGet(keys.size());
+        }
+        keysInIo += keys.size();
+        WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
+        List<WritebackRun> runs = WritebackRun.plan(keys, settings.backingIoSectorsMax(), nextSequence);
+        nextSequence += runs.size();
+        for (WritebackRun run : runs) {
+            read(run);
+        }
+        return true;
+    }
+
+    /** The buffer to take from: expired keys first; refills one slice when a buffer runs low. */
+    private DirtyScanner chooseSource(long nowNs) {
+        if (expiryActive) {
+            if (expiredScanner.isEmpty() && !expiredScanner.exhausted()) {
+                long thresholdNs = nowNs - settings.dirtyExpireNs();
+                expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
+                        && ages.agedSinceNs(ExtentLocation.bucket(location)) <= thresholdNs,
+                        settings.bufferKeysMax(), inFlight, ages);
+            }
+            if (!expiredScanner.isEmpty()) {
+                return expiredScanner;
+            }
+        }
+        if (scanner.size() < settings.bufferKeysMax() / 2 && !scanner.exhausted()
+                && index.extents().dirtySectors() > 0) {
+            scanner.refillSlice(index.extents(), ExtentLocation::dirty, settings.bufferKeysMax(), inFlight, ages);
+            if (scanner.isEmpty() && !scanner.exhausted()) {
+                loop.execute(this::pump); // keep scanning in the next step, not in this one
+            }
+        }
+        return scanner.isEmpty() ? null : scanner;
+    }
+
+    private void read(WritebackRun run) {
+        run.allocate();
+        for (DirtyKey key : run.keys) {
+            counters.cacheReads.incrementAndGet();
+            volume.extentReader().read(key.lengthSectors(), key.location(), key.crc32c(),
+                    key.crcOffsetInBucketSectors(), key.crcLengthSectors(), run.sliceFor(key), (outcome, result) -> {
+                        if (outcome != io.blockcache.volume.CacheExtentReader.Outcome.OK && run.failure == null) {
+                            (outcome == io.blockcache.volume.CacheExtentReader.Outcome.CHECKSUM_MISMATCH
+                                    ? counters.checksumErrors : counters.readErrors).incrementAndGet();
+                            run.failure = outcome + ": " + result.message();
+                        }
+                        if (--run.readsPending == 0) {
+                            readsDone(run);
+                        }
+                    });
+        }
+    }
+
+    private void readsDone(WritebackRun run) {
+        if (settings.policy() == WritebackPolicy.CLASSIC || !classicReady.isEmpty() || classicWriteInFlight) {
+            classicReady.put(run.sequence, run);
+            issueInSequence();
+        } else {
+            if (run.failure != null) {
+                failed(run);
+            } else {
+                write(run);
+            }
+            classicNextSequence = Math.max(classicNextSequence, run.sequence + 1);
+        }
+    }
+
+    /** Classic: writes go out strictly in sequence order, each after the previous one completed. */
+    private void issueInSequence() {
+        while (!classicWriteInFlight && !classicReady.isEmpty()) {
+            if (classicReady.firstKey() < classicNextSequence) {
+                classicNextSequence = classicReady.firstKey(); // read under modern, finished under classic
+            }
+            WritebackRun next = classicReady.get(classicNextSequence);
+            if (next == null) {
+                if (settings.policy() == WritebackPolicy.CLASSIC) {
+                    return;
+                }
+                classicNextSequence = classicReady.firstKey(); // switched to modern meanwhile: no more waiting
+                continue;
+            }
+            classicReady.remove(classicNextSequence);
+            classicNextSequence++;
+            if (next.failure != null) {
+                failed(next);
+            } else {
+                classicWriteInFlight = true;
+                write(next);
+            }
+        }
+    }
+
+    private void write(WritebackRun run) {
+        counters.backingWrites.incrementAndGet();
+        counters.backingWriteSectors.addAndGet(run.lengthSectors);
+        WritebackCounters.raisePeak(counters.backingWritesInFlightPeak,
+                counters.backingWritesInFlight.incrementAndGet());
+        backing.write(volume.backingOffsetBytes(run.startSector), run.data, false, result -> {
+            counters.backingWritesInFlight.decrementAndGet();
+            run.data = null;
+            classicWriteInFlight = false;
+            keysInIo -= run.keys.size();
+            if (result.ok()) {
+                cleaner.written(run.keys, loop.nowNs());
+            } else {
+                counters.writeErrors.incrementAndGet();
+                giveUp(run.keys);
+            }
+            cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
+            issueInSequence();
+            pump();
+        });
+    }
+
+    private void failed(WritebackRun run) {
+        keysInIo -= run.keys.size();
+        run.data = null;
+        giveUp(run.keys);
+        cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
+        pump();
+    }
+
+    /** Keys whose writeback failed stay dirty; writeback backs off before it tries again. */
+    private void giveUp(List<DirtyKey> keys) {
+        for (DirtyKey key : keys) {
+            inFlight.remove(key);
+        }
+        backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
+        backoffUntilNs = loop.nowNs() + backoffNs;
+        scanner.rearm();
+    }
+
+    private void settled(List<DirtyKey> keys, boolean flushed) {
+        if (flushed) {
+            for (DirtyKey key : keys) {
+                inFlight.remove(key);
+            }
+            backoffNs = 0;
+        } else {
+            giveUp(keys);
+        }
+        cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
+        reportDrain(true);
+        pump();
+    }
+
+    private void wakeAt(long atNs) {
+        if (atNs >= wakeAtNs && wakeTimer != null) {
+            return;
+        }
+        if (wakeTimer != null) {
+            wakeTimer.cancel();
+        }
+        wakeAtNs = atNs;
+        wakeTimer = loop.schedule(Math.max(0, atNs - loop.nowNs()), () -> {
+            wakeTimer = null;
+            wakeAtNs = Long.MAX_VALUE;
+            pump();
+        });
+    }
+
+    private void reportDrain(boolean onlyIfDone) {
+        if (drain == null) {
+            return;
+        }
+        long dirtySectors = index.extents().dirtySectors();
+        boolean done = dirtySectors == 0 && inFlight.size() == 0;
+        if (onlyIfDone && !done) {
+            return;
+        }
+        Drain finished = drain;
+        DrainProgress progress = finished.progress(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), done);
+        finished.listener().accept(progress);
+        if (done) {
+            drain = null;
+            journal.commit(finished.done());
+        }
+    }
+
+    /** One drain in progress. */
+    private record Drain(Consumer<DrainProgress> listener, IoCallback done, long cleanedAtStartSectors,
+                         long startNs) {
+        DrainProgress progress(long dirtySectors, long cleanedSectors, long nowNs, boolean finished) {
+            long writtenBack = (cleanedSectors - cleanedAtStartSectors) * BlockDevice.SECTOR_BYTES;
+            double seconds = (nowNs - startNs) / 1e9;
+            double bytesPerSecond = seconds > 0 ? writtenBack / seconds : 0;
+            long left = dirtySectors * BlockDevice.SECTOR_BYTES;
+            long etaNs = bytesPerSecond > 0 ? (long) (left / bytesPerSecond * 1e9) : (left == 0 ? 0 : -1);
+            return new DrainProgress(left, writtenBack, bytesPerSecond, etaNs, finished);
+        }
+    }
+
+    /** What the volume sees of this engine. */
+    private record Hooks(Writeback writeback) implements io.blockcache.volume.WritebackHooks {
+        @Override
+        public boolean writebackInFlight(long startSector, long lengthSectors) {
+            return writeback.inFlight.overlaps(startSector, lengthSectors);
+        }
+
+        @Override
+        public void whenWritebackClear(long startSector, long lengthSectors, Runnable task) {
+            writeback.inFlight.whenClear(startSector, lengthSectors, task);
+        }
+
+        @Override
+        public void frontEndChanging(long startSector, long lengthSectors) {
+            writeback.scanner.removeOverlapping(startSector, lengthSectors);
+            writeback.expiredScanner.removeOverlapping(startSector, lengthSectors);
+            writeback.scanner.rearm();
+        }
+
+        @Override
+        public void dirtyBucketUsed(int bucket, int generation) {
+            writeback.ages.used(bucket, generation, writeback.loop.nowNs());
+        }
+    }
+}

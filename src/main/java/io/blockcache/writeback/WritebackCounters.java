@@ -1,0 +1,71 @@
+package io.blockcache.writeback;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counters of one volume's writeback, for statistics, benchmarks and tests. Written on the loop thread, readable
+ * from any thread. Sectors are 512 bytes.
+ */
+public final class WritebackCounters {
+    final AtomicLong passes = new AtomicLong();
+    final AtomicLong keysTaken = new AtomicLong();
+    final AtomicLong keysDropped = new AtomicLong();
+    final AtomicLong expiredKeysTaken = new AtomicLong();
+    final AtomicLong keysCleaned = new AtomicLong();
+    final AtomicLong sectorsCleaned = new AtomicLong();
+    final AtomicLong sectorsOverwrittenMeanwhile = new AtomicLong();
+    final AtomicLong cacheReads = new AtomicLong();
+    final AtomicLong backingWrites = new AtomicLong();
+    final AtomicLong backingWriteSectors = new AtomicLong();
+    final AtomicLong backingWritesInFlight = new AtomicLong();
+    final AtomicLong backingWritesInFlightPeak = new AtomicLong();
+    final AtomicLong keysInFlightPeak = new AtomicLong();
+    final AtomicLong flushes = new AtomicLong();
+    final AtomicLong readErrors = new AtomicLong();
+    final AtomicLong checksumErrors = new AtomicLong();
+    final AtomicLong writeErrors = new AtomicLong();
+    final AtomicLong flushErrors = new AtomicLong();
+
+    /** Passes started. */
+    public long passes() { return passes.get(); }
+    /** Keys taken into passes (validated against the index). */
+    public long keysTaken() { return keysTaken.get(); }
+    /** Buffered keys dropped at take time because the index no longer held them exactly (overwritten, trimmed). */
+    public long keysDropped() { return keysDropped.get(); }
+    /** Keys taken because they were older than dirty_expire. */
+    public long expiredKeysTaken() { return expiredKeysTaken.get(); }
+    /** Keys whose clean marking was applied after a backing flush. */
+    public long keysCleaned() { return keysCleaned.get(); }
+    /** Sectors written back and marked clean: the writeback progress figure. */
+    public long sectorsCleaned() { return sectorsCleaned.get(); }
+    /** Sectors written back but left dirty because a newer write replaced them meanwhile. */
+    public long sectorsOverwrittenMeanwhile() { return sectorsOverwrittenMeanwhile.get(); }
+    /** Cache-device reads issued. */
+    public long cacheReads() { return cacheReads.get(); }
+    /** Backing-device writes issued (merged: one may carry several keys). */
+    public long backingWrites() { return backingWrites.get(); }
+    /** Sectors in those writes. */
+    public long backingWriteSectors() { return backingWriteSectors.get(); }
+    /** Backing writes in flight now. */
+    public long backingWritesInFlight() { return backingWritesInFlight.get(); }
+    /** Most backing writes ever in flight at once. */
+    public long backingWritesInFlightPeak() { return backingWritesInFlightPeak.get(); }
+    /** Most keys ever between cache read and backing-write completion at once. */
+    public long keysInFlightPeak() { return keysInFlightPeak.get(); }
+    /** Backing flushes issued before clean markings. */
+    public long flushes() { return flushes.get(); }
+    /** Cache reads that failed. */
+    public long readErrors() { return readErrors.get(); }
+    /** Cache reads whose data failed its CRC32C. */
+    public long checksumErrors() { return checksumErrors.get(); }
+    /** Backing writes that failed. */
+    public long writeErrors() { return writeErrors.get(); }
+    /** Backing flushes that failed (their keys stay dirty). */
+    public long flushErrors() { return flushErrors.get(); }
+
+    static void raisePeak(AtomicLong peak, long value) {
+        if (value > peak.get()) {
+            peak.set(value);
+        }
+    }
+}

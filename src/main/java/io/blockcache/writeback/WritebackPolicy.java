@@ -1,0 +1,16 @@
+package io.blockcache.writeback;
+
+/** Which writeback algorithm runs (DESIGN.md §5, knob {@code writeback.<volume>.policy}). */
+public enum WritebackPolicy {
+    /**
+     * The 2025 bcache patch and more: passes ordered at read submission, no sequence wait, idle-size passes
+     * within ~200 ms of front-end idleness, merged backing writes, a queue kept between measured goals.
+     */
+    MODERN,
+    /**
+     * bcache before the 2025 patch, kept as the baseline of every comparison: at most 5 LBA-contiguous keys
+     * (5000 sectors) per pass, backing writes issued one at a time in sequence order, each after the previous
+     * completed, and full speed only after ~30 s without front-end I/O.
+     */
+    CLASSIC
+}
