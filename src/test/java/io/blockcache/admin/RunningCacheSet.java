@@ -37,6 +37,11 @@ public final class RunningCacheSet implements AutoCloseable {
         formatted.orThrow();
         set = this.<Outcome<CacheSet>>onLoop(done -> CacheSet.open(loop, cacheDevice, backings, options, done))
                 .orThrow();
+        // Writeback would clean what the tests write before they look: pause it, so dirty bytes stay put.
+        this.<Boolean>onLoop(done -> {
+            set.knobs().find("writeback.default.running").set("false");
+            done.accept(true);
+        });
         admin = new AdminServer(new InetSocketAddress("127.0.0.1", 0), set, cacheDevice, backings);
         admin.start();
     }
