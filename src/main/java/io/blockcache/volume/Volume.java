@@ -94,6 +94,18 @@ public final class Volume implements BlockDevice {
         return context.inFlight.writeInFlight(startSector, lengthSectors);
     }
 
+    /**
+     * Takes a place in line for a backing write of {@code [startSector, + lengthSectors)} now, to be filled
+     * later: the write will reach the backing device after every overlapping backing write submitted before
+     * this call and before every one submitted after it. Writeback reserves at planning time, before its cache
+     * reads (see {@link BackingWriteSlot}).
+     */
+    public BackingWriteSlot reserveBackingWrite(long startSector, int lengthSectors) {
+        BackingWriteSlot slot = new BackingWriteSlot(context.backingDevice, context.backingOffset(startSector));
+        context.backingGate.run(startSector, lengthSectors, slot::onTurn);
+        return slot;
+    }
+
     /** The volume's index (read-only use: statistics, block status, writeback scans). */
     public VolumeIndex index() {
         return context.index;
@@ -169,13 +181,8 @@ public final class Volume implements BlockDevice {
                 });
                 return;
             }
-            // No free bucket: go around the cache, but never past a writeback in flight.
-            if (underWriteback) {
-                context.stats.writesHeldForWriteback.incrementAndGet();
-                context.hooks.whenWritebackClear(startSector, lengthSectors,
-                        () -> route(startSector, src, fua, durable));
-                return;
-            }
+            // No free bucket: go around the cache. Over dirty data that is the ordered path; it passes the
+            // backing write gate after any overlapping writeback write, so old data never lands last.
         }
         if (overDirty) {
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)
@@ -288,14 +295,9 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
+        // Not held for writeback in flight: the discard passes the backing write gate after any overlapping
+        // writeback write (requests keep their submission order; holding them would not).
         context.hooks.frontEndChanging(startSector, lengthSectors);
-        // Held while writeback of an overlapping extent is in flight, so its old data cannot land on the
-        // backing device after the discard (see WritebackHooks).
-        context.hooks.whenWritebackClear(startSector, lengthSectors,
-                () -> discardNow(startSector, lengthSectors, lengthBytes, done));
-    }
-
-    private void discardNow(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
         context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.discard(
@@ -322,14 +324,9 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
+        // Like a discard, not held for writeback: the zeroes pass the backing write gate after any overlapping
+        // writeback write, so they land last.
         context.hooks.frontEndChanging(startSector, lengthSectors);
-        // Held, like a discard, while writeback of an overlapping extent is in flight: the zeroes go to the
-        // backing device and must land after the writeback's older data, never before.
-        context.hooks.whenWritebackClear(startSector, lengthSectors,
-                () -> writeZeroesNow(startSector, lengthSectors, fua, done));
-    }
-
-    private void writeZeroesNow(long startSector, long lengthSectors, boolean fua, IoCallback done) {
         if (context.index.overlapsDirty(startSector, lengthSectors)) {
             // Zeroes are written to the backing device and made durable before the dirty copies go.
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)

@@ -16,7 +16,6 @@ public final class VolumeStats {
     final AtomicLong checksumErrors = new AtomicLong();
     final AtomicLong cacheWriteErrors = new AtomicLong();
     final AtomicLong writesForcedIntoCache = new AtomicLong();
-    final AtomicLong writesHeldForWriteback = new AtomicLong();
 
     /** Sectors read from the cache. */
     public long readHitSectors() {
@@ -63,8 +62,4 @@ public final class VolumeStats {
         return writesForcedIntoCache.get();
     }
 
-    /** Writes that overlapped an in-flight writeback while the cache had no room, so waited for it. */
-    public long writesHeldForWriteback() {
-        return writesHeldForWriteback.get();
-    }
 }

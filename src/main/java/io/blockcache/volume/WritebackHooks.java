@@ -6,7 +6,8 @@ package io.blockcache.volume;
  *
  * <p>Why the volume must ask: a write that goes around the cache to the backing device while writeback of an
  * overlapping extent is in flight could be overtaken by the writeback's older data on the backing device —
- * data loss. Such writes are forced into the cache, or held until the writeback is done.
+ * data loss. Such writes are forced into the cache; with no room they reach the backing device through the
+ * volume's backing write gate, after the writeback write, in submission order.
  */
 public interface WritebackHooks {
     /** Hooks of a volume without writeback. */
@@ -14,11 +15,6 @@ public interface WritebackHooks {
         @Override
         public boolean writebackInFlight(long startSector, long lengthSectors) {
             return false;
-        }
-
-        @Override
-        public void whenWritebackClear(long startSector, long lengthSectors, Runnable task) {
-            task.run();
         }
 
         @Override
@@ -33,11 +29,6 @@ public interface WritebackHooks {
     /** True if writeback of an extent overlapping {@code [startSector, + lengthSectors)} is in flight. */
     boolean writebackInFlight(long startSector, long lengthSectors);
 
-    /**
-     * Runs {@code task} on the loop once no writeback overlapping the range is in flight: at once (inside this
-     * call) if none is, else from a later loop event.
-     */
-    void whenWritebackClear(long startSector, long lengthSectors, Runnable task);
 
     /** A front-end write, trim or write-zeroes is about to change the range: buffered keys there are stale. */
     void frontEndChanging(long startSector, long lengthSectors);

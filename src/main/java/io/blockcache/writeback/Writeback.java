@@ -314,6 +314,8 @@ public final class Writeback {
     }
 
     private void read(WritebackRun run) {
+        // Take the place in the backing write line before reading, so no front-end write can overtake it.
+        run.slot = volume.reserveBackingWrite(run.startSector, run.lengthSectors);
         run.allocate();
         for (DirtyKey key : run.keys) {
             counters.cacheReads.incrementAndGet();
@@ -375,7 +377,7 @@ public final class Writeback {
         counters.backingWriteSectors.addAndGet(run.lengthSectors);
         WritebackCounters.raisePeak(counters.backingWritesInFlightPeak,
                 counters.backingWritesInFlight.incrementAndGet());
-        backing.write(volume.backingOffsetBytes(run.startSector), run.data, false, result -> {
+        run.slot.write(run.data, result -> {
             counters.backingWritesInFlight.decrementAndGet();
             run.data = null;
             classicWriteInFlight = false;
@@ -393,6 +395,7 @@ public final class Writeback {
     }
 
     private void failed(WritebackRun run) {
+        run.slot.cancel();
         keysInIo -= run.keys.size();
         run.data = null;
         giveUp(run.keys);
@@ -475,11 +478,6 @@ public final class Writeback {
         @Override
         public boolean writebackInFlight(long startSector, long lengthSectors) {
             return writeback.inFlight.overlaps(startSector, lengthSectors);
-        }
-
-        @Override
-        public void whenWritebackClear(long startSector, long lengthSectors, Runnable task) {
-            writeback.inFlight.whenClear(startSector, lengthSectors, task);
         }
 
         @Override

@@ -17,6 +17,7 @@ final class WritebackRun {
     final long startSector;
     final int lengthSectors;
     ByteBuffer data;
+    io.blockcache.volume.BackingWriteSlot slot;
     int readsPending;
     String failure;
 
