@@ -35,7 +35,8 @@ class CopyAndCompareInteropTest {
             assertThat(in.exitCode()).as(in.describe()).isZero();
 
             Path back = dir.resolve("back.bin");
-            ExternalTool.Run out = ExternalTool.run(dir, TOOL_TIMEOUT, List.of("nbdcopy", serve.uri(), back.toString()));
+            ExternalTool.Run out = ExternalTool.run(dir, TOOL_TIMEOUT,
+                    List.of("nbdcopy", serve.uri(), back.toString()));
             assertThat(out.exitCode()).as(out.describe()).isZero();
             assertThat(RandomFiles.sha256(back, DATA_BYTES)).isEqualTo(RandomFiles.sha256(data, DATA_BYTES));
 

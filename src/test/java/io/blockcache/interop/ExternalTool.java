@@ -53,7 +53,8 @@ final class ExternalTool {
     }
 
     private static Path find(String name) {
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
+        String path = System.getenv().getOrDefault("PATH", "");
+        List<String> dirs = new ArrayList<>(List.of(path.split(File.pathSeparator)));
         dirs.add(SYSTEM_BIN);
         for (String dir : dirs) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
