@@ -1,0 +1,68 @@
+package io.blockcache.bench;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the three numbers {@code bench nbd} needs from fio's {@code --output-format=json} report of one job:
+ * {@code iops}, {@code bw_bytes} and clat's 99th percentile of the {@code read} or {@code write} section.
+ *
+ * <p>Deliberately not a JSON parser: it finds the section object by brace matching and the keys inside it by
+ * name. fio's report is stable in these keys (fio 3.x); anything missing is an {@link IllegalArgumentException}
+ * that quotes the key, never a silent zero.
+ */
+final class FioJson {
+    private FioJson() {
+    }
+
+    /** The measured numbers of the section {@code read} ({@code reads}) or {@code write} of the first job. */
+    static NbdBenchResult parse(String fioOutput, String server, NbdWorkload workload) {
+        int start = fioOutput.indexOf('{'); // the nbd engine prints "fio: connected to NBD server" first
+        if (start < 0) {
+            throw new IllegalArgumentException("no JSON in fio's output: " + fioOutput);
+        }
+        String report = fioOutput.substring(start);
+        String section = object(report, workload.reads() ? "read" : "write");
+        double iops = number(section, "iops");
+        double bytesPerSecond = number(section, "bw_bytes");
+        double p99Ns = number(object(section, "clat_ns"), "99.000000");
+        return new NbdBenchResult(server, workload, iops, bytesPerSecond / (1 << 20), p99Ns / 1000.0);
+    }
+
+    /** The text of the first object value of {@code "key"} in {@code text}, braces included. */
+    static String object(String text, String key) {
+        Matcher matcher = Pattern.compile("\"" + Pattern.quote(key) + "\"\\s*:\\s*\\{").matcher(text);
+        if (!matcher.find()) {
+            throw new IllegalArgumentException("fio JSON has no object \"" + key + "\"");
+        }
+        int open = matcher.end() - 1;
+        int depth = 0;
+        boolean inString = false;
+        for (int i = open; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '{') {
+                depth++;
+            } else if (c == '}' && --depth == 0) {
+                return text.substring(open, i + 1);
+            }
+        }
+        throw new IllegalArgumentException("fio JSON object \"" + key + "\" is not closed");
+    }
+
+    /** The first number value of {@code "key"} in {@code text}. */
+    static double number(String text, String key) {
+        Matcher matcher = Pattern.compile("\"" + Pattern.quote(key) + "\"\\s*:\\s*(-?[0-9.eE+]+)").matcher(text);
+        if (!matcher.find()) {
+            throw new IllegalArgumentException("fio JSON has no number \"" + key + "\"");
+        }
+        return Double.parseDouble(matcher.group(1));
+    }
+}

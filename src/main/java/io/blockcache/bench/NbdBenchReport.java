@@ -1,0 +1,67 @@
+package io.blockcache.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Presents {@code bench nbd} results: a table with each server's throughput as a ratio of nbdkit's for the same
+ * workload, JSON lines, and a bar chart of those ratios.
+ */
+public final class NbdBenchReport {
+    /** The reference server every ratio divides by. */
+    public static final String REFERENCE_SERVER = "nbdkit-file";
+
+    private NbdBenchReport() {
+    }
+
+    /** A fixed-width table, one row per result, grouped by workload in {@link NbdWorkload} order. */
+    public static String table(List<NbdBenchResult> results) {
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%-12s %-12s %10s %9s %10s %10s%n",
+                "workload", "server", "IOPS", "MiB/s", "p99 µs", "vs nbdkit"));
+        for (NbdWorkload workload : NbdWorkload.values()) {
+            for (NbdBenchResult result : results) {
+                if (result.workload() == workload) {
+                    text.append(String.format(Locale.ROOT, "%-12s %-12s %10.0f %9.1f %10.0f %9.2fx%n",
+                            workload.label(), result.server(), result.iops(), result.mibPerSecond(), result.p99Us(),
+                            ratio(results, result)));
+                }
+            }
+        }
+        return text.toString();
+    }
+
+    /** {@code result}'s IOPS over the reference server's IOPS for the same workload (NaN without a reference). */
+    public static double ratio(List<NbdBenchResult> results, NbdBenchResult result) {
+        for (NbdBenchResult other : results) {
+            if (other.workload() == result.workload() && other.server().equals(REFERENCE_SERVER)) {
+                return other.iops() > 0 ? result.iops() / other.iops() : Double.NaN;
+            }
+        }
+        return Double.NaN;
+    }
+
+    /** Bars of the ratio vs nbdkit: x = workload number (1 randread4k, 2 randwrite4k, 3 seqwrite1m). */
+    public static void writeChart(List<NbdBenchResult> results, Path png) throws IOException {
+        Map<String, Series> byServer = new LinkedHashMap<>();
+        for (NbdBenchResult result : results) {
+            double ratio = ratio(results, result);
+            if (!Double.isNaN(ratio)) {
+                byServer.computeIfAbsent(result.server(), Series::new)
+                        .add(result.workload().ordinal() + 1, ratio);
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (NbdWorkload workload : NbdWorkload.values()) {
+            names.add((workload.ordinal() + 1) + " " + workload.label());
+        }
+        LineChart chart = new LineChart("NBD throughput vs nbdkit file (fio nbd engine, iodepth 32)",
+                "workload: " + String.join(", ", names), "ratio to nbdkit (1 = as fast)").bars();
+        byServer.values().forEach(chart::add);
+        chart.writePng(png);
+    }
+}

@@ -1,0 +1,21 @@
+package io.blockcache.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blockcache bench ...}: real-time benchmarks that measure and print results (tables, JSON lines, PNG
+ * charts). One subcommand per benchmark; add new ones (e.g. {@code writeback}, {@code gc}) to {@code subcommands}.
+ */
+@Command(name = "bench", description = "Run a benchmark and print its results.",
+        mixinStandardHelpOptions = true, subcommands = {BenchNbdCommand.class})
+final class BenchCommand implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

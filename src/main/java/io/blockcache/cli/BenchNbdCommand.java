@@ -1,0 +1,83 @@
+package io.blockcache.cli;
+
+import io.blockcache.bench.NbdBench;
+import io.blockcache.bench.NbdBenchReport;
+import io.blockcache.bench.NbdBenchResult;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blockcache bench nbd}: fio's nbd engine against blockcache serve, nbdkit's file plugin and qemu-nbd in
+ * one run (see {@link NbdBench}). Needs {@code fio}, {@code nbdkit} and {@code qemu-nbd} on the PATH. Exit 0 when
+ * every cell was measured, 1 when a server or fio failed.
+ */
+@Command(name = "nbd", mixinStandardHelpOptions = true,
+        description = {"Benchmark NBD servers side by side with fio's nbd engine: blockcache serve (write-back),",
+                "nbdkit file and qemu-nbd; 4 KiB random read/write and 1 MiB sequential write at iodepth 32."})
+final class BenchNbdCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--json", description = "Print one JSON object per line instead of the table.")
+    private boolean json;
+
+    @Option(names = "--quick", description = "3 s per job over a 256 MiB region instead of 10 s over 1 GiB.")
+    private boolean quick;
+
+    @Option(names = "--dir", paramLabel = "DIR", defaultValue = "/var/tmp",
+            description = "Where the servers' files go (a fresh subdirectory, removed afterwards;"
+                    + " default: ${DEFAULT-VALUE}).")
+    private Path dir;
+
+    @Option(names = "--chart", paramLabel = "PNG", defaultValue = "docs/img/nbd-bench.png",
+            description = "Where to write the bar chart of ratios vs nbdkit (default: ${DEFAULT-VALUE}).")
+    private Path chart;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Path workDir = Files.createTempDirectory(Files.createDirectories(dir), "blockcache-bench-nbd-");
+        List<NbdBenchResult> results;
+        try {
+            results = new NbdBench(workDir, quick, line -> {
+                err.println("bench nbd: " + line);
+                err.flush();
+            }).run();
+        } catch (IOException e) {
+            err.println("bench nbd: " + e.getMessage());
+            err.flush();
+            return 1;
+        } finally {
+            deleteTree(workDir);
+        }
+        if (json) {
+            results.forEach(result -> out.println(result.toJsonLine()));
+        } else {
+            out.print(NbdBenchReport.table(results));
+        }
+        out.flush();
+        NbdBenchReport.writeChart(results, chart);
+        err.println("bench nbd: chart written to " + chart);
+        err.flush();
+        return 0;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.blockcache.interop;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code blockcache serve} as a child JVM on 127.0.0.1 with ephemeral ports, on a data directory the test owns;
+ * a real process, so that {@code kill -9} and restart are the real thing and clients see the real CLI.
+ */
+final class ServeProcess implements AutoCloseable {
+    /** Sizes small enough that whole-export tools (qemu-img compare, nbdcopy) finish in about a second. */
+    static final String CACHE_SIZE = "64M";
+    static final String BACKING_SIZE = "64M";
+    private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbd://127\\.0\\.0\\.1:(\\d+) ");
+    private static final long EXIT_WAIT_SECONDS = 30;
+
+    private final Process process;
+    private final int nbdPort;
+    private final Path log;
+
+    private ServeProcess(Process process, int nbdPort, Path log) {
+        this.process = process;
+        this.nbdPort = nbdPort;
+        this.log = log;
+    }
+
+    /** Starts serve on {@code dataDir} (formatting it if new) and returns once the NBD address is printed. */
+    static ServeProcess start(Path dataDir, String name) throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
+        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
+                "io.blockcache.cli.Main", "serve", "--data-dir", dataDir.toString(),
+                "--cache-size", CACHE_SIZE, "--backing-size", BACKING_SIZE,
+                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
+        Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+        BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = out.readLine()) != null) { // ends if the process dies before printing its banner
+            Matcher nbd = NBD_LINE.matcher(line);
+            if (nbd.find()) {
+                // Keep draining stdout so the child never blocks on a full pipe.
+                Thread.ofVirtual().start(() -> out.lines().forEach(ignored -> { }));
+                return new ServeProcess(process, Integer.parseInt(nbd.group(1)), log);
+            }
+        }
+        process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
+        throw new AssertionError("serve printed no NBD address; stderr:\n" + Files.readString(log));
+    }
+
+    /** The NBD URI of the default export, e.g. {@code nbd://127.0.0.1:34567/default}. */
+    String uri() {
+        return "nbd://127.0.0.1:" + nbdPort + "/default";
+    }
+
+    /** What serve printed on standard error so far (for assertion messages). */
+    String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    /** SIGKILL: no shutdown hook, no journal commit; waits until the process is gone. */
+    void killMinusNine() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError("serve did not die after SIGKILL");
+        }
+    }
+
+    /** SIGTERM and wait (a clean stop); SIGKILL if it does not end in time. */
+    @Override
+    public void close() throws InterruptedException {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        if (!process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+}
