@@ -36,7 +36,9 @@ final class OrderedAroundWrite {
         this.lengthSectors = lengthSectors;
         this.fua = fua;
         this.backingWriteDone = backingWriteDone;
-        this.entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
+        // Claims its range only when it drops the cached copies (see afterData), not now: until then an older
+        // cached write still in flight must be able to install, or reads would serve data older than both.
+        this.entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
     }
 
     /** Writes {@code src} to the backing device, then flushes it, then drops the covered dirty copies. */
@@ -71,6 +73,7 @@ final class OrderedAroundWrite {
                 return;
             }
             entry.forEachNotInstalledOver(context::invalidate);
+            context.inFlight.installed(entry); // from now on this write is what the range holds
             finish(IoResult.OK, callback);
         });
     }
