@@ -41,7 +41,7 @@ final class GcLatencyExperiment {
      * @param readPercent share of front-end reads
      * @param warmupMs front-end time before the first measurement (JIT)
      * @param noGcWindowMs length of the window measured without GC
-     * @param rounds how many times each mode is measured (the rows report the round with the median p99)
+     * @param rounds how many times each mode is measured, one row per mode and round (noise shows as spread)
      * @param sliced the GC settings of the {@code sliced} mode
      */
     record Settings(long extents, int depth, int readPercent, long warmupMs, long noGcWindowMs, int rounds,
