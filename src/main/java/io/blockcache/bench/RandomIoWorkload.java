@@ -136,7 +136,8 @@ final class RandomIoWorkload {
             writingBlock[slot] = block;
             int version = versionNext++;
             buffer.putLong(0, tag(block, version));
-            device.write(block * BLOCK_BYTES, buffer, false, result -> completed(slot, chosen, version, startNs, result));
+            device.write(block * BLOCK_BYTES, buffer, false,
+                    result -> completed(slot, chosen, version, startNs, result));
         }
     }
 
