@@ -5,11 +5,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code blockcache bench ...}: real-time benchmarks that measure and print results (tables, JSON lines, PNG
- * charts). One subcommand per benchmark; add new ones (e.g. {@code writeback}, {@code gc}) to {@code subcommands}.
+ * {@code blockcache bench ...}: benchmarks that measure and print results (tables, JSON lines, PNG charts).
+ * One subcommand per benchmark.
  */
-@Command(name = "bench", description = "Run a benchmark and print its results.",
-        mixinStandardHelpOptions = true, subcommands = {BenchNbdCommand.class})
+@Command(name = "bench", description = "Run a benchmark and print its results (tables, JSON lines, PNG charts).",
+        mixinStandardHelpOptions = true, subcommands = {
+            BenchNbdCommand.class,
+            BenchGcCommand.class,
+        })
 final class BenchCommand implements Runnable {
     @Spec
     private CommandSpec spec;
