@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * them and {@code blockcache drain} can poll until its drain is done.
  *
  * <p>A second request while a drain of the same volume runs joins it (same id) rather than failing: two operators
- * asking for the same thing should both get it. A drain while writeback is paused and data is dirty is refused
- * (409): the engine would never start a pass, and the caller would wait forever.
+ * asking for the same thing should both get it. A drain runs even while writeback is paused (knob
+ * {@code writeback.<volume>.running}); the pause holds again once it is done.
  *
  * <p>Thread rule: the cache set's loop thread (the caller hops there with {@link LoopCall}).
  */
@@ -26,7 +26,7 @@ final class Drains {
         this.set = set;
     }
 
-    /** Starts (or joins) a drain of {@code volume}; 202 with its id, 404 unknown volume, 409 cannot progress. */
+    /** Starts (or joins) a drain of {@code volume}; 202 with its id, 404 unknown volume, 409 drained by another. */
     KnobApi.Answer start(String volume) {
         Writeback writeback = set.writeback(volume);
         if (writeback == null) {
@@ -38,10 +38,6 @@ final class Drains {
             return new KnobApi.Answer(404, json.endArray().endObject().toString());
         }
         long dirtyBytes = writeback.dirtyBytes();
-        if (!writeback.settings().running() && dirtyBytes > 0) {
-            return new KnobApi.Answer(409, error("writeback of volume \"" + volume + "\" is paused (knob writeback."
-                    + volume + ".running = false), so a drain would never progress; set it to true first"));
-        }
         Entry entry = byVolume.computeIfAbsent(volume, name -> new Entry());
         boolean joined = entry.state.equals("running");
         if (!joined) {
