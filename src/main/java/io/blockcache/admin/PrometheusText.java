@@ -114,7 +114,8 @@ final class PrometheusText {
                 "Bytes written back and marked clean behind a backing flush.",
                 w -> w.writtenBackSectors() * (double) BlockDevice.SECTOR_BYTES);
         wb(volumes, "blockcache_writeback_backing_write_bytes_total", "counter",
-                "Bytes in backing writes writeback issued.", w -> w.backingWriteSectors() * (double) BlockDevice.SECTOR_BYTES);
+                "Bytes in backing writes writeback issued.",
+                w -> w.backingWriteSectors() * (double) BlockDevice.SECTOR_BYTES);
         wb(volumes, "blockcache_writeback_passes_total", "counter", "Writeback passes started.",
                 WritebackSnapshot::passes);
         wb(volumes, "blockcache_writeback_keys_in_flight", "gauge", "Keys between pass start and clean marking.",

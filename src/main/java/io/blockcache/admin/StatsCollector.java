@@ -23,7 +23,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Copies the numbers of a cache set into a {@link StatsSnapshot}. Cost: O(buckets) twice for the bucket counts
- * (the cache's view and GC's view) plus one latency-histogram copy per volume; fine for an admin poll every second or so.
+ * (the cache's view and GC's view) plus one latency-histogram copy per volume; fine for an admin poll every
+ * second or so.
  *
  * <p>Thread rule: the cache set's loop thread (callers hop there with {@link LoopCall}).
  */

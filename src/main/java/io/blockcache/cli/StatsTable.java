@@ -102,7 +102,8 @@ final class StatsTable {
         if (Double.isNaN(ms)) {
             return "-";
         }
-        return ms < 10_000 ? String.format(Locale.ROOT, "%.1f ms", ms) : String.format(Locale.ROOT, "%.1f s", ms / 1000);
+        return ms < 10_000 ? String.format(Locale.ROOT, "%.1f ms", ms)
+                : String.format(Locale.ROOT, "%.1f s", ms / 1000);
     }
 
     private static List<String> device(Map<?, ?> device) {

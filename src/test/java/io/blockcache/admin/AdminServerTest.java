@@ -217,9 +217,11 @@ class AdminServerTest {
 
     @Test
     void dashboardPagePollsTheStats() throws Exception {
-        // Proves GET / serves the dashboard page, which reads /api/stats.
+        // Proves GET / serves the dashboard page, which reads /api/stats and charts the live numbers on canvases.
         HttpResponse<String> page = send("GET", "/", null);
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.body()).contains("<title>blockcache</title>", "fetch('/api/stats')");
+        assertThat(page.body()).contains("<title>blockcache</title>", "fetch('/api/stats')", "getContext('2d')",
+                "w.writtenBackSectors", "w.rateSectorsPerSecond", "requestsInFlight", "readHitSectors", "p99Us",
+                "v.dirtyBytes", "s.gc");
     }
 }
