@@ -23,7 +23,10 @@ import java.util.function.Supplier;
  *   <li>{@code GET /metrics}: Prometheus text format 0.0.4 ({@link PrometheusText});</li>
  *   <li>{@code GET /api/knobs}, {@code GET /api/knobs/{name}}, {@code PUT /api/knobs/{name}} (body = value):
  *       {@link KnobApi};</li>
- *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats}.</li>
+ *   <li>{@code POST /api/volumes/{name}/drain}: starts writing every dirty extent of the volume back now and
+ *       answers 202 at once ({@link Drains}); progress shows in {@code /api/stats} under the volume's
+ *       {@code writeback.drain};</li>
+ *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats} ({@link Dashboard}).</li>
  * </ul>
  * Every read or change of engine state hops to the cache set's loop with {@link LoopCall}; HTTP threads never
  * touch engine objects. If the loop does not answer within {@value #LOOP_ANSWER_MS_MAX} ms the request gets
@@ -38,6 +41,8 @@ public final class AdminServer implements AutoCloseable {
     static final int HTTP_THREADS = 4;
     /** Largest request body accepted (a knob value); anything longer is not a knob value. */
     static final int REQUEST_BODY_BYTES_MAX = 4096;
+    private static final String VOLUMES_PREFIX = "/api/volumes/";
+    private static final String DRAIN_SUFFIX = "/drain";
     /** Connections waiting to be accepted; the JDK's default is system dependent. */
     private static final int BACKLOG = 16;
 
@@ -46,6 +51,7 @@ public final class AdminServer implements AutoCloseable {
     private final BlockDevice cacheDevice;
     private final List<BackingSpec> backings;
     private final KnobApi knobs;
+    private final Drains drains;
     private HttpServer server;
     private ExecutorService executor;
 
@@ -61,6 +67,7 @@ public final class AdminServer implements AutoCloseable {
         this.cacheDevice = cacheDevice;
         this.backings = List.copyOf(backings);
         this.knobs = new KnobApi(set.knobs());
+        this.drains = new Drains(set);
     }
 
     /** Binds and starts serving. */
@@ -117,11 +124,15 @@ public final class AdminServer implements AutoCloseable {
                 requireGet(exchange, method, () -> onLoop(knobs::list).json(), "application/json");
             } else if (path.startsWith("/api/knobs/")) {
                 knob(exchange, method, path.substring("/api/knobs/".length()));
+            } else if (path.startsWith(VOLUMES_PREFIX) && path.endsWith(DRAIN_SUFFIX)
+                    && path.length() > VOLUMES_PREFIX.length() + DRAIN_SUFFIX.length()) {
+                drain(exchange, method,
+                        path.substring(VOLUMES_PREFIX.length(), path.length() - DRAIN_SUFFIX.length()));
             } else if (path.equals("/") || path.equals("/index.html")) {
                 requireGet(exchange, method, () -> Dashboard.HTML, "text/html; charset=utf-8");
             } else {
                 sendJson(exchange, 404, error("no such endpoint: " + path
-                        + " (try /api/stats, /metrics, /api/knobs or /)"));
+                        + " (try /api/stats, /metrics, /api/knobs, POST /api/volumes/NAME/drain or /)"));
             }
         } catch (Unavailable e) {
             sendJson(exchange, 503, error(e.getMessage()));
@@ -149,8 +160,18 @@ public final class AdminServer implements AutoCloseable {
         sendJson(exchange, answer.status(), answer.json());
     }
 
+    private void drain(HttpExchange exchange, String method, String volume) throws IOException {
+        if (!method.equals("POST")) {
+            exchange.getResponseHeaders().set("Allow", "POST");
+            sendJson(exchange, 405, error(method + " is not allowed on a drain; use POST"));
+            return;
+        }
+        KnobApi.Answer answer = onLoop(() -> drains.start(volume));
+        sendJson(exchange, answer.status(), answer.json());
+    }
+
     private StatsSnapshot snapshot() {
-        return onLoop(() -> StatsCollector.collect(set, cacheDevice, backings));
+        return onLoop(() -> StatsCollector.collect(set, cacheDevice, backings, drains));
     }
 
     private <T> T onLoop(Supplier<T> task) {

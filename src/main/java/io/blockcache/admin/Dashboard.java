@@ -1,8 +1,11 @@
 package io.blockcache.admin;
 
 /**
- * The dashboard page of {@code GET /}: one static HTML page whose script polls {@code /api/stats} every
- * second and shows the numbers per volume, for the cache device and per backing device. No charts yet.
+ * The dashboard page of {@code GET /}: one static HTML page whose script polls {@code /api/stats} every second,
+ * keeps the last {@code HISTORY} samples in the browser, and draws small line charts on {@code <canvas>} (no
+ * library) per volume: dirty data, writeback rate (measured from written-back sectors, and the PI rate), backing
+ * queue depth, read hit ratio over each interval, and front-end latency; then tables of the numbers, writeback
+ * and GC included.
  */
 final class Dashboard {
     private Dashboard() {
@@ -13,38 +16,117 @@ final class Dashboard {
             <!doctype html>
             <html><head><meta charset="utf-8"><title>blockcache</title>
             <style>
-            body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+            body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
             table{border-collapse:collapse;margin-bottom:1.5em}
             td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}
             th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
+            .charts{display:flex;flex-wrap:wrap;gap:.8em;margin-bottom:1em}
+            canvas{border:1px solid #ddd;background:#fcfcfc}
             #err{color:#b00}
             </style></head>
             <body><h1>blockcache</h1><p id="err"></p>
+            <div id="live"></div>
             <h2>Volumes</h2><table id="volumes"></table>
+            <h2>Writeback</h2><table id="writeback"></table>
             <h2>Cache</h2><table id="cache"></table>
+            <h2>Garbage collection</h2><table id="gc"></table>
             <h2>Backing devices</h2><table id="backing"></table>
             <p>Raw: <a href="/api/stats">/api/stats</a> &middot; <a href="/metrics">/metrics</a>
              &middot; <a href="/api/knobs">/api/knobs</a></p>
             <script>
+            const HISTORY=120, W=300, H=110, hist={}, prev={};
             function mib(b){return (b/1048576).toFixed(1)+' MiB'}
+            function num(x,d){return x==null?'-':Number(x).toFixed(d||0)}
             function table(id,head,rows){
               const t=document.getElementById(id);t.textContent='';
               const h=t.insertRow();head.forEach(x=>{const c=document.createElement('th');c.textContent=x;h.appendChild(c)});
               rows.forEach(r=>{const row=t.insertRow();r.forEach(x=>{row.insertCell().textContent=x})});
             }
+            function drain(d){
+              return d.id?'#'+d.id+' '+d.state+(d.state=='running'?', '+mib(d.dirtyBytesLeft)+' left':''):'-'}
+            function push(key,v){const a=hist[key]||(hist[key]=[]);a.push(v);if(a.length>HISTORY)a.shift();return a}
+            function canvasFor(volume,name){
+              const id='c-'+volume+'-'+name;let c=document.getElementById(id);
+              if(!c){
+                let box=document.getElementById('v-'+volume);
+                if(!box){box=document.createElement('div');box.id='v-'+volume;
+                  const h=document.createElement('h2');h.textContent='Volume '+volume+' (live, last '+HISTORY+' s)';
+                  const d=document.createElement('div');d.className='charts';box.append(h,d);
+                  document.getElementById('live').appendChild(box)}
+                c=document.createElement('canvas');c.id=id;c.width=W;c.height=H;box.lastChild.appendChild(c)}
+              return c}
+            // series: [[label, color, values]]; fmt turns a value into text for the scale and the legend.
+            function chart(canvas,title,series,fmt){
+              const g=canvas.getContext('2d');g.clearRect(0,0,W,H);
+              let max=0;series.forEach(s=>s[2].forEach(v=>{if(v!=null&&v>max)max=v}));if(max<=0)max=1;
+              const top=28,bottom=H-4,left=4,right=W-4;
+              g.strokeStyle='#e4e4e4';g.beginPath();g.moveTo(left,top);g.lineTo(right,top);g.moveTo(left,bottom);
+              g.lineTo(right,bottom);g.stroke();
+              g.font='11px system-ui,sans-serif';g.fillStyle='#222';g.fillText(title,left+2,11);
+              g.fillStyle='#888';g.textAlign='right';g.fillText(fmt(max),right-2,top-3);g.textAlign='left';
+              let x=left+2;
+              series.forEach(([label,color,values])=>{
+                g.strokeStyle=color;g.lineWidth=1.5;g.beginPath();let started=false;
+                values.forEach((v,i)=>{if(v==null)return;
+                  const px=right-(values.length-1-i)*(right-left)/(HISTORY-1),py=bottom-(bottom-top)*v/max;
+                  if(started)g.lineTo(px,py);else{g.moveTo(px,py);started=true}});
+                g.stroke();const last=values[values.length-1];
+                g.fillStyle=color;const text=label+' '+(last==null?'-':fmt(last));g.fillText(text,x,23);
+                x+=g.measureText(text).width+10});
+            }
+            function live(s,nowMs){
+              const backing={};s.backing.forEach(d=>backing[d.name]=d);
+              s.volumes.forEach(v=>{
+                const w=v.writeback,p=prev[v.name],k=v.name+'/';
+                let rate=null,hit=null;
+                if(p){const dt=(nowMs-p.t)/1000;
+                  if(dt>0)rate=Math.max(0,(w.writtenBackSectors-p.written)*512/dt);
+                  const hits=v.readHitSectors-p.hits,reads=hits+v.readMissSectors-p.misses;
+                  hit=reads>0?100*hits/reads:(hist[k+'hit']||[]).slice(-1)[0]??null}
+                prev[v.name]={t:nowMs,written:w.writtenBackSectors,hits:v.readHitSectors,misses:v.readMissSectors};
+                chart(canvasFor(v.name,'dirty'),'dirty data',[['dirty','#c0392b',push(k+'dirty',v.dirtyBytes)]],mib);
+                chart(canvasFor(v.name,'rate'),'writeback rate (MiB/s)',
+                  [['written back','#2471a3',push(k+'rate',rate)],
+                   ['PI rate','#aaa',push(k+'pi',w.rateSectorsPerSecond*512)]],b=>(b/1048576).toFixed(2));
+                const q=backing[v.name]?backing[v.name].requestsInFlight:w.backingQueueDepth;
+                chart(canvasFor(v.name,'queue'),'backing queue depth',
+                  [['all','#7d3c98',push(k+'queue',q)],['writeback','#27ae60',push(k+'wbq',w.backingWritesInFlight)]],
+                  x=>num(x));
+                chart(canvasFor(v.name,'hit'),'read hit ratio per second (%)',[['hit','#1e8449',push(k+'hit',hit)]],
+                  x=>num(x,1));
+                chart(canvasFor(v.name,'latency'),'latency since open (µs)',
+                  [['p50','#2471a3',push(k+'p50',v.latency.p50Us)],['p99','#d35400',push(k+'p99',v.latency.p99Us)]],
+                  x=>num(x));
+              });
+            }
             async function poll(){
               try{
                 const s=await (await fetch('/api/stats')).json();
                 document.getElementById('err').textContent='';
+                live(s,Date.now());
                 table('volumes',['volume','mode','size','hit ratio','dirty','cached','bypassed sectors',
                     'in flight','p50 µs','p99 µs','p99.9 µs'],
                   s.volumes.map(v=>[v.name,v.mode,mib(v.sizeBytes),(100*v.hitRatio).toFixed(1)+' %',mib(v.dirtyBytes),
                     mib(v.cachedBytes),v.bypassedSectors,v.requestsInFlight,v.latency.p50Us.toFixed(0),
                     v.latency.p99Us.toFixed(0),v.latency.p999Us.toFixed(0)]));
+                table('writeback',['volume','running','policy/order','front end','written back','passes',
+                    'keys in flight','rate sectors/s','target','P','I','change','frag. boost','measured backing',
+                    'errors','drain'],
+                  s.volumes.map(v=>{const w=v.writeback,r=w.rate,d=w.drain;return [v.name,w.running?'yes':'paused',
+                    w.policy+'/'+w.order,w.state,mib(w.writtenBackSectors*512),w.passes,w.keysInFlight,
+                    r.rateSectorsPerSecond,r.targetSectors,r.proportionalSectorsPerSecond,r.integralSectorsPerSecond,
+                    r.changeSectorsPerSecond,r.fragmentBoostSectorsPerSecond,mib(w.measuredBackingBytesPerSecond)+'/s',
+                    w.errors.total,drain(d)]}));
                 const c=s.cache,b=c.buckets;
                 table('cache',['occupancy','free','open','sealed','journal','metadata','journal seq','checkpoints'],
                   [[c.occupancyPercent.toFixed(1)+' %',b.free,b.open,b.sealed,b.journal,b.metadata,
                     c.journal.durableSequence,c.checkpointsWritten]]);
+                const g=s.gc,gb=g.buckets;
+                table('gc',['state','runs','avg ms','max ms','interval ms','since last','clean','dirty','evicted',
+                    'moved','allocation waits'],
+                  [[g.running?'running':'idle',g.runs,num(g.averageDurationMs,1),num(g.maxDurationMs,1),
+                    num(g.averageIntervalMs),g.sinceLastMs==null?'never':(g.sinceLastMs/1000).toFixed(1)+' s',
+                    gb.clean,gb.dirty,g.bucketsEvicted,mib(g.movedBytes),g.allocationWaits]]);
                 table('backing',['device','queue depth','read sectors','written sectors','errors'],
                   s.backing.map(d=>[d.name,d.requestsInFlight,d.completedReadSectors,d.completedWriteSectors,d.errors]));
               }catch(e){document.getElementById('err').textContent='no answer from the server: '+e}

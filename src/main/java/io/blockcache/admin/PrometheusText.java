@@ -1,5 +1,6 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.BlockDevice;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
@@ -14,7 +15,7 @@ final class PrometheusText {
     /** The Content-Type Prometheus expects for this format. */
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private final StringBuilder out = new StringBuilder(4096);
+    private final StringBuilder out = new StringBuilder(8192);
 
     private PrometheusText() {
     }
@@ -25,6 +26,8 @@ final class PrometheusText {
         text.volumes(stats.volumes());
         text.cache(stats.cache());
         text.backings(stats.backings());
+        text.writeback(stats.volumes());
+        text.gc(stats.gc());
         return text.out.toString();
     }
 
@@ -97,6 +100,93 @@ final class PrometheusText {
                 cache.journalRingBucketsInUse());
         single("blockcache_checkpoints_written_total", "counter", "Checkpoints written since open.",
                 cache.checkpointsWritten());
+    }
+
+    private void writeback(List<StatsSnapshot.VolumeSnapshot> volumes) {
+        wb(volumes, "blockcache_writeback_running", "gauge", "1 if writeback runs, 0 if paused by its knob.",
+                w -> w.running() ? 1 : 0);
+        wb(volumes, "blockcache_writeback_front_end_idle", "gauge",
+                "1 if the front end was idle at the last sample (writeback then runs at full speed).",
+                w -> w.frontEndIdle() ? 1 : 0);
+        wb(volumes, "blockcache_writeback_draining", "gauge", "1 while a drain started through the admin API runs.",
+                w -> w.drain().state().equals("running") ? 1 : 0);
+        wb(volumes, "blockcache_writeback_written_bytes_total", "counter",
+                "Bytes written back and marked clean behind a backing flush.",
+                w -> w.writtenBackSectors() * (double) BlockDevice.SECTOR_BYTES);
+        wb(volumes, "blockcache_writeback_backing_write_bytes_total", "counter",
+                "Bytes in backing writes writeback issued.",
+                w -> w.backingWriteSectors() * (double) BlockDevice.SECTOR_BYTES);
+        wb(volumes, "blockcache_writeback_passes_total", "counter", "Writeback passes started.",
+                WritebackSnapshot::passes);
+        wb(volumes, "blockcache_writeback_keys_in_flight", "gauge", "Keys between pass start and clean marking.",
+                WritebackSnapshot::keysInFlight);
+        wb(volumes, "blockcache_writeback_backing_writes_in_flight", "gauge",
+                "Writeback's own backing writes in flight.", WritebackSnapshot::backingWritesInFlight);
+        wb(volumes, "blockcache_writeback_measured_backing_bytes_per_second", "gauge",
+                "Backing bandwidth measured by the queue governor.", WritebackSnapshot::measuredBackingBytesPerSecond);
+        wb(volumes, "blockcache_writeback_rate_sectors_per_second", "gauge",
+                "PI-controlled writeback rate while the front end is busy.", w -> w.rate().rateSectorsPerSecond());
+        wb(volumes, "blockcache_writeback_rate_target_sectors", "gauge", "Dirty sectors the rate controller aims at.",
+                w -> w.rate().targetSectors());
+        wb(volumes, "blockcache_writeback_rate_error_sectors", "gauge", "Dirty minus target sectors.",
+                w -> w.rate().errorSectors());
+        wb(volumes, "blockcache_writeback_rate_proportional_sectors_per_second", "gauge", "P term of the rate.",
+                w -> w.rate().proportionalSectorsPerSecond());
+        wb(volumes, "blockcache_writeback_rate_integral_sectors_per_second", "gauge", "I term of the rate.",
+                w -> w.rate().integralSectorsPerSecond());
+        wb(volumes, "blockcache_writeback_rate_change_sectors_per_second", "gauge",
+                "Change of the rate at the last update.", w -> w.rate().changeSectorsPerSecond());
+        wb(volumes, "blockcache_writeback_rate_fragment_boost_sectors_per_second", "gauge",
+                "Fragmentation term of the rate (0 when it did not apply).",
+                w -> w.rate().fragmentBoostSectorsPerSecond());
+        header("blockcache_writeback_errors_total", "counter", "Writeback failures by kind; their keys stay dirty.");
+        for (StatsSnapshot.VolumeSnapshot volume : volumes) {
+            String label = volumeLabel(volume);
+            WritebackSnapshot w = volume.writeback();
+            sample("blockcache_writeback_errors_total", label + ",kind=\"cache_read\"", w.readErrors());
+            sample("blockcache_writeback_errors_total", label + ",kind=\"checksum\"", w.checksumErrors());
+            sample("blockcache_writeback_errors_total", label + ",kind=\"backing_write\"", w.writeErrors());
+            sample("blockcache_writeback_errors_total", label + ",kind=\"backing_flush\"", w.flushErrors());
+        }
+    }
+
+    private void wb(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String type, String help,
+                    ToDoubleFunction<WritebackSnapshot> value) {
+        volumeFamily(volumes, name, type, help, volume -> value.applyAsDouble(volume.writeback()));
+    }
+
+    private void gc(GcSnapshot gc) {
+        single("blockcache_gc_running", "gauge", "1 while a GC run is in progress.", gc.running() ? 1 : 0);
+        single("blockcache_gc_runs_total", "counter", "Completed GC runs.", gc.runs());
+        header("blockcache_gc_duration_seconds", "gauge", "GC run duration: EWMA average and maximum.");
+        sample("blockcache_gc_duration_seconds", "stat=\"average\"", gc.durationNsAverage() / 1e9);
+        sample("blockcache_gc_duration_seconds", "stat=\"max\"", gc.durationNsMax() / 1e9);
+        single("blockcache_gc_interval_average_seconds", "gauge", "EWMA average time between GC run starts.",
+                gc.intervalNsAverage() / 1e9);
+        header("blockcache_gc_since_last_seconds", "gauge", "Time since the last GC run ended (absent before one).");
+        if (gc.sinceLastNs() >= 0) {
+            sample("blockcache_gc_since_last_seconds", null, gc.sinceLastNs() / 1e9);
+        }
+        GcSnapshot.Buckets b = gc.buckets();
+        header("blockcache_gc_buckets", "gauge", "Buckets as GC classifies them.");
+        int[] counts = {b.free(), b.reusePending(), b.open(), b.clean(), b.dirty(), b.emptyWaiting(), b.metadata(),
+                b.journal()};
+        String[] states = {"free", "reuse_pending", "open", "clean", "dirty", "empty_waiting", "metadata", "journal"};
+        for (int i = 0; i < states.length; i++) {
+            sample("blockcache_gc_buckets", "state=\"" + states[i] + "\"", counts[i]);
+        }
+        single("blockcache_gc_evictions_total", "counter", "Clean buckets evicted by GC.", gc.bucketsEvicted());
+        single("blockcache_gc_moved_bytes_total", "counter", "Bytes moving GC copied.", gc.movedBytes());
+        single("blockcache_gc_stale_keys_dropped_total", "counter", "Stale keys GC marks dropped.",
+                gc.staleKeysDropped());
+        single("blockcache_gc_move_checksum_failures_total", "counter",
+                "Pieces moving GC left in place because their data failed its CRC32C.", gc.moveChecksumFailures());
+        single("blockcache_gc_allocation_waits_total", "counter",
+                "Data allocations refused; each sent a write or fill around the cache.", gc.allocationWaits());
+    }
+
+    private static String volumeLabel(StatsSnapshot.VolumeSnapshot volume) {
+        return "volume=\"" + escape(volume.name()) + "\"";
     }
 
     private void bucket(String state, int count) {

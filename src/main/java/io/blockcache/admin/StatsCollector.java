@@ -6,17 +6,25 @@ import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
+import io.blockcache.gc.BucketCounts;
+import io.blockcache.gc.GarbageCollector;
+import io.blockcache.gc.GcStats;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeStats;
+import io.blockcache.writeback.RateTerms;
+import io.blockcache.writeback.Writeback;
+import io.blockcache.writeback.WritebackCounters;
+import io.blockcache.writeback.WritebackSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * Copies the numbers of a cache set into a {@link StatsSnapshot}. Cost: O(buckets) for the bucket counts
- * plus one latency-histogram copy per volume; fine for an admin poll every second or so.
+ * Copies the numbers of a cache set into a {@link StatsSnapshot}. Cost: O(buckets) twice for the bucket counts
+ * (the cache's view and GC's view) plus one latency-histogram copy per volume; fine for an admin poll every
+ * second or so.
  *
  * <p>Thread rule: the cache set's loop thread (callers hop there with {@link LoopCall}).
  */
@@ -24,24 +32,60 @@ final class StatsCollector {
     private StatsCollector() {
     }
 
-    /** Takes the snapshot; {@code backings} are the devices the set was opened with, in volume order. */
-    static StatsSnapshot collect(CacheSet set, BlockDevice cacheDevice, List<BackingSpec> backings) {
+    /**
+     * Takes the snapshot; {@code backings} are the devices the set was opened with, in volume order; {@code drains}
+     * the admin API's drains.
+     */
+    static StatsSnapshot collect(CacheSet set, BlockDevice cacheDevice, List<BackingSpec> backings, Drains drains) {
         if (!set.loop().inLoop()) {
             throw new IllegalStateException("stats must be collected on the cache set's loop thread");
         }
         List<StatsSnapshot.VolumeSnapshot> volumes = new ArrayList<>();
         List<String> names = set.exportNames();
         for (int i = 0; i < names.size(); i++) {
-            volumes.add(volume(names.get(i), set.volumes().get(i)));
+            String name = names.get(i);
+            volumes.add(volume(name, set.volumes().get(i),
+                    writeback(set.writebacks().get(i), backings.get(i).device(), drains.snapshot(name))));
         }
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
             devices.add(device(backing.name(), backing.device().counters()));
         }
-        return new StatsSnapshot(volumes, cache(set, cacheDevice), devices);
+        return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set));
     }
 
-    private static StatsSnapshot.VolumeSnapshot volume(String name, Volume volume) {
+    private static WritebackSnapshot writeback(Writeback writeback, BlockDevice backing, DrainSnapshot drain) {
+        WritebackSettings settings = writeback.settings();
+        WritebackCounters counters = writeback.counters();
+        RateTerms terms = writeback.rateTerms();
+        WritebackSnapshot.Rate rate = new WritebackSnapshot.Rate(terms.targetSectors(), terms.errorSectors(),
+                terms.proportional(), terms.integralScaled(), terms.fragmentBoost(), terms.changeSectorsPerSecond(),
+                terms.rateSectorsPerSecond(), terms.integralFrozen());
+        return new WritebackSnapshot(settings.running(), lower(settings.policy()), lower(settings.order()),
+                writeback.frontEndIdle(), writeback.dirtyBytes(), counters.sectorsCleaned(),
+                counters.backingWriteSectors(), counters.passes(), writeback.keysInFlight(),
+                counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
+                writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
+                counters.writeErrors(), counters.flushErrors(), drain);
+    }
+
+    private static GcSnapshot gc(CacheSet set) {
+        GarbageCollector collector = set.garbageCollector();
+        GcStats stats = collector.stats();
+        BucketCounts counts = collector.bucketCounts();
+        GcSnapshot.Buckets buckets = new GcSnapshot.Buckets(counts.free(), counts.reusePending(), counts.open(),
+                counts.clean(), counts.dirty(), counts.emptyWaiting(), counts.metadata(), counts.journal());
+        return new GcSnapshot(collector.running(), stats.runs(), stats.durationNsAverage(), stats.durationNsMax(),
+                stats.intervalNsAverage(), stats.sinceLastNs(set.loop().nowNs()), buckets, stats.bucketsEvicted(),
+                stats.movedBytes(), stats.staleKeysDropped(), stats.moveChecksumFailures(),
+                collector.allocationWaits());
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static StatsSnapshot.VolumeSnapshot volume(String name, Volume volume, WritebackSnapshot writeback) {
         VolumeStats stats = volume.stats();
         long sectorBytes = BlockDevice.SECTOR_BYTES;
         return new StatsSnapshot.VolumeSnapshot(name, volume.sizeBytes(),
@@ -49,7 +93,7 @@ final class StatsCollector {
                 stats.writeCachedSectors(), stats.writeBypassedSectors(), stats.fillSectors(), stats.checksumErrors(),
                 volume.index().extents().dirtySectors() * sectorBytes,
                 volume.index().extents().cachedSectors() * sectorBytes,
-                volume.counters().inFlight(), latency(volume.counters()));
+                volume.counters().inFlight(), latency(volume.counters()), writeback);
     }
 
     private static StatsSnapshot.LatencySummary latency(DeviceCounters counters) {

@@ -2,10 +2,8 @@ package io.blockcache.admin;
 
 /**
  * Renders a {@link StatsSnapshot} as the JSON document of {@code GET /api/stats}. Names carry their unit
- * last ({@code dirtyBytes}, {@code p99Us}); sector counts are 512-byte sectors.
- *
- * <p>Writeback and GC are not built yet (issues #5 and #6): their sections are present, holding only
- * {@code "status": "not yet"}, so that clients can rely on the shape.
+ * last ({@code dirtyBytes}, {@code p99Us}, {@code rateSectorsPerSecond}); sector counts are 512-byte sectors.
+ * Each volume holds a {@code writeback} object; the top level a {@code gc} object for the whole cache.
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
  */
@@ -27,8 +25,7 @@ final class StatsJson {
             device(json, device);
         }
         json.endArray();
-        json.name("writeback").beginObject().field("status", "not yet").endObject();
-        json.name("gc").beginObject().field("status", "not yet").endObject();
+        gc(json.name("gc"), stats.gc());
         return json.endObject().toString();
     }
 
@@ -54,7 +51,87 @@ final class StatsJson {
                 .field("p99Us", latency.p99Ns() / 1000.0)
                 .field("p999Us", latency.p999Ns() / 1000.0)
                 .endObject();
+        writeback(json.name("writeback"), volume.writeback());
         json.endObject();
+    }
+
+    private static void writeback(JsonWriter json, WritebackSnapshot writeback) {
+        WritebackSnapshot.Rate rate = writeback.rate();
+        DrainSnapshot drain = writeback.drain();
+        json.beginObject()
+                .field("running", writeback.running())
+                .field("policy", writeback.policy())
+                .field("order", writeback.order())
+                .field("state", writeback.frontEndIdle() ? "idle" : "busy")
+                .field("dirtyBytes", writeback.dirtyBytes())
+                .field("writtenBackSectors", writeback.writtenBackSectors())
+                .field("backingWriteSectors", writeback.backingWriteSectors())
+                .field("passes", writeback.passes())
+                .field("keysInFlight", writeback.keysInFlight())
+                .field("keysInFlightPeak", writeback.keysInFlightPeak())
+                .field("backingWritesInFlight", writeback.backingWritesInFlight())
+                .field("backingQueueDepth", writeback.backingQueueDepth())
+                .field("measuredBackingBytesPerSecond", writeback.measuredBackingBytesPerSecond())
+                .field("rateSectorsPerSecond", rate.rateSectorsPerSecond())
+                .name("rate").beginObject()
+                .field("targetSectors", rate.targetSectors())
+                .field("errorSectors", rate.errorSectors())
+                .field("proportionalSectorsPerSecond", rate.proportionalSectorsPerSecond())
+                .field("integralSectorsPerSecond", rate.integralSectorsPerSecond())
+                .field("changeSectorsPerSecond", rate.changeSectorsPerSecond())
+                .field("rateSectorsPerSecond", rate.rateSectorsPerSecond())
+                .field("fragmentBoostSectorsPerSecond", rate.fragmentBoostSectorsPerSecond())
+                .field("integralFrozen", rate.integralFrozen())
+                .endObject()
+                .name("errors").beginObject()
+                .field("total", writeback.errors())
+                .field("cacheRead", writeback.readErrors())
+                .field("checksum", writeback.checksumErrors())
+                .field("backingWrite", writeback.writeErrors())
+                .field("backingFlush", writeback.flushErrors())
+                .endObject()
+                .name("drain").beginObject()
+                .field("id", drain.id())
+                .field("state", drain.state())
+                .field("dirtyBytesLeft", drain.dirtyBytesLeft())
+                .field("writtenBackBytes", drain.writtenBackBytes())
+                .field("bytesPerSecond", drain.bytesPerSecond())
+                .field("etaMs", drain.etaMs())
+                .field("error", drain.error())
+                .endObject()
+                .endObject();
+    }
+
+    private static void gc(JsonWriter json, GcSnapshot gc) {
+        GcSnapshot.Buckets buckets = gc.buckets();
+        json.beginObject()
+                .field("running", gc.running())
+                .field("runs", gc.runs())
+                .field("averageDurationMs", gc.durationNsAverage() / 1e6)
+                .field("maxDurationMs", gc.durationNsMax() / 1e6)
+                .field("averageIntervalMs", gc.intervalNsAverage() / 1e6)
+                .name("sinceLastMs");
+        if (gc.sinceLastNs() < 0) {
+            json.value((String) null);
+        } else {
+            json.value(gc.sinceLastNs() / 1e6);
+        }
+        json.name("buckets").beginObject()
+                .field("free", buckets.free())
+                .field("reusePending", buckets.reusePending())
+                .field("open", buckets.open())
+                .field("clean", buckets.clean())
+                .field("dirty", buckets.dirty())
+                .field("emptyWaiting", buckets.emptyWaiting())
+                .field("metadata", buckets.metadata())
+                .field("journal", buckets.journal())
+                .endObject()
+                .field("bucketsEvicted", gc.bucketsEvicted())
+                .field("movedBytes", gc.movedBytes())
+                .field("staleKeysDropped", gc.staleKeysDropped())
+                .field("moveChecksumFailures", gc.moveChecksumFailures())
+                .field("allocationWaits", gc.allocationWaits())
+                .endObject();
     }
 
     private static void cache(JsonWriter json, StatsSnapshot.CacheSnapshot cache) {

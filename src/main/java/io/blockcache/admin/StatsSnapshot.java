@@ -9,8 +9,10 @@ import java.util.List;
  * @param volumes one entry per volume, in the superblock's order
  * @param cache the cache device's bucket space, journal and checkpoints
  * @param backings one entry per backing device, in volume order
+ * @param gc garbage collection of the cache
  */
-public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings) {
+public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings,
+                            GcSnapshot gc) {
     public StatsSnapshot {
         volumes = List.copyOf(volumes);
         backings = List.copyOf(backings);
@@ -20,11 +22,12 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * One volume's front end. Sector counts are in 512-byte sectors since the cache set was opened.
      *
      * @param requestsInFlight front-end requests submitted and not yet answered
+     * @param writeback the volume's writeback engine
      */
     public record VolumeSnapshot(String name, long sizeBytes, String mode, long readHitSectors, long readMissSectors,
                                  long writeCachedSectors, long writeBypassedSectors, long fillSectors,
                                  long checksumErrors, long dirtyBytes, long cachedBytes, long requestsInFlight,
-                                 LatencySummary latency) {
+                                 LatencySummary latency, WritebackSnapshot writeback) {
         /** Read hits over all read sectors, in [0, 1]; 0 before the first read. */
         public double hitRatio() {
             long total = readHitSectors + readMissSectors;

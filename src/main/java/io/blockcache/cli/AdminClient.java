@@ -10,7 +10,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 
 /**
- * The CLI's side of the admin API ({@code stats}, {@code get}, {@code set}): sends one request to a running
+ * The CLI's side of the admin API ({@code stats}, {@code get}, {@code set}, {@code drain}): sends one request to a running
  * {@code blockcache serve} and turns "nobody is listening" into a message that says what to do.
  *
  * <p>Thread rule: one command's thread.
@@ -48,6 +48,11 @@ final class AdminClient {
     /** {@code PUT path} with {@code body} as UTF-8 text. */
     Response put(String path, String body) throws Unreachable {
         return send(HttpRequest.newBuilder(uri(path)).PUT(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    /** {@code POST path} with an empty body. */
+    Response post(String path) throws Unreachable {
+        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
     }
 
     private URI uri(String path) {

@@ -45,19 +45,71 @@ final class StatsTable {
             devices.add(device((Map<?, ?>) item));
         }
         table(out, devices);
-        out.append('\n').append("writeback: ").append(status(stats.get("writeback")))
-                .append("; gc: ").append(status(stats.get("gc"))).append('\n');
+        out.append('\n');
+        for (Object item : (List<?>) stats.get("volumes")) {
+            Map<?, ?> v = (Map<?, ?>) item;
+            writeback(out, text(v.get("name")), (Map<?, ?>) v.get("writeback"));
+        }
+        gc(out, (Map<?, ?>) stats.get("gc"));
         return out.toString();
+    }
+
+    /** Two or three lines per volume: state and progress; every PI term (as writeback_rate_debug); a drain. */
+    private static void writeback(StringBuilder out, String volume, Map<?, ?> w) {
+        Map<?, ?> rate = (Map<?, ?>) w.get("rate");
+        Map<?, ?> errors = (Map<?, ?>) w.get("errors");
+        out.append(String.format(Locale.ROOT, "writeback %s: %s, %s/%s, front end %s; dirty %s, written back %s in %s "
+                        + "passes; keys in flight %s; backing queue %s, measured %s/s; errors %s%n", volume,
+                Boolean.TRUE.equals(w.get("running")) ? "running" : "paused", text(w.get("policy")),
+                text(w.get("order")), text(w.get("state")), bytes(w.get("dirtyBytes")),
+                bytes(number(w.get("writtenBackSectors")) * 512), integer(w.get("passes")),
+                integer(w.get("keysInFlight")), integer(w.get("backingQueueDepth")),
+                bytes(w.get("measuredBackingBytesPerSecond")), integer(errors.get("total"))));
+        out.append(String.format(Locale.ROOT, "  rate %s sectors/s (%s/s, when busy): target %s sectors, error %s, "
+                        + "P %s, I %s, change %s, fragment boost %s%s%n", integer(rate.get("rateSectorsPerSecond")),
+                bytes(number(rate.get("rateSectorsPerSecond")) * 512), integer(rate.get("targetSectors")),
+                integer(rate.get("errorSectors")), integer(rate.get("proportionalSectorsPerSecond")),
+                integer(rate.get("integralSectorsPerSecond")), integer(rate.get("changeSectorsPerSecond")),
+                integer(rate.get("fragmentBoostSectorsPerSecond")),
+                Boolean.TRUE.equals(rate.get("integralFrozen")) ? ", integral frozen" : ""));
+        Map<?, ?> drain = (Map<?, ?>) w.get("drain");
+        if (number(drain.get("id")) > 0) {
+            out.append(String.format(Locale.ROOT, "  drain #%s %s: %s left, %s written back%s%n",
+                    integer(drain.get("id")), text(drain.get("state")), bytes(drain.get("dirtyBytesLeft")),
+                    bytes(drain.get("writtenBackBytes")), drain.get("error") == null ? "" : ": " + drain.get("error")));
+        }
+    }
+
+    /** The cache's GC: activity and timing, buckets as GC classifies them, what it reclaimed. */
+    private static void gc(StringBuilder out, Map<?, ?> gc) {
+        Map<?, ?> b = (Map<?, ?>) gc.get("buckets");
+        Object since = gc.get("sinceLastMs");
+        out.append(String.format(Locale.ROOT, "gc: %s, %s runs, duration avg %s max %s, interval avg %s, last %s; "
+                        + "buckets %s free, %s open, %s clean, %s dirty, %s empty, %s reuse-pending, %s metadata, "
+                        + "%s journal; %s evicted, %s moved, %s allocation waits%n",
+                Boolean.TRUE.equals(gc.get("running")) ? "running" : "idle", integer(gc.get("runs")),
+                millis(gc.get("averageDurationMs")), millis(gc.get("maxDurationMs")),
+                millis(gc.get("averageIntervalMs")), since == null ? "never" : millis(since) + " ago",
+                integer(b.get("free")), integer(b.get("open")), integer(b.get("clean")), integer(b.get("dirty")),
+                integer(b.get("emptyWaiting")), integer(b.get("reusePending")), integer(b.get("metadata")),
+                integer(b.get("journal")), integer(gc.get("bucketsEvicted")), bytes(gc.get("movedBytes")),
+                integer(gc.get("allocationWaits"))));
+    }
+
+    /** Milliseconds below ten seconds, seconds above. */
+    private static String millis(Object value) {
+        double ms = number(value);
+        if (Double.isNaN(ms)) {
+            return "-";
+        }
+        return ms < 10_000 ? String.format(Locale.ROOT, "%.1f ms", ms)
+                : String.format(Locale.ROOT, "%.1f s", ms / 1000);
     }
 
     private static List<String> device(Map<?, ?> device) {
         return List.of(text(device.get("name")), integer(device.get("requestsInFlight")),
                 bytes(number(device.get("completedReadSectors")) * 512),
                 bytes(number(device.get("completedWriteSectors")) * 512), integer(device.get("errors")));
-    }
-
-    private static String status(Object section) {
-        return section instanceof Map<?, ?> map && map.get("status") != null ? text(map.get("status")) : "see --json";
     }
 
     private static void table(StringBuilder out, List<List<String>> rows) {

@@ -223,7 +223,8 @@ public final class Writeback {
 
     /** Starts as many passes as the limits allow now. */
     void pump() {
-        if (stopped || !settings.running()) {
+        // A drain overrides the pause, as bcache's detach overrides writeback_running=0: else it would never end.
+        if (stopped || (!settings.running() && drain == null)) {
             return;
         }
         long nowNs = loop.nowNs();

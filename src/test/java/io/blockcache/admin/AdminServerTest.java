@@ -39,7 +39,7 @@ class AdminServerTest {
 
     @Test
     void statsReportWhatTheVolumeDid() throws Exception {
-        // Proves /api/stats reflects real traffic: dirty bytes, hits and misses, latency, buckets, placeholders.
+        // Proves /api/stats reflects real traffic: dirty bytes, hits and misses, latency, buckets.
         assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
         assertThat(cache.read(0, 16 << 10)).isEqualTo(IoResult.OK);            // 32 sectors hit
         assertThat(cache.read(1 << 20, 8 << 10)).isEqualTo(IoResult.OK);       // 16 sectors miss
@@ -50,12 +50,91 @@ class AdminServerTest {
         assertThat(json).contains("\"name\":\"default\"", "\"sizeBytes\":" + (16L << 20), "\"mode\":\"writeback\"",
                 "\"readHitSectors\":32", "\"readMissSectors\":16", "\"dirtyBytes\":" + (64 << 10),
                 "\"bypassedSectors\":0", "\"requestsInFlight\":0", "\"requests\":3", "\"p99Us\":",
-                "\"occupancyPercent\":", "\"durableSequence\":", "\"checkpointsWritten\":",
-                "\"writeback\":{\"status\":\"not yet\"}", "\"gc\":{\"status\":\"not yet\"}");
+                "\"occupancyPercent\":", "\"durableSequence\":", "\"checkpointsWritten\":");
+        assertThat(json).doesNotContain("not yet");
         assertThat(json).containsPattern("\"hitRatio\":0\\.666");
         assertThat(json).containsPattern("\"backing\":\\[\\{\"name\":\"default\",\"requestsInFlight\":0,"
                 + "\"completedReadSectors\":[1-9]");
         assertThat(json).containsPattern("\"buckets\":\\{\"total\":56,\"free\":[0-9]+,\"open\":[1-9]");
+    }
+
+    @Test
+    void statsShowWritebackPerVolumeAndGcForTheCache() throws Exception {
+        // Proves the writeback and gc objects carry the engine's numbers: paused writeback keeps 64 KiB dirty and
+        // nothing written back; a forced GC run shows up with its duration, time since, and bucket counts.
+        assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
+        assertThat(cache.<IoResult>onLoop(done -> cache.set.gc(done::accept))).isEqualTo(IoResult.OK);
+        String json = send("GET", "/api/stats", null).body();
+        assertThat(json).contains("\"writeback\":{\"running\":false,\"policy\":\"modern\",\"order\":\"lba\","
+                        + "\"state\":\"", "\"dirtyBytes\":65536,\"writtenBackSectors\":0,\"backingWriteSectors\":0,"
+                        + "\"passes\":0,\"keysInFlight\":0,", "\"backingQueueDepth\":0,",
+                "\"errors\":{\"total\":0,\"cacheRead\":0,\"checksum\":0,\"backingWrite\":0,\"backingFlush\":0}",
+                "\"drain\":{\"id\":0,\"state\":\"none\",");
+        assertThat(json).containsPattern("\"state\":\"(idle|busy)\"");
+        // Before the first update (5 s) the rate is bcache's initial 1024 sectors/s; it is never below rate_min 8.
+        assertThat(json).containsPattern("\"rateSectorsPerSecond\":([89]|[1-9][0-9]+),\"rate\":\\{\"targetSectors\":"
+                + "[0-9]+,\"errorSectors\":-?[0-9]+,\"proportionalSectorsPerSecond\":-?[0-9]+,"
+                + "\"integralSectorsPerSecond\":-?[0-9]+,\"changeSectorsPerSecond\":-?[0-9]+,"
+                + "\"rateSectorsPerSecond\":[0-9]+,\"fragmentBoostSectorsPerSecond\":[0-9]+,\"integralFrozen\":");
+        assertThat(json).containsPattern("\"measuredBackingBytesPerSecond\":[0-9.E]+");
+        assertThat(json).containsPattern("\"gc\":\\{\"running\":false,\"runs\":[1-9][0-9]*,"
+                + "\"averageDurationMs\":[0-9.E-]+,\"maxDurationMs\":[0-9.E-]+,\"averageIntervalMs\":[0-9.E-]+,"
+                + "\"sinceLastMs\":[0-9.E-]+,\"buckets\":\\{\"free\":[1-9][0-9]*,\"reusePending\":[0-9]+,"
+                + "\"open\":[1-9][0-9]*,\"clean\":[0-9]+,\"dirty\":[0-9]+,\"emptyWaiting\":[0-9]+,"
+                + "\"metadata\":[0-9]+,\"journal\":[1-9][0-9]*},\"bucketsEvicted\":0,\"movedBytes\":[0-9]+,");
+        assertThat(json).contains("\"allocationWaits\":0}");
+    }
+
+    @Test
+    void drainEndpointWritesEverythingBackEvenWhilePausedAndReportsIt() throws Exception {
+        // Proves POST /api/volumes/{name}/drain answers at once, the drain cleans every dirty byte although writeback
+        // is paused (the fixture pauses it, so only the drain can have written), stats and metrics show it done,
+        // and the pause holds again afterwards.
+        assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
+        HttpResponse<String> started = send("POST", "/api/volumes/default/drain", null);
+        assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+        assertThat(started.body()).isEqualTo("{\"volume\":\"default\",\"drainId\":1,\"joined\":false,"
+                + "\"dirtyBytes\":65536}\n");
+        String json = awaitDrainDone();
+        assertThat(json).contains("\"running\":false,", "\"dirtyBytes\":0,\"writtenBackSectors\":128,",
+                "\"drain\":{\"id\":1,\"state\":\"done\",\"dirtyBytesLeft\":0,\"writtenBackBytes\":65536,",
+                "\"error\":null}");
+        List<String> metrics = Arrays.asList(send("GET", "/metrics", null).body().split("\n"));
+        assertThat(metrics).contains("blockcache_writeback_written_bytes_total{volume=\"default\"} 65536",
+                "blockcache_writeback_draining{volume=\"default\"} 0", "blockcache_dirty_bytes{volume=\"default\"} 0");
+
+        assertThat(cache.write(1 << 20, 8192)).isEqualTo(IoResult.OK);
+        assertThat(send("POST", "/api/volumes/default/drain", null).body()).contains("\"drainId\":2");
+        assertThat(awaitDrainDone()).contains("\"drain\":{\"id\":2,\"state\":\"done\",\"dirtyBytesLeft\":0,"
+                + "\"writtenBackBytes\":8192,");
+        assertThat(cache.write(2 << 20, 4096)).isEqualTo(IoResult.OK);
+        cache.awaitOnLoop(() -> true);
+        assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes())))
+                .as("paused again after the drain").isEqualTo(4096L);
+    }
+
+    /** The stats document once no drain runs; polls with one loop round trip between looks, never a sleep. */
+    private String awaitDrainDone() throws Exception {
+        for (int attempt = 0; attempt < 2000; attempt++) {
+            String json = send("GET", "/api/stats", null).body();
+            if (!json.contains("\"state\":\"running\"")) {
+                return json;
+            }
+            cache.awaitOnLoop(() -> true);
+        }
+        throw new AssertionError("drain never finished");
+    }
+
+    @Test
+    void drainOfAnUnknownVolumeIs404AndOnlyPostStartsOne() throws Exception {
+        // Proves an unknown volume gets 404 with the names there are, and GET on the drain path starts nothing.
+        assertThat(cache.write(0, 8192)).isEqualTo(IoResult.OK);
+        HttpResponse<String> unknown = send("POST", "/api/volumes/nope/drain", null);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("no volume named \\\"nope\\\"", "\"volumes\":[\"default\"]");
+        assertThat(send("GET", "/api/volumes/default/drain", null).statusCode()).isEqualTo(405);
+        assertThat(send("GET", "/api/stats", null).body()).contains("\"drain\":{\"id\":0,\"state\":\"none\"");
+        assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes()))).isEqualTo(8192L);
     }
 
     @Test
@@ -70,7 +149,17 @@ class AdminServerTest {
                 "# TYPE blockcache_read_hit_sectors_total counter",
                 "# TYPE blockcache_request_latency_seconds summary",
                 "blockcache_request_latency_seconds_count{volume=\"default\"} 1",
-                "blockcache_write_cached_sectors_total{volume=\"default\"} 16");
+                "blockcache_write_cached_sectors_total{volume=\"default\"} 16",
+                "# TYPE blockcache_writeback_rate_sectors_per_second gauge",
+                "blockcache_writeback_written_bytes_total{volume=\"default\"} 0",
+                "blockcache_writeback_running{volume=\"default\"} 0",
+                "blockcache_writeback_errors_total{volume=\"default\",kind=\"backing_write\"} 0",
+                "# TYPE blockcache_gc_duration_seconds gauge", "# TYPE blockcache_gc_evictions_total counter",
+                "blockcache_gc_evictions_total 0", "blockcache_gc_allocation_waits_total 0");
+        assertThat(lines).anyMatch(line -> line.matches(
+                "blockcache_writeback_rate_sectors_per_second\\{volume=\"default\"} [1-9][0-9]*"));
+        assertThat(lines).anyMatch(line -> line.matches("blockcache_gc_duration_seconds\\{stat=\"max\"} [0-9.E-]+"));
+        assertThat(lines).anyMatch(line -> line.matches("blockcache_gc_buckets\\{state=\"journal\"} [1-9][0-9]*"));
         assertThat(lines).anyMatch(line -> line.matches(
                 "blockcache_request_latency_seconds\\{volume=\"default\",quantile=\"0\\.99\"} [0-9.E-]+"));
         String family = null;
@@ -128,9 +217,11 @@ class AdminServerTest {
 
     @Test
     void dashboardPagePollsTheStats() throws Exception {
-        // Proves GET / serves the dashboard page, which reads /api/stats.
+        // Proves GET / serves the dashboard page, which reads /api/stats and charts the live numbers on canvases.
         HttpResponse<String> page = send("GET", "/", null);
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.body()).contains("<title>blockcache</title>", "fetch('/api/stats')");
+        assertThat(page.body()).contains("<title>blockcache</title>", "fetch('/api/stats')", "getContext('2d')",
+                "w.writtenBackSectors", "w.rateSectorsPerSecond", "requestsInFlight", "readHitSectors", "p99Us",
+                "v.dirtyBytes", "s.gc");
     }
 }

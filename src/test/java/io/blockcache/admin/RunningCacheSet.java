@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -22,6 +23,8 @@ import java.util.function.Consumer;
  */
 public final class RunningCacheSet implements AutoCloseable {
     private static final long WAIT_SECONDS_MAX = 10;
+    /** How often {@link #awaitOnLoop} looks: far below the writeback engine's 100 ms sample. */
+    private static final long CHECK_PERIOD_NS = 5_000_000L;
 
     public final RealLoop loop = new RealLoop("admin-test-loop");
     public final MemoryDevice cacheDevice = new MemoryDevice(loop, 8L << 20, 512);
@@ -56,6 +59,30 @@ public final class RunningCacheSet implements AutoCloseable {
         CompletableFuture<T> result = new CompletableFuture<>();
         loop.execute(() -> operation.accept(result::complete));
         return result.get(WAIT_SECONDS_MAX, TimeUnit.SECONDS);
+    }
+
+    /** Sets a live knob on the loop (e.g. {@code writeback.default.running} back to {@code true}). */
+    public void setKnob(String name, String value) throws Exception {
+        this.<Boolean>onLoop(done -> {
+            set.knobs().find(name).set(value);
+            done.accept(true);
+        });
+    }
+
+    /**
+     * Waits until {@code condition}, evaluated on the loop thread after each check period of loop time, holds;
+     * fails after {@value #WAIT_SECONDS_MAX} s. The loop's own timer paces the checks: no sleeping thread.
+     */
+    public void awaitOnLoop(BooleanSupplier condition) throws Exception {
+        this.<Boolean>onLoop(done -> check(condition, done));
+    }
+
+    private void check(BooleanSupplier condition, Consumer<Boolean> done) {
+        if (condition.getAsBoolean()) {
+            done.accept(true);
+        } else {
+            loop.schedule(CHECK_PERIOD_NS, () -> check(condition, done));
+        }
     }
 
     /** Runs one I/O on the loop and returns its result. */

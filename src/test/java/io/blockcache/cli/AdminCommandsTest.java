@@ -29,10 +29,41 @@ class AdminCommandsTest {
         CliRun table = CliRun.of("stats", "--admin", cache.adminHostPort());
         assertThat(table.exitCode()).as(table.err()).isZero();
         assertThat(table.out()).contains("VOLUME", "default", "writeback", "64.0 KiB", "16.0 MiB",
-                "cache: 56 buckets of 128.0 KiB", "writeback: not yet; gc: not yet");
+                "cache: 56 buckets of 128.0 KiB",
+                "writeback default: paused, modern/lba, front end ", "dirty 64.0 KiB, written back 0 B in 0 passes",
+                "backing queue 0", "errors 0", "  rate ", " sectors/s (", "target ", "fragment boost ",
+                "gc: idle, ", " journal; 0 evicted, ", "0 allocation waits");
+        assertThat(table.out()).doesNotContain("not yet", "drain #");
         CliRun json = CliRun.of("stats", "--json", "--admin", cache.adminHostPort());
         assertThat(json.exitCode()).isZero();
         assertThat(json.out()).startsWith("{\"volumes\":[").contains("\"dirtyBytes\":65536");
+    }
+
+    @Test
+    void drainWritesEverythingBackAndExitsZeroWhenClean() throws Exception {
+        // Proves 'drain' end to end: it starts the server's drain (writeback is paused, so only the drain writes),
+        // waits until nothing is dirty, says so, exits 0, and 'stats' then shows the drain done.
+        assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
+        assertThat(cache.write(1 << 20, 32 << 10)).isEqualTo(IoResult.OK);
+        CliRun drain = CliRun.of("drain", "--volume", "default", "--admin", cache.adminHostPort());
+        assertThat(drain.exitCode()).as(drain.err()).isZero();
+        assertThat(drain.out()).isEqualTo("default: clean, 96.0 KiB written back" + System.lineSeparator());
+        assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes()))).isZero();
+        CliRun stats = CliRun.of("stats", "--admin", cache.adminHostPort());
+        assertThat(stats.out()).contains("dirty 0 B, written back 96.0 KiB", "drain #1 done: 0 B left, 96.0 KiB written back");
+        // Without --volume every volume is drained; a clean one is done at once.
+        CliRun all = CliRun.of("drain", "--admin", cache.adminHostPort());
+        assertThat(all.exitCode()).as(all.err()).isZero();
+        assertThat(all.out()).startsWith("default: clean");
+    }
+
+    @Test
+    void drainFailsWithWhyWhenTheServerRefuses() throws Exception {
+        // Proves 'drain' exits 1 with the server's reason when there is no such volume.
+        CliRun unknown = CliRun.of("drain", "--volume", "nope", "--admin", cache.adminHostPort());
+        assertThat(unknown.exitCode()).isEqualTo(1);
+        assertThat(unknown.err()).contains("blockcache drain: no volume named \"nope\"");
+        assertThat(unknown.out()).isEmpty();
     }
 
     @Test
@@ -61,7 +92,8 @@ class AdminCommandsTest {
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             freePort = socket.getLocalPort();
         }
-        for (String[] args : new String[][] {{"stats"}, {"get", "x"}, {"set", "x", "y"}}) {
+        for (String[] args : new String[][] {{"stats"}, {"get", "x"}, {"set", "x", "y"}, {"drain"},
+                {"drain", "--volume", "default"}}) {
             String[] withAdmin = java.util.Arrays.copyOf(args, args.length + 2);
             withAdmin[args.length] = "--admin";
             withAdmin[args.length + 1] = "127.0.0.1:" + freePort;

@@ -53,7 +53,10 @@ class ServeRuntimeTest {
         // Proves the serve life cycle: format new files, admin API up, stop marks the superblock clean, and the
         // next start reopens the same files with the data written before.
         Path data = dir.resolve("data");
-        ServeRuntime first = ServeRuntime.start(settings(data, null), err);
+        // Writeback would clean the data before the second start looks: pause it from the start in both runs.
+        Path config = dir.resolve("paused.properties");
+        Files.writeString(config, "knob.writeback.default.running=false\n");
+        ServeRuntime first = ServeRuntime.start(settings(data, config), err);
         assertThat(Files.size(data.resolve("cache.img"))).isEqualTo(64L << 20);
         assertThat(Files.size(data.resolve("backing.img"))).isEqualTo(256L << 20);
         assertThat(get(first, "/api/stats")).contains("\"name\":\"default\"");
@@ -65,7 +68,7 @@ class ServeRuntimeTest {
         assertThat(first.stop()).as(errText.toString()).isTrue();
         assertThat(ServeFiles.superblock(data.resolve("cache.img")).cleanShutdown()).isTrue();
 
-        ServeRuntime second = ServeRuntime.start(settings(data, null), err);
+        ServeRuntime second = ServeRuntime.start(settings(data, config), err);
         ByteBuffer read = ByteBuffer.allocate(8192);
         Volume reopened = second.cacheSet().volume("default");
         assertThat(ServeRuntimeTest.<IoResult>onLoop(second, done -> reopened.read(4096, read, done::accept)))
