@@ -83,7 +83,8 @@ public final class WritebackBench {
 
     private void idleDrain(boolean writeCache) {
         HddConfig hdd = disk.withWriteCache(writeCache);
-        Extents set = Extents.random(new Prng(seed), span(hdd), scale.idleDrainBytes(), EXTENT_BYTES_MIN,
+        long bytes = writeCache ? scale.idleDrainCacheOnBytes() : scale.idleDrainBytes();
+        Extents set = Extents.random(new Prng(seed), span(hdd), bytes, EXTENT_BYTES_MIN,
                 EXTENT_BYTES_MAX);
         long offset = DrainRun.volumeOffsetBytes(scale.cacheBytes(), hdd);
         IdealSweep.Result ideal = IdealSweep.run(hdd, offset, set);
