@@ -198,6 +198,13 @@ public final class LineChart {
         if (yMax == yMin) {
             yMax = yMin + 1;
         }
+        if (bars && !logX) {
+            // Half a group of room at each end, so the outer groups' bars stay inside the plot.
+            int groups = series.isEmpty() ? 1 : Math.max(1, series.get(0).points().size());
+            double pad = xMax > xMin ? (xMax - xMin) / (2.0 * Math.max(1, groups - 1)) : 0.5;
+            xMin -= pad;
+            xMax += pad;
+        }
         double step = niceStep((yMax - yMin) / 5);
         return new double[] {xMin, xMax, Math.floor(yMin / step) * step, Math.ceil(yMax * 1.02 / step) * step};
     }

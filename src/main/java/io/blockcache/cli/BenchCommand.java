@@ -11,6 +11,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", description = "Run a benchmark and print its results (tables, JSON lines, PNG charts).",
         mixinStandardHelpOptions = true, subcommands = {
             BenchNbdCommand.class,
+            BenchWritebackCommand.class,
             BenchGcCommand.class,
         })
 final class BenchCommand implements Runnable {

@@ -1,0 +1,116 @@
+package io.blockcache.bench;
+
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.CacheSetOptions;
+import io.blockcache.engine.Outcome;
+import io.blockcache.loop.Prng;
+import io.blockcache.loop.SimLoop;
+import io.blockcache.sim.HddConfig;
+import io.blockcache.sim.HddModel;
+import io.blockcache.sim.SsdConfig;
+import io.blockcache.sim.SsdModel;
+import io.blockcache.volume.Volume;
+import io.blockcache.writeback.Writeback;
+import io.blockcache.writeback.WritebackSettings;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * One cache set in simulated time for a writeback experiment: a default SSD model (sized to the experiment) caching
+ * one HDD model, one volume, and helpers that run the loop until something is done.
+ *
+ * <p>Thread rule: the thread that created it drives the loop; everything runs there.
+ */
+final class BenchRig {
+    static final String NAME = "bench";
+    /** Bound on virtual time any wait may take: an experiment that never finishes is a bug, not a result. */
+    static final long WAIT_NS_MAX = 24L * 3600 * 1_000_000_000L;
+
+    final SimLoop loop = new SimLoop();
+    final SsdModel ssd;
+    final HddModel hdd;
+    final CacheSet set;
+
+    /**
+     * Formats and opens a cache set.
+     *
+     * @param cacheBytes size of the SSD model (must hold the dirty set with room to spare)
+     * @param hdd the backing disk's configuration
+     * @param settings the writeback settings to start with
+     */
+    BenchRig(long cacheBytes, HddConfig hdd, WritebackSettings settings) {
+        SsdConfig d = SsdConfig.defaults();
+        this.ssd = new SsdModel(loop, new SsdConfig(cacheBytes, d.readLatencyNs(), d.writeLatencyNs(),
+                d.channelCount(), d.readBytesPerSecond(), d.writeBytesPerSecond(), d.writeCacheBytes(), d.flushNs()));
+        this.hdd = new HddModel(loop, hdd);
+        List<BackingSpec> backings = List.of(new BackingSpec(NAME, this.hdd));
+        Outcome<Void> formatted = await(done -> CacheSet.format(loop, ssd, backings, CacheSetOptions.defaults(),
+                new Prng(1), fraction -> { }, done));
+        check(formatted.isOk(), "format failed: %s", formatted.error());
+        Outcome<CacheSet> opened = await(done -> CacheSet.open(loop, ssd, backings, CacheSetOptions.defaults(),
+                done));
+        this.set = opened.orThrow();
+        writeback().setSettings(settings);
+    }
+
+    Volume volume() {
+        return set.volume(NAME);
+    }
+
+    Writeback writeback() {
+        return set.writeback(NAME);
+    }
+
+    /** Changes some writeback settings now. */
+    void tune(UnaryOperator<WritebackSettings.Builder> change) {
+        writeback().setSettings(change.apply(writeback().settings().toBuilder()).build());
+    }
+
+    long dirtyBytes() {
+        return writeback().dirtyBytes();
+    }
+
+    /** Runs the loop until {@code condition} holds, failing after {@link #WAIT_NS_MAX} of virtual time. */
+    void runUntil(java.util.function.BooleanSupplier condition) {
+        runUntil(loop, condition);
+    }
+
+    /** Runs {@code loop} until {@code condition} holds, failing after {@link #WAIT_NS_MAX} of virtual time. */
+    static void runUntil(SimLoop loop, java.util.function.BooleanSupplier condition) {
+        long deadlineNs = loop.nowNs() + WAIT_NS_MAX;
+        while (!condition.getAsBoolean()) {
+            check(loop.nowNs() < deadlineNs, "condition not reached within %s s of virtual time", WAIT_NS_MAX / 1e9);
+            check(loop.step(), "the loop ran dry before the condition held");
+        }
+    }
+
+    /** Runs an asynchronous operation to its answer. */
+    <T> T await(Consumer<Consumer<T>> op) {
+        Object[] box = new Object[1];
+        boolean[] answered = new boolean[1];
+        op.accept(value -> {
+            box[0] = value;
+            answered[0] = true;
+        });
+        runUntil(() -> answered[0]);
+        @SuppressWarnings("unchecked")
+        T value = (T) box[0];
+        return value;
+    }
+
+    /** Runs one I/O to completion and fails unless it succeeded. */
+    void io(Consumer<IoCallback> op) {
+        IoResult result = await(done -> op.accept(done::accept));
+        check(result.ok(), "I/O failed: %s", result);
+    }
+
+    static void check(boolean condition, String format, Object... args) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(format, args));
+        }
+    }
+}

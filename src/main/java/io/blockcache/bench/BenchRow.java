@@ -1,0 +1,72 @@
+package io.blockcache.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One result row of a writeback experiment: which experiment and policy, and the measured fields that apply (issue 5
+ * item 8 names them; a field that does not apply is absent, one that was measured as "did not happen" is null).
+ * Numbers are in the unit their name ends with.
+ */
+final class BenchRow {
+    private final Map<String, Object> fields = new LinkedHashMap<>();
+
+    BenchRow(String experiment, String policy) {
+        fields.put("experiment", experiment);
+        fields.put("policy", policy);
+    }
+
+    /** Sets a field (a Number, Boolean, String, or null for "did not happen"); returns this. */
+    BenchRow with(String name, Object value) {
+        fields.put(name, value);
+        return this;
+    }
+
+    String experiment() {
+        return (String) fields.get("experiment");
+    }
+
+    String policy() {
+        return (String) fields.get("policy");
+    }
+
+    /** The value of a numeric field, NaN when absent or null. */
+    double number(String name) {
+        Object value = fields.get(name);
+        return value instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    Object get(String name) {
+        return fields.get(name);
+    }
+
+    boolean has(String name) {
+        return fields.containsKey(name);
+    }
+
+    /** One JSON object on one line; doubles with three decimals. */
+    String toJson() {
+        StringBuilder out = new StringBuilder("{");
+        for (Map.Entry<String, Object> e : fields.entrySet()) {
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            out.append('"').append(e.getKey()).append("\":").append(json(e.getValue()));
+        }
+        return out.append('}').toString();
+    }
+
+    private static String json(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        if (value instanceof String s) {
+            return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+        }
+        if (value instanceof Double d) {
+            return Double.isFinite(d) ? String.format(Locale.ROOT, "%.3f", d) : "null";
+        }
+        return value.toString();
+    }
+}

@@ -1,0 +1,147 @@
+package io.blockcache.bench;
+
+import io.blockcache.loop.Prng;
+import io.blockcache.sim.HddConfig;
+import io.blockcache.writeback.WritebackOrder;
+import io.blockcache.writeback.WritebackPolicy;
+import io.blockcache.writeback.WritebackSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * {@code bench writeback}: the four writeback experiments of issue 5 item 8, in simulated time on the HDD and SSD
+ * models. Every experiment builds its dirty set from one seed and runs each policy on a fresh cache set holding
+ * that same set, so policies differ in nothing else. Rows go to {@code out} as each experiment finishes.
+ */
+public final class WritebackBench {
+    private static final long DAY_NS = 86_400_000_000_000L;
+    private static final int EXTENT_BYTES_MIN = 4096;
+    private static final int EXTENT_BYTES_MAX = 65536;
+    private static final long BURST_NS = 10_000_000_000L;
+    private static final long GAP_NS = 20_000_000_000L;
+
+    private final WritebackBenchScale scale;
+    private final long seed;
+    private final HddConfig disk = HddConfig.defaults().withWriteCache(false);
+    private final List<BenchRow> rows = new ArrayList<>();
+    private final List<Series> burstCurves = new ArrayList<>();
+
+    private WritebackBench(WritebackBenchScale scale, long seed) {
+        this.scale = scale;
+        this.seed = seed;
+    }
+
+    /** Runs every experiment; each row is handed to {@code out} as soon as it exists. */
+    public static WritebackBench run(boolean quick, long seed, Consumer<String> progress) {
+        WritebackBench bench = new WritebackBench(quick ? WritebackBenchScale.quick() : WritebackBenchScale.full(),
+                seed);
+        progress.accept("idle drain");
+        bench.idleDrain(false);
+        bench.idleDrain(true);
+        progress.accept("busy");
+        bench.busy();
+        progress.accept("sweep");
+        bench.sweep();
+        progress.accept("bursts");
+        bench.bursts();
+        return bench;
+    }
+
+    /** Every row, in the order measured. */
+    public List<String> jsonLines() {
+        return rows.stream().map(BenchRow::toJson).toList();
+    }
+
+    List<BenchRow> rows() {
+        return rows;
+    }
+
+    List<Series> burstCurves() {
+        return burstCurves;
+    }
+
+    /** Where extents may lie: the whole disk but a margin for the backing header at its start. */
+    private static long span(HddConfig hdd) {
+        return hdd.sizeBytes() - (64L << 20);
+    }
+
+    /** Idle drain and sweep isolate the idle path: no dirty_expire sweep (it would skip the queue governor). */
+    private static WritebackSettings idleSettings() {
+        return WritebackSettings.defaults().toBuilder().dirtyExpireNs(DAY_NS).build();
+    }
+
+    private static WritebackSettings policy(WritebackSettings base, String name) {
+        return switch (name) {
+            case "classic" -> base.toBuilder().policy(WritebackPolicy.CLASSIC).build();
+            case "modern", "lba" -> base.toBuilder().order(WritebackOrder.LBA).build();
+            case "fifo" -> base.toBuilder().order(WritebackOrder.FIFO).build();
+            case "auto" -> base.toBuilder().order(WritebackOrder.AUTO).build();
+            default -> throw new IllegalArgumentException(name);
+        };
+    }
+
+    private void idleDrain(boolean writeCache) {
+        HddConfig hdd = disk.withWriteCache(writeCache);
+        long bytes = writeCache ? scale.idleDrainCacheOnBytes() : scale.idleDrainBytes();
+        Extents set = Extents.random(new Prng(seed), span(hdd), bytes, EXTENT_BYTES_MIN,
+                EXTENT_BYTES_MAX);
+        long offset = DrainRun.volumeOffsetBytes(scale.cacheBytes(), hdd);
+        IdealSweep.Result ideal = IdealSweep.run(hdd, offset, set);
+        rows.add(new BenchRow("idle-drain", "ideal").with("hddWriteCache", writeCache)
+                .with("dirtyBytes", set.totalBytes()).with("writebackMiBPerSecond", ideal.mibPerSecond())
+                .with("meanBackingQueueDepth", ideal.meanQueueDepth()).with("timeToCleanSeconds", ideal.seconds())
+                .with("idealTimeToCleanSeconds", ideal.seconds()));
+        for (String name : List.of("modern", "classic")) {
+            DrainRun.Result r = DrainRun.run(scale.cacheBytes(), hdd, policy(idleSettings(), name), set);
+            rows.add(new BenchRow("idle-drain", name).with("hddWriteCache", writeCache)
+                    .with("dirtyBytes", set.totalBytes()).with("writebackMiBPerSecond", r.mibPerSecond())
+                    .with("meanBackingQueueDepth", r.meanBackingQueueDepth())
+                    .with("timeToCleanSeconds", r.elapsedNs() / 1e9).with("idealTimeToCleanSeconds", ideal.seconds()));
+        }
+    }
+
+    private void busy() {
+        Extents set = Extents.random(new Prng(seed + 1), span(disk), scale.busyDirtyBytes(),
+                EXTENT_BYTES_MIN, EXTENT_BYTES_MAX);
+        for (String name : List.of("modern", "classic")) {
+            BusyRun.Result r = BusyRun.run(scale.cacheBytes(), disk, policy(WritebackSettings.defaults(), name), set,
+                    scale.busyWindowNs(), seed + 2);
+            rows.add(new BenchRow("busy", name).with("frontendIops", r.frontendIops())
+                    .with("frontendP50Us", r.p50Us()).with("frontendP99Us", r.p99Us())
+                    .with("writebackMiBPerSecond", r.writebackMiBPerSecond())
+                    .with("writtenBackBytes", r.writtenBackBytes()).with("windowSeconds", r.seconds()));
+        }
+    }
+
+    private void sweep() {
+        for (int blockBytes : scale.sweepBlockBytes()) {
+            Extents set = Extents.random(new Prng(seed + 3 + blockBytes), span(disk), scale.sweepBytes(),
+                    blockBytes, blockBytes);
+            for (String name : List.of("lba", "fifo", "auto", "classic")) {
+                DrainRun.Result r = DrainRun.run(scale.cacheBytes(), disk, policy(idleSettings(), name), set);
+                rows.add(new BenchRow("sweep", name).with("blockSizeBytes", blockBytes)
+                        .with("writebackMiBPerSecond", r.mibPerSecond())
+                        .with("meanBackingQueueDepth", r.meanBackingQueueDepth())
+                        .with("timeToCleanSeconds", r.elapsedNs() / 1e9));
+            }
+        }
+    }
+
+    private void bursts() {
+        BurstsRun.Schedule schedule = new BurstsRun.Schedule(scale.burstCount(), BURST_NS, GAP_NS,
+                scale.burstWriteIntervalNs());
+        long cacheBytes = Math.min(scale.cacheBytes(), 1L << 30);
+        for (String name : List.of("modern", "classic")) {
+            BurstsRun.Result r = BurstsRun.run(name, cacheBytes, disk, policy(WritebackSettings.defaults(), name),
+                    schedule, seed + 4);
+            burstCurves.add(r.dirtyMiB());
+            for (BurstsRun.Burst b : r.bursts()) {
+                rows.add(new BenchRow("bursts", name).with("burst", b.index())
+                        .with("dirtyBytes", b.dirtyBytesAtEnd()).with("timeToCleanSeconds", b.timeToCleanSeconds())
+                        .with("idealTimeToCleanSeconds", b.idealTimeToCleanSeconds())
+                        .with("idleReactionMs", b.idleReactionMs()).with("busyReactionMs", b.busyReactionMs()));
+            }
+        }
+    }
+}

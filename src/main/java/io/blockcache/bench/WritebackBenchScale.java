@@ -1,0 +1,34 @@
+package io.blockcache.bench;
+
+/**
+ * How big the writeback experiments are. {@link #quick()} finishes in well under a minute of wall time (CI, the
+ * test); {@link #full()} is what docs/BENCHMARKS.md reports.
+ *
+ * @param cacheBytes SSD model size; holds every dirty set with room to spare
+ * @param idleDrainBytes dirty bytes of the idle-drain set (4–64 KiB extents over the whole disk), write cache off
+ * @param idleDrainCacheOnBytes the same with the disk's write cache on (the secondary case, smaller to save time)
+ * @param busyDirtyBytes dirty bytes present during the busy window
+ * @param busyWindowNs length of the busy window (ends before the set is dirty_expire old)
+ * @param sweepBytes dirty bytes per block size in the sweep
+ * @param sweepBlockBytes the block sizes of the sweep
+ * @param burstCount bursts in the burst experiment
+ * @param burstWriteIntervalNs one write every this long during a burst
+ */
+record WritebackBenchScale(long cacheBytes, long idleDrainBytes, long idleDrainCacheOnBytes,
+                           long busyDirtyBytes, long busyWindowNs,
+                           long sweepBytes, int[] sweepBlockBytes, int burstCount, long burstWriteIntervalNs) {
+    private static final long MIB = 1L << 20;
+    private static final long SECOND = 1_000_000_000L;
+    private static final int KIB = 1024;
+
+    static WritebackBenchScale quick() {
+        return new WritebackBenchScale(256 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 5 * SECOND, 4 * MIB,
+                new int[] {8 * KIB, 64 * KIB, 1024 * KIB}, 2, 40_000_000L);
+    }
+
+    static WritebackBenchScale full() {
+        return new WritebackBenchScale(4096 * MIB, 1024 * MIB, 256 * MIB, 128 * MIB, 20 * SECOND, 64 * MIB,
+                new int[] {8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB, 128 * KIB, 256 * KIB, 512 * KIB, 1024 * KIB}, 4,
+                10_000_000L);
+    }
+}

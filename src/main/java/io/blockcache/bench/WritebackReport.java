@@ -1,0 +1,129 @@
+package io.blockcache.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Turns the rows of {@link WritebackBench} into Markdown tables with ratios, and into PNG charts. */
+public final class WritebackReport {
+    private WritebackReport() {
+    }
+
+    /** One Markdown table per experiment. */
+    public static String tables(WritebackBench bench) {
+        List<BenchRow> rows = bench.rows();
+        StringBuilder out = new StringBuilder();
+        out.append("### idle drain\n\n| HDD write cache | policy | dirty MiB | MiB/s | × classic | / ideal "
+                + "| mean backing queue depth | time to clean s |\n|---|---|---|---|---|---|---|---|\n");
+        for (boolean cache : new boolean[] {false, true}) {
+            BenchRow classic = find(rows, "idle-drain", "classic", "hddWriteCache", cache);
+            BenchRow ideal = find(rows, "idle-drain", "ideal", "hddWriteCache", cache);
+            for (BenchRow r : select(rows, "idle-drain", "hddWriteCache", cache)) {
+                double mibs = r.number("writebackMiBPerSecond");
+                out.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.2f | %.2f | %.0f %% | %.1f | %.1f |%n",
+                        cache ? "on" : "off", r.policy(), r.number("dirtyBytes") / 1048576.0, mibs,
+                        mibs / classic.number("writebackMiBPerSecond"),
+                        100 * mibs / ideal.number("writebackMiBPerSecond"), r.number("meanBackingQueueDepth"),
+                        r.number("timeToCleanSeconds")));
+            }
+        }
+        BenchRow busyClassic = find(rows, "busy", "classic", null, null);
+        out.append("\n### busy\n\n| policy | front-end IOPS | × classic | p50 µs | p99 µs | p99 × classic "
+                + "| written back MiB | writeback MiB/s |\n|---|---|---|---|---|---|---|---|\n");
+        for (BenchRow r : select(rows, "busy", null, null)) {
+            out.append(String.format(Locale.ROOT, "| %s | %.1f | %.3f | %.0f | %.0f | %.3f | %.1f | %.2f |%n",
+                    r.policy(), r.number("frontendIops"), r.number("frontendIops") / busyClassic.number("frontendIops"),
+                    r.number("frontendP50Us"), r.number("frontendP99Us"),
+                    r.number("frontendP99Us") / busyClassic.number("frontendP99Us"),
+                    r.number("writtenBackBytes") / 1048576.0, r.number("writebackMiBPerSecond")));
+        }
+        out.append("\n### sweep (MiB/s; auto ÷ best)\n\n| block | lba | fifo | auto | classic | auto / best "
+                + "|\n|---|---|---|---|---|---|\n");
+        for (double block : distinct(select(rows, "sweep", null, null), "blockSizeBytes")) {
+            double[] v = new double[4];
+            String[] names = {"lba", "fifo", "auto", "classic"};
+            for (int i = 0; i < 4; i++) {
+                v[i] = find(rows, "sweep", names[i], "blockSizeBytes", (int) block).number("writebackMiBPerSecond");
+            }
+            double best = Math.max(Math.max(v[0], v[1]), Math.max(v[2], v[3]));
+            out.append(String.format(Locale.ROOT, "| %d KiB | %.2f | %.2f | %.2f | %.2f | %.3f |%n",
+                    (int) block / 1024, v[0], v[1], v[2], v[3], v[2] / best));
+        }
+        out.append("\n### bursts\n\n| policy | burst | dirty MiB at end | time to clean s | ideal s "
+                + "| idle reaction ms | busy reaction ms |\n|---|---|---|---|---|---|---|\n");
+        for (BenchRow r : select(rows, "bursts", null, null)) {
+            out.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %s | %.2f | %s | %s |%n", r.policy(),
+                    r.get("burst"), r.number("dirtyBytes") / 1048576.0, orNever(r.get("timeToCleanSeconds"), "%.2f"),
+                    r.number("idealTimeToCleanSeconds"), orNever(r.get("idleReactionMs"), "%.0f"),
+                    orNever(r.get("busyReactionMs"), "%.0f")));
+        }
+        return out.toString();
+    }
+
+    /** Writes writeback-idle-drain.png, writeback-sweep.png and writeback-bursts.png into {@code dir}. */
+    public static void charts(WritebackBench bench, Path dir) throws IOException {
+        List<BenchRow> rows = bench.rows();
+        LineChart idle = new LineChart("Idle drain: writeback throughput (x: HDD write cache 0 = off, 1 = on)",
+                "HDD write cache", "MiB/s").bars();
+        for (String name : List.of("ideal", "modern", "classic")) {
+            Series s = new Series(name);
+            for (BenchRow r : select(rows, "idle-drain", null, null)) {
+                if (r.policy().equals(name)) {
+                    s.add(Boolean.TRUE.equals(r.get("hddWriteCache")) ? 1 : 0, r.number("writebackMiBPerSecond"));
+                }
+            }
+            idle.add(s);
+        }
+        idle.writePng(dir.resolve("writeback-idle-drain.png"));
+        LineChart sweep = new LineChart("Block-size sweep: writeback throughput, HDD write cache off",
+                "block size (KiB)", "MiB/s").logX();
+        for (String name : List.of("lba", "fifo", "auto", "classic")) {
+            Series s = new Series(name);
+            for (BenchRow r : select(rows, "sweep", null, null)) {
+                if (r.policy().equals(name)) {
+                    s.add(r.number("blockSizeBytes") / 1024, r.number("writebackMiBPerSecond"));
+                }
+            }
+            sweep.add(s);
+        }
+        sweep.writePng(dir.resolve("writeback-sweep.png"));
+        LineChart bursts = new LineChart("Bursts: 10 s of writes, 20 s idle; dirty data", "time (s)", "dirty MiB");
+        bench.burstCurves().forEach(bursts::add);
+        bursts.writePng(dir.resolve("writeback-bursts.png"));
+    }
+
+    private static String orNever(Object value, String format) {
+        return value instanceof Number n ? String.format(Locale.ROOT, format, n.doubleValue()) : "never";
+    }
+
+    private static List<BenchRow> select(List<BenchRow> rows, String experiment, String field, Object value) {
+        List<BenchRow> out = new ArrayList<>();
+        for (BenchRow r : rows) {
+            if (r.experiment().equals(experiment) && (field == null || value.equals(r.get(field)))) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static BenchRow find(List<BenchRow> rows, String experiment, String policy, String field, Object value) {
+        for (BenchRow r : select(rows, experiment, field, value)) {
+            if (r.policy().equals(policy)) {
+                return r;
+            }
+        }
+        throw new IllegalStateException("no row " + experiment + "/" + policy + " " + field + "=" + value);
+    }
+
+    private static List<Double> distinct(List<BenchRow> rows, String field) {
+        List<Double> out = new ArrayList<>();
+        for (BenchRow r : rows) {
+            if (!out.contains(r.number(field))) {
+                out.add(r.number(field));
+            }
+        }
+        return out;
+    }
+}

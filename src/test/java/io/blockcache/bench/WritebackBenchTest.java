@@ -1,0 +1,135 @@
+package io.blockcache.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.cli.Main;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class WritebackBenchTest {
+    private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(\"[^\"]*\"|[-0-9.]+|null|true|false)");
+    private static final Set<String> EXPERIMENTS = Set.of("idle-drain", "busy", "sweep", "bursts");
+    private static final Set<String> POLICIES = Set.of("modern", "classic", "lba", "fifo", "auto", "ideal");
+    /** SPTF makes the sorted sweep a reference, not a strict bound: a policy may beat it by a hair. */
+    private static final double IDEAL_SLACK = 1.05;
+
+    private static int exitCode;
+    private static List<String> lines;
+
+    @BeforeAll
+    static void runQuickJson() {
+        StringWriter out = new StringWriter();
+        exitCode = new CommandLine(new Main()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(
+                new StringWriter(), true)).execute("bench", "writeback", "--quick", "--json");
+        lines = out.toString().lines().filter(l -> !l.isBlank()).toList();
+    }
+
+    private static String field(String line, String name) {
+        Matcher m = FIELD.matcher(line);
+        while (m.find()) {
+            if (m.group(1).equals(name)) {
+                return m.group(2).replace("\"", "");
+            }
+        }
+        return null;
+    }
+
+    private static double number(String line, String name) {
+        String value = field(line, name);
+        assertThat(value).as("%s in %s", name, line).isNotNull().isNotEqualTo("null");
+        return Double.parseDouble(value);
+    }
+
+    private static List<String> rows(String experiment, String policy) {
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            if (experiment.equals(field(line, "experiment")) && (policy == null || policy.equals(field(line, "policy")))) {
+                out.add(line);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void everyLineIsOneJsonObjectNamingAKnownExperimentAndPolicy() {
+        // Proves the output shape: one object per line, known experiment and policy names, every experiment present.
+        assertThat(exitCode).isZero();
+        assertThat(lines).isNotEmpty();
+        for (String line : lines) {
+            assertThat(line).startsWith("{").endsWith("}");
+            assertThat(EXPERIMENTS).contains(field(line, "experiment"));
+            assertThat(POLICIES).contains(field(line, "policy"));
+        }
+        for (String experiment : EXPERIMENTS) {
+            assertThat(rows(experiment, null)).as(experiment).isNotEmpty();
+        }
+        assertThat(rows("idle-drain", null)).hasSize(6); // ideal, modern, classic × write cache off, on
+        assertThat(rows("sweep", null)).hasSize(4 * WritebackBenchScale.quick().sweepBlockBytes().length);
+    }
+
+    @Test
+    void theIdealSweepIsAtLeastAsFastAsEveryPolicyAndModernBeatsClassicWithoutADiskCache() {
+        // Proves the idle-drain relations: nothing beats one sorted deep sweep (beyond SPTF noise); modern > classic
+        // when the disk cannot reorder for us (write cache off).
+        for (String cache : List.of("false", "true")) {
+            List<String> run = rows("idle-drain", null).stream().filter(l -> cache.equals(field(l, "hddWriteCache")))
+                    .toList();
+            double ideal = run.stream().filter(l -> "ideal".equals(field(l, "policy")))
+                    .mapToDouble(l -> number(l, "writebackMiBPerSecond")).findFirst().orElseThrow();
+            for (String line : run) {
+                assertThat(number(line, "writebackMiBPerSecond")).as(line).isPositive()
+                        .isLessThanOrEqualTo(ideal * IDEAL_SLACK);
+                assertThat(number(line, "meanBackingQueueDepth")).as(line).isPositive();
+            }
+        }
+        String modern = rows("idle-drain", "modern").get(0);
+        String classic = rows("idle-drain", "classic").get(0);
+        assertThat(field(modern, "hddWriteCache")).isEqualTo("false");
+        assertThat(number(modern, "writebackMiBPerSecond")).isGreaterThan(number(classic, "writebackMiBPerSecond"));
+        assertThat(number(modern, "meanBackingQueueDepth")).isGreaterThan(number(classic, "meanBackingQueueDepth"));
+    }
+
+    @Test
+    void whileTheFrontEndIsBusyReadsAreServedAndWritebackStillProgresses() {
+        // Proves the busy relations: both policies serve reads (p99 >= p50 > 0) and write something back.
+        for (String line : rows("busy", null)) {
+            assertThat(number(line, "frontendIops")).as(line).isPositive();
+            assertThat(number(line, "frontendP99Us")).as(line).isGreaterThanOrEqualTo(number(line, "frontendP50Us"))
+                    .isPositive();
+            assertThat(number(line, "writtenBackBytes")).as(line).isPositive();
+        }
+    }
+
+    @Test
+    void autoIsWithinThreePercentOfTheBestPolicyAtEveryBlockSize() {
+        // Proves the sweep target on the quick sizes: auto never loses more than 3 % to lba, fifo or classic.
+        for (String auto : rows("sweep", "auto")) {
+            double block = number(auto, "blockSizeBytes");
+            double best = rows("sweep", null).stream().filter(l -> number(l, "blockSizeBytes") == block)
+                    .mapToDouble(l -> number(l, "writebackMiBPerSecond")).max().orElseThrow();
+            assertThat(number(auto, "writebackMiBPerSecond")).as("auto at %s bytes", block)
+                    .isGreaterThanOrEqualTo(0.97 * best);
+        }
+    }
+
+    @Test
+    void modernReactsToIdlenessWithinTwoSamplesAndCleansEachBurstNoFasterThanTheIdealSweep() {
+        // Proves the burst relations for modern: idle within 200 ms (+ one 5 ms probe), clean before the next
+        // burst, never faster than a sorted sweep of the same dirty extents (beyond SPTF noise).
+        for (String line : rows("bursts", "modern")) {
+            assertThat(number(line, "idleReactionMs")).as(line).isBetween(0.0, 205.0);
+            double clean = number(line, "timeToCleanSeconds");
+            assertThat(clean * IDEAL_SLACK).as(line).isGreaterThanOrEqualTo(number(line, "idealTimeToCleanSeconds"));
+        }
+        String first = rows("bursts", "modern").get(0);
+        assertThat(number(first, "busyReactionMs")).as(first).isBetween(0.0, 105.0);
+    }
+}
