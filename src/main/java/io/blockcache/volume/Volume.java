@@ -34,6 +34,7 @@ public final class Volume implements BlockDevice {
     private final DeviceCounters counters = new DeviceCounters();
     private final ZeroWriter zeroWriter;
     private long backingWritesSinceFlush;
+    private int backingFlushesInFlight;
     private boolean flushFailed;
     private boolean closed;
 
@@ -253,11 +254,15 @@ public final class Volume implements BlockDevice {
         }
         IoJoin parts = new IoJoin(done);
         commitJournal(parts.add());
-        if (backingWritesSinceFlush > 0 || flushFailed) {
+        // A backing flush still in flight may be the one that covers writes this FLUSH must cover (it was
+        // submitted by an earlier FLUSH, which reset the count): then this FLUSH needs its own backing flush too.
+        if (backingWritesSinceFlush > 0 || backingFlushesInFlight > 0 || flushFailed) {
             long covered = backingWritesSinceFlush;
             backingWritesSinceFlush = 0;
+            backingFlushesInFlight++;
             IoCallback backingPart = parts.add();
             context.backingDevice.flush(result -> {
+                backingFlushesInFlight--;
                 if (!result.ok()) {
                     flushFailed = true;
                     backingWritesSinceFlush += covered;

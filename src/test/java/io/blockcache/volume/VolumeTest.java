@@ -228,4 +228,16 @@ class VolumeTest {
         f.loop.runUntilIdle();
         assertThat(out[0].status()).isEqualTo(IoStatus.OUT_OF_RANGE);
     }
+
+    @Test
+    void aFlushWhileAnEarlierBackingFlushIsInFlightStillWaitsForTheBackingDevice() {
+        // Proves crash seed 45's fix: a second FLUSH must not complete before the backing flush that covers a write
+        // acknowledged before it was submitted (the first FLUSH had already taken that write's count).
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEAROUND);
+        f.write(0, pattern(20, 4096), false);
+        f.volume.flush(r -> { });
+        f.volume.flush(r -> { });
+        f.loop.runUntilIdle();
+        assertThat(f.backingDevice.counters().submitted(io.blockcache.device.DeviceOp.FLUSH)).isEqualTo(2);
+    }
 }
