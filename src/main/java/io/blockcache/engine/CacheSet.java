@@ -62,6 +62,7 @@ public final class CacheSet {
                     "cache mode: writeback, writethrough, writearound or none (dirty data drains in every mode)",
                     () -> volume.mode().name().toLowerCase(java.util.Locale.ROOT),
                     value -> volume.setMode(parseMode(value))));
+            BypassKnobs.register(knobs, backings.get(i).name(), volume);
             WritebackKnobs.register(knobs, backings.get(i).name(), writebacks.get(i));
             writebacks.get(i).start();
         }

@@ -24,9 +24,16 @@ final class ReadRequest implements LookupVisitor {
     private final long startSector;
     private final ByteBuffer destination;
     private final IoJoin parts;
+    private final boolean fillAllowed;
 
-    ReadRequest(VolumeContext context, long startSector, ByteBuffer destination, IoCallback callback) {
+    /**
+     * @param fillAllowed false if the bypass policy said this read's misses must not be filled (a sequential
+     *     stream past the cutoff, or a congested cache device)
+     */
+    ReadRequest(VolumeContext context, long startSector, ByteBuffer destination, boolean fillAllowed,
+                IoCallback callback) {
         this.context = context;
+        this.fillAllowed = fillAllowed;
         this.startSector = startSector;
         this.destination = destination;
         this.parts = new IoJoin(callback);
@@ -50,7 +57,11 @@ final class ReadRequest implements LookupVisitor {
         ByteBuffer target = slice(pieceStart, lengthSectors);
         context.stats.readMissSectors.addAndGet(lengthSectors);
         CacheMode mode = context.mode;
-        boolean fill = context.config.fillOnReadMiss() && mode != CacheMode.NONE;
+        boolean fillWanted = context.config.fillOnReadMiss() && mode != CacheMode.NONE;
+        boolean fill = fillWanted && fillAllowed;
+        if (fillWanted && !fillAllowed) {
+            context.stats.fillsSkippedSectors.addAndGet(lengthSectors);
+        }
         InFlightWrites.Entry fillEntry = fill ? context.inFlight.beginFill(pieceStart, lengthSectors) : null;
         IoCallback part = parts.add();
         context.backingDevice.read(context.backingOffset(pieceStart), target, result -> {

@@ -59,6 +59,24 @@ public final class Volume implements BlockDevice {
         context.mode = java.util.Objects.requireNonNull(mode, "mode");
     }
 
+    /** The bypass and throttle settings in force (see {@link BypassSettings}). */
+    public BypassSettings bypassSettings() {
+        return context.bypass.settings();
+    }
+
+    /** Replaces the bypass and throttle settings (live knobs); requests submitted from now on use them. */
+    public void setBypassSettings(BypassSettings settings) {
+        context.bypass.setSettings(settings);
+    }
+
+    /**
+     * The share of the cache's data buckets in use (holding dirty data), percent, as the occupancy cutoffs see
+     * it (see {@link OccupancyGauge}). Thread rule: the loop thread.
+     */
+    public double cacheInUsePercent() {
+        return context.bypass.inUsePercent();
+    }
+
     /** Front-end counters (hits, misses, bypasses, checksum errors). */
     public VolumeStats stats() {
         return context.stats;
@@ -137,7 +155,9 @@ public final class Volume implements BlockDevice {
             deliver(done, IoResult.OK);
             return;
         }
-        new ReadRequest(context, offsetBytes / SECTOR_BYTES, dst, done).start();
+        long startSector = offsetBytes / SECTOR_BYTES;
+        BypassReason bypass = context.bypass.forRead(startSector, dst.remaining() / SECTOR_BYTES);
+        new ReadRequest(context, startSector, dst, bypass == BypassReason.NONE, done).start();
     }
 
     @Override
@@ -151,25 +171,61 @@ public final class Volume implements BlockDevice {
             return;
         }
         long startSector = offsetBytes / SECTOR_BYTES;
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
         IoCallback durable = fua ? result -> afterFua(result, done) : done;
-        context.hooks.frontEndChanging(startSector, src.remaining() / SECTOR_BYTES);
-        route(startSector, src, fua, durable);
+        CacheMode mode = context.mode;
+        BypassReason bypass = mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH
+                ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
+                : BypassReason.NONE;
+        long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
+        context.throttle.admit(startSector, lengthSectors, delayNs, () -> {
+            context.hooks.frontEndChanging(startSector, lengthSectors);
+            route(startSector, src, fua, bypass, durable);
+        });
+    }
+
+    /**
+     * How long the throttle holds a write: only a write-back write that would add new dirty data (cached, over
+     * no dirty data) is ever held. Writes over dirty data replace it rather than add to it, and writes going
+     * around the cache add none; holding them would slow writers without slowing the growth of dirty data.
+     */
+    private long throttleDelayNs(long startSector, int lengthSectors, CacheMode mode, BypassReason bypass) {
+        if (mode != CacheMode.WRITEBACK || bypass != BypassReason.NONE) {
+            return 0;
+        }
+        double pressure = context.bypass.throttlePressure();
+        if (pressure < 0 || context.index.overlapsDirty(startSector, lengthSectors)) {
+            return 0;
+        }
+        long delayNs = context.throttle.delayNs(lengthSectors, pressure,
+                context.bypass.backingRateSectorsPerSecond(), context.bypass.settings().throttleDelayNsMax());
+        if (delayNs > 0) {
+            context.stats.countThrottled(delayNs);
+        }
+        return delayNs;
     }
 
     /**
      * Sends a write into the cache or around it. A write that overlaps an extent whose writeback is in flight
      * never goes around the cache (DESIGN.md §1): it is cached as a newer dirty extent whatever the mode, and if
-     * the cache has no room it waits until that writeback is done, then is routed again.
+     * the cache has no room it waits until that writeback is done, then is routed again. The bypass policy's
+     * {@code bypass} applies only to a write that overlaps no dirty data; it sends a write-back write around the
+     * cache and keeps a write-through write from leaving a clean copy.
      */
-    private void route(long startSector, ByteBuffer src, boolean fua, IoCallback durable) {
+    private void route(long startSector, ByteBuffer src, boolean fua, BypassReason bypass, IoCallback durable) {
         int lengthSectors = src.remaining() / SECTOR_BYTES;
         CacheMode mode = context.mode;
         boolean underWriteback = context.hooks.writebackInFlight(startSector, lengthSectors);
         boolean overDirty = underWriteback || context.index.overlapsDirty(startSector, lengthSectors);
+        // Never bypass over dirty data: the rules below for writes over dirty data stay exactly as they are.
+        boolean bypassed = bypass != BypassReason.NONE && !overDirty;
+        if (bypassed && (mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH)) {
+            context.stats.countBypass(bypass, lengthSectors);
+        }
         // A write over dirty data goes into the cache whatever the mode (bcache forces such writes into
         // writeback): going around would have to drop the dirty copy before the new data is durable, and an
         // old copy being written back could land on the backing device after it.
-        if (mode == CacheMode.WRITEBACK || overDirty) {
+        if ((mode == CacheMode.WRITEBACK && !bypassed) || overDirty) {
             CachedWrite cached = new CachedWrite(context, startSector, src, true);
             if (cached.reserve()) {
                 if (overDirty && mode != CacheMode.WRITEBACK) {
@@ -190,7 +246,8 @@ public final class Volume implements BlockDevice {
                     .writeData(src, durable);
             return;
         }
-        writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH, durable);
+        // Going around invalidates every cached copy the write overlaps (DESIGN.md §1), bypassed or not.
+        writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH && !bypassed, durable);
     }
 
     private void noteBackingWrite() {
@@ -300,8 +357,13 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
-        // Not held for writeback in flight: the discard passes the backing write gate after any overlapping
-        // writeback write (requests keep their submission order; holding them would not).
+        // Queued only behind an overlapping write the throttle holds, so requests keep their submission order;
+        // not held for writeback in flight: the discard passes the backing write gate after it.
+        context.throttle.admit(startSector, lengthSectors, 0,
+                () -> discardNow(startSector, lengthSectors, lengthBytes, done));
+    }
+
+    private void discardNow(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
         context.hooks.frontEndChanging(startSector, lengthSectors);
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
@@ -329,8 +391,12 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         long lengthSectors = lengthBytes / SECTOR_BYTES;
-        // Like a discard, not held for writeback: the zeroes pass the backing write gate after any overlapping
-        // writeback write, so they land last.
+        // Like a discard: queued only behind an overlapping held write, and not held for writeback, since the
+        // zeroes pass the backing write gate after any overlapping writeback write and so land last.
+        context.throttle.admit(startSector, lengthSectors, 0, () -> writeZeroesNow(startSector, lengthSectors, fua, done));
+    }
+
+    private void writeZeroesNow(long startSector, long lengthSectors, boolean fua, IoCallback done) {
         context.hooks.frontEndChanging(startSector, lengthSectors);
         if (context.index.overlapsDirty(startSector, lengthSectors)) {
             // Zeroes are written to the backing device and made durable before the dirty copies go.

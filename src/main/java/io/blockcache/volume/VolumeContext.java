@@ -23,6 +23,8 @@ final class VolumeContext {
     final BackingWriteGate backingGate = new BackingWriteGate();
     final VolumeStats stats = new VolumeStats();
     final CacheExtentReader extentReader;
+    final BypassPolicy bypass;
+    final WriteThrottle throttle;
     volatile CacheMode mode;
     WritebackHooks hooks = WritebackHooks.NONE;
 
@@ -30,14 +32,18 @@ final class VolumeContext {
                   CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
         this.loop = loop;
         this.config = config;
-        this.cacheDevice = cacheDevice;
+        this.bypass = new BypassPolicy(loop, new OccupancyGauge(space.table(), space.allocator()),
+                new BackingRateMeter(backingDevice.counters()));
+        this.throttle = new WriteThrottle(loop);
+        // Every cache read and write of this volume feeds the congestion monitor (bcache: bch_bbio_count_io_errors).
+        this.cacheDevice = new LatencyProbe(cacheDevice, loop, bypass.congestion());
         this.backingDevice = backingDevice;
         this.layout = layout;
         this.space = space;
         this.index = index;
         this.journal = journal;
         this.mode = config.mode();
-        this.extentReader = new CacheExtentReader(cacheDevice, layout, space.allocator());
+        this.extentReader = new CacheExtentReader(this.cacheDevice, layout, space.allocator());
     }
 
     /** Byte offset on the backing device of volume sector {@code sector}. */

@@ -16,6 +16,13 @@ public final class VolumeStats {
     final AtomicLong checksumErrors = new AtomicLong();
     final AtomicLong cacheWriteErrors = new AtomicLong();
     final AtomicLong writesForcedIntoCache = new AtomicLong();
+    final AtomicLong sequentialBypassedSectors = new AtomicLong();
+    final AtomicLong congestedBypassedSectors = new AtomicLong();
+    final AtomicLong occupancyBypassedSectors = new AtomicLong();
+    final AtomicLong fillsSkippedSectors = new AtomicLong();
+    final AtomicLong writesThrottled = new AtomicLong();
+    final AtomicLong throttleDelayNsTotal = new AtomicLong();
+    final AtomicLong throttleDelayNsMax = new AtomicLong();
 
     /** Sectors read from the cache. */
     public long readHitSectors() {
@@ -62,4 +69,54 @@ public final class VolumeStats {
         return writesForcedIntoCache.get();
     }
 
+    /** Write sectors sent around the cache because their stream was sequential past the cutoff. */
+    public long sequentialBypassedSectors() {
+        return sequentialBypassedSectors.get();
+    }
+
+    /** Write sectors sent around the cache because the cache device was congested. */
+    public long congestedBypassedSectors() {
+        return congestedBypassedSectors.get();
+    }
+
+    /** Write sectors sent around the cache by the occupancy cutoffs. */
+    public long occupancyBypassedSectors() {
+        return occupancyBypassedSectors.get();
+    }
+
+    /** Read-miss sectors not filled into the cache because the read was sequential or the cache congested. */
+    public long fillsSkippedSectors() {
+        return fillsSkippedSectors.get();
+    }
+
+    /** Write-back writes the throttle held for a while. */
+    public long writesThrottled() {
+        return writesThrottled.get();
+    }
+
+    /** Total time the throttle held writes, nanoseconds. */
+    public long throttleDelayNsTotal() {
+        return throttleDelayNsTotal.get();
+    }
+
+    /** The longest time the throttle held one write, nanoseconds. */
+    public long throttleDelayNsMax() {
+        return throttleDelayNsMax.get();
+    }
+
+    void countBypass(BypassReason reason, long sectors) {
+        switch (reason) {
+            case SEQUENTIAL -> sequentialBypassedSectors.addAndGet(sectors);
+            case CONGESTED -> congestedBypassedSectors.addAndGet(sectors);
+            case OCCUPANCY -> occupancyBypassedSectors.addAndGet(sectors);
+            case NONE -> { }
+            default -> throw new IllegalStateException("unknown bypass reason " + reason);
+        }
+    }
+
+    void countThrottled(long delayNs) {
+        writesThrottled.incrementAndGet();
+        throttleDelayNsTotal.addAndGet(delayNs);
+        throttleDelayNsMax.accumulateAndGet(delayNs, Math::max);
+    }
 }

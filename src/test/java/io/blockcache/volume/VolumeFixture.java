@@ -28,6 +28,12 @@ final class VolumeFixture {
     final Volume volume;
 
     VolumeFixture(int buckets, long volumeBytes, CacheMode mode) {
+        this(buckets, volumeBytes, mode, (loop, device) -> device);
+    }
+
+    /** A fixture whose volume sees the cache device through {@code wrapCache} (e.g. a slow FaultyDevice). */
+    VolumeFixture(int buckets, long volumeBytes, CacheMode mode,
+                  java.util.function.BiFunction<SimLoop, BlockDevice, BlockDevice> wrapCache) {
         layout = new CacheLayout(1 << 20, BUCKET_BYTES, buckets);
         cacheDevice = new MemoryDevice(loop, layout.requiredDeviceBytes(), 512);
         backingDevice = new MemoryDevice(loop, DATA_OFFSET_BYTES + volumeBytes, 512);
@@ -39,7 +45,7 @@ final class VolumeFixture {
         extents = new ExtentIndex(space, true);
         VolumeIndex index = new VolumeIndex(0, extents, journal, space);
         VolumeConfig config = new VolumeConfig(0, volumeBytes, DATA_OFFSET_BYTES, mode, true, 64);
-        volume = new Volume(loop, config, cacheDevice, backingDevice, layout, space, index, journal);
+        volume = new Volume(loop, config, wrapCache.apply(loop, cacheDevice), backingDevice, layout, space, index, journal);
     }
 
     static byte[] pattern(int seed, int bytes) {
