@@ -25,6 +25,7 @@ public final class BucketAllocator {
     private int metadataReserveBuckets;
     private long bucketsReleased;
     private long allocationFailures;
+    private Runnable reuseWanted = () -> { };
     private long bucketsEvicted;
     private final BitSet releaseRefused;
     private BucketObserver observer = BucketObserver.NONE;
@@ -100,7 +101,20 @@ public final class BucketAllocator {
             allocationFailures++;
             observer.onAllocationFailed();
         }
+        if (!pendingReuse.isEmpty()) {
+            // Buckets are waiting only for their generation bump to become durable: ask for that now rather
+            // than after the journal delay, so a cache that was just cleaned takes writes again at once.
+            reuseWanted.run();
+        }
         return -1;
+    }
+
+    /**
+     * Sets what to do when an allocation fails while emptied buckets wait for their generation bumps to be
+     * durable: normally, commit the journal now.
+     */
+    public void setReuseWanted(Runnable action) {
+        reuseWanted = action;
     }
 
     /** Seals an open bucket (a write point moves on) and releases it at once if nothing in it is live. */

@@ -71,6 +71,7 @@ final class CacheSetBuilder {
                 Math.min(options.journalEntryBytesMax(), superblock.bucketSizeBytes()),
                 sequence -> spaceRef[0].allocator().onJournalDurable(sequence));
         CacheSpace space = new CacheSpace(layout, table, journal);
+        space.allocator().setReuseWanted(() -> journal.commit(committed -> { })); // failures stick in the journal
         spaceRef[0] = space;
 
         Map<Integer, ExtentIndex> indexes = new LinkedHashMap<>();

@@ -82,4 +82,23 @@ class BucketAllocatorTest {
         table.setGeneration(1, 65535);
         assertThat(table.bumpGeneration(1)).isZero();
     }
+
+    @Test
+    void aFailedAllocationAsksForTheJournalCommitThatFreesWaitingBuckets() {
+        // Proves a cleaned cache takes writes again at once: with buckets waiting only for a durable bump, a failed
+        // allocation asks for the commit instead of waiting for the journal delay.
+        int[] asked = {0};
+        allocator.setReuseWanted(() -> asked[0]++);
+        WritePoint point = new WritePoint("dirty", allocator, 8);
+        WritePoint.Reservation r = new WritePoint.Reservation();
+        for (int i = 0; i < 4; i++) {
+            assertThat(point.reserve(8, r)).isTrue();
+            allocator.unpin(r.bucket()); // nothing live: each full bucket is released at once
+        }
+        assertThat(allocator.reusePendingBuckets()).isEqualTo(4);
+        assertThat(point.reserve(8, r)).isFalse();
+        assertThat(asked[0]).isEqualTo(1);
+        allocator.onJournalDurable(10);
+        assertThat(point.reserve(8, r)).isTrue();
+    }
 }

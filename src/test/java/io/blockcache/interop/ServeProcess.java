@@ -36,10 +36,17 @@ final class ServeProcess implements AutoCloseable {
     static ServeProcess start(Path dataDir, String name) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
+        // Interop tests check what clients see of cached and dirty data, so that state must not move under them:
+        // writeback is paused (it would clean written ranges at once on an idle server), and congestion bypass is
+        // off (on a loaded test machine request latency alone can pass bcache's thresholds).
+        Path config = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".properties");
+        Files.writeString(config, "knob.writeback.default.running=false\n"
+                + "knob.volume.default.congested_read_threshold_us=0\n"
+                + "knob.volume.default.congested_write_threshold_us=0\n");
         List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
                 "io.blockcache.cli.Main", "serve", "--data-dir", dataDir.toString(),
                 "--cache-size", CACHE_SIZE, "--backing-size", BACKING_SIZE,
-                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
+                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", config.toString());
         Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
