@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link BlockDevice} on a file through a {@link FileChannel}, with a fixed
@@ -49,7 +48,7 @@ public final class FileDevice implements BlockDevice {
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger executing = new AtomicInteger();
     private final AtomicInteger executingMax = new AtomicInteger();
-    private final AtomicLong completionsDropped = new AtomicLong();
+    private final CompletionBatcher completions;
     private volatile boolean closed;
 
     /**
@@ -94,6 +93,7 @@ public final class FileDevice implements BlockDevice {
             throw new IllegalArgumentException("alignmentBytes must be a power of two: " + alignmentBytes);
         }
         this.sizeBytes = sizeBytes;
+        this.completions = new CompletionBatcher(loop);
         for (int i = 0; i < options.queueDepth(); i++) {
             ChannelIo io = new ChannelIo(channel, options.direct(), alignmentBytes);
             Thread thread = new Thread(() -> serve(io), "file-device-io-" + i + " " + path);
@@ -135,7 +135,7 @@ public final class FileDevice implements BlockDevice {
 
     /** Completions that could not be delivered because the loop had already stopped; any thread. */
     public long completionsDropped() {
-        return completionsDropped.get();
+        return completions.dropped();
     }
 
     @Override
@@ -225,16 +225,11 @@ public final class FileDevice implements BlockDevice {
         }
     }
 
-    /** Counts the completion and delivers it on the loop. */
+    /** Counts the completion and delivers it on the loop (batched with others that complete meanwhile). */
     private void finish(FileRequest request, IoResult result) {
         long nowNs = loop.nowNs();
         counters.onComplete(request.op, request.countedBytes, nowNs - request.submittedNs, result, nowNs);
-        try {
-            loop.execute(() -> request.callback.complete(result));
-        } catch (IllegalStateException loopStopped) {
-            // The owner is gone (it stopped or failed); nobody is left to tell. Counted, not hidden.
-            completionsDropped.incrementAndGet();
-        }
+        completions.deliver(request.callback, result);
     }
 
     /**

@@ -67,7 +67,7 @@ final class CommandExecutor {
         }
         SectorSpan span = new SectorSpan(header.offsetBytes(), header.lengthBytes());
         long coverOffsetBytes = span.firstSector() * SECTOR_BYTES;
-        ByteBuffer cover = ByteBuffer.allocate((int) ((span.endSector() - span.firstSector()) * SECTOR_BYTES));
+        ByteBuffer cover = request.replyBuffer((int) ((span.endSector() - span.firstSector()) * SECTOR_BYTES));
         volume.read(coverOffsetBytes, cover, result -> {
             if (result.ok()) {
                 request.data(cover.slice((int) (header.offsetBytes() - coverOffsetBytes), (int) header.lengthBytes()));

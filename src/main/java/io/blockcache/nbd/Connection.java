@@ -44,6 +44,7 @@ final class Connection implements Runnable {
     private final Semaphore requestPermits = new Semaphore(REQUESTS_IN_FLIGHT_MAX);
     private final Semaphore bytePermits = new Semaphore(BUFFERED_BYTES_MAX);
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final PayloadBuffers buffers = new PayloadBuffers();
     private final Runnable onClosed;
     private ReplyWriter writer;
 
@@ -116,8 +117,9 @@ final class Connection implements Runnable {
                 skip(reader, header.lengthBytes());
             }
             counters.idle.begin();
-            new InFlightRequest(header, null, 0, session, writer).error(EINVAL, "length " + header.lengthBytes()
-                    + " exceeds the maximum of " + Negotiation.BLOCK_MAXIMUM_BYTES + " bytes");
+            new InFlightRequest(header, null, 0, session, writer, buffers).error(EINVAL,
+                    "length " + header.lengthBytes() + " exceeds the maximum of " + Negotiation.BLOCK_MAXIMUM_BYTES
+                    + " bytes");
             return;
         }
         long budgetBytes = payload || dataReply ? header.lengthBytes() + ALIGNMENT_SLACK_BYTES
@@ -127,17 +129,18 @@ final class Connection implements Runnable {
         ByteBuffer data = null;
         if (payload) {
             try {
-                data = ByteBuffer.allocate((int) header.lengthBytes());
+                data = buffers.take((int) header.lengthBytes());
                 reader.readFully(data);
                 data.flip();
             } catch (IOException e) {
+                buffers.release(data);
                 bytePermits.release((int) budgetBytes);
                 requestPermits.release();
                 counters.idle.end();
                 throw e; // a truncated payload is never written anywhere
             }
         }
-        InFlightRequest request = new InFlightRequest(header, data, budgetBytes, session, writer);
+        InFlightRequest request = new InFlightRequest(header, data, budgetBytes, session, writer, buffers);
         try {
             loop.execute(() -> CommandExecutor.execute(request));
         } catch (IllegalStateException stopped) {
@@ -156,6 +159,7 @@ final class Connection implements Runnable {
 
     /** Called by the writer once a reply has been written or dropped: frees what the request held. */
     private void written(InFlightRequest request) {
+        request.releaseBuffers();
         bytePermits.release((int) request.budgetBytes());
         requestPermits.release();
         counters.idle.end();

@@ -17,14 +17,50 @@ final class InFlightRequest {
     private final long budgetBytes;
     private final Session session;
     private final ReplyWriter writer;
+    private final PayloadBuffers buffers;
+    /** The READ reply's buffer from {@link #replyBuffer}, given back with the payload once the reply is out. */
+    private ByteBuffer replyBuffer;
     private volatile boolean answered;
 
-    InFlightRequest(NbdRequest header, ByteBuffer payload, long budgetBytes, Session session, ReplyWriter writer) {
+    /**
+     * @param payload the WRITE payload, taken from {@code buffers}, or null
+     * @param buffers the connection's pool: the payload goes back there, and reply buffers come from it
+     */
+    InFlightRequest(NbdRequest header, ByteBuffer payload, long budgetBytes, Session session, ReplyWriter writer,
+                    PayloadBuffers buffers) {
         this.header = header;
         this.payload = payload;
         this.budgetBytes = budgetBytes;
         this.session = session;
         this.writer = writer;
+        this.buffers = buffers;
+    }
+
+    /**
+     * A buffer of {@code lengthBytes} (position 0, unspecified contents) for this request's READ reply, owned by
+     * the request until its reply has been written. At most one per request. Thread rule: the loop.
+     */
+    ByteBuffer replyBuffer(int lengthBytes) {
+        if (replyBuffer != null) {
+            throw new IllegalStateException("request " + header + " took a second reply buffer");
+        }
+        replyBuffer = buffers.take(lengthBytes);
+        return replyBuffer;
+    }
+
+    /**
+     * Gives the payload and reply buffers back to the pool. Only once the reply has been written or dropped:
+     * the volume is done with the payload when it completes, and the reply data is then on the socket.
+     * Thread rule: the connection's writer.
+     */
+    void releaseBuffers() {
+        if (payload != null) {
+            buffers.release(payload);
+        }
+        if (replyBuffer != null) {
+            buffers.release(replyBuffer);
+            replyBuffer = null;
+        }
     }
 
     NbdRequest header() {

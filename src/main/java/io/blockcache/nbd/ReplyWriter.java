@@ -5,11 +5,19 @@ import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes one connection's replies on its own virtual thread, so the loop only ever enqueues and never touches
  * a socket. Replies queued together go out in one gathering write.
+ *
+ * <p>Wake-ups: the queue is lock-free and {@link #send} wakes the writer only if it is parked, so the loop pays
+ * neither a lock nor an unpark for a reply queued while the writer is still busy with the previous batch (a
+ * profile of 4 KiB reads at QD32 showed ~15% of the loop thread in the blocking queue's lock and in unparking
+ * the writer for every reply).
  *
  * <p>Bound: the queue holds at most {@link Connection#REQUESTS_IN_FLIGHT_MAX} replies plus the stop marker,
  * because every reply belongs to a request that holds one of the connection's in-flight permits; so
@@ -29,7 +37,13 @@ final class ReplyWriter {
     private static final Reply STOP = new Reply(new ByteBuffer[0], null);
 
     private final GatheringByteChannel out;
-    private final ArrayBlockingQueue<Reply> queue = new ArrayBlockingQueue<>(Connection.REQUESTS_IN_FLIGHT_MAX + 1);
+    /** Replies queued at most: one per request in flight, plus the stop marker. */
+    private static final int QUEUED_REPLIES_MAX = Connection.REQUESTS_IN_FLIGHT_MAX + 1;
+
+    private final ConcurrentLinkedQueue<Reply> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queuedCount = new AtomicInteger();
+    /** True while the writer is parked, or about to park, waiting for replies. */
+    private final AtomicBoolean parked = new AtomicBoolean();
     private final java.util.function.Consumer<InFlightRequest> written;
     private final Thread thread;
     private volatile boolean broken;
@@ -49,8 +63,12 @@ final class ReplyWriter {
 
     /** Queues a reply. */
     void send(Reply reply) {
-        if (!queue.offer(reply)) {
+        if (queuedCount.incrementAndGet() > QUEUED_REPLIES_MAX) {
             throw new IllegalStateException("reply queue full: more replies than requests in flight");
+        }
+        queue.offer(reply);
+        if (parked.get() && parked.compareAndSet(true, false)) {
+            LockSupport.unpark(thread);
         }
     }
 
@@ -70,13 +88,7 @@ final class ReplyWriter {
         List<ByteBuffer> buffers = new ArrayList<>();
         boolean stopping = false;
         while (!stopping) {
-            try {
-                batch.add(queue.take());
-            } catch (InterruptedException e) {
-                // Nobody interrupts this thread but shutdown, which then sends STOP; keep draining.
-                continue;
-            }
-            queue.drainTo(batch, BATCH_REPLIES_MAX - 1);
+            takeBatch(batch);
             for (Reply reply : batch) {
                 if (reply == STOP) {
                     stopping = true;
@@ -93,6 +105,28 @@ final class ReplyWriter {
             batch.clear();
             buffers.clear();
         }
+    }
+
+    /** Waits for at least one reply, then takes up to {@link #BATCH_REPLIES_MAX} of them. */
+    private void takeBatch(List<Reply> batch) {
+        Reply reply;
+        while ((reply = queue.poll()) == null) {
+            parked.set(true);
+            // Re-check after announcing the park: a reply queued before the flag was set saw no parked writer.
+            if (!queue.isEmpty()) {
+                parked.set(false);
+                continue;
+            }
+            // Wakes on unpark from send, or spuriously, or on interrupt; either way the loop polls again. Nobody
+            // interrupts this thread but shutdown, which then sends STOP: clear the flag so park keeps blocking.
+            LockSupport.park(this);
+            Thread.interrupted();
+            parked.set(false);
+        }
+        do {
+            batch.add(reply);
+        } while (batch.size() < BATCH_REPLIES_MAX && (reply = queue.poll()) != null);
+        queuedCount.addAndGet(-batch.size());
     }
 
     private void writeAll(ByteBuffer[] buffers) {

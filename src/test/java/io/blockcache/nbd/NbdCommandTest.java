@@ -168,6 +168,9 @@ class NbdCommandTest {
         // Proves BLOCK_STATUS: blockcache:state 3 for written (dirty), 1 for CACHE-filled (clean), 0 for
         // untouched; base:allocation one allocated extent; REQ_ONE one descriptor; unaligned edges exact.
         long base = 6L << 20;
+        // Writeback would clean the written block at any moment (memory devices are fast): hold it off so the
+        // block is still dirty when its status is asked for.
+        fixture.runOnLoop(() -> fixture.cacheSet.knobs().find("writeback.default.running").set("false"));
         try (NbdTestClient client = fixture.client().go("default", true, "base:allocation", "blockcache:state")) {
             assertThat(client.write(base, pattern(7, 4096), 0)).isZero();
             assertThat(client.call(0, CMD_CACHE, base + 8192, 4096, null).error()).isZero();
@@ -181,6 +184,8 @@ class NbdCommandTest {
             assertThat(client.call(0, CMD_BLOCK_STATUS, NbdFixture.VOLUME_BYTES - 512, 1024, null).error())
                     .isEqualTo(EINVAL);
             assertThat(client.call(0, CMD_BLOCK_STATUS, 0, 0, null).error()).isEqualTo(EINVAL);
+        } finally {
+            fixture.runOnLoop(() -> fixture.cacheSet.knobs().find("writeback.default.running").set("true"));
         }
         try (NbdTestClient client = fixture.client().go("default", true)) {
             assertThat(client.call(0, CMD_BLOCK_STATUS, 0, 4096, null).error()).isEqualTo(EINVAL);
