@@ -64,9 +64,9 @@ final class WriteRouter {
     }
 
     /**
-     * Sends a write into the cache or around it. A write that overlaps an extent whose writeback is in flight
-     * never goes around the cache (DESIGN.md §1): it is cached as a newer dirty extent whatever the mode, and if
-     * the cache has no room it waits until that writeback is done, then is routed again. The bypass policy's
+     * Sends a write into the cache or around it. A write that overlaps dirty data, or an extent whose writeback
+     * is in flight, is cached as a newer dirty extent whatever the mode (DESIGN.md §1); if the cache has no room
+     * it takes the ordered path around it ({@link OrderedAroundWrite}). The bypass policy's
      * {@code bypass} applies only to a write that overlaps no dirty data; it sends a write-back write around the
      * cache and keeps a write-through write from leaving a clean copy.
      */

@@ -78,7 +78,7 @@ public final class Writeback {
         this.journal = journal;
         this.cacheShare = cacheShare;
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.inFlight = new InFlightKeys(loop);
+        this.inFlight = new InFlightKeys();
         this.ages = new DirtyAges(space.table(), loop.nowNs());
         this.sources = new KeySources(index, inFlight, ages, () -> loop.execute(this::pump));
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
@@ -256,8 +256,8 @@ public final class Writeback {
         int keysMax = Math.min(capacity, large ? settings.keysPerPassIdle() : settings.keysPerPassBusy());
         int sectorsMax = large ? settings.sectorsPerPassIdle() : settings.sectorsPerPassBusy();
         WritebackOrder order = PassPicker.resolve(settings.order(), source, settings);
-        List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight, volume,
-                counters);
+        List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight,
+                volume, counters);
         if (keys.isEmpty()) {
             return !source.isEmpty();
         }
