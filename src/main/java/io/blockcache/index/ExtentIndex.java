@@ -1,6 +1,5 @@
 package io.blockcache.index;
 
-import static io.blockcache.index.IndexChecks.check;
 import static io.blockcache.index.IndexChecks.checkArgument;
 
 import java.util.function.LongPredicate;
@@ -37,10 +36,11 @@ public final class ExtentIndex {
     public static final int INNER_CAPACITY_DEFAULT = 64;
 
     private final ExtentTree tree;
-    private final ExtentListener listener;
+    private final SectorTally tally;
+    private final RangeCutter cutter;
+    private final MatchingRewrite rewrite;
+    private final StaleSweep staleSweep;
     private final boolean verifyEachOperation;
-    private long cachedSectors;
-    private long dirtySectors;
 
     /** An index with default node sizes, no listener and no expensive self-checks. */
     public ExtentIndex() {
@@ -58,7 +58,10 @@ public final class ExtentIndex {
     /** Tests use tiny nodes to exercise splits and merges; capacities must be at least 4. */
     ExtentIndex(ExtentListener listener, boolean verifyEachOperation, int leafCapacity, int innerCapacity) {
         this.tree = new ExtentTree(leafCapacity, innerCapacity);
-        this.listener = listener;
+        this.tally = new SectorTally(listener);
+        this.cutter = new RangeCutter(tree, tally);
+        this.rewrite = new MatchingRewrite(tree, tally);
+        this.staleSweep = new StaleSweep(tree, tally);
         this.verifyEachOperation = verifyEachOperation;
     }
 
@@ -92,9 +95,9 @@ public final class ExtentIndex {
                 "CRC span (cut head %d, length %d) does not contain the extent of %d sectors at offset %d",
                 crcCutHeadSectors, crcLengthSectors, lengthSectors, offsetInBucketSectors);
         long location = ExtentLocation.pack(bucket, offsetInBucketSectors, generation, dirty);
-        removeRange(startSector, startSector + lengthSectors);
-        add(startSector, lengthSectors, location, crc32c, CrcSpan.pack(crcCutHeadSectors, crcLengthSectors));
-        listener.onAdded(bucket, generation, lengthSectors, dirty);
+        cutter.cut(startSector, startSector + lengthSectors);
+        tree.insert(startSector, lengthSectors, location, crc32c, CrcSpan.pack(crcCutHeadSectors, crcLengthSectors));
+        tally.added(location, lengthSectors);
         afterMutation();
     }
 
@@ -105,7 +108,7 @@ public final class ExtentIndex {
      */
     public long remove(long startSector, int lengthSectors) {
         checkRange(startSector, lengthSectors);
-        long removed = removeRange(startSector, startSector + lengthSectors);
+        long removed = cutter.cut(startSector, startSector + lengthSectors);
         afterMutation();
         return removed;
     }
@@ -166,7 +169,7 @@ public final class ExtentIndex {
                           int generation) {
         checkRange(startSector, lengthSectors);
         long expected = ExtentLocation.pack(bucket, offsetInBucketSectors, generation, true);
-        long cleaned = rewriteMatching(startSector, lengthSectors, expected, true, 0L, 0, false);
+        long cleaned = rewrite.rewrite(startSector, lengthSectors, expected, true, 0L, 0, false);
         afterMutation();
         return cleaned;
     }
@@ -187,147 +190,9 @@ public final class ExtentIndex {
                 lengthSectors);
         long expected = ExtentLocation.pack(oldBucket, oldOffsetInBucketSectors, oldGeneration, false);
         long target = ExtentLocation.pack(newBucket, newOffsetInBucketSectors, newGeneration, false);
-        long moved = rewriteMatching(startSector, lengthSectors, expected, false, target, newCrc32c, true);
+        long moved = rewrite.rewrite(startSector, lengthSectors, expected, false, target, newCrc32c, true);
         afterMutation();
         return moved;
-    }
-
-    /**
-     * Shared walk of markClean and replaceIfUnchanged: each piece of the range whose location equals
-     * {@code expected} shifted to the piece (dirty bit compared only when {@code matchDirty}) is rewritten,
-     * either cleaned or moved to {@code target}.
-     */
-    private long rewriteMatching(long startSector, int lengthSectors, long expected, boolean matchDirty,
-                                 long target, int targetCrc, boolean move) {
-        long end = startSector + lengthSectors;
-        long position = startSector;
-        long changed = 0;
-        while (position < end && tree.seekFirstEndingAfter(position)) {
-            LeafNode leaf = tree.cursorLeaf;
-            int i = tree.cursorIndex;
-            long pieceStart = leaf.start[i];
-            if (pieceStart >= end) {
-                break;
-            }
-            long from = Math.max(pieceStart, startSector);
-            long to = Math.min(leaf.end(i), end);
-            long location = leaf.location[i];
-            long pieceAtFrom = ExtentLocation.shifted(location, (int) (from - pieceStart));
-            long wantedAtFrom = ExtentLocation.shifted(expected, (int) (from - startSector));
-            boolean same = matchDirty
-                    ? pieceAtFrom == wantedAtFrom
-                    : ExtentLocation.withDirty(pieceAtFrom, false) == wantedAtFrom;
-            if (same) {
-                changed += rewritePiece(leaf, i, from, to, target, targetCrc, startSector, lengthSectors, move);
-            }
-            position = to;
-        }
-        return changed;
-    }
-
-    /** Rewrites {@code [from, to)} of entry {@code i} (cleaned, or moved to {@code target}); returns its length. */
-    private long rewritePiece(LeafNode leaf, int i, long from, long to, long target, int targetCrc,
-                              long rangeStart, int rangeLength, boolean move) {
-        long pieceStart = leaf.start[i];
-        long pieceEnd = leaf.end(i);
-        long location = leaf.location[i];
-        int crc = leaf.crc[i];
-        int span = leaf.crcSpan[i];
-        int length = (int) (to - from);
-        boolean dirty = ExtentLocation.dirty(location);
-        long newLocation;
-        int newCrc;
-        int newSpan;
-        if (move) {
-            newLocation = ExtentLocation.withDirty(ExtentLocation.shifted(target, (int) (from - rangeStart)), dirty);
-            newCrc = targetCrc;
-            newSpan = CrcSpan.pack((int) (from - rangeStart), rangeLength);
-            listener.onRemoved(ExtentLocation.bucket(location), ExtentLocation.generation(location), length, dirty);
-            listener.onAdded(ExtentLocation.bucket(newLocation), ExtentLocation.generation(newLocation), length,
-                    dirty);
-        } else {
-            newLocation = ExtentLocation.withDirty(ExtentLocation.shifted(location, (int) (from - pieceStart)), false);
-            newCrc = crc;
-            newSpan = CrcSpan.shifted(span, (int) (from - pieceStart));
-            dirtySectors -= length;
-            listener.onDirtyChanged(ExtentLocation.bucket(location), ExtentLocation.generation(location), length,
-                    false);
-        }
-        if (pieceStart == from && pieceEnd == to) {
-            leaf.location[i] = newLocation; // start unchanged, so the tree order and separators still hold
-            leaf.crc[i] = newCrc;
-            leaf.crcSpan[i] = newSpan;
-            return length;
-        }
-        tree.delete(pieceStart);
-        if (pieceStart < from) {
-            tree.insert(pieceStart, (int) (from - pieceStart), location, crc, span);
-        }
-        tree.insert(from, length, newLocation, newCrc, newSpan);
-        if (to < pieceEnd) {
-            int cut = (int) (to - pieceStart);
-            tree.insert(to, (int) (pieceEnd - to), ExtentLocation.shifted(location, cut), crc,
-                    CrcSpan.shifted(span, cut));
-        }
-        return length;
-    }
-
-    /** Unmaps {@code [start, end)}: trims, splits or deletes overlapped extents; returns sectors removed. */
-    private long removeRange(long start, long end) {
-        long removed = 0;
-        if (tree.seekFloor(start) && tree.cursorLeaf.end(tree.cursorIndex) > start
-                && tree.cursorLeaf.start[tree.cursorIndex] < start) {
-            LeafNode leaf = tree.cursorLeaf;
-            int i = tree.cursorIndex;
-            long extentStart = leaf.start[i];
-            long extentEnd = leaf.end(i);
-            long cutEnd = Math.min(extentEnd, end);
-            leaf.length[i] = (int) (start - extentStart); // a tail trim keeps the start: order holds
-            removed += sectorsLeft(leaf.location[i], (int) (cutEnd - start));
-            if (extentEnd > end) {
-                int cut = (int) (end - extentStart);
-                tree.insert(end, (int) (extentEnd - end), ExtentLocation.shifted(leaf.location[i], cut),
-                        leaf.crc[i], CrcSpan.shifted(leaf.crcSpan[i], cut));
-                return removed;
-            }
-        }
-        while (tree.seekCeiling(start) && tree.cursorLeaf.start[tree.cursorIndex] < end) {
-            LeafNode leaf = tree.cursorLeaf;
-            int i = tree.cursorIndex;
-            long extentStart = leaf.start[i];
-            long extentEnd = leaf.end(i);
-            long location = leaf.location[i];
-            int crc = leaf.crc[i];
-            int span = leaf.crcSpan[i];
-            tree.delete(extentStart);
-            removed += sectorsLeft(location, (int) (Math.min(extentEnd, end) - extentStart));
-            if (extentEnd > end) {
-                int cut = (int) (end - extentStart);
-                tree.insert(end, (int) (extentEnd - end), ExtentLocation.shifted(location, cut), crc,
-                        CrcSpan.shifted(span, cut));
-                break;
-            }
-        }
-        return removed;
-    }
-
-    /** Accounts for {@code lengthSectors} sectors at {@code location} leaving the index; returns the length. */
-    private int sectorsLeft(long location, int lengthSectors) {
-        boolean dirty = ExtentLocation.dirty(location);
-        cachedSectors -= lengthSectors;
-        if (dirty) {
-            dirtySectors -= lengthSectors;
-        }
-        listener.onRemoved(ExtentLocation.bucket(location), ExtentLocation.generation(location), lengthSectors, dirty);
-        return lengthSectors;
-    }
-
-    private void add(long start, int length, long location, int crc32c, int crcSpan) {
-        tree.insert(start, length, location, crc32c, crcSpan);
-        cachedSectors += length;
-        if (ExtentLocation.dirty(location)) {
-            dirtySectors += length;
-        }
     }
 
     /**
@@ -397,36 +262,7 @@ public final class ExtentIndex {
      */
     public long dropStaleInNodes(long fromSector, int nodes, GenerationSource generations) {
         checkArgument(fromSector >= 0 && nodes > 0, "node slice from %d of %d nodes", fromSector, nodes);
-        if (!tree.seekCeiling(fromSector)) {
-            return CURSOR_END;
-        }
-        // Collect first, delete after: deletions rebalance leaves and would move the walk under our feet.
-        long[] staleStarts = new long[Math.min(nodes, tree.leafCount) * tree.leafCapacity];
-        int stale = 0;
-        LeafNode leaf = tree.cursorLeaf;
-        int i = tree.cursorIndex;
-        for (int node = 0; node < nodes && leaf != null; node++) {
-            for (; i < leaf.count; i++) {
-                long location = leaf.location[i];
-                if (generations.currentGeneration(ExtentLocation.bucket(location))
-                        != ExtentLocation.generation(location)) {
-                    staleStarts[stale++] = leaf.start[i];
-                }
-            }
-            leaf = leaf.next;
-            i = 0;
-        }
-        long cursor = leaf == null ? CURSOR_END : leaf.start[0];
-        for (int k = 0; k < stale; k++) {
-            tree.seekFloor(staleStarts[k]);
-            LeafNode at = tree.cursorLeaf;
-            int j = tree.cursorIndex;
-            check(at != null && at.start[j] == staleStarts[k], "stale extent at %d vanished", staleStarts[k]);
-            long location = at.location[j];
-            int length = at.length[j];
-            tree.delete(staleStarts[k]);
-            sectorsLeft(location, length);
-        }
+        long cursor = staleSweep.sweep(fromSector, nodes, generations);
         afterMutation();
         return cursor;
     }
@@ -438,12 +274,12 @@ public final class ExtentIndex {
 
     /** Sectors mapped by stored extents, stale ones included. */
     public long cachedSectors() {
-        return cachedSectors;
+        return tally.cachedSectors();
     }
 
     /** Sectors mapped by dirty extents, stale ones included (dirty data is never made stale by design). */
     public long dirtySectors() {
-        return dirtySectors;
+        return tally.dirtySectors();
     }
 
     /** Number of leaves, the unit of {@link #forEachInNodes}. */
@@ -456,7 +292,7 @@ public final class ExtentIndex {
      * and within their limits, and the counters. O(n); throws {@link IllegalStateException} on a violation.
      */
     public void verify() {
-        new TreeVerifier(tree).verify(cachedSectors, dirtySectors);
+        new TreeVerifier(tree).verify(tally.cachedSectors(), tally.dirtySectors());
     }
 
     private void afterMutation() {

@@ -40,7 +40,8 @@ final class BackingWriteGate {
         @Override
         public void run() {
             if (!slots.remove(this)) {
-                throw new IllegalStateException("backing write released twice: [" + startSector + ", " + endSector + ")");
+                throw new IllegalStateException("backing write released twice: [" + startSector + ", " + endSector
+                        + ")");
             }
             startReady();
         }

@@ -6,7 +6,6 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
-import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.journal.MetadataJournal;
@@ -32,16 +31,17 @@ import java.nio.ByteBuffer;
 public final class Volume implements BlockDevice {
     private final VolumeContext context;
     private final DeviceCounters counters = new DeviceCounters();
-    private final ZeroWriter zeroWriter;
-    private long backingWritesSinceFlush;
-    private int backingFlushesInFlight;
-    private boolean flushFailed;
+    private final FlushCoordinator flushes;
+    private final WriteRouter router;
+    private final RangeEraser eraser;
     private boolean closed;
 
     public Volume(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
                   CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
         this.context = new VolumeContext(loop, config, cacheDevice, backingDevice, layout, space, index, journal);
-        this.zeroWriter = new ZeroWriter(context);
+        this.flushes = new FlushCoordinator(context);
+        this.router = new WriteRouter(context, flushes);
+        this.eraser = new RangeEraser(context, flushes);
     }
 
     /** The volume's number in its cache set. */
@@ -170,136 +170,7 @@ public final class Volume implements BlockDevice {
             deliver(done, IoResult.OK);
             return;
         }
-        long startSector = offsetBytes / SECTOR_BYTES;
-        int lengthSectors = src.remaining() / SECTOR_BYTES;
-        IoCallback durable = fua ? result -> afterFua(result, done) : done;
-        CacheMode mode = context.mode;
-        BypassReason bypass = mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH
-                ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
-                : BypassReason.NONE;
-        long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
-        context.throttle.admit(startSector, lengthSectors, delayNs, () -> {
-            context.hooks.frontEndChanging(startSector, lengthSectors);
-            route(startSector, src, fua, bypass, durable);
-        });
-    }
-
-    /**
-     * How long the throttle holds a write: only a write-back write that would add new dirty data (cached, over
-     * no dirty data) is ever held. Writes over dirty data replace it rather than add to it, and writes going
-     * around the cache add none; holding them would slow writers without slowing the growth of dirty data.
-     */
-    private long throttleDelayNs(long startSector, int lengthSectors, CacheMode mode, BypassReason bypass) {
-        if (mode != CacheMode.WRITEBACK || bypass != BypassReason.NONE) {
-            return 0;
-        }
-        double pressure = context.bypass.throttlePressure();
-        if (pressure < 0 || context.index.overlapsDirty(startSector, lengthSectors)) {
-            return 0;
-        }
-        long delayNs = context.throttle.delayNs(lengthSectors, pressure,
-                context.bypass.backingRateSectorsPerSecond(), context.bypass.settings().throttleDelayNsMax());
-        if (delayNs > 0) {
-            context.stats.countThrottled(delayNs);
-        }
-        return delayNs;
-    }
-
-    /**
-     * Sends a write into the cache or around it. A write that overlaps an extent whose writeback is in flight
-     * never goes around the cache (DESIGN.md §1): it is cached as a newer dirty extent whatever the mode, and if
-     * the cache has no room it waits until that writeback is done, then is routed again. The bypass policy's
-     * {@code bypass} applies only to a write that overlaps no dirty data; it sends a write-back write around the
-     * cache and keeps a write-through write from leaving a clean copy.
-     */
-    private void route(long startSector, ByteBuffer src, boolean fua, BypassReason bypass, IoCallback durable) {
-        int lengthSectors = src.remaining() / SECTOR_BYTES;
-        CacheMode mode = context.mode;
-        boolean underWriteback = context.hooks.writebackInFlight(startSector, lengthSectors);
-        boolean overDirty = underWriteback || context.index.overlapsDirty(startSector, lengthSectors);
-        // Never bypass over dirty data: the rules below for writes over dirty data stay exactly as they are.
-        boolean bypassed = bypass != BypassReason.NONE && !overDirty;
-        if (bypassed && (mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH)) {
-            context.stats.countBypass(bypass, lengthSectors);
-        }
-        // A write over dirty data goes into the cache whatever the mode (bcache forces such writes into
-        // writeback): going around would have to drop the dirty copy before the new data is durable, and an
-        // old copy being written back could land on the backing device after it.
-        if ((mode == CacheMode.WRITEBACK && !bypassed) || overDirty) {
-            CachedWrite cached = new CachedWrite(context, startSector, src, true);
-            if (cached.reserve()) {
-                if (overDirty && mode != CacheMode.WRITEBACK) {
-                    context.stats.writesForcedIntoCache.incrementAndGet();
-                }
-                InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
-                cached.write(entry, result -> {
-                    context.inFlight.end(entry);
-                    durable.complete(result);
-                });
-                return;
-            }
-            // No free bucket: go around the cache. Over dirty data that is the ordered path; it passes the
-            // backing write gate after any overlapping writeback write, so old data never lands last.
-        }
-        if (overDirty) {
-            new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)
-                    .writeData(src, durable);
-            return;
-        }
-        // Going around invalidates every cached copy the write overlaps (DESIGN.md §1), bypassed or not.
-        writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH && !bypassed, durable);
-    }
-
-    private void noteBackingWrite() {
-        backingWritesSinceFlush++;
-    }
-
-    /**
-     * Writes to the backing device, invalidating cached copies first; for write-through, also installs a
-     * clean copy in the cache once both writes are done.
-     */
-    private void writeAround(long startSector, ByteBuffer src, boolean fua, boolean keepCleanCopy,
-                             IoCallback callback) {
-        int lengthSectors = src.remaining() / SECTOR_BYTES;
-        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
-        context.invalidate(startSector, lengthSectors);
-        IoJoin parts = new IoJoin(result -> {
-            context.inFlight.end(entry);
-            callback.complete(result);
-        });
-        IoCallback backingPart = parts.add();
-        ByteBuffer data = src.duplicate();
-        context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.write(
-                context.backingOffset(startSector), data, fua, result -> {
-                    release.run();
-                    if (result.ok()) {
-                        context.stats.writeBypassedSectors.addAndGet(lengthSectors);
-                        if (!fua) {
-                            backingWritesSinceFlush++;
-                        }
-                    }
-                    backingPart.complete(result.ok() ? IoResult.OK
-                            : IoResult.error(IoStatus.IO_ERROR, "backing device write failed: " + result.message()));
-                }));
-        if (keepCleanCopy) {
-            CachedWrite copy = new CachedWrite(context, startSector, src.duplicate(), false);
-            if (copy.reserve()) {
-                IoCallback copyPart = parts.add();
-                // A failed clean copy only costs a future miss; the write itself succeeded on the backing device.
-                copy.write(entry, result -> copyPart.complete(IoResult.OK));
-            }
-        }
-        parts.seal();
-    }
-
-    private void afterFua(IoResult result, IoCallback callback) {
-        if (!result.ok()) {
-            callback.complete(result);
-            return;
-        }
-        // The data is durable where it went; the index records that point at it (or that invalidated older
-        // copies) must be durable too before the FUA write may complete.
-        commitJournal(callback);
+        router.write(offsetBytes / SECTOR_BYTES, src, fua, done);
     }
 
     @Override
@@ -309,40 +180,7 @@ public final class Volume implements BlockDevice {
             deliver(done, closedResult());
             return;
         }
-        IoJoin parts = new IoJoin(done);
-        commitJournal(parts.add());
-        // A backing flush still in flight may be the one that covers writes this FLUSH must cover (it was
-        // submitted by an earlier FLUSH, which reset the count): then this FLUSH needs its own backing flush too.
-        if (backingWritesSinceFlush > 0 || backingFlushesInFlight > 0 || flushFailed) {
-            long covered = backingWritesSinceFlush;
-            backingWritesSinceFlush = 0;
-            backingFlushesInFlight++;
-            IoCallback backingPart = parts.add();
-            context.backingDevice.flush(result -> {
-                backingFlushesInFlight--;
-                if (!result.ok()) {
-                    flushFailed = true;
-                    backingWritesSinceFlush += covered;
-                }
-                backingPart.complete(result.ok() ? IoResult.OK
-                        : IoResult.error(IoStatus.IO_ERROR, "backing device flush failed: " + result.message()));
-            });
-        }
-        parts.seal();
-    }
-
-    private void commitJournal(IoCallback callback) {
-        if (flushFailed) {
-            deliver(callback, IoResult.error(IoStatus.IO_ERROR,
-                    "an earlier flush failed; this volume can no longer promise durability"));
-            return;
-        }
-        context.journal.commit(result -> {
-            if (!result.ok()) {
-                flushFailed = true;
-            }
-            callback.complete(result);
-        });
+        flushes.flush(done);
     }
 
     @Override
@@ -355,25 +193,7 @@ public final class Volume implements BlockDevice {
             deliver(done, IoResult.OK);
             return;
         }
-        long startSector = offsetBytes / SECTOR_BYTES;
-        long lengthSectors = lengthBytes / SECTOR_BYTES;
-        // Queued only behind an overlapping write the throttle holds, so requests keep their submission order;
-        // not held for writeback in flight: the discard passes the backing write gate after it.
-        context.throttle.admit(startSector, lengthSectors, 0,
-                () -> discardNow(startSector, lengthSectors, lengthBytes, done));
-    }
-
-    private void discardNow(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
-        context.hooks.frontEndChanging(startSector, lengthSectors);
-        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
-        context.invalidate(startSector, lengthSectors);
-        context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.discard(
-                context.backingOffset(startSector), lengthBytes, result -> {
-                    release.run();
-                    context.inFlight.end(entry);
-                    done.complete(result.ok() ? IoResult.OK
-                            : IoResult.error(IoStatus.IO_ERROR, "backing device discard failed: " + result.message()));
-                }));
+        eraser.discard(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, lengthBytes, done);
     }
 
     /**
@@ -389,36 +209,7 @@ public final class Volume implements BlockDevice {
             deliver(done, IoResult.OK);
             return;
         }
-        long startSector = offsetBytes / SECTOR_BYTES;
-        long lengthSectors = lengthBytes / SECTOR_BYTES;
-        // Like a discard: queued only behind an overlapping held write, and not held for writeback, since the
-        // zeroes pass the backing write gate after any overlapping writeback write and so land last.
-        context.throttle.admit(startSector, lengthSectors, 0, () -> writeZeroesNow(startSector, lengthSectors, fua, done));
-    }
-
-    private void writeZeroesNow(long startSector, long lengthSectors, boolean fua, IoCallback done) {
-        context.hooks.frontEndChanging(startSector, lengthSectors);
-        if (context.index.overlapsDirty(startSector, lengthSectors)) {
-            // Zeroes are written to the backing device and made durable before the dirty copies go.
-            new OrderedAroundWrite(context, startSector, lengthSectors, fua, this::noteBackingWrite)
-                    .writeZeroes(zeroWriter, fua ? result -> afterFua(result, done) : done);
-            return;
-        }
-        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
-        context.invalidate(startSector, lengthSectors);
-        context.backingGate.run(startSector, lengthSectors, release -> zeroWriter.write(startSector, lengthSectors, fua,
-                result -> {
-                    release.run();
-                    context.inFlight.end(entry);
-                    if (result.ok() && !fua) {
-                        backingWritesSinceFlush++;
-                    }
-                    if (fua) {
-                        afterFua(result, done);
-                    } else {
-                        done.complete(result);
-                    }
-                }));
+        eraser.writeZeroes(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, fua, done);
     }
 
     @Override

@@ -80,11 +80,6 @@ final class WriteThrottle {
         }
     }
 
-    /** Writes held now. */
-    int heldWrites() {
-        return held.size();
-    }
-
     private boolean overlapsHeld(long startSector, long endSector) {
         for (Held h : held) {
             if (h.startSector() < endSector && startSector < h.endSector()) {

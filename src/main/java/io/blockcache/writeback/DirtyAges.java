@@ -70,9 +70,4 @@ final class DirtyAges {
         }
         return Long.MAX_VALUE;
     }
-
-    /** Marks queued (for tests and statistics). */
-    int marksQueued() {
-        return marks.size();
-    }
 }

@@ -6,7 +6,6 @@ import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
-import io.blockcache.index.ExtentLocation;
 import io.blockcache.journal.MetadataJournal;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Timer;
@@ -14,7 +13,6 @@ import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeIndex;
 import java.util.List;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -45,25 +43,20 @@ public final class Writeback {
     private final MetadataJournal journal;
     private final double cacheShare;
     private final WritebackCounters counters = new WritebackCounters();
-    private final DirtyScanner scanner = new DirtyScanner();
-    private final DirtyScanner expiredScanner = new DirtyScanner();
     private final InFlightKeys inFlight;
     private final DirtyAges ages;
+    private final KeySources sources;
     private final RateController rate = new RateController();
     private final Pacer pacer = new Pacer();
     private final IdleDetector idle = new IdleDetector();
     private final QueueGovernor governor = new QueueGovernor();
     private final PassPicker picker = new PassPicker();
     private final CleanMarker cleaner;
-    private final TreeMap<Long, WritebackRun> classicReady = new TreeMap<>();
+    private final PassIo passIo;
     private WritebackSettings settings;
     private int keysInIo;
-    private long nextSequence;
-    private long classicNextSequence;
-    private boolean classicWriteInFlight;
     private long backoffNs;
     private long backoffUntilNs;
-    private boolean expiryActive;
     private Timer sampleTimer;
     private Timer rateTimer;
     private Timer wakeTimer;
@@ -85,9 +78,11 @@ public final class Writeback {
         this.journal = journal;
         this.cacheShare = cacheShare;
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.inFlight = new InFlightKeys(loop);
+        this.inFlight = new InFlightKeys();
         this.ages = new DirtyAges(space.table(), loop.nowNs());
+        this.sources = new KeySources(index, inFlight, ages, () -> loop.execute(this::pump));
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
+        this.passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
         if (!(cacheShare > 0 && cacheShare <= 1)) {
             throw new IllegalArgumentException("cacheShare must be in (0, 1]: " + cacheShare);
         }
@@ -99,7 +94,7 @@ public final class Writeback {
             return;
         }
         stopped = false;
-        volume.setWritebackHooks(new Hooks(this));
+        volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages));
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
         rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
     }
@@ -133,7 +128,7 @@ public final class Writeback {
     /** Replaces the settings (live knobs); the next step uses them. */
     public void setSettings(WritebackSettings newSettings) {
         this.settings = Objects.requireNonNull(newSettings, "settings");
-        scanner.rearm();
+        sources.rearm();
         loop.execute(this::pump);
     }
 
@@ -189,12 +184,10 @@ public final class Writeback {
         boolean wasIdle = idle.idle();
         idle.sample(frontEndRequests(), nowNs, idleAfterNs);
         if (wasIdle != idle.idle()) {
-            scanner.rearm();
+            sources.rearm();
         }
         governor.sample(backing.counters(), nowNs);
-        expiryActive = ages.oldestDirtyNs() <= nowNs - settings.dirtyExpireNs();
-        scanner.rearm();
-        expiredScanner.rearm();
+        sources.sample(nowNs, settings.dirtyExpireNs());
         cleaner.maybeFlush(keysInIo > 0, nowNs);
         reportDrain(false);
         pump();
@@ -244,11 +237,11 @@ public final class Writeback {
         }
         boolean modern = settings.policy() == WritebackPolicy.MODERN;
         boolean fullSpeed = drain != null || idle.idle();
-        DirtyScanner source = chooseSource(nowNs);
+        DirtyScanner source = sources.choose(nowNs, settings);
         if (source == null) {
             return false;
         }
-        boolean expired = source == expiredScanner;
+        boolean expired = sources.expired(source);
         boolean paced = !expired && !fullSpeed;
         if (fullSpeed && modern && !expired
                 && !governor.mayIssue(backing.counters(), settings.backingIoSectorsMax())) {
@@ -263,8 +256,8 @@ public final class Writeback {
         int keysMax = Math.min(capacity, large ? settings.keysPerPassIdle() : settings.keysPerPassBusy());
         int sectorsMax = large ? settings.sectorsPerPassIdle() : settings.sectorsPerPassBusy();
         WritebackOrder order = PassPicker.resolve(settings.order(), source, settings);
-        List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight, volume,
-                counters);
+        List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight,
+                volume, counters);
         if (keys.isEmpty()) {
             return !source.isEmpty();
         }
@@ -283,125 +276,19 @@ public final class Writeback {
         }
         keysInIo += keys.size();
         WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
-        List<WritebackRun> runs = WritebackRun.plan(keys, settings.backingIoSectorsMax(), nextSequence);
-        nextSequence += runs.size();
-        for (WritebackRun run : runs) {
-            read(run);
-        }
+        passIo.start(keys);
         return true;
     }
 
-    /** The buffer to take from: expired keys first; refills one slice when a buffer runs low. */
-    private DirtyScanner chooseSource(long nowNs) {
-        if (expiryActive) {
-            if (expiredScanner.isEmpty() && !expiredScanner.exhausted()) {
-                long thresholdNs = nowNs - settings.dirtyExpireNs();
-                expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
-                        && ages.agedSinceNs(ExtentLocation.bucket(location)) <= thresholdNs,
-                        settings.bufferKeysMax(), inFlight, ages);
-            }
-            if (!expiredScanner.isEmpty()) {
-                return expiredScanner;
-            }
-        }
-        if (scanner.size() < settings.bufferKeysMax() / 2 && !scanner.exhausted()
-                && index.extents().dirtySectors() > 0) {
-            scanner.refillSlice(index.extents(), ExtentLocation::dirty, settings.bufferKeysMax(), inFlight, ages);
-            if (scanner.isEmpty() && !scanner.exhausted()) {
-                loop.execute(this::pump); // keep scanning in the next step, not in this one
-            }
-        }
-        return scanner.isEmpty() ? null : scanner;
-    }
-
-    private void read(WritebackRun run) {
-        // Take the place in the backing write line before reading, so no front-end write can overtake it.
-        run.slot = volume.reserveBackingWrite(run.startSector, run.lengthSectors);
-        run.allocate();
-        for (DirtyKey key : run.keys) {
-            counters.cacheReads.incrementAndGet();
-            volume.extentReader().read(key.lengthSectors(), key.location(), key.crc32c(),
-                    key.crcOffsetInBucketSectors(), key.crcLengthSectors(), run.sliceFor(key), (outcome, result) -> {
-                        if (outcome != io.blockcache.volume.CacheExtentReader.Outcome.OK && run.failure == null) {
-                            (outcome == io.blockcache.volume.CacheExtentReader.Outcome.CHECKSUM_MISMATCH
-                                    ? counters.checksumErrors : counters.readErrors).incrementAndGet();
-                            run.failure = outcome + ": " + result.message();
-                        }
-                        if (--run.readsPending == 0) {
-                            readsDone(run);
-                        }
-                    });
-        }
-    }
-
-    private void readsDone(WritebackRun run) {
-        if (settings.policy() == WritebackPolicy.CLASSIC || !classicReady.isEmpty() || classicWriteInFlight) {
-            classicReady.put(run.sequence, run);
-            issueInSequence();
+    /** A run's keys left I/O: written ones wait for the clean batch's flush, failed ones stay dirty. */
+    private void runEnded(List<DirtyKey> keys, boolean written) {
+        keysInIo -= keys.size();
+        if (written) {
+            cleaner.written(keys, loop.nowNs());
         } else {
-            if (run.failure != null) {
-                failed(run);
-            } else {
-                write(run);
-            }
-            classicNextSequence = Math.max(classicNextSequence, run.sequence + 1);
+            giveUp(keys);
         }
-    }
-
-    /** Classic: writes go out strictly in sequence order, each after the previous one completed. */
-    private void issueInSequence() {
-        while (!classicWriteInFlight && !classicReady.isEmpty()) {
-            if (classicReady.firstKey() < classicNextSequence) {
-                classicNextSequence = classicReady.firstKey(); // read under modern, finished under classic
-            }
-            WritebackRun next = classicReady.get(classicNextSequence);
-            if (next == null) {
-                if (settings.policy() == WritebackPolicy.CLASSIC) {
-                    return;
-                }
-                classicNextSequence = classicReady.firstKey(); // switched to modern meanwhile: no more waiting
-                continue;
-            }
-            classicReady.remove(classicNextSequence);
-            classicNextSequence++;
-            if (next.failure != null) {
-                failed(next);
-            } else {
-                classicWriteInFlight = true;
-                write(next);
-            }
-        }
-    }
-
-    private void write(WritebackRun run) {
-        counters.backingWrites.incrementAndGet();
-        counters.backingWriteSectors.addAndGet(run.lengthSectors);
-        WritebackCounters.raisePeak(counters.backingWritesInFlightPeak,
-                counters.backingWritesInFlight.incrementAndGet());
-        run.slot.write(run.data, result -> {
-            counters.backingWritesInFlight.decrementAndGet();
-            run.data = null;
-            classicWriteInFlight = false;
-            keysInIo -= run.keys.size();
-            if (result.ok()) {
-                cleaner.written(run.keys, loop.nowNs());
-            } else {
-                counters.writeErrors.incrementAndGet();
-                giveUp(run.keys);
-            }
-            cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
-            issueInSequence();
-            pump();
-        });
-    }
-
-    private void failed(WritebackRun run) {
-        run.slot.cancel();
-        keysInIo -= run.keys.size();
-        run.data = null;
-        giveUp(run.keys);
         cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
-        pump();
     }
 
     /** Keys whose writeback failed stay dirty; writeback backs off before it tries again. */
@@ -411,7 +298,7 @@ public final class Writeback {
         }
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
-        scanner.rearm();
+        sources.rearm();
     }
 
     private void settled(List<DirtyKey> keys, boolean flushed) {
@@ -453,44 +340,10 @@ public final class Writeback {
             return;
         }
         Drain finished = drain;
-        DrainProgress progress = finished.progress(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), done);
-        finished.listener().accept(progress);
+        finished.report(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), done);
         if (done) {
             drain = null;
             journal.commit(finished.done());
-        }
-    }
-
-    /** One drain in progress. */
-    private record Drain(Consumer<DrainProgress> listener, IoCallback done, long cleanedAtStartSectors,
-                         long startNs) {
-        DrainProgress progress(long dirtySectors, long cleanedSectors, long nowNs, boolean finished) {
-            long writtenBack = (cleanedSectors - cleanedAtStartSectors) * BlockDevice.SECTOR_BYTES;
-            double seconds = (nowNs - startNs) / 1e9;
-            double bytesPerSecond = seconds > 0 ? writtenBack / seconds : 0;
-            long left = dirtySectors * BlockDevice.SECTOR_BYTES;
-            long etaNs = bytesPerSecond > 0 ? (long) (left / bytesPerSecond * 1e9) : (left == 0 ? 0 : -1);
-            return new DrainProgress(left, writtenBack, bytesPerSecond, etaNs, finished);
-        }
-    }
-
-    /** What the volume sees of this engine. */
-    private record Hooks(Writeback writeback) implements io.blockcache.volume.WritebackHooks {
-        @Override
-        public boolean writebackInFlight(long startSector, long lengthSectors) {
-            return writeback.inFlight.overlaps(startSector, lengthSectors);
-        }
-
-        @Override
-        public void frontEndChanging(long startSector, long lengthSectors) {
-            writeback.scanner.removeOverlapping(startSector, lengthSectors);
-            writeback.expiredScanner.removeOverlapping(startSector, lengthSectors);
-            writeback.scanner.rearm();
-        }
-
-        @Override
-        public void dirtyBucketUsed(int bucket, int generation) {
-            writeback.ages.used(bucket, generation, writeback.loop.nowNs());
         }
     }
 }

@@ -1,0 +1,148 @@
+package io.blockcache.volume;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import java.nio.ByteBuffer;
+
+/**
+ * Where a front-end write goes (DESIGN.md §1, §6): the bypass decision, admission through the write throttle,
+ * then into the cache or around it, and for a FUA write the journal commit before it completes.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+final class WriteRouter {
+    private static final int SECTOR_BYTES = BlockDevice.SECTOR_BYTES;
+
+    private final VolumeContext context;
+    private final FlushCoordinator flushes;
+
+    WriteRouter(VolumeContext context, FlushCoordinator flushes) {
+        this.context = context;
+        this.flushes = flushes;
+    }
+
+    /**
+     * Writes {@code src} (a validated, non-empty, sector-aligned request) at {@code startSector}; with
+     * {@code fua}, {@code done} runs once the data and the index records pointing at it are durable.
+     */
+    void write(long startSector, ByteBuffer src, boolean fua, IoCallback done) {
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
+        IoCallback durable = fua ? result -> flushes.afterFua(result, done) : done;
+        CacheMode mode = context.mode;
+        BypassReason bypass = mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH
+                ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
+                : BypassReason.NONE;
+        long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
+        context.throttle.admit(startSector, lengthSectors, delayNs, () -> {
+            context.hooks.frontEndChanging(startSector, lengthSectors);
+            route(startSector, src, fua, bypass, durable);
+        });
+    }
+
+    /**
+     * How long the throttle holds a write: only a write-back write that would add new dirty data (cached, over
+     * no dirty data) is ever held. Writes over dirty data replace it rather than add to it, and writes going
+     * around the cache add none; holding them would slow writers without slowing the growth of dirty data.
+     */
+    private long throttleDelayNs(long startSector, int lengthSectors, CacheMode mode, BypassReason bypass) {
+        if (mode != CacheMode.WRITEBACK || bypass != BypassReason.NONE) {
+            return 0;
+        }
+        double pressure = context.bypass.throttlePressure();
+        if (pressure < 0 || context.index.overlapsDirty(startSector, lengthSectors)) {
+            return 0;
+        }
+        long delayNs = context.throttle.delayNs(lengthSectors, pressure,
+                context.bypass.backingRateSectorsPerSecond(), context.bypass.settings().throttleDelayNsMax());
+        if (delayNs > 0) {
+            context.stats.countThrottled(delayNs);
+        }
+        return delayNs;
+    }
+
+    /**
+     * Sends a write into the cache or around it. A write that overlaps dirty data, or an extent whose writeback
+     * is in flight, is cached as a newer dirty extent whatever the mode (DESIGN.md §1); if the cache has no room
+     * it takes the ordered path around it ({@link OrderedAroundWrite}). The bypass policy's
+     * {@code bypass} applies only to a write that overlaps no dirty data; it sends a write-back write around the
+     * cache and keeps a write-through write from leaving a clean copy.
+     */
+    private void route(long startSector, ByteBuffer src, boolean fua, BypassReason bypass, IoCallback durable) {
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
+        CacheMode mode = context.mode;
+        boolean underWriteback = context.hooks.writebackInFlight(startSector, lengthSectors);
+        boolean overDirty = underWriteback || context.index.overlapsDirty(startSector, lengthSectors);
+        // Never bypass over dirty data: the rules below for writes over dirty data stay exactly as they are.
+        boolean bypassed = bypass != BypassReason.NONE && !overDirty;
+        if (bypassed && (mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH)) {
+            context.stats.countBypass(bypass, lengthSectors);
+        }
+        // A write over dirty data goes into the cache whatever the mode (bcache forces such writes into
+        // writeback): going around would have to drop the dirty copy before the new data is durable, and an
+        // old copy being written back could land on the backing device after it.
+        if ((mode == CacheMode.WRITEBACK && !bypassed) || overDirty) {
+            CachedWrite cached = new CachedWrite(context, startSector, src, true);
+            if (cached.reserve()) {
+                if (overDirty && mode != CacheMode.WRITEBACK) {
+                    context.stats.writesForcedIntoCache.incrementAndGet();
+                }
+                InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
+                cached.write(entry, result -> {
+                    context.inFlight.end(entry);
+                    durable.complete(result);
+                });
+                return;
+            }
+            // No free bucket: go around the cache. Over dirty data that is the ordered path; it passes the
+            // backing write gate after any overlapping writeback write, so old data never lands last.
+        }
+        if (overDirty) {
+            new OrderedAroundWrite(context, startSector, lengthSectors, fua, flushes::noteBackingWrite)
+                    .writeData(src, durable);
+            return;
+        }
+        // Going around invalidates every cached copy the write overlaps (DESIGN.md §1), bypassed or not.
+        writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH && !bypassed, durable);
+    }
+
+    /**
+     * Writes to the backing device, invalidating cached copies first; for write-through, also installs a
+     * clean copy in the cache once both writes are done.
+     */
+    private void writeAround(long startSector, ByteBuffer src, boolean fua, boolean keepCleanCopy,
+                             IoCallback callback) {
+        int lengthSectors = src.remaining() / SECTOR_BYTES;
+        InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
+        context.invalidate(startSector, lengthSectors);
+        IoJoin parts = new IoJoin(result -> {
+            context.inFlight.end(entry);
+            callback.complete(result);
+        });
+        IoCallback backingPart = parts.add();
+        ByteBuffer data = src.duplicate();
+        context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.write(
+                context.backingOffset(startSector), data, fua, result -> {
+                    release.run();
+                    if (result.ok()) {
+                        context.stats.writeBypassedSectors.addAndGet(lengthSectors);
+                        if (!fua) {
+                            flushes.noteBackingWrite();
+                        }
+                    }
+                    backingPart.complete(result.ok() ? IoResult.OK
+                            : IoResult.error(IoStatus.IO_ERROR, "backing device write failed: " + result.message()));
+                }));
+        if (keepCleanCopy) {
+            CachedWrite copy = new CachedWrite(context, startSector, src.duplicate(), false);
+            if (copy.reserve()) {
+                IoCallback copyPart = parts.add();
+                // A failed clean copy only costs a future miss; the write itself succeeded on the backing device.
+                copy.write(entry, result -> copyPart.complete(IoResult.OK));
+            }
+        }
+        parts.seal();
+    }
+}

@@ -1,0 +1,23 @@
+package io.blockcache.writeback;
+
+import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.WritebackHooks;
+
+/** What the volume sees of its writeback engine: keys in flight, buffered keys, and dirty bucket ages. */
+record EngineHooks(EventLoop loop, InFlightKeys inFlight, KeySources sources, DirtyAges ages)
+        implements WritebackHooks {
+    @Override
+    public boolean writebackInFlight(long startSector, long lengthSectors) {
+        return inFlight.overlaps(startSector, lengthSectors);
+    }
+
+    @Override
+    public void frontEndChanging(long startSector, long lengthSectors) {
+        sources.frontEndChanging(startSector, lengthSectors);
+    }
+
+    @Override
+    public void dirtyBucketUsed(int bucket, int generation) {
+        ages.used(bucket, generation, loop.nowNs());
+    }
+}

@@ -1,0 +1,76 @@
+package io.blockcache.writeback;
+
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.volume.VolumeIndex;
+
+/**
+ * The two buffers a pass takes dirty keys from: keys older than dirty_expire while any exist (they are written
+ * back at full speed whatever the rate), else every dirty key in scan order. Each buffer is refilled one bounded
+ * scan slice at a time when it runs low.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+final class KeySources {
+    private final DirtyScanner scanner = new DirtyScanner();
+    private final DirtyScanner expiredScanner = new DirtyScanner();
+    private final VolumeIndex index;
+    private final InFlightKeys inFlight;
+    private final DirtyAges ages;
+    private final Runnable pumpLater;
+    private boolean expiryActive;
+
+    /** @param pumpLater asks for another engine step later (a scan slice found nothing yet) */
+    KeySources(VolumeIndex index, InFlightKeys inFlight, DirtyAges ages, Runnable pumpLater) {
+        this.index = index;
+        this.inFlight = inFlight;
+        this.ages = ages;
+        this.pumpLater = pumpLater;
+    }
+
+    /** Lets the main scan look again from its cursor (something it skipped may be takeable now). */
+    void rearm() {
+        scanner.rearm();
+    }
+
+    /** The periodic sample: decides whether expired keys exist and lets both scans look again. */
+    void sample(long nowNs, long dirtyExpireNs) {
+        expiryActive = ages.oldestDirtyNs() <= nowNs - dirtyExpireNs;
+        scanner.rearm();
+        expiredScanner.rearm();
+    }
+
+    /** A front-end write is about to change the range: buffered keys there are no longer current. */
+    void frontEndChanging(long startSector, long lengthSectors) {
+        scanner.removeOverlapping(startSector, lengthSectors);
+        expiredScanner.removeOverlapping(startSector, lengthSectors);
+        scanner.rearm();
+    }
+
+    /** True if {@code source} is the buffer of expired keys. */
+    boolean expired(DirtyScanner source) {
+        return source == expiredScanner;
+    }
+
+    /** The buffer to take from: expired keys first; refills one slice when a buffer runs low; null if none. */
+    DirtyScanner choose(long nowNs, WritebackSettings settings) {
+        if (expiryActive) {
+            if (expiredScanner.isEmpty() && !expiredScanner.exhausted()) {
+                long thresholdNs = nowNs - settings.dirtyExpireNs();
+                expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
+                        && ages.agedSinceNs(ExtentLocation.bucket(location)) <= thresholdNs,
+                        settings.bufferKeysMax(), inFlight, ages);
+            }
+            if (!expiredScanner.isEmpty()) {
+                return expiredScanner;
+            }
+        }
+        if (scanner.size() < settings.bufferKeysMax() / 2 && !scanner.exhausted()
+                && index.extents().dirtySectors() > 0) {
+            scanner.refillSlice(index.extents(), ExtentLocation::dirty, settings.bufferKeysMax(), inFlight, ages);
+            if (scanner.isEmpty() && !scanner.exhausted()) {
+                pumpLater.run(); // keep scanning in the next step, not in this one
+            }
+        }
+        return scanner.isEmpty() ? null : scanner;
+    }
+}
