@@ -147,8 +147,9 @@ final class GcLatencyExperiment {
         long toMs = JvmPauseLog.uptimeMs();
         long slices = gc.stats().slicesLast();
         long nodes = gc.stats().nodesLast();
-        progress.accept(String.format("%s GC: %.0f ms, %,d slices over %,d index leaves, %,d requests during it",
-                mode, durationNs[0] / 1e6, slices, nodes, histogram.getTotalCount()));
+        progress.accept(String.format("%s GC: %.0f ms (mark work %.0f ms, sleeps %.0f ms), %,d slices over %,d index "
+                + "leaves, %,d requests during it", mode, durationNs[0] / 1e6, gc.stats().markWorkNsLast() / 1e6,
+                gc.stats().markSleepNsLast() / 1e6, slices, nodes, histogram.getTotalCount()));
         return new Measurement(row(mode, extents, histogram, durationNs[0] / 1e6, pauses.pauseMsMax(fromMs, toMs)),
                 timeline, slices, nodes);
     }
@@ -164,12 +165,12 @@ final class GcLatencyExperiment {
                 latency.getMaxValue() / 1e3, gcDurationMs, (double) pauseMs, null, null, null);
     }
 
-    /** The same settings with the whole mark in one slice: no slicing, so no sleeping either. */
+    /**
+     * The same settings with the whole mark in one slice: no slicing, so no sleeping either, and no bound on a
+     * slice's measured cost (which would cut the one slice short).
+     */
     static GcConfig oneSlice(GcConfig sliced) {
-        return new GcConfig(ONE_SLICE_NODES, sliced.sliceSleepNs(), sliced.freeLowPercent(),
-                sliced.freeTargetPercent(), sliced.movingLivePercentMax(), sliced.movingBucketsMax(),
-                sliced.movingFreePercentMax(), sliced.recencyTickNs(), sliced.recencyWarmTicks(),
-                sliced.generationDistanceMax(), sliced.writtenFractionDenominator());
+        return sliced.withPacing(ONE_SLICE_NODES, sliced.sliceSleepNs(), 0, sliced.durationPercentMax());
     }
 
     private static long roundUpMiB(long bytes) {
