@@ -129,6 +129,8 @@ final class GcLatencyExperiment {
         long fromMs = JvmPauseLog.uptimeMs();
         GarbageCollector gc = set.garbageCollector();
         long[] durationNs = new long[1];
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long loopCpuStartNs = threads.getThreadCpuTime(loop.thread().threadId());
         LatencyTimeline timeline = new LatencyTimeline(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(10),
                 LatencyTimeline.WINDOWS_MAX);
         LoopAwait.<Boolean>call(loop, CALL_TIMEOUT_SECONDS, done -> {
@@ -145,11 +147,13 @@ final class GcLatencyExperiment {
             });
         });
         long toMs = JvmPauseLog.uptimeMs();
+        long loopCpuNs = threads.getThreadCpuTime(loop.thread().threadId()) - loopCpuStartNs;
         long slices = gc.stats().slicesLast();
         long nodes = gc.stats().nodesLast();
-        progress.accept(String.format("%s GC: %.0f ms (mark work %.0f ms, sleeps %.0f ms), %,d slices over %,d index "
-                + "leaves, %,d requests during it", mode, durationNs[0] / 1e6, gc.stats().markWorkNsLast() / 1e6,
-                gc.stats().markSleepNsLast() / 1e6, slices, nodes, histogram.getTotalCount()));
+        progress.accept(String.format("%s GC: %.0f ms (mark work %.0f ms, sleeps %.0f ms, loop thread CPU %.0f ms), "
+                + "%,d slices over %,d index leaves, %,d requests during it", mode, durationNs[0] / 1e6,
+                gc.stats().markWorkNsLast() / 1e6, gc.stats().markSleepNsLast() / 1e6, loopCpuNs / 1e6, slices, nodes,
+                histogram.getTotalCount()));
         return new Measurement(row(mode, extents, histogram, durationNs[0] / 1e6, pauses.pauseMsMax(fromMs, toMs)),
                 timeline, slices, nodes);
     }

@@ -13,6 +13,10 @@ import io.blockcache.loop.Clock;
  * simulated loop's time does not move while a task runs, so every slice measures 0 there: the cost is then
  * unknown and only seed 002's rules apply (node counts, the half-interval budget).
  *
+ * <p>Behind its budget (no slack left), a mark's slices may grow to
+ * {@link GcPacing#BEHIND_BUDGET_COST_FACTOR} times the target: every yield lets the front end's queued work run
+ * first, so fewer yields finish sooner.
+ *
  * <p>The cost per node is an EWMA (weight 1/{@link GcStats#EWMA_WEIGHT}) kept across runs, so a run starts
  * with the last run's estimate. Thread rule: the cache's loop thread.
  */
@@ -29,6 +33,8 @@ final class MarkPacer {
     private long sleptNs;
     private int sliceNodes;
     private long sliceStartNs;
+    /** True once the last pause found no slack: the mark is behind its budget. */
+    private boolean behindBudget;
 
     MarkPacer(Clock costClock) {
         this.costClock = costClock;
@@ -53,6 +59,7 @@ final class MarkPacer {
         nodesDone = 0;
         workNs = 0;
         sleptNs = 0;
+        behindBudget = false;
         sliceNodes = costKnown() && config.sliceCostNsTarget() > 0
                 ? GcPacing.nodesForCost(costNsPerNode, config.sliceCostNsTarget(), Integer.MAX_VALUE / 2,
                         config.nodesPerSliceMin())
@@ -82,8 +89,8 @@ final class MarkPacer {
         double sample = (double) costNs / nodes;
         costNsPerNode = costKnown() ? costNsPerNode + (sample - costNsPerNode) / GcStats.EWMA_WEIGHT : sample;
         if (config.sliceCostNsTarget() > 0) {
-            sliceNodes = GcPacing.nodesForCost(costNsPerNode, config.sliceCostNsTarget(), sliceNodes,
-                    config.nodesPerSliceMin());
+            long targetNs = config.sliceCostNsTarget() * (behindBudget ? GcPacing.BEHIND_BUDGET_COST_FACTOR : 1);
+            sliceNodes = GcPacing.nodesForCost(costNsPerNode, targetNs, sliceNodes, config.nodesPerSliceMin());
         }
     }
 
@@ -103,6 +110,7 @@ final class MarkPacer {
         // Loop time covers the work and the sleeps in real time; in simulated time it covers only the sleeps.
         long spentNs = Math.max(nowNs - runStartNs, workNs + sleptNs);
         long slackNs = GcPacing.slackNs(budgetNs, spentNs, remainingWorkNs);
+        behindBudget = slackNs < 0;
         long slicesLeft = Math.max(1, (remainingNodes + sliceNodes - 1) / sliceNodes);
         long pause = GcPacing.pauseNs(frontEndBusy, allocationsWaiting, config.sliceSleepNs(), slackNs, slicesLeft);
         sleptNs += pause;

@@ -111,6 +111,23 @@ class MarkPacerTest {
     }
 
     @Test
+    void behindItsBudgetAMarkTakesSlicesOfTwiceTheTarget() {
+        // Proves the catch-up rule: once a pause finds no slack left, the next slices size to 2 x 0.5 ms.
+        pacer.startRun(clock.nowNs, 1_000_000, 0, config);
+        slice(1_000_000, 1000 * MS); // learn 1 µs a node
+        pacer.startRun(clock.nowNs, 100_000, 0, config);
+        assertThat(pacer.sliceNodes()).isEqualTo(500);
+        slice(500, 500 * US);
+        assertThat(pacer.pauseNs(clock.nowNs, true, false)).as("on time: a share of the slack").isPositive();
+        slice(500, 500 * US);
+        assertThat(pacer.sliceNodes()).isEqualTo(500);
+        clock.nowNs += 200 * MS; // the front end held the loop: far past 130 % of the 100 ms of work
+        assertThat(pacer.pauseNs(clock.nowNs, true, false)).isZero();
+        slice(500, 500 * US);
+        assertThat(pacer.sliceNodes()).isEqualTo(1000);
+    }
+
+    @Test
     void halfTheIntervalCanForbidSleepingAltogether() {
         // Proves the seed-002 side of the budget: GCs every 2x the work leave no time to sleep.
         pacer.startRun(clock.nowNs, 10_000, 0, config);
