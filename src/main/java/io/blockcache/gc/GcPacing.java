@@ -66,7 +66,9 @@ final class GcPacing {
     static long durationBudgetNs(long unslicedEstimateNs, int durationPercentMax, long intervalNsAverage) {
         long budget = UNBOUNDED_NS;
         if (unslicedEstimateNs >= 0) {
-            budget = unslicedEstimateNs / 100 * durationPercentMax + unslicedEstimateNs % 100 * durationPercentMax / 100;
+            // Split so that the product cannot overflow for any estimate.
+            budget = unslicedEstimateNs / 100 * durationPercentMax
+                    + unslicedEstimateNs % 100 * durationPercentMax / 100;
         }
         if (intervalNsAverage > 0) {
             budget = Math.min(budget, intervalNsAverage / 2);
