@@ -129,6 +129,8 @@ final class GcLatencyExperiment {
         long fromMs = JvmPauseLog.uptimeMs();
         GarbageCollector gc = set.garbageCollector();
         long[] durationNs = new long[1];
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long loopCpuStartNs = threads.getThreadCpuTime(loop.thread().threadId());
         LatencyTimeline timeline = new LatencyTimeline(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(10),
                 LatencyTimeline.WINDOWS_MAX);
         LoopAwait.<Boolean>call(loop, CALL_TIMEOUT_SECONDS, done -> {
@@ -145,10 +147,13 @@ final class GcLatencyExperiment {
             });
         });
         long toMs = JvmPauseLog.uptimeMs();
+        long loopCpuNs = threads.getThreadCpuTime(loop.thread().threadId()) - loopCpuStartNs;
         long slices = gc.stats().slicesLast();
         long nodes = gc.stats().nodesLast();
-        progress.accept(String.format("%s GC: %.0f ms, %,d slices over %,d index leaves, %,d requests during it",
-                mode, durationNs[0] / 1e6, slices, nodes, histogram.getTotalCount()));
+        progress.accept(String.format("%s GC: %.0f ms (mark work %.0f ms, sleeps %.0f ms, loop thread CPU %.0f ms), "
+                + "%,d slices over %,d index leaves, %,d requests during it", mode, durationNs[0] / 1e6,
+                gc.stats().markWorkNsLast() / 1e6, gc.stats().markSleepNsLast() / 1e6, loopCpuNs / 1e6, slices, nodes,
+                histogram.getTotalCount()));
         return new Measurement(row(mode, extents, histogram, durationNs[0] / 1e6, pauses.pauseMsMax(fromMs, toMs)),
                 timeline, slices, nodes);
     }
@@ -164,12 +169,12 @@ final class GcLatencyExperiment {
                 latency.getMaxValue() / 1e3, gcDurationMs, (double) pauseMs, null, null, null);
     }
 
-    /** The same settings with the whole mark in one slice: no slicing, so no sleeping either. */
+    /**
+     * The same settings with the whole mark in one slice: no slicing, so no sleeping either, and no bound on a
+     * slice's measured cost (which would cut the one slice short).
+     */
     static GcConfig oneSlice(GcConfig sliced) {
-        return new GcConfig(ONE_SLICE_NODES, sliced.sliceSleepNs(), sliced.freeLowPercent(),
-                sliced.freeTargetPercent(), sliced.movingLivePercentMax(), sliced.movingBucketsMax(),
-                sliced.movingFreePercentMax(), sliced.recencyTickNs(), sliced.recencyWarmTicks(),
-                sliced.generationDistanceMax(), sliced.writtenFractionDenominator());
+        return sliced.withPacing(ONE_SLICE_NODES, sliced.sliceSleepNs(), 0, sliced.durationPercentMax());
     }
 
     private static long roundUpMiB(long bytes) {

@@ -9,6 +9,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.index.ExtentIndex;
+import io.blockcache.loop.Clock;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.VolumeIndex;
 import java.util.ArrayList;
@@ -25,9 +26,13 @@ import java.util.function.BooleanSupplier;
  * moving-GC candidates; mark in slices; verify the recount, offer the guard its next floor, retry releases the
  * guard refused, evict again if needed; move the candidates' live extents; record statistics.
  *
- * <p><b>Pacing (seed 002):</b> a slice handles {@link GcPacing#nodesPerSlice} leaves; between slices the run
- * sleeps {@code sliceSleepNs} while front-end I/O is in flight, and yields to the loop otherwise; it never
- * sleeps while an allocation has failed since the last slice or the next one would fail.
+ * <p><b>Pacing ({@link MarkPacer}, docs/GC.md):</b> a slice handles as many leaves as fit in
+ * {@code sliceCostNsTarget} of measured loop time, at least {@code nodesPerSliceMin} (seed 002); between slices
+ * the run yields to the loop at once unless front-end I/O is in flight, and then sleeps at most
+ * {@code sliceSleepNs} (seed 002) and only as much as the duration budget allows ({@code durationPercentMax} %
+ * of the unsliced estimate, or half the average GC interval); it never sleeps while an allocation has failed
+ * since the last slice or the next one would fail. Where a slice's cost cannot be measured (simulated time),
+ * seed 002's rules alone apply.
  *
  * <p><b>Triggers:</b> 1/{@code writtenFractionDenominator} of the data capacity allocated since the last run
  * (bcache's sectors_to_gc); free buckets below the low mark or a failed allocation (eviction at once, and a
@@ -51,11 +56,11 @@ public final class GarbageCollector implements BucketObserver {
     private final GenerationGuard guard;
     private final Evictor evictor;
     private final MovingGc moving;
+    private final MarkPacer pacer;
     private final int dataBuckets;
     private GcConfig config;
     private MarkPass mark;
     private List<IoCallback> waiters = new ArrayList<>();
-    private int sliceNodes;
     private long sectorsAllocatedSinceRun;
     private long failuresAtLastSlice;
     private boolean runScheduled;
@@ -87,6 +92,7 @@ public final class GarbageCollector implements BucketObserver {
         this.guard = new GenerationGuard(table, checkpoints, config.generationDistanceMax());
         this.evictor = new Evictor(table, allocator, recency, dataBuckets);
         this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, List.copyOf(volumes), stats);
+        this.pacer = new MarkPacer(loop); // the loop's own time: engine code reads no other clock
         allocator.setObserver(this);
         allocator.setBumpGuard(guard);
     }
@@ -126,20 +132,24 @@ public final class GarbageCollector implements BucketObserver {
         for (ExtentIndex index : indexes) {
             totalNodes += index.nodeCount();
         }
-        sliceNodes = GcPacing.nodesPerSlice(totalNodes, stats.intervalNsAverage(), config.sliceSleepNs(),
-                config.nodesPerSliceMin());
+        pacer.startRun(loop.nowNs(), totalNodes, stats.intervalNsAverage(), config);
         mark = new MarkPass(table, space, indexes, movingCandidates());
         failuresAtLastSlice = allocator.allocationFailures();
         loop.execute(this::markSlice);
     }
 
     private void markSlice() {
-        if (!mark.slice(sliceNodes)) {
+        long nodesBefore = mark.nodesVisited();
+        pacer.beginSlice();
+        boolean finishedMark = mark.slice(pacer.sliceNodes());
+        pacer.endSlice(mark.nodesVisited() - nodesBefore);
+        if (!finishedMark) {
             boolean allocationsWaiting = allocator.allocationFailures() != failuresAtLastSlice
                     || allocator.freeBuckets() <= allocator.metadataReserveBuckets();
             failuresAtLastSlice = allocator.allocationFailures();
-            if (frontEndBusy.getAsBoolean() && !allocationsWaiting && config.sliceSleepNs() > 0) {
-                loop.schedule(config.sliceSleepNs(), this::markSlice);
+            long pauseNs = pacer.pauseNs(loop.nowNs(), frontEndBusy.getAsBoolean(), allocationsWaiting);
+            if (pauseNs > 0) {
+                loop.schedule(pauseNs, this::markSlice);
             } else {
                 loop.execute(this::markSlice);
             }
@@ -162,6 +172,7 @@ public final class GarbageCollector implements BucketObserver {
     private void finishRun(MarkPass finished) {
         moveRunning = false;
         stats.onEnd(loop.nowNs(), finished.nodesVisited(), finished.slices());
+        stats.onMarkPaced(pacer.workNs(), pacer.sleptNs());
         List<IoCallback> toCall = waiters;
         waiters = new ArrayList<>();
         for (IoCallback waiter : toCall) {
@@ -286,6 +297,11 @@ public final class GarbageCollector implements BucketObserver {
     /** The generation guard (statistics and tests). */
     public GenerationGuard guard() {
         return guard;
+    }
+
+    /** Replaces the clock that measures mark slices (tests drive it by hand; engine code keeps the loop's). */
+    void setSliceCostClock(Clock clock) {
+        pacer.setCostClock(clock);
     }
 
     /** The settings in force. */

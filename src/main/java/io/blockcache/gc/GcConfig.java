@@ -6,7 +6,11 @@ import java.util.concurrent.TimeUnit;
  * Garbage-collection settings, validated once here; defaults and their sources in {@link #defaults()}.
  *
  * @param nodesPerSliceMin fewest index leaves ("nodes") one mark slice handles
- * @param sliceSleepNs pause between mark slices while front-end I/O is in flight
+ * @param sliceSleepNs longest pause between mark slices while front-end I/O is in flight (the duration budget may
+ *     allow less)
+ * @param sliceCostNsTarget loop time one mark slice should take, measured; 0 for no bound but the node counts
+ * @param durationPercentMax a sliced mark may take at most this share of its estimated unsliced duration (the
+ *     sum of its measured slice costs); sleeps are cut to fit
  * @param freeLowPercent free data buckets below this share of the data buckets start eviction and a GC
  * @param freeTargetPercent eviction stops once free plus reuse-pending buckets reach this share
  * @param movingLivePercentMax a sealed bucket at most this full (live sectors) is a moving-GC candidate
@@ -18,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  *     stored key may carry; below 2^15 so that equality of 16-bit generations is never ambiguous
  * @param writtenFractionDenominator a GC starts after 1/this of the data capacity was allocated
  */
-public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, int freeLowPercent, int freeTargetPercent,
+public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNsTarget, int durationPercentMax,
+                       int freeLowPercent, int freeTargetPercent,
                        int movingLivePercentMax, int movingBucketsMax, int movingFreePercentMax, long recencyTickNs,
                        int recencyWarmTicks, int generationDistanceMax, int writtenFractionDenominator) {
     public GcConfig {
@@ -26,6 +31,10 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, int freeLowPerce
                 nodesPerSliceMin);
         require(sliceSleepNs >= 0 && sliceSleepNs <= TimeUnit.SECONDS.toNanos(1), "sliceSleepNs in [0, 1 s]: %s",
                 sliceSleepNs);
+        require(sliceCostNsTarget >= 0 && sliceCostNsTarget <= TimeUnit.SECONDS.toNanos(1),
+                "sliceCostNsTarget in [0, 1 s]: %s", sliceCostNsTarget);
+        require(durationPercentMax >= 100 && durationPercentMax <= 10_000, "durationPercentMax in [100, 10000]: %s",
+                durationPercentMax);
         require(freeLowPercent >= 1 && freeLowPercent <= 50, "freeLowPercent in [1, 50]: %s", freeLowPercent);
         require(freeTargetPercent >= freeLowPercent && freeTargetPercent <= 60,
                 "freeTargetPercent in [freeLowPercent, 60]: %s", freeTargetPercent);
@@ -44,42 +53,56 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, int freeLowPerce
     }
 
     /**
-     * Defaults: 10 nodes per slice and 10 ms sleeps (seed 002); eviction below 10 % free up to 15 % (issue 6,
-     * a margin so that eviction runs in batches); moving GC of buckets at most 25 % live, 16 per run, while
+     * Defaults: 10 nodes per slice and 10 ms sleeps (seed 002); slices of 0.5 ms measured loop time (a quarter
+     * of issue 6's 2 ms front-end latency target, leaving room for the front end's own work queued behind a
+     * slice) and a sliced mark at most 1.3 times as long as an unsliced one (issue 6 item 6); eviction below
+     * 10 % free up to 15 % (issue 6, a margin so that eviction runs in batches); moving GC of buckets at most
+     * 25 % live, 16 per run, while
      * free buckets are below 25 % (ours: copying costs cache writes, so only when space is wanted); recency in
      * 100 ms ticks, warm for 60 s (ours; bcache keeps a 16-bit priority that decays with I/O); a generation
      * distance of 16384 = 1/4 of the 16-bit space (bcache: BUCKET_GC_GEN_MAX 96 of 8-bit generations); a GC
      * after 1/16 of the capacity was written (bcache: sectors_to_gc).
      */
     public static GcConfig defaults() {
-        return new GcConfig(10, TimeUnit.MILLISECONDS.toNanos(10), 10, 15, 25, 16, 25,
-                TimeUnit.MILLISECONDS.toNanos(100), 600, 16384, 16);
+        return new GcConfig(10, TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.MICROSECONDS.toNanos(500), 130, 10, 15,
+                25, 16, 25, TimeUnit.MILLISECONDS.toNanos(100), 600, 16384, 16);
+    }
+
+    /** A copy with other mark pacing (see {@link GarbageCollector}: slice floor, sleep, slice cost, budget). */
+    public GcConfig withPacing(int nodesMin, long sleepNs, long costNsTarget, int percentMax) {
+        return new GcConfig(nodesMin, sleepNs, costNsTarget, percentMax, freeLowPercent, freeTargetPercent,
+                movingLivePercentMax, movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks,
+                generationDistanceMax, writtenFractionDenominator);
     }
 
     /** A copy with another generation distance bound (tests use small ones to reach the guard). */
     public GcConfig withGenerationDistanceMax(int distance) {
-        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, movingLivePercentMax,
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
+                freeLowPercent, freeTargetPercent, movingLivePercentMax,
                 movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, distance,
                 writtenFractionDenominator);
     }
 
     /** A copy with other moving-GC limits. */
     public GcConfig withMoving(int livePercentMax, int bucketsMax, int freePercentMax) {
-        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, livePercentMax,
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
+                freeLowPercent, freeTargetPercent, livePercentMax,
                 bucketsMax, freePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
                 writtenFractionDenominator);
     }
 
     /** A copy with other eviction marks. */
     public GcConfig withFreePercents(int low, int target) {
-        return new GcConfig(nodesPerSliceMin, sliceSleepNs, low, target, movingLivePercentMax, movingBucketsMax,
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
+                low, target, movingLivePercentMax, movingBucketsMax,
                 movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
                 writtenFractionDenominator);
     }
 
     /** A copy that starts a GC after 1/{@code denominator} of the capacity was allocated. */
     public GcConfig withWrittenFractionDenominator(int denominator) {
-        return new GcConfig(nodesPerSliceMin, sliceSleepNs, freeLowPercent, freeTargetPercent, movingLivePercentMax,
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
+                freeLowPercent, freeTargetPercent, movingLivePercentMax,
                 movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
                 denominator);
     }

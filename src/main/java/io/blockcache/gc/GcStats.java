@@ -19,6 +19,8 @@ public final class GcStats {
     private volatile long lastEndNs = -1;
     private volatile long nodesLast;
     private volatile long slicesLast;
+    private volatile long markWorkNsLast;
+    private volatile long markSleepNsLast;
     private volatile long staleKeysDropped;
     private volatile long bucketsEvicted;
     private volatile long movedBytes;
@@ -39,6 +41,11 @@ public final class GcStats {
         nodesLast = nodes;
         slicesLast = slices;
         runs++;
+    }
+
+    void onMarkPaced(long workNs, long sleepNs) {
+        markWorkNsLast = workNs;
+        markSleepNsLast = sleepNs;
     }
 
     private static long ewma(long average, long sample, boolean first) {
@@ -94,6 +101,16 @@ public final class GcStats {
     /** Slices the last mark took. */
     public long slicesLast() {
         return slicesLast;
+    }
+
+    /** Measured loop time the last mark's slices took, ns (0 where not measurable: simulated time). */
+    public long markWorkNsLast() {
+        return markWorkNsLast;
+    }
+
+    /** Sleeps between the last mark's slices, ns. */
+    public long markSleepNsLast() {
+        return markSleepNsLast;
     }
 
     /** Stale keys the marks dropped since start. */
