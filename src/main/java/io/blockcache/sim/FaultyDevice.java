@@ -3,6 +3,7 @@ package io.blockcache.sim;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
+import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
@@ -20,8 +21,7 @@ import java.util.Objects;
  * they matter, so adding a count or region fault does not shift the random faults of later requests.
  * Counters are this device's own (they include injected failures). Thread rule: the owning loop's thread.
  */
-public final class FaultyDevice implements BlockDevice {
-    private final BlockDevice inner;
+public final class FaultyDevice extends ForwardingDevice {
     private final EventLoop loop;
     private final Prng prng;
     private final DeviceCounters counters = new DeviceCounters();
@@ -30,7 +30,7 @@ public final class FaultyDevice implements BlockDevice {
 
     /** Wraps {@code inner}, which must complete on {@code loop}. */
     public FaultyDevice(BlockDevice inner, EventLoop loop, FaultPlan plan, Prng prng) {
-        this.inner = Objects.requireNonNull(inner, "inner");
+        super(inner);
         this.loop = Objects.requireNonNull(loop, "loop");
         this.plan = Objects.requireNonNull(plan, "plan");
         this.prng = Objects.requireNonNull(prng, "prng");
@@ -52,21 +52,11 @@ public final class FaultyDevice implements BlockDevice {
     }
 
     @Override
-    public long sizeBytes() {
-        return inner.sizeBytes();
-    }
-
-    @Override
-    public int logicalBlockBytes() {
-        return inner.logicalBlockBytes();
-    }
-
-    @Override
     public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
         long bytes = dst.remaining();
         IoCallback done = admit(DeviceOp.READ, offsetBytes, bytes, callback);
         if (done != null) {
-            inner.read(offsetBytes, dst, done);
+            inner().read(offsetBytes, dst, done);
         }
     }
 
@@ -74,7 +64,7 @@ public final class FaultyDevice implements BlockDevice {
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
         IoCallback done = admit(DeviceOp.WRITE, offsetBytes, src.remaining(), callback);
         if (done != null) {
-            inner.write(offsetBytes, src, fua, done);
+            inner().write(offsetBytes, src, fua, done);
         }
     }
 
@@ -82,7 +72,7 @@ public final class FaultyDevice implements BlockDevice {
     public void flush(IoCallback callback) {
         IoCallback done = admit(DeviceOp.FLUSH, 0, 0, callback);
         if (done != null) {
-            inner.flush(done);
+            inner().flush(done);
         }
     }
 
@@ -90,18 +80,13 @@ public final class FaultyDevice implements BlockDevice {
     public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
         IoCallback done = admit(DeviceOp.DISCARD, offsetBytes, lengthBytes, callback);
         if (done != null) {
-            inner.discard(offsetBytes, lengthBytes, done);
+            inner().discard(offsetBytes, lengthBytes, done);
         }
     }
 
     @Override
     public DeviceCounters counters() {
         return counters;
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 
     /** Decides this request's fate; returns the callback to pass inward, or null if it was failed here. */

@@ -2,6 +2,7 @@ package io.blockcache.volume;
 
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.DeviceCounters;
+import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.loop.EventLoop;
 import java.nio.ByteBuffer;
@@ -16,36 +17,20 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread rule: requests on the loop thread; completions arrive there (BlockDevice contract).
  */
-final class LatencyProbe implements BlockDevice {
-    private final BlockDevice inner;
+final class LatencyProbe extends ForwardingDevice {
     private final EventLoop loop;
     private final CongestionMonitor monitor;
 
     LatencyProbe(BlockDevice inner, EventLoop loop, CongestionMonitor monitor) {
-        this.inner = inner;
+        super(inner);
         this.loop = loop;
         this.monitor = monitor;
     }
 
     @Override
-    public long sizeBytes() {
-        return inner.sizeBytes();
-    }
-
-    @Override
-    public int logicalBlockBytes() {
-        return inner.logicalBlockBytes();
-    }
-
-    @Override
-    public DeviceCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
     public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
         long submittedNs = loop.nowNs();
-        inner.read(offsetBytes, dst, result -> {
+        inner().read(offsetBytes, dst, result -> {
             long nowNs = loop.nowNs();
             monitor.readCompleted(nowNs - submittedNs, nowNs);
             callback.complete(result);
@@ -55,25 +40,10 @@ final class LatencyProbe implements BlockDevice {
     @Override
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
         long submittedNs = loop.nowNs();
-        inner.write(offsetBytes, src, fua, result -> {
+        inner().write(offsetBytes, src, fua, result -> {
             long nowNs = loop.nowNs();
             monitor.writeCompleted(nowNs - submittedNs, nowNs);
             callback.complete(result);
         });
-    }
-
-    @Override
-    public void flush(IoCallback callback) {
-        inner.flush(callback);
-    }
-
-    @Override
-    public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
-        inner.discard(offsetBytes, lengthBytes, callback);
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.cache.BucketTable;
 import io.blockcache.device.BlockDevice;
-import io.blockcache.device.DeviceCounters;
+import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.index.LookupVisitor;
@@ -14,58 +14,22 @@ import org.junit.jupiter.api.Test;
 
 class MovingGcTest {
     /** Delegates to the SSD; once armed, holds back the first write that {@code which} selects. */
-    private static final class GatedDevice implements BlockDevice {
-        final BlockDevice device;
+    private static final class GatedDevice extends ForwardingDevice {
         LongPredicate which;
         Runnable held;
 
         GatedDevice(BlockDevice device) {
-            this.device = device;
-        }
-
-        @Override
-        public long sizeBytes() {
-            return device.sizeBytes();
-        }
-
-        @Override
-        public int logicalBlockBytes() {
-            return device.logicalBlockBytes();
-        }
-
-        @Override
-        public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
-            device.read(offsetBytes, dst, callback);
+            super(device);
         }
 
         @Override
         public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
             if (which != null && src.remaining() == 4096 && which.test(offsetBytes)) {
                 which = null;
-                held = () -> device.write(offsetBytes, src, fua, callback);
+                held = () -> inner().write(offsetBytes, src, fua, callback);
                 return;
             }
-            device.write(offsetBytes, src, fua, callback);
-        }
-
-        @Override
-        public void flush(IoCallback callback) {
-            device.flush(callback);
-        }
-
-        @Override
-        public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
-            device.discard(offsetBytes, lengthBytes, callback);
-        }
-
-        @Override
-        public DeviceCounters counters() {
-            return device.counters();
-        }
-
-        @Override
-        public void close() {
-            device.close();
+            inner().write(offsetBytes, src, fua, callback);
         }
     }
 

@@ -1,7 +1,7 @@
 package io.blockcache.nbd;
 
 import io.blockcache.device.BlockDevice;
-import io.blockcache.device.DeviceCounters;
+import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.loop.EventLoop;
 import java.nio.ByteBuffer;
@@ -14,15 +14,14 @@ import java.util.concurrent.TimeUnit;
  * A test decorator that parks reads while its gate is closed, so a test can hold requests in flight at a
  * known point without sleeping. Writes and flushes pass straight through.
  */
-final class GatedDevice implements BlockDevice {
-    private final BlockDevice inner;
+final class GatedDevice extends ForwardingDevice {
     private final EventLoop loop;
     private final List<Runnable> parked = new ArrayList<>();
     private final Semaphore parkedSignal = new Semaphore(0);
     private volatile boolean closedGate;
 
     GatedDevice(BlockDevice inner, EventLoop loop) {
-        this.inner = inner;
+        super(inner);
         this.loop = loop;
     }
 
@@ -47,45 +46,10 @@ final class GatedDevice implements BlockDevice {
     @Override
     public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
         if (closedGate) {
-            parked.add(() -> inner.read(offsetBytes, dst, callback));
+            parked.add(() -> inner().read(offsetBytes, dst, callback));
             parkedSignal.release();
         } else {
-            inner.read(offsetBytes, dst, callback);
+            inner().read(offsetBytes, dst, callback);
         }
-    }
-
-    @Override
-    public long sizeBytes() {
-        return inner.sizeBytes();
-    }
-
-    @Override
-    public int logicalBlockBytes() {
-        return inner.logicalBlockBytes();
-    }
-
-    @Override
-    public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
-        inner.write(offsetBytes, src, fua, callback);
-    }
-
-    @Override
-    public void flush(IoCallback callback) {
-        inner.flush(callback);
-    }
-
-    @Override
-    public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
-        inner.discard(offsetBytes, lengthBytes, callback);
-    }
-
-    @Override
-    public DeviceCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 }

@@ -1,6 +1,6 @@
 package io.blockcache.sim;
 
-import io.blockcache.device.DeviceCounters;
+import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.loop.EventLoop;
@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * A simulated device with one deliberate bug, to prove the harness catches it: a test that cannot fail is a
  * defect, so the harness must fail on these.
  */
-final class BrokenDevice implements SimDevice {
+final class BrokenDevice extends ForwardingDevice implements SimDevice {
     /** The bug to plant. */
     enum Bug {
         /** Acknowledges a flush at once without flushing: flushed data can vanish in a crash. */
@@ -20,13 +20,15 @@ final class BrokenDevice implements SimDevice {
         DROPS_WRITES
     }
 
-    private final SimDevice inner;
+    /** The same device as {@link #inner()}, typed for the power-cycle methods a plain device lacks. */
+    private final SimDevice simInner;
     private final EventLoop loop;
     private final Bug bug;
     private long writes;
 
     BrokenDevice(SimDevice inner, EventLoop loop, Bug bug) {
-        this.inner = inner;
+        super(inner);
+        this.simInner = inner;
         this.loop = loop;
         this.bug = bug;
     }
@@ -37,7 +39,7 @@ final class BrokenDevice implements SimDevice {
             loop.execute(() -> callback.complete(IoResult.OK));
             return;
         }
-        inner.write(offsetBytes, src, fua, callback);
+        inner().write(offsetBytes, src, fua, callback);
     }
 
     @Override
@@ -46,46 +48,16 @@ final class BrokenDevice implements SimDevice {
             loop.execute(() -> callback.complete(IoResult.OK));
             return;
         }
-        inner.flush(callback);
-    }
-
-    @Override
-    public long sizeBytes() {
-        return inner.sizeBytes();
-    }
-
-    @Override
-    public int logicalBlockBytes() {
-        return inner.logicalBlockBytes();
-    }
-
-    @Override
-    public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
-        inner.read(offsetBytes, dst, callback);
-    }
-
-    @Override
-    public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
-        inner.discard(offsetBytes, lengthBytes, callback);
-    }
-
-    @Override
-    public DeviceCounters counters() {
-        return inner.counters();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
+        inner().flush(callback);
     }
 
     @Override
     public CrashOutcome crash(Prng fate) {
-        return inner.crash(fate);
+        return simInner.crash(fate);
     }
 
     @Override
     public void powerOn(EventLoop newLoop) {
-        inner.powerOn(newLoop);
+        simInner.powerOn(newLoop);
     }
 }
