@@ -5,11 +5,13 @@ import com.sun.net.httpserver.HttpServer;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
+import io.blockcache.loop.LoopCalls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,7 +30,7 @@ import java.util.function.Supplier;
  *       {@code writeback.drain};</li>
  *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats} ({@link Dashboard}).</li>
  * </ul>
- * Every read or change of engine state hops to the cache set's loop with {@link LoopCall}; HTTP threads never
+ * Every read or change of engine state hops to the cache set's loop with {@link LoopCalls}; HTTP threads never
  * touch engine objects. If the loop does not answer within {@value #LOOP_ANSWER_MS_MAX} ms the request gets
  * 503. Where it binds is the caller's choice; the CLI allows loopback only unless told otherwise.
  *
@@ -176,8 +178,9 @@ public final class AdminServer implements AutoCloseable {
 
     private <T> T onLoop(Supplier<T> task) {
         try {
-            return LoopCall.call(set.loop(), task, TimeUnit.MILLISECONDS.toNanos(LOOP_ANSWER_MS_MAX));
-        } catch (LoopCall.Unavailable e) {
+            return LoopCalls.<T>await(set.loop(), done -> done.accept(task.get()),
+                    Duration.ofMillis(LOOP_ANSWER_MS_MAX));
+        } catch (LoopCalls.NoAnswer e) {
             throw new Unavailable(e.getMessage());
         }
     }

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * asking for the same thing should both get it. A drain runs even while writeback is paused (knob
  * {@code writeback.<volume>.running}); the pause holds again once it is done.
  *
- * <p>Thread rule: the cache set's loop thread (the caller hops there with {@link LoopCall}).
+ * <p>Thread rule: the cache set's loop thread (the caller hops there with {@link io.blockcache.loop.LoopCalls}).
  */
 final class Drains {
     private final CacheSet set;

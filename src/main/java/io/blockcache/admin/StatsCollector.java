@@ -26,7 +26,7 @@ import org.HdrHistogram.Histogram;
  * (the cache's view and GC's view) plus one latency-histogram copy per volume; fine for an admin poll every
  * second or so.
  *
- * <p>Thread rule: the cache set's loop thread (callers hop there with {@link LoopCall}).
+ * <p>Thread rule: the cache set's loop thread (callers hop there with {@link io.blockcache.loop.LoopCalls}).
  */
 final class StatsCollector {
     private StatsCollector() {

@@ -3,40 +3,26 @@ package io.blockcache.bench;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.loop.EventLoop;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import io.blockcache.loop.LoopCalls;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
  * Runs one asynchronous call on a real loop's thread and waits for its answer from the benchmark's main
- * thread, with a timeout so that a lost callback (a deadlock) fails the benchmark instead of hanging it.
+ * thread, with a timeout so that a lost callback (a deadlock) fails the benchmark instead of hanging it: the
+ * benchmark's shorthand over {@link LoopCalls#await}, adding device-style and plain-task calls.
  */
 final class LoopAwait {
     private LoopAwait() {
     }
 
-    /** Runs {@code op} on {@code loop} and returns what it hands to its callback within {@code timeoutSeconds}. */
+    /**
+     * Runs {@code op} on {@code loop} and returns what it hands to its callback within {@code timeoutSeconds}.
+     *
+     * @throws LoopCalls.NoAnswer if the loop fails, {@code op} throws, or no answer comes in time
+     */
     static <T> T call(EventLoop loop, long timeoutSeconds, Consumer<Consumer<T>> op) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        loop.execute(() -> {
-            try {
-                op.accept(answer::complete);
-            } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
-            }
-        });
-        try {
-            return answer.get(timeoutSeconds, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the loop", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("call on the loop failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("no answer from the loop within " + timeoutSeconds + " s", e);
-        }
+        return LoopCalls.await(loop, op, Duration.ofSeconds(timeoutSeconds));
     }
 
     /** Runs a device-style call on the loop; fails unless it answers OK. */

@@ -2,10 +2,12 @@ package io.blockcache.cli;
 
 import io.blockcache.engine.CacheInspector;
 import io.blockcache.engine.CacheReport;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,6 +26,13 @@ import picocli.CommandLine.Spec;
                 + " stale generation). With --data also verify the CRC32C of every cached extent.",
                 "Backing files are not needed and nothing is written or repaired."})
 final class CheckCommand implements Callable<Integer> {
+    /**
+     * How long the inspection may take. With {@code --data} it reads the whole device, which on a very large,
+     * slow one takes long, so the bound is loose: it only turns a lost callback into an error; a loop that dies
+     * is seen at once.
+     */
+    private static final Duration ENGINE_CALL_TIMEOUT = Duration.ofHours(24);
+
     @Spec
     private CommandSpec spec;
 
@@ -50,7 +59,7 @@ final class CheckCommand implements Callable<Integer> {
                 return 1;
             }
             try {
-                report = LoopCalls.await(loop, done -> CacheInspector.inspect(device, data, done));
+                report = LoopCalls.await(loop, done -> CacheInspector.inspect(device, data, done), ENGINE_CALL_TIMEOUT);
             } finally {
                 device.close();
             }

@@ -10,12 +10,14 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
 import io.blockcache.loop.Prng;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -41,6 +43,12 @@ import picocli.CommandLine.Spec;
 final class FormatCommand implements Callable<Integer> {
     /** Cache devices at least this big show progress; smaller ones format faster than a line could be read. */
     private static final long PROGRESS_CACHE_BYTES_MIN = 1L << 30;
+    /**
+     * How long one engine step (format, inspect, close) may take. Clearing the journal of a very large, slow
+     * device takes long, so the bound is loose: it only turns a lost callback into an error; a loop that dies
+     * is seen at once.
+     */
+    private static final Duration ENGINE_CALL_TIMEOUT = Duration.ofHours(24);
 
     @Spec
     private CommandSpec spec;
@@ -116,11 +124,12 @@ final class FormatCommand implements Callable<Integer> {
                             if (showProgress) {
                                 progress.accept(fraction);
                             }
-                        }, done));
+                        }, done), ENGINE_CALL_TIMEOUT);
                 if (!formatted.isOk()) {
                     throw new FormatException(formatted.error());
                 }
-                CacheReport report = LoopCalls.await(loop, done -> CacheInspector.inspect(cacheDevice, false, done));
+                CacheReport report = LoopCalls.await(loop, done -> CacheInspector.inspect(cacheDevice, false, done),
+                        ENGINE_CALL_TIMEOUT);
                 if (!report.ok()) {
                     throw new FormatException("formatted, but the result does not check out: " + report.problems());
                 }
@@ -130,7 +139,7 @@ final class FormatCommand implements Callable<Integer> {
                 LoopCalls.await(loop, done -> {
                     devices.forEach(BlockDevice::close);
                     done.accept(null);
-                });
+                }, ENGINE_CALL_TIMEOUT);
             }
         }
     }

@@ -10,6 +10,7 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Knob;
 import io.blockcache.engine.Outcome;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
 import io.blockcache.nbd.NbdServer;
@@ -24,11 +25,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -298,20 +296,10 @@ final class ServeRuntime {
 
     /** Runs an asynchronous operation on the loop and waits for the value it hands to {@code done}. */
     private <T> T onLoop(Consumer<Consumer<T>> operation) throws ServeException {
-        CompletableFuture<T> result = new CompletableFuture<>();
         try {
-            loop.execute(() -> operation.accept(result::complete));
-            return result.get(LOOP_STEP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        } catch (IllegalStateException e) {
-            throw new ServeException("the cache's event loop has stopped: " + e.getMessage());
-        } catch (TimeoutException e) {
-            throw new ServeException("the cache's event loop did not finish within " + LOOP_STEP_TIMEOUT.toSeconds()
-                    + " s" + (loop.failure() != null ? "; it failed: " + loop.failure() : ""));
-        } catch (ExecutionException e) {
-            throw new ServeException("failed on the event loop: " + e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ServeException("interrupted while waiting for the event loop");
+            return LoopCalls.await(loop, operation, LOOP_STEP_TIMEOUT);
+        } catch (LoopCalls.NoAnswer e) {
+            throw new ServeException(e.getMessage());
         }
     }
 

@@ -7,13 +7,13 @@ import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -59,9 +59,7 @@ public final class RunningCacheSet implements AutoCloseable {
 
     /** Starts {@code operation} on the loop and waits for the value it hands to its callback. */
     public <T> T onLoop(Consumer<Consumer<T>> operation) throws Exception {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        loop.execute(() -> operation.accept(result::complete));
-        return result.get(WAIT_SECONDS_MAX, TimeUnit.SECONDS);
+        return LoopCalls.await(loop, operation, Duration.ofSeconds(WAIT_SECONDS_MAX));
     }
 
     /** Sets a live knob on the loop (e.g. {@code writeback.default.running} back to {@code true}). */

@@ -13,6 +13,7 @@ import io.blockcache.engine.Outcome;
 import io.blockcache.format.JournalScanner;
 import io.blockcache.journal.JournalRecovery;
 import io.blockcache.loop.Prng;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import io.blockcache.volume.Volume;
 import java.io.IOException;
@@ -22,6 +23,7 @@ import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,6 +36,8 @@ class FormatCheckCommandTest {
     private static final int BUCKET_BYTES = 128 << 10;
     /** The journal ring starts at bucket 0, right after the 1 MiB superblock area. */
     private static final long RING_START_BYTES = 1 << 20;
+    /** Longest wait for one engine call on small files: a lost callback fails the test instead of hanging it. */
+    private static final Duration WAIT = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
@@ -85,22 +89,22 @@ class FormatCheckCommandTest {
             try {
                 CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(BUCKET_BYTES);
                 Outcome<CacheSet> opened = LoopCalls.await(loop, done -> CacheSet.open(loop, cacheDevice,
-                        List.of(new BackingSpec("default", backingDevice)), options, done));
+                        List.of(new BackingSpec("default", backingDevice)), options, done), WAIT);
                 Volume volume = opened.orThrow().volumes().get(0);
                 // Writeback would clean the data before check looks (a race on file devices): pause it.
                 LoopCalls.<Void>await(loop, done -> {
                     opened.orThrow().knobs().find("writeback.default.running").set("false");
                     done.accept(null);
-                });
+                }, WAIT);
                 assertThat(write(loop, volume, 0, pattern(1, 64 << 10), false)).isEqualTo(IoResult.OK);
                 for (int i = 0; i < 3; i++) {
                     assertThat(write(loop, volume, 8192 + i * 16384, pattern(2 + i, 4096), true))
                             .isEqualTo(IoResult.OK);
                 }
-                assertThat(LoopCalls.<IoResult>await(loop, done -> volume.flush(done::accept)))
+                assertThat(LoopCalls.<IoResult>await(loop, done -> volume.flush(done::accept), WAIT))
                         .isEqualTo(IoResult.OK);
                 if (shutdown) {
-                    assertThat(LoopCalls.<IoResult>await(loop, done -> opened.orThrow().shutdown(done::accept)))
+                    assertThat(LoopCalls.<IoResult>await(loop, done -> opened.orThrow().shutdown(done::accept), WAIT))
                             .isEqualTo(IoResult.OK);
                 }
             } finally {
@@ -108,7 +112,7 @@ class FormatCheckCommandTest {
                     cacheDevice.close();
                     backingDevice.close();
                     done.accept(null);
-                });
+                }, WAIT);
             }
         } catch (IOException e) {
             throw new AssertionError(e);
@@ -116,7 +120,7 @@ class FormatCheckCommandTest {
     }
 
     private static IoResult write(RealLoop loop, Volume volume, long offset, byte[] data, boolean fua) {
-        return LoopCalls.await(loop, done -> volume.write(offset, ByteBuffer.wrap(data), fua, done::accept));
+        return LoopCalls.await(loop, done -> volume.write(offset, ByteBuffer.wrap(data), fua, done::accept), WAIT);
     }
 
     private static byte[] pattern(int seed, int bytes) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.device.IoResult;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.volume.Volume;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -14,10 +15,9 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,9 +35,7 @@ class ServeRuntimeTest {
     }
 
     private static <T> T onLoop(ServeRuntime runtime, Consumer<Consumer<T>> operation) throws Exception {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        runtime.loop().execute(() -> operation.accept(result::complete));
-        return result.get(10, TimeUnit.SECONDS);
+        return LoopCalls.await(runtime.loop(), operation, Duration.ofSeconds(10));
     }
 
     private static String get(ServeRuntime runtime, String path) throws Exception {

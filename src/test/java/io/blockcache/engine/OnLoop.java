@@ -2,11 +2,9 @@ package io.blockcache.engine;
 
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -23,24 +21,7 @@ final class OnLoop {
 
     /** Runs {@code op} on the loop and returns what it hands to its callback. */
     static <T> T call(RealLoop loop, Consumer<Consumer<T>> op) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        loop.execute(() -> {
-            try {
-                op.accept(answer::complete);
-            } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
-            }
-        });
-        try {
-            return answer.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the loop", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("call on the loop failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("no answer from the loop within " + TIMEOUT_SECONDS + " s", e);
-        }
+        return LoopCalls.await(loop, op, Duration.ofSeconds(TIMEOUT_SECONDS));
     }
 
     /** Runs one device-style call on the loop and returns its result. */

@@ -5,6 +5,7 @@ import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
+import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
 import io.blockcache.sim.FaultPlan;
@@ -12,11 +13,10 @@ import io.blockcache.sim.FaultyDevice;
 import io.blockcache.volume.Volume;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -63,9 +63,7 @@ final class NbdFixture implements AutoCloseable {
 
     /** Runs {@code operation} on the loop and waits for the outcome it reports. */
     <T> T onLoop(Consumer<Consumer<T>> operation) throws Exception {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        loop.execute(() -> operation.accept(result::complete));
-        return result.get(20, TimeUnit.SECONDS);
+        return LoopCalls.await(loop, operation, Duration.ofSeconds(20));
     }
 
     /** Runs {@code task} on the loop and waits for it. */
