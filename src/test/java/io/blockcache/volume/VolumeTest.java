@@ -191,11 +191,6 @@ class VolumeTest {
         byte[] backing = pattern(16, 4096);
         f.putBacking(1 << 20, backing);
         assertThat(f.read(1 << 20, 4096)).isEqualTo(backing); // miss, fills a clean copy
-        System.err.println("DBG clean open=" + f.space.cleanWritePoint().openBucket() + " dirty open=" + f.space.dirtyWritePoint().openBucket() + " extents=" + f.extents.extentCount());
-        f.extents.lookup(2048, 8, f.space, new io.blockcache.index.LookupVisitor() {
-            public void hole(long s, int l) { System.err.println("DBG hole " + s + "+" + l); }
-            public void extent(long s, int l, long loc, int crc, int co, int cl) { System.err.println("DBG ext " + s + "+" + l + " " + io.blockcache.index.ExtentLocation.toString(loc) + " crc " + co + "+" + cl); }
-        });
         f.corruptCache(f.layout.byteOffset(f.space.cleanWritePoint().openBucket(), 1));
         assertThat(f.read(1 << 20, 4096)).isEqualTo(backing);
         assertThat(f.volume.stats().checksumErrors()).isEqualTo(2);
