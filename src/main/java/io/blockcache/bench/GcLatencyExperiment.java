@@ -140,10 +140,9 @@ final class GcLatencyExperiment {
             long startNs = loop.nowNs();
             gc.gc(result -> {
                 durationNs[0] = loop.nowNs() - startNs;
-                workload.recordInto(null);
-                workload.timeline(null);
                 check(result.ok(), "GC failed: %s", result);
-                done.accept(true);
+                // Requests in flight now overlapped the GC: they count as "during GC" too.
+                workload.finishRecording(() -> done.accept(true));
             });
         });
         long toMs = JvmPauseLog.uptimeMs();

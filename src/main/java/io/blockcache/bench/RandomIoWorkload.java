@@ -42,6 +42,9 @@ final class RandomIoWorkload {
     private Histogram recording;
     private LatencyTimeline timeline;
     private Runnable onIdle;
+    private long recordStartedBeforeNs = Long.MAX_VALUE;
+    private int recordPending;
+    private Runnable onRecordDone;
 
     /**
      * @param blocks the 4 KiB blocks the requests are drawn from
@@ -83,6 +86,29 @@ final class RandomIoWorkload {
         if (inFlight == 0) {
             loop.execute(idle);
         }
+    }
+
+    /**
+     * Ends a recording window: from now on only requests already in flight are recorded (they overlapped the
+     * window), and once the last of them has completed, recording stops and {@code done} runs. A window shorter
+     * than one request would otherwise record nothing at all.
+     */
+    void finishRecording(Runnable done) {
+        recordStartedBeforeNs = loop.nowNs();
+        recordPending = inFlight;
+        onRecordDone = done;
+        if (recordPending == 0) {
+            endRecording();
+        }
+    }
+
+    private void endRecording() {
+        recording = null;
+        timeline = null;
+        recordStartedBeforeNs = Long.MAX_VALUE;
+        Runnable done = onRecordDone;
+        onRecordDone = null;
+        done.run();
     }
 
     /** Records every later completion's latency into {@code histogram} (null: record nothing). */
@@ -163,11 +189,15 @@ final class RandomIoWorkload {
             writesCompleted++;
             versions[(int) block] = version;
         }
-        if (recording != null) {
+        boolean inWindow = startNs < recordStartedBeforeNs;
+        if (recording != null && inWindow) {
             recording.recordValue(Math.min(LATENCY_NS_MAX, Math.max(1, latencyNs)));
         }
-        if (timeline != null) {
+        if (timeline != null && inWindow) {
             timeline.record(loop.nowNs(), latencyNs);
+        }
+        if (onRecordDone != null && inWindow && --recordPending == 0) {
+            endRecording();
         }
         if (running) {
             submit(slot);
