@@ -37,6 +37,7 @@ public final class LineChart {
     private final List<Series> series = new ArrayList<>();
     private boolean logX;
     private boolean bars;
+    private String[] categories;
 
     /** A chart with a title and axis labels (put units in the labels). */
     public LineChart(String title, String xLabel, String yLabel) {
@@ -60,6 +61,15 @@ public final class LineChart {
     /** Draws each series' points as bars grouped by x instead of lines. */
     public LineChart bars() {
         bars = true;
+        return this;
+    }
+
+    /**
+     * Names the x positions 0, 1, 2, ... of a bar chart (e.g. workloads); the ticks then show these names instead
+     * of numbers.
+     */
+    public LineChart categories(String... names) {
+        categories = names.clone();
         return this;
     }
 
@@ -139,7 +149,8 @@ public final class LineChart {
         for (double x : xTicks(range)) {
             int px = MARGIN_LEFT_PX + (int) Math.round(scaleX(x, range) * plotW);
             g.drawLine(px, MARGIN_TOP_PX + plotH, px, MARGIN_TOP_PX + plotH + 5);
-            g.drawString(format(x), px - 15, MARGIN_TOP_PX + plotH + 20);
+            String label = categoryName(x);
+            g.drawString(label, px - g.getFontMetrics().stringWidth(label) / 2, MARGIN_TOP_PX + plotH + 20);
         }
         g.drawString(xLabel, MARGIN_LEFT_PX + plotW / 2 - 60, HEIGHT_PX - 20);
         Graphics2D rotated = (Graphics2D) g.create();
@@ -148,8 +159,27 @@ public final class LineChart {
         rotated.dispose();
     }
 
+    private String categoryName(double x) {
+        int index = (int) Math.round(x);
+        if (categories != null && x == index && index >= 0 && index < categories.length) {
+            return categories[index];
+        }
+        return format(x);
+    }
+
     private List<Double> xTicks(double[] range) {
         List<Double> ticks = new ArrayList<>();
+        if (bars) {
+            // Bars stand at the data's x values: tick exactly those, not an even scale of fractions between them.
+            java.util.TreeSet<Double> present = new java.util.TreeSet<>();
+            for (Series line : series) {
+                for (double[] point : line.points()) {
+                    present.add(point[0]);
+                }
+            }
+            ticks.addAll(present);
+            return ticks;
+        }
         if (logX) {
             for (double x = Math.pow(2, Math.floor(log2(range[0]))); x <= range[1] * 1.0001; x *= 2) {
                 if (x >= range[0] * 0.9999) {

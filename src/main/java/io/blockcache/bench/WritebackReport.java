@@ -65,8 +65,8 @@ public final class WritebackReport {
     /** Writes writeback-idle-drain.png, writeback-sweep.png and writeback-bursts.png into {@code dir}. */
     public static void charts(WritebackBench bench, Path dir) throws IOException {
         List<BenchRow> rows = bench.rows();
-        LineChart idle = new LineChart("Idle drain: writeback throughput (x: HDD write cache 0 = off, 1 = on)",
-                "HDD write cache", "MiB/s").bars();
+        LineChart idle = new LineChart("Idle drain: writeback throughput", "HDD volatile write cache", "MiB/s")
+                .bars().categories("off", "on");
         for (String name : List.of("ideal", "modern", "classic")) {
             Series s = new Series(name);
             for (BenchRow r : select(rows, "idle-drain", null, null)) {
