@@ -21,7 +21,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
     private static final int TASKS_PER_TURN_MAX = 1024;
 
     private final LinkedBlockingQueue<Runnable> incoming = new LinkedBlockingQueue<>();
-    private final PriorityQueue<TimerTask> timers = new PriorityQueue<>();
+    private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final ArrayDeque<Runnable> batch = new ArrayDeque<>();
     private final Thread thread;
     private long timerSequence;
@@ -60,7 +60,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         if (delayNs < 0) {
             throw new IllegalArgumentException("delayNs must be >= 0: " + delayNs);
         }
-        TimerTask timer = new TimerTask(System.nanoTime() + delayNs, task);
+        ScheduledTask timer = new ScheduledTask(System.nanoTime() + delayNs, 0, task); // sequence set on the loop thread
         if (inLoop()) {
             addTimer(timer);
         } else {
@@ -69,7 +69,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         return timer;
     }
 
-    private void addTimer(TimerTask timer) {
+    private void addTimer(ScheduledTask timer) {
         timer.sequence = timerSequence++;
         timers.add(timer);
     }
@@ -150,7 +150,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
     /** Runs every timer that is due; returns nanoseconds until the next one (Long.MAX_VALUE if none). */
     private long runDueTimers() {
         while (true) {
-            TimerTask head = timers.peek();
+            ScheduledTask head = timers.peek();
             if (head == null) {
                 return Long.MAX_VALUE;
             }
@@ -163,35 +163,6 @@ public final class RealLoop implements EventLoop, AutoCloseable {
                 head.ran = true;
                 head.task.run();
             }
-        }
-    }
-
-    /** A timer: ordered by due time, then by insertion. Touched only on the loop thread. */
-    private static final class TimerTask implements Comparable<TimerTask>, Timer {
-        final long dueNs;
-        final Runnable task;
-        long sequence;
-        boolean cancelled;
-        boolean ran;
-
-        TimerTask(long dueNs, Runnable task) {
-            this.dueNs = dueNs;
-            this.task = task;
-        }
-
-        @Override
-        public int compareTo(TimerTask other) {
-            int byTime = Long.compare(dueNs, other.dueNs);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
-        }
-
-        @Override
-        public boolean cancel() {
-            if (cancelled || ran) {
-                return false;
-            }
-            cancelled = true;
-            return true;
         }
     }
 }

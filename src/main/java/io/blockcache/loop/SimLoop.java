@@ -24,7 +24,7 @@ public final class SimLoop implements EventLoop {
      */
     public static final long RUN_UNTIL_IDLE_EVENTS_MAX = 50_000_000L;
 
-    private final PriorityQueue<Event> queue = new PriorityQueue<>();
+    private final PriorityQueue<ScheduledTask> queue = new PriorityQueue<>();
     private final Thread driver = Thread.currentThread();
     private long nowNs;
     private long nextSequence;
@@ -59,9 +59,9 @@ public final class SimLoop implements EventLoop {
         return Thread.currentThread() == driver;
     }
 
-    private Event enqueue(long dueNs, Runnable task) {
+    private ScheduledTask enqueue(long dueNs, Runnable task) {
         checkDriver();
-        Event event = new Event(dueNs, nextSequence++, task);
+        ScheduledTask event = new ScheduledTask(dueNs, nextSequence++, task);
         queue.add(event);
         return event;
     }
@@ -76,7 +76,7 @@ public final class SimLoop implements EventLoop {
         if (running) {
             throw new IllegalStateException("SimLoop.step() called from inside an event");
         }
-        Event event;
+        ScheduledTask event;
         do {
             event = queue.poll();
             if (event == null) {
@@ -115,7 +115,7 @@ public final class SimLoop implements EventLoop {
     public void runUntil(long timeNs) {
         checkDriver();
         while (true) {
-            Event head = peekLive();
+            ScheduledTask head = peekLive();
             if (head == null || head.dueNs > timeNs) {
                 break;
             }
@@ -143,8 +143,8 @@ public final class SimLoop implements EventLoop {
         return true;
     }
 
-    private Event peekLive() {
-        Event head = queue.peek();
+    private ScheduledTask peekLive() {
+        ScheduledTask head = queue.peek();
         while (head != null && head.cancelled) {
             queue.poll();
             head = queue.peek();
@@ -196,36 +196,6 @@ public final class SimLoop implements EventLoop {
         if (Thread.currentThread() != driver) {
             throw new IllegalStateException("SimLoop used from thread " + Thread.currentThread().getName()
                     + "; it belongs to " + driver.getName());
-        }
-    }
-
-    /** One pending task: ordered by due time, then by the order it was queued. */
-    private static final class Event implements Comparable<Event>, Timer {
-        final long dueNs;
-        final long sequence;
-        final Runnable task;
-        boolean cancelled;
-        boolean ran;
-
-        Event(long dueNs, long sequence, Runnable task) {
-            this.dueNs = dueNs;
-            this.sequence = sequence;
-            this.task = task;
-        }
-
-        @Override
-        public int compareTo(Event other) {
-            int byTime = Long.compare(dueNs, other.dueNs);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
-        }
-
-        @Override
-        public boolean cancel() {
-            if (cancelled || ran) {
-                return false;
-            }
-            cancelled = true;
-            return true;
         }
     }
 }
