@@ -56,26 +56,9 @@ final class Json {
         return "[" + String.join(",", values) + "]";
     }
 
+    /** Escaping lives in one place: the admin API's writer. */
     static String quote(String value) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+        return io.blockcache.admin.JsonWriter.quote(value);
     }
 
     @Override
