@@ -24,11 +24,14 @@ final class IdleTracker {
         return inFlight;
     }
 
-    /** Waits until nothing is in flight, at most {@code timeoutNs}; returns true if idle. */
-    synchronized boolean awaitIdle(long timeoutNs) throws InterruptedException {
-        long deadlineNs = System.nanoTime() + timeoutNs;
+    /**
+     * Waits until nothing is in flight, at most {@code timeoutNs} of {@code clock} time (the server's real loop);
+     * returns true if idle.
+     */
+    synchronized boolean awaitIdle(long timeoutNs, io.blockcache.loop.Clock clock) throws InterruptedException {
+        long deadlineNs = clock.nowNs() + timeoutNs;
         while (inFlight > 0) {
-            long leftNs = deadlineNs - System.nanoTime();
+            long leftNs = deadlineNs - clock.nowNs();
             if (leftNs <= 0) {
                 return false;
             }

@@ -101,7 +101,7 @@ public final class NbdServer implements AutoCloseable {
      * @return true if idle
      */
     public boolean awaitIdle(Duration timeout) throws InterruptedException {
-        return counters.idle.awaitIdle(timeout.toNanos());
+        return counters.idle.awaitIdle(timeout.toNanos(), loop);
     }
 
     /** Stops accepting, closes every connection (requests in flight still get their replies if possible). */
@@ -111,11 +111,11 @@ public final class NbdServer implements AutoCloseable {
         for (Connection connection : connections.values()) {
             connection.shutdownInput();
         }
-        long deadlineNs = System.nanoTime() + CLOSE_GRACE.toNanos();
+        long deadlineNs = loop.nowNs() + CLOSE_GRACE.toNanos(); // the loop's clock: real time, never simulated here
         boolean interrupted = false;
         for (Connection connection : connections.values()) {
             try {
-                if (!connection.awaitClosed(Math.max(0, deadlineNs - System.nanoTime()))) {
+                if (!connection.awaitClosed(Math.max(0, deadlineNs - loop.nowNs()))) {
                     connection.forceClose();
                 }
             } catch (InterruptedException e) {
