@@ -3,7 +3,10 @@ package io.blockcache.sim;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.loop.Prng;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,7 +37,7 @@ final class DurabilityTracker {
     PendingWrite begin(long offsetBytes, ByteBuffer src) {
         byte[] data = new byte[src.remaining()];
         src.duplicate().get(data);
-        PendingWrite write = new PendingWrite(nextSequence++, offsetBytes, data);
+        PendingWrite write = new PendingWrite(nextSequence++, offsetBytes, data, lastCompletionOrder);
         notDurable.put(write.sequence, write);
         return write;
     }
@@ -43,7 +46,7 @@ final class DurabilityTracker {
     void complete(PendingWrite write) {
         check(write.completionOrder == 0, "write %d completed twice", write.sequence);
         write.completionOrder = ++lastCompletionOrder;
-        visible.write(write.offsetBytes, write.data, write.sequence, null);
+        visible.write(write, write.completionOrder);
         completedVolatile.put(write.completionOrder, write);
         completedVolatileBytes += write.lengthBytes();
     }
@@ -54,7 +57,7 @@ final class DurabilityTracker {
         if (notDurable.remove(write.sequence) == null) {
             return; // already durable
         }
-        durable.write(write.offsetBytes, write.data, write.sequence, null);
+        durable.write(write, write.completionOrder);
         completedVolatile.remove(write.completionOrder);
         completedVolatileBytes -= write.lengthBytes();
     }
@@ -97,32 +100,51 @@ final class DurabilityTracker {
     }
 
     /**
-     * A power cut: each write not yet durable, in issue order, independently survives, vanishes, or
-     * survives torn, as {@code fate} decides (one third each). The survivors join the durable contents,
-     * the record empties, and from now on readers see the durable contents.
+     * A power cut: each write not yet durable independently survives, vanishes, or survives torn at 512 B, as
+     * {@code fate} decides (one third each). The survivors land in a random order that keeps only what a real
+     * device must keep: a write acknowledged before another was submitted lands before it; writes that were in
+     * flight together (overlapping or not) land in either order, and may land behind durable data written
+     * while they were in flight. The survivors join the durable contents, the record empties, and from now on
+     * readers see the durable contents.
      */
     CrashOutcome crash(Prng fate) {
         int survived = 0;
         int vanished = 0;
         int torn = 0;
+        List<Landing> landings = new ArrayList<>();
         for (PendingWrite write : notDurable.values()) {
             int sectors = (int) (write.lengthBytes() / BlockDevice.SECTOR_BYTES);
             int choice = fate.nextInt(3);
+            BitSet landed = null;
             if (choice == 0 || (choice == 2 && sectors < 2)) {
-                durable.write(write.offsetBytes, write.data, write.sequence, null);
                 survived++;
             } else if (choice == 1) {
                 vanished++;
+                continue;
             } else {
-                durable.write(write.offsetBytes, write.data, write.sequence, tornSubset(sectors, fate));
+                landed = tornSubset(sectors, fate);
                 torn++;
             }
+            // A point inside the write's life, in completion-order time: after its submit mark, not after its
+            // completion. Sorting by such points is an order every real device could have produced.
+            long completion = write.completionOrder != 0 ? write.completionOrder : lastCompletionOrder + 1;
+            double point = write.submitMark + 0.5 + fate.nextDouble() * (completion - write.submitMark - 0.5);
+            landings.add(new Landing(write, landed, point));
+        }
+        landings.sort(Comparator.comparingDouble(Landing::point));
+        long rank = lastCompletionOrder;
+        for (Landing landing : landings) {
+            durable.landAtCrash(landing.write(), rank, landing.sectors());
         }
         notDurable.clear();
         completedVolatile.clear();
         completedVolatileBytes = 0;
         visible = durable.copy();
         return new CrashOutcome(survived, vanished, torn);
+    }
+
+    /** A write that survives a power cut: which of its sectors land (null: all), and when. */
+    private record Landing(PendingWrite write, BitSet sectors, double point) {
     }
 
     /** A random subset of {@code sectors >= 2} sectors that is neither empty nor all of them. */

@@ -1,20 +1,23 @@
 package io.blockcache.sim;
 
 /**
- * One write that is not yet durable: a private copy of its data, its issue sequence (which orders the
- * crash image) and, once the device has acknowledged it, its completion order (which flushes refer to).
+ * One write that is not yet durable: a private copy of its data, its issue sequence, the device's completion
+ * order when it was submitted (its submit mark: every write acknowledged up to there must land before it)
+ * and, once the device has acknowledged it, its own completion order (which flushes refer to).
  */
 final class PendingWrite {
     final long sequence;
     final long offsetBytes;
     final byte[] data;
+    final long submitMark;
     /** 0 while in flight; then the device-wide completion order, starting at 1. */
     long completionOrder;
 
-    PendingWrite(long sequence, long offsetBytes, byte[] data) {
+    PendingWrite(long sequence, long offsetBytes, byte[] data, long submitMark) {
         this.sequence = sequence;
         this.offsetBytes = offsetBytes;
         this.data = data;
+        this.submitMark = submitMark;
     }
 
     long lengthBytes() {

@@ -8,9 +8,11 @@ import java.util.Map;
 
 /**
  * Sparse contents of a simulated medium: 4 KiB pages allocated on first write, unwritten sectors read as
- * zero. Every sector remembers the issue sequence of the write that last landed on it, and a write never
- * replaces a newer one; so the contents do not depend on the order in which overlapping writes land
- * (completion order, destage order, crash-image order all agree on "newest issued wins").
+ * zero. Every sector remembers two numbers of the write that last landed on it: its <b>rank</b> (the device's
+ * completion order: a write acknowledged later replaces one acknowledged earlier, whatever their issue order,
+ * so two overlapping writes in flight together land in whichever order the device completes them) and its
+ * <b>submit mark</b> (the completion order the device had reached when that write was submitted: every write
+ * with a completion order up to the mark was acknowledged before it was submitted, so must land before it).
  *
  * <p>Offsets are in bytes and must be multiples of {@link BlockDevice#SECTOR_BYTES} (the caller checks).
  * Thread rule: the simulation driver's thread.
@@ -42,13 +44,26 @@ final class SectorStore {
     }
 
     /**
-     * Lands sectors of {@code data} (whose first byte belongs at {@code offsetBytes}) issued with
-     * {@code sequence}. Sector {@code i} of the write lands only if {@code landed} is null or has bit
-     * {@code i}, and only if no newer write already landed there.
+     * Lands every sector of {@code write} whose current rank is not above {@code rank}: the normal path, where
+     * the later-completed write wins.
      */
-    void write(long offsetBytes, byte[] data, long sequence, BitSet landed) {
-        long firstSector = offsetBytes / BlockDevice.SECTOR_BYTES;
-        int sectors = data.length / BlockDevice.SECTOR_BYTES;
+    void write(PendingWrite write, long rank) {
+        land(write, rank, null, false);
+    }
+
+    /**
+     * Lands the sectors of a write that survives a power cut ({@code landed}: which of them, null for all).
+     * A sector is replaced unless its current writer must come after this one (this write was acknowledged
+     * before that one was submitted); between writes that were in flight together either order is allowed,
+     * and the caller picks one.
+     */
+    void landAtCrash(PendingWrite write, long rank, BitSet landed) {
+        land(write, rank, landed, true);
+    }
+
+    private void land(PendingWrite write, long rank, BitSet landed, boolean crash) {
+        long firstSector = write.offsetBytes / BlockDevice.SECTOR_BYTES;
+        int sectors = write.data.length / BlockDevice.SECTOR_BYTES;
         for (int i = 0; i < sectors; i++) {
             if (landed != null && !landed.get(i)) {
                 continue;
@@ -56,11 +71,14 @@ final class SectorStore {
             long sector = firstSector + i;
             Page page = pages.computeIfAbsent(sector / SECTORS_PER_PAGE, k -> new Page());
             int slot = (int) (sector % SECTORS_PER_PAGE);
-            if (page.sequence[slot] > sequence) {
-                continue; // a newer write already landed here
+            boolean mustStayBehind = crash ? write.completionOrder != 0 && write.completionOrder <= page.submitMark[slot]
+                    : page.rank[slot] > rank;
+            if (mustStayBehind) {
+                continue;
             }
-            page.sequence[slot] = sequence;
-            System.arraycopy(data, i * BlockDevice.SECTOR_BYTES, page.data, slot * BlockDevice.SECTOR_BYTES,
+            page.rank[slot] = rank;
+            page.submitMark[slot] = write.submitMark;
+            System.arraycopy(write.data, i * BlockDevice.SECTOR_BYTES, page.data, slot * BlockDevice.SECTOR_BYTES,
                     BlockDevice.SECTOR_BYTES);
         }
     }
@@ -74,15 +92,17 @@ final class SectorStore {
         return copy;
     }
 
-    /** One 4 KiB page and the issue sequence of the write that last landed on each of its sectors. */
+    /** One 4 KiB page and, per sector, the rank and submit mark of the write that last landed on it. */
     private static final class Page {
         final byte[] data = new byte[PAGE_BYTES];
-        final long[] sequence = new long[SECTORS_PER_PAGE];
+        final long[] rank = new long[SECTORS_PER_PAGE];
+        final long[] submitMark = new long[SECTORS_PER_PAGE];
 
         Page copy() {
             Page p = new Page();
             System.arraycopy(data, 0, p.data, 0, PAGE_BYTES);
-            System.arraycopy(sequence, 0, p.sequence, 0, SECTORS_PER_PAGE);
+            System.arraycopy(rank, 0, p.rank, 0, SECTORS_PER_PAGE);
+            System.arraycopy(submitMark, 0, p.submitMark, 0, SECTORS_PER_PAGE);
             return p;
         }
     }
