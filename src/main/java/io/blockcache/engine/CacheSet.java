@@ -229,7 +229,7 @@ public final class CacheSet {
     }
 
     private void checkpointAndClose(IoCallback done) {
-        checkpoints.start(checkpointed -> {
+        checkpoints.startAfterNow(checkpointed -> {
             if (!checkpointed.ok()) {
                 done.complete(checkpointed);
                 return;

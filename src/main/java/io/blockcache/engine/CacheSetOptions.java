@@ -63,6 +63,12 @@ public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long jour
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode, verify);
     }
 
+    /** A copy with another group-commit delay. */
+    public CacheSetOptions withJournalDelayNs(long newJournalDelayNs) {
+        return new CacheSetOptions(bucketSizeBytes, journalBuckets, newJournalDelayNs, journalEntryBytesMax, mode,
+                verifyIndexEachOperation);
+    }
+
     /** A copy with another initial cache mode. */
     public CacheSetOptions withMode(CacheMode newMode) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, newMode,

@@ -96,6 +96,19 @@ public final class CheckpointWriter {
         });
     }
 
+    /**
+     * Writes a checkpoint that starts after this call, waiting first for one already running (whose early
+     * chunks may predate changes made since). A clean shutdown needs this: clean extents are not journaled
+     * (docs/FORMAT.md §7 rule 7), so only a checkpoint begun after the last front-end change records them right.
+     */
+    public void startAfterNow(IoCallback done) {
+        if (run == null) {
+            start(done);
+            return;
+        }
+        waiters.add(previous -> start(done));
+    }
+
     private void finish(IoResult result) {
         Run finished = run;
         if (!result.ok()) {

@@ -8,19 +8,19 @@ import java.util.function.BooleanSupplier;
  * goes idle, so "run until idle" is not an option, and a request that never completes must fail the run
  * instead of hanging it. Thread rule: the simulation driver's thread.
  */
-final class LoopRunner {
+public final class LoopRunner {
     private final SimLoop loop;
     private final long stallEventsMax;
     private final WorkloadDriver driver;
 
-    LoopRunner(SimLoop loop, long stallEventsMax, WorkloadDriver driver) {
+    public LoopRunner(SimLoop loop, long stallEventsMax, WorkloadDriver driver) {
         this.loop = loop;
         this.stallEventsMax = stallEventsMax;
         this.driver = driver;
     }
 
     /** Runs events until {@code condition} holds; fails if the loop empties or the bound is spent first. */
-    void runUntil(BooleanSupplier condition, String what) {
+    public void runUntil(BooleanSupplier condition, String what) {
         long budget = stallEventsMax;
         while (!condition.getAsBoolean()) {
             if (!loop.step()) {
@@ -33,7 +33,7 @@ final class LoopRunner {
     }
 
     /** Runs at most {@code events} events, stopping early if {@code stop} holds or nothing is pending. */
-    void runAtMost(long events, BooleanSupplier stop) {
+    public void runAtMost(long events, BooleanSupplier stop) {
         for (long i = 0; i < events && !stop.getAsBoolean(); i++) {
             if (!loop.step()) {
                 return;

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * against the durable floors (then adopting what was read as the new durable state), otherwise as a read.
  * Thread rule: the simulation driver's thread.
  */
-final class RangeVerifier {
+public final class RangeVerifier {
     /** 256 KiB per read: within every device's request limit, few requests for a few MiB. */
     static final int CHUNK_BYTES = 256 << 10;
 
@@ -17,14 +17,14 @@ final class RangeVerifier {
     private final WorkloadDriver driver;
     private final LoopRunner runner;
 
-    RangeVerifier(ReferenceModel model, WorkloadDriver driver, LoopRunner runner) {
+    public RangeVerifier(ReferenceModel model, WorkloadDriver driver, LoopRunner runner) {
         this.model = model;
         this.driver = driver;
         this.runner = runner;
     }
 
     /** Verifies the whole range of {@code device}; {@code afterCrash} selects the recovery rules. */
-    void verify(BlockDevice device, boolean afterCrash) {
+    public void verify(BlockDevice device, boolean afterCrash) {
         long rangeBytes = model.sectorCount() * BlockDevice.SECTOR_BYTES;
         for (long offsetBytes = 0; offsetBytes < rangeBytes; offsetBytes += CHUNK_BYTES) {
             int lengthBytes = (int) Math.min(CHUNK_BYTES, rangeBytes - offsetBytes);

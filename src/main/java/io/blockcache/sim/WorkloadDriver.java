@@ -4,6 +4,7 @@ import io.blockcache.device.IoResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Keeps up to {@code depthMax} generated requests in flight against a {@link CrashTarget}, records each in the
@@ -21,6 +22,7 @@ public final class WorkloadDriver {
     private final long seed;
     private final List<ModelOp> mutationsInFlight = new ArrayList<>();
     private String phase = "";
+    private Consumer<String> trace = line -> { };
     private ModelOp held;
     private int remaining;
     private int inFlight;
@@ -41,6 +43,11 @@ public final class WorkloadDriver {
     /** Names the current phase in failure messages (e.g. "segment 2"). */
     public void phase(String name) {
         this.phase = name;
+    }
+
+    /** Sends a line per submission and completion to {@code sink} (a failing seed prints the last of them). */
+    public void trace(Consumer<String> sink) {
+        this.trace = sink;
     }
 
     /** Generates and submits {@code ops} more requests as room allows. */
@@ -102,6 +109,7 @@ public final class WorkloadDriver {
     private void submit(ModelOp op) {
         long step = ++steps;
         long submittedEpoch = epoch;
+        trace.accept("submit #" + step + " " + op);
         inFlight++;
         if (op.mutates()) {
             mutationsInFlight.add(op);
@@ -151,6 +159,7 @@ public final class WorkloadDriver {
         if (submittedEpoch != epoch) {
             return; // from before a crash: its fate is the crash image's business
         }
+        trace.accept("done #" + step + " " + op + (result.ok() ? "" : ": " + result));
         if (!result.ok()) {
             throw violation("step " + step + " " + op, "request failed: " + result);
         }

@@ -15,20 +15,55 @@ public final class WorkloadGenerator {
     public static final int REQUEST_SECTORS_MAX = 512;
     private static final int SECTORS_PER_4K = 8;
 
+    /** A sequential stream writes this much per request: 64 KiB, Linux's usual readahead/writeback chunk. */
+    private static final int STREAM_REQUEST_SECTORS = 128;
+    /** A sequential stream is 4 to 16 such requests: up to 1 MiB, past small sequential cutoffs. */
+    private static final int STREAM_REQUESTS_MIN = 4;
+    private static final int STREAM_REQUESTS_MAX = 16;
+
     private final Prng prng;
     private final long rangeSectors;
+    private final double streamChance;
+    private long streamNextSector;
+    private int streamRequestsLeft;
 
     /** A generator over the first {@code rangeBytes} of the device (a multiple of 4 KiB, at least 256 KiB). */
     public WorkloadGenerator(Prng prng, long rangeBytes) {
+        this(prng, rangeBytes, 0);
+    }
+
+    /**
+     * A generator that also, with {@code streamChance} per request, starts a sequential stream of 64 KiB
+     * writes (so that sequential bypass has something to detect).
+     */
+    public WorkloadGenerator(Prng prng, long rangeBytes, double streamChance) {
         if (rangeBytes % 4096 != 0 || rangeBytes < (long) REQUEST_SECTORS_MAX * BlockDevice.SECTOR_BYTES) {
             throw new IllegalArgumentException("range must be a multiple of 4 KiB and >= 256 KiB: " + rangeBytes);
         }
+        if (!(streamChance >= 0 && streamChance <= 1)) {
+            throw new IllegalArgumentException("streamChance must be in [0, 1]: " + streamChance);
+        }
         this.prng = prng;
         this.rangeSectors = rangeBytes / BlockDevice.SECTOR_BYTES;
+        this.streamChance = streamChance;
     }
 
     /** Returns the next request. */
     public ModelOp next() {
+        if (streamRequestsLeft == 0 && streamChance > 0 && prng.chance(streamChance)) {
+            streamRequestsLeft = STREAM_REQUESTS_MIN + prng.nextInt(STREAM_REQUESTS_MAX - STREAM_REQUESTS_MIN + 1);
+            streamNextSector = prng.nextLong(rangeSectors / SECTORS_PER_4K) * SECTORS_PER_4K;
+        }
+        if (streamRequestsLeft > 0) {
+            streamRequestsLeft--;
+            if (streamNextSector + STREAM_REQUEST_SECTORS > rangeSectors) {
+                streamNextSector = 0;
+            }
+            long start = streamNextSector;
+            streamNextSector += STREAM_REQUEST_SECTORS;
+            return new ModelOp(ModelOp.Kind.WRITE, start * BlockDevice.SECTOR_BYTES,
+                    (long) STREAM_REQUEST_SECTORS * BlockDevice.SECTOR_BYTES, false);
+        }
         int roll = prng.nextInt(100);
         if (roll < 10) {
             return new ModelOp(ModelOp.Kind.FLUSH, 0, 0, false);

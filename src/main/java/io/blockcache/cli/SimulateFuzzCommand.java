@@ -1,0 +1,139 @@
+package io.blockcache.cli;
+
+import io.blockcache.fuzz.FuzzResult;
+import io.blockcache.fuzz.FuzzScenario;
+import io.blockcache.fuzz.FuzzTotals;
+import io.blockcache.fuzz.FuzzViolation;
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code blockcache simulate fuzz [--seeds N | --minutes M] [--seed S] [--first F] [--jobs J] [--json]}: runs
+ * fuzz seeds (docs/TESTING.md), shows progress on stderr, prints a summary line (or one JSON object), and for
+ * each violation the seed, the setup, the trace and the command that replays it. Exit 1 on any violation.
+ */
+@Command(name = "fuzz", description = "Adversarial crash/fault simulation of a whole cache set (simulated time).",
+        mixinStandardHelpOptions = true)
+final class SimulateFuzzCommand implements Callable<Integer> {
+    /** Violations printed in full; more are listed by seed only. */
+    private static final int VIOLATIONS_SHOWN = 3;
+
+    @Option(names = "--seeds", description = "Seeds to run (default: 1000, or unbounded with --minutes).")
+    private Long seeds;
+
+    @Option(names = "--minutes", description = "Run seeds until this many minutes have passed.")
+    private Double minutes;
+
+    @Option(names = "--seed", description = "Run this one seed (replay) and print its trace if it fails.")
+    private Long seed;
+
+    @Option(names = "--first", defaultValue = "1", description = "First seed (default: ${DEFAULT-VALUE}).")
+    private long first;
+
+    @Option(names = "--jobs", description = "Seeds run in parallel (default: the number of processors).")
+    private Integer jobs;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        long firstSeed = seed != null ? seed : first;
+        long count = seed != null ? 1 : seeds != null ? seeds : minutes != null ? Long.MAX_VALUE : 1000;
+        long deadlineNs = minutes == null ? Long.MAX_VALUE : System.nanoTime() + (long) (minutes * 60e9);
+        int threads = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
+        FuzzTotals totals = run(firstSeed, count, deadlineNs, Math.max(1, threads));
+        PrintStream out = System.out;
+        int shown = 0;
+        for (FuzzViolation violation : totals.violations()) {
+            if (shown++ < VIOLATIONS_SHOWN) {
+                printViolation(violation);
+            } else {
+                System.err.println("also failing: seed " + violation.seed() + " (" + violation.replayCommand() + ")");
+            }
+        }
+        out.println(json ? totals.json() : totals.summaryLine());
+        return totals.violations().isEmpty() ? 0 : 1;
+    }
+
+    private FuzzTotals run(long firstSeed, long count, long deadlineNs, int threads) throws Exception {
+        FuzzTotals totals = new FuzzTotals();
+        AtomicLong next = new AtomicLong(firstSeed);
+        long end = count == Long.MAX_VALUE ? Long.MAX_VALUE : firstSeed + count;
+        long startNs = System.nanoTime();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "fuzz");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            Future<?>[] workers = new Future<?>[threads];
+            for (int i = 0; i < threads; i++) {
+                workers[i] = pool.submit(() -> {
+                    for (long s = next.getAndIncrement(); s < end && System.nanoTime() < deadlineNs;
+                            s = next.getAndIncrement()) {
+                        Object outcome;
+                        try {
+                            outcome = FuzzScenario.run(s);
+                        } catch (FuzzViolation v) {
+                            outcome = v;
+                        }
+                        synchronized (totals) {
+                            if (outcome instanceof FuzzResult result) {
+                                totals.add(result);
+                            } else {
+                                totals.add((FuzzViolation) outcome);
+                            }
+                            progress(totals, count, startNs);
+                        }
+                    }
+                });
+            }
+            for (Future<?> worker : workers) {
+                worker.get();
+            }
+        } finally {
+            pool.shutdownNow();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        System.err.println();
+        return totals;
+    }
+
+    /** Progress on stderr: a line rewritten every 10 seeds. */
+    private static void progress(FuzzTotals totals, long count, long startNs) {
+        if (totals.seeds() % 10 != 0) {
+            return;
+        }
+        double seconds = (System.nanoTime() - startNs) / 1e9;
+        System.err.printf("\rfuzz: %d%s seeds, %d violations, %.1f seeds/s, %.0f s", totals.seeds(),
+                count == Long.MAX_VALUE ? "" : "/" + count, totals.violations().size(), totals.seeds() / seconds,
+                seconds);
+        System.err.flush();
+    }
+
+    private static void printViolation(FuzzViolation violation) {
+        PrintStream err = System.err;
+        err.println("VIOLATION " + violation.getMessage());
+        err.println("  setup: " + violation.setup());
+        if (violation.getCause() != null) {
+            err.println("  cause: " + violation.getCause());
+            StackTraceElement[] stack = violation.getCause().getStackTrace();
+            for (int i = 0; i < Math.min(12, stack.length); i++) {
+                err.println("    at " + stack[i]);
+            }
+        }
+        err.println("  trace (last " + violation.trace().size() + " lines):");
+        for (String line : violation.trace()) {
+            err.println("    " + line);
+        }
+        err.println("  replay: " + violation.replayCommand());
+    }
+}

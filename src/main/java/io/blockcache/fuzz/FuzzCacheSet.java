@@ -1,0 +1,156 @@
+package io.blockcache.fuzz;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.Knob;
+import io.blockcache.loop.Prng;
+import io.blockcache.loop.SimLoop;
+import io.blockcache.sim.SimDevice;
+import io.blockcache.sim.SmallDevices;
+import io.blockcache.volume.Volume;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The cache set a fuzz seed runs: a small simulated SSD as the cache in front of one simulated disk (or SSD)
+ * per volume, every device with a volatile write cache. It formats, opens (then applies the seed's live knobs,
+ * as {@code serve} applies its config), loses power, shuts down cleanly, and adds up what each incarnation did
+ * (checkpoints, evictions, journal bytes) before it goes. Thread rule: the scenario's thread.
+ */
+final class FuzzCacheSet {
+    /** Each backing device: the volume plus the 1 MiB header area. */
+    private static final long BACKING_HEADER_BYTES = 1L << 20;
+
+    private final SimLoop loop;
+    private final FuzzSetup setup;
+    private final Prng ids;
+    private final SimDevice cacheDevice;
+    private final List<SimDevice> backingDevices = new ArrayList<>();
+    private CacheSet set;
+    private long checkpoints;
+    private long evictedBuckets;
+    private long journalBytes;
+
+    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids) {
+        this.loop = loop;
+        this.setup = setup;
+        this.ids = ids;
+        this.cacheDevice = SmallDevices.ssd(loop, setup.cacheDeviceBytes());
+        for (int v = 0; v < setup.volumeCount(); v++) {
+            long bytes = setup.rangeBytes() + BACKING_HEADER_BYTES;
+            backingDevices.add(setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes));
+        }
+    }
+
+    /** Formats the devices and opens the cache set. */
+    void start(IoCallback done) {
+        CacheSet.format(loop, cacheDevice, specs(), setup.options(), ids, fraction -> { }, formatted -> {
+            if (!formatted.isOk()) {
+                done.complete(IoResult.error(IoStatus.IO_ERROR, "format failed: " + formatted.error()));
+                return;
+            }
+            open(done);
+        });
+    }
+
+    /** Opens (recovers) the cache set on the devices as they are, then applies the seed's knobs. */
+    void open(IoCallback done) {
+        CacheSet.open(loop, cacheDevice, specs(), setup.options(), opened -> {
+            if (!opened.isOk()) {
+                done.complete(IoResult.error(IoStatus.IO_ERROR, "open failed: " + opened.error()));
+                return;
+            }
+            set = opened.value();
+            for (Map.Entry<String, String> knob : setup.knobs().entrySet()) {
+                setKnob(knob.getKey(), knob.getValue());
+            }
+            done.complete(IoResult.OK);
+        });
+    }
+
+    /** Power cut: the loop forgets every pending event and each device keeps only a crash image. */
+    void crash(Prng fate) {
+        retire();
+        loop.discardPending();
+        cacheDevice.crash(fate.split());
+        for (SimDevice device : backingDevices) {
+            device.crash(fate.split());
+        }
+    }
+
+    /** Power back on, before {@link #open}. */
+    void powerOn() {
+        cacheDevice.powerOn(loop);
+        for (SimDevice device : backingDevices) {
+            device.powerOn(loop);
+        }
+    }
+
+    /** A clean stop of the running set; the caller waits for {@code done}. */
+    void shutdown(IoCallback done) {
+        set.shutdown(done);
+    }
+
+    /** The running cache set (null while the power is off). */
+    CacheSet set() {
+        return set;
+    }
+
+    /** Volume {@code index} of the running set. */
+    Volume volume(int index) {
+        return set.volumes().get(index);
+    }
+
+    /** The backing device of volume {@code index}. */
+    BlockDevice backing(int index) {
+        return backingDevices.get(index);
+    }
+
+    /** Sets a live knob by name (as {@code blockcache set} does). */
+    void setKnob(String name, String value) {
+        Knob knob = set.knobs().find(name);
+        if (knob == null) {
+            throw new IllegalStateException("fuzz setup names knob " + name + ", which does not exist");
+        }
+        knob.set(value);
+    }
+
+    /** Checkpoints written by every incarnation so far. */
+    long checkpoints() {
+        return checkpoints + (set == null ? 0 : set.checkpointsWritten());
+    }
+
+    /** Buckets evicted by every incarnation so far. */
+    long evictedBuckets() {
+        return evictedBuckets + (set == null ? 0 : set.garbageCollector().stats().bucketsEvicted());
+    }
+
+    /** Journal laps around the ring by every incarnation so far (bytes written / ring bytes). */
+    long ringWraps() {
+        long bytes = journalBytes + (set == null ? 0 : set.journal().bytesWritten());
+        long ringBytes = (long) setup.options().journalBuckets() * setup.options().bucketSizeBytes();
+        return bytes / ringBytes;
+    }
+
+    private void retire() {
+        if (set != null) {
+            checkpoints += set.checkpointsWritten();
+            evictedBuckets += set.garbageCollector().stats().bucketsEvicted();
+            journalBytes += set.journal().bytesWritten();
+            set = null; // gone with the power; nothing of it may be used again
+        }
+    }
+
+    private List<BackingSpec> specs() {
+        List<BackingSpec> specs = new ArrayList<>();
+        for (int v = 0; v < backingDevices.size(); v++) {
+            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingDevices.get(v)));
+        }
+        return specs;
+    }
+}

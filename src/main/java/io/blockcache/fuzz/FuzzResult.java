@@ -1,0 +1,24 @@
+package io.blockcache.fuzz;
+
+import java.util.Set;
+
+/**
+ * What one fuzz seed did, for the summary and for determinism checks ({@code traceHash} is the loop's).
+ *
+ * @param seed the seed
+ * @param traceHash the simulated loop's trace hash: equal for two runs of one seed
+ * @param crashes power cuts, nested ones included
+ * @param nestedCrashes power cuts that hit a recovery in progress
+ * @param cleanRestarts clean shutdowns followed by an open
+ * @param operations workload requests completed
+ * @param modesCovered cache modes some volume ran in
+ * @param checkpoints checkpoints written
+ * @param evictions buckets evicted by GC
+ * @param ringWraps journal laps around its ring
+ * @param faultsInjected device faults injected
+ * @param controlActions live control actions (mode switches, drains, GC, checkpoints, knob changes)
+ */
+public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
+                         long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
+                         long faultsInjected, long controlActions) {
+}

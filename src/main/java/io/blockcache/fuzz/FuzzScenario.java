@@ -1,0 +1,284 @@
+package io.blockcache.fuzz;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.loop.Prng;
+import io.blockcache.loop.SimLoop;
+import io.blockcache.sim.ContractViolation;
+import io.blockcache.sim.LoopRunner;
+import io.blockcache.sim.RangeVerifier;
+import io.blockcache.sim.ReferenceModel;
+import io.blockcache.sim.WorkloadDriver;
+import io.blockcache.sim.WorkloadGenerator;
+import io.blockcache.volume.CacheMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * One fuzz seed, a pure function of it: draw a {@link FuzzSetup}, format, then per segment run every volume's
+ * workload together with live control actions ({@link FuzzControls}); end the segment in a power cut at a
+ * random event (recovering with further cuts at random points of the recovery) or in a clean shutdown and
+ * restart; after each recovery check every volume against its reference model (oracle a: nothing flushed or
+ * FUA is lost; d: no sector holds bytes never written to it) and against its backing device ({@link
+ * CleanCopyOracle}: oracles b and c). The last segment runs crash-free and ends in a drain of every volume,
+ * after which each must read exactly as its backing device.
+ *
+ * <p>A broken oracle, a failed request or an engine fail-stop throws {@link FuzzViolation} with the seed, the
+ * setup, the last lines of the trace and the command that replays it. Thread rule: the calling thread.
+ */
+public final class FuzzScenario {
+    /** Loop events between two control slots. */
+    private static final int CONTROL_SLOT_EVENTS = 64;
+    /** Chance that a segment ends in a clean shutdown rather than a power cut. */
+    private static final double CLEAN_RESTART_CHANCE = 0.2;
+    /** Power cuts injected into one recovery at most. */
+    private static final int NESTED_CRASHES_MAX = 2;
+    /** A nested cut lands within this many events of the recovery's start. */
+    private static final int RECOVERY_CRASH_EVENTS_MAX = 400;
+    /** Loop events a single awaited thing may take before the run counts as stalled. */
+    private static final long STALL_EVENTS_MAX = 5_000_000;
+
+    private final long seed;
+    private final Prng prng;
+    private final SimLoop loop = new SimLoop();
+    private final FuzzSetup setup;
+    private final FuzzCacheSet cacheSet;
+    private final FuzzTrace trace = new FuzzTrace();
+    private final List<ReferenceModel> models = new ArrayList<>();
+    private final List<WorkloadDriver> drivers = new ArrayList<>();
+    private final List<RangeVerifier> verifiers = new ArrayList<>();
+    private final LoopRunner runner;
+    private final FuzzControls controls;
+    private int crashes;
+    private int nestedCrashes;
+    private int cleanRestarts;
+    private long recoveryEventsLast = RECOVERY_CRASH_EVENTS_MAX;
+
+    private FuzzScenario(long seed) {
+        this.seed = seed;
+        this.prng = new Prng(seed);
+        this.setup = FuzzSetup.draw(prng.split());
+        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split());
+        long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
+        for (int v = 0; v < setup.volumeCount(); v++) {
+            ReferenceModel model = new ReferenceModel(sectors);
+            WorkloadDriver driver = new WorkloadDriver(new VolumeLane(cacheSet, v), model,
+                    new WorkloadGenerator(prng.split(), setup.rangeBytes(), setup.streamChance()), 8, seed);
+            String lane = FuzzSetup.volumeName(v) + " ";
+            driver.trace(line -> trace.add(lane + line));
+            models.add(model);
+            drivers.add(driver);
+        }
+        this.runner = new LoopRunner(loop, STALL_EVENTS_MAX, drivers.get(0));
+        for (int v = 0; v < setup.volumeCount(); v++) {
+            verifiers.add(new RangeVerifier(models.get(v), drivers.get(v), runner));
+        }
+        this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
+    }
+
+    /** Runs seed {@code seed}; throws {@link FuzzViolation} if any oracle breaks. */
+    public static FuzzResult run(long seed) {
+        FuzzScenario scenario = new FuzzScenario(seed);
+        try {
+            return scenario.run();
+        } catch (FuzzViolation e) {
+            throw e;
+        } catch (ContractViolation | IllegalStateException | IllegalArgumentException e) {
+            throw scenario.violation(e.getMessage(), e);
+        }
+    }
+
+    private FuzzResult run() {
+        phase("start");
+        await(cacheSet::start, "format and open");
+        controls.noteOpened();
+        for (int segment = 1; segment <= setup.segments(); segment++) {
+            phase("segment " + segment);
+            boolean clean = prng.chance(CLEAN_RESTART_CHANCE);
+            for (WorkloadDriver driver : drivers) {
+                driver.start(setup.opsPerSegment());
+            }
+            if (clean) {
+                runWithControls(this::allIdle, Long.MAX_VALUE);
+                restartCleanly();
+            } else {
+                long target = completed() + prng.nextInt(setup.opsPerSegment() * drivers.size() + 1);
+                runWithControls(() -> completed() >= target || allIdle(), STALL_EVENTS_MAX);
+                runner.runAtMost(prng.nextInt(300), () -> false);
+                crash();
+                phase("recovery after crash " + crashes);
+                recover();
+            }
+            checkAfterRecovery();
+        }
+        phase("final segment");
+        for (WorkloadDriver driver : drivers) {
+            driver.start(setup.opsPerSegment());
+        }
+        runWithControls(this::allIdle, Long.MAX_VALUE);
+        controls.quiesce(runner);
+        phase("final drain");
+        drainAll();
+        phase("final check");
+        for (int v = 0; v < drivers.size(); v++) {
+            verifiers.get(v).verify(cacheSet.volume(v), false);
+            long dirty = cacheSet.volume(v).index().extents().dirtySectors();
+            if (dirty != 0) {
+                throw violation(FuzzSetup.volumeName(v) + " still holds " + dirty + " dirty sectors after a drain",
+                        null);
+            }
+            checkCleanCopies(v);
+        }
+        long operations = 0;
+        for (WorkloadDriver driver : drivers) {
+            operations += driver.completed();
+        }
+        return new FuzzResult(seed, loop.traceHash(), crashes, nestedCrashes, cleanRestarts, operations,
+                controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
+                0, controls.actions());
+    }
+
+    /** Runs loop events until {@code done}, giving the controls a slot every few events. */
+    private void runWithControls(java.util.function.BooleanSupplier done, long eventsMax) {
+        long budget = eventsMax;
+        while (!done.getAsBoolean()) {
+            long before = loop.eventsRun();
+            runner.runAtMost(CONTROL_SLOT_EVENTS, done);
+            long ran = loop.eventsRun() - before;
+            if (ran == 0 && !done.getAsBoolean()) {
+                throw violation("the loop emptied while requests were still outstanding (lost callback?)", null);
+            }
+            budget -= ran;
+            if (budget <= 0 || loop.eventsRun() > STALL_EVENTS_MAX * 4L * (crashes + cleanRestarts + 1)) {
+                if (eventsMax != Long.MAX_VALUE) {
+                    return; // a bounded run: the crash comes now
+                }
+                throw violation("the workload did not finish within its event budget (stalled?)", null);
+            }
+            controls.maybeAct();
+        }
+    }
+
+    private void restartCleanly() {
+        controls.quiesce(runner);
+        phase("clean shutdown after segment");
+        await(cacheSet::shutdown, "clean shutdown");
+        for (ReferenceModel model : models) {
+            model.flushAcknowledged(model.flushSubmitted()); // a clean shutdown makes everything durable
+        }
+        // The process exits and the machine powers off; the crash image must not matter any more.
+        cacheSet.crash(prng.split());
+        cacheSet.powerOn();
+        cleanRestarts++;
+        phase("open after clean shutdown " + cleanRestarts);
+        await(cacheSet::open, "open after a clean shutdown");
+        controls.noteOpened();
+    }
+
+    private void crash() {
+        trace.add("POWER CUT");
+        cacheSet.crash(prng.split());
+        for (WorkloadDriver driver : drivers) {
+            driver.abandon();
+        }
+        controls.abandon();
+        crashes++;
+    }
+
+    /** Recovers, cutting the power again at a random event of the recovery up to twice. */
+    private void recover() {
+        for (int attempt = 0; ; attempt++) {
+            IoResult[] result = {null};
+            long startEvents = loop.eventsRun();
+            cacheSet.powerOn();
+            cacheSet.open(r -> result[0] = r);
+            if (attempt < NESTED_CRASHES_MAX && prng.chance(0.4)) {
+                runner.runAtMost(prng.nextLong(Math.min(RECOVERY_CRASH_EVENTS_MAX, recoveryEventsLast + 1)),
+                        () -> result[0] != null);
+                if (result[0] == null) {
+                    crash();
+                    nestedCrashes++;
+                    continue;
+                }
+            }
+            runner.runUntil(() -> result[0] != null, "recovery");
+            if (!result[0].ok()) {
+                throw violation("recovery failed: " + result[0], null);
+            }
+            recoveryEventsLast = loop.eventsRun() - startEvents;
+            controls.noteOpened();
+            return;
+        }
+    }
+
+    private void checkAfterRecovery() {
+        for (int v = 0; v < drivers.size(); v++) {
+            verifiers.get(v).verify(cacheSet.volume(v), true);
+            checkCleanCopies(v);
+        }
+    }
+
+    private void checkCleanCopies(int v) {
+        String mismatch = CleanCopyOracle.check(cacheSet.volume(v), setup.rangeBytes(), runner);
+        if (mismatch != null) {
+            throw violation(FuzzSetup.volumeName(v) + ": a clean copy disagrees with the backing device: "
+                    + mismatch, null);
+        }
+    }
+
+    private void drainAll() {
+        for (int v = 0; v < drivers.size(); v++) {
+            String name = FuzzSetup.volumeName(v);
+            IoResult[] result = {null};
+            cacheSet.set().drain(name, progress -> { }, r -> result[0] = r);
+            runner.runUntil(() -> result[0] != null, "drain of " + name);
+            if (!result[0].ok()) {
+                throw violation("drain of " + name + " failed: " + result[0], null);
+            }
+        }
+    }
+
+    private void await(Consumer<IoCallback> action, String what) {
+        IoResult[] result = {null};
+        action.accept(r -> result[0] = r);
+        runner.runUntil(() -> result[0] != null, what);
+        if (!result[0].ok()) {
+            throw violation(what + " failed: " + result[0], null);
+        }
+    }
+
+    private boolean allIdle() {
+        for (WorkloadDriver driver : drivers) {
+            if (!driver.idle()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private long completed() {
+        long total = 0;
+        for (WorkloadDriver driver : drivers) {
+            total += driver.completed();
+        }
+        return total;
+    }
+
+    private void phase(String name) {
+        trace.add("-- " + name);
+        for (WorkloadDriver driver : drivers) {
+            driver.phase(name);
+        }
+    }
+
+    private FuzzViolation violation(String what, Throwable cause) {
+        return new FuzzViolation(seed, what, setup.describe(), trace.lines(), cause);
+    }
+
+    /** The modes a volume can be in: for the coverage summary. */
+    static List<CacheMode> allModes() {
+        return List.of(CacheMode.values());
+    }
+}

@@ -1,0 +1,120 @@
+package io.blockcache.fuzz;
+
+import io.blockcache.engine.CacheSetOptions;
+import io.blockcache.loop.Prng;
+import io.blockcache.volume.CacheMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What one fuzz seed runs against, drawn from the seed the way FoundationDB randomises its knobs under
+ * simulation: a tiny cache (so eviction, moving GC, checkpoints and journal wraps happen in every run), 1 to 3
+ * volumes with their initial modes, the journal's group-commit delay, and live knobs (bypass cutoffs,
+ * congestion thresholds, writeback policy and order, GC thresholds) set by name after every open.
+ *
+ * @param options the cache set's format and open options
+ * @param cacheBuckets buckets of the cache device (journal included)
+ * @param volumeCount volumes, 1..3
+ * @param rangeBytes each volume's workload range from byte 0 (also its size)
+ * @param knobs live knobs applied after every open, by name, in this order
+ * @param hddBacking backing devices are disk models (else SSD models)
+ * @param segments workload segments, each ending in a crash or a clean restart
+ * @param opsPerSegment requests per volume per segment
+ * @param streamChance chance per request of starting a sequential stream
+ * @param controlChance chance per control slot of a live action (mode switch, drain, GC, checkpoint, knob)
+ */
+public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCount, long rangeBytes,
+                        Map<String, String> knobs, boolean hddBacking, int segments, int opsPerSegment,
+                        double streamChance, double controlChance) {
+    /** The smallest cache the format accepts. */
+    private static final int CACHE_BUCKETS_MIN = 16;
+    private static final int[] BUCKET_BYTES = {128 << 10, 256 << 10};
+    private static final long[] JOURNAL_DELAYS_NS = {0, TimeUnit.MILLISECONDS.toNanos(1),
+        TimeUnit.MILLISECONDS.toNanos(20), TimeUnit.MILLISECONDS.toNanos(100)};
+
+    /** Validates the relations the scenario relies on. */
+    public FuzzSetup {
+        knobs = new LinkedHashMap<>(knobs);
+        if (volumeCount < 1 || volumeCount > 3 || segments < 1 || opsPerSegment < 1 || rangeBytes % 4096 != 0) {
+            throw new IllegalArgumentException("bad fuzz setup: " + volumeCount + " volumes, " + segments
+                    + " segments, " + opsPerSegment + " ops, range " + rangeBytes);
+        }
+    }
+
+    /** Draws a setup from {@code prng}. */
+    public static FuzzSetup draw(Prng prng) {
+        int bucketBytes = BUCKET_BYTES[prng.nextInt(BUCKET_BYTES.length)];
+        int volumeCount = 1 + prng.nextInt(3);
+        CacheMode firstMode = pick(prng, CacheMode.values());
+        CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(bucketBytes)
+                .withJournalBuckets(3 + prng.nextInt(2)).withMode(firstMode)
+                .withJournalDelayNs(JOURNAL_DELAYS_NS[prng.nextInt(JOURNAL_DELAYS_NS.length)]);
+        long rangeBytes = (1L + prng.nextInt(3)) << 20;
+        // Cache data well below the volumes' working set, so that eviction and moving GC have work.
+        long dataBytes = Math.max(12L * bucketBytes, rangeBytes * volumeCount / (2 + prng.nextInt(4)));
+        // The format's floor: 16 buckets, the journal at most a quarter of them.
+        int cacheBuckets = Math.max(CACHE_BUCKETS_MIN, (int) (dataBytes / bucketBytes) + options.journalBuckets());
+        Map<String, String> knobs = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>();
+        for (int v = 0; v < volumeCount; v++) {
+            names.add(volumeName(v));
+        }
+        for (String name : names) {
+            knobs.put("volume." + name + ".mode", v(pick(prng, CacheMode.values())));
+            knobs.put("volume." + name + ".sequential_cutoff_bytes", pick(prng, "0", "131072", "524288", "4194304"));
+            knobs.put("volume." + name + ".congested_read_threshold_us", pick(prng, "0", "0", "200", "2000"));
+            knobs.put("volume." + name + ".congested_write_threshold_us", pick(prng, "0", "0", "500", "20000"));
+            int cutoff = pickInt(prng, 10, 40, 70, 100, 100);
+            // The sync cutoff first: the knobs are validated one at a time against each other.
+            knobs.put("volume." + name + ".cutoff_writeback_sync_percent",
+                    String.valueOf(Math.max(cutoff, pickInt(prng, 40, 70, 100))));
+            knobs.put("volume." + name + ".cutoff_writeback_percent", String.valueOf(cutoff));
+            knobs.put("volume." + name + ".throttle_start_percent", pick(prng, "30", "100"));
+            knobs.put("volume." + name + ".throttle_delay_max_ms", pick(prng, "0", "10", "100"));
+            knobs.put("writeback." + name + ".running", pick(prng, "true", "true", "true", "false"));
+            knobs.put("writeback." + name + ".policy", pick(prng, "modern", "modern", "classic"));
+            knobs.put("writeback." + name + ".order", pick(prng, "lba", "fifo", "auto"));
+            knobs.put("writeback." + name + ".percent", pick(prng, "0", "10", "40"));
+            knobs.put("writeback." + name + ".io_in_flight_max", pick(prng, "1", "8", "64"));
+            knobs.put("writeback." + name + ".backing_io_sectors_max", pick(prng, "8", "256", "2048"));
+            knobs.put("writeback." + name + ".dirty_expire_ms", pick(prng, "1000", "30000"));
+        }
+        knobs.put("gc.free_low_percent", pick(prng, "5", "10"));
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, prng.chance(0.7),
+                2 + prng.nextInt(3), 60 + prng.nextInt(240), prng.chance(0.5) ? 0.05 : 0, 0.02 + prng.nextDouble() * 0.1);
+    }
+
+    /** The export name of volume {@code index}. */
+    public static String volumeName(int index) {
+        return "vol" + index;
+    }
+
+    /** Cache device bytes: the 1 MiB metadata area plus the buckets. */
+    public long cacheDeviceBytes() {
+        return (1L << 20) + (long) cacheBuckets * options.bucketSizeBytes();
+    }
+
+    /** One line for a failure report. */
+    public String describe() {
+        return volumeCount + " volume(s) of " + (rangeBytes >> 20) + " MiB, cache " + cacheBuckets + " buckets of "
+                + (options.bucketSizeBytes() >> 10) + " KiB (" + options.journalBuckets() + " journal), journal delay "
+                + TimeUnit.NANOSECONDS.toMillis(options.journalDelayNs()) + " ms, " + (hddBacking ? "HDD" : "SSD")
+                + " backing, " + segments + " segments x " + opsPerSegment + " ops, knobs " + knobs;
+    }
+
+    private static String v(CacheMode mode) {
+        return mode.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @SafeVarargs
+    private static <T> T pick(Prng prng, T... choices) {
+        return choices[prng.nextInt(choices.length)];
+    }
+
+    private static int pickInt(Prng prng, int... choices) {
+        return choices[prng.nextInt(choices.length)];
+    }
+}

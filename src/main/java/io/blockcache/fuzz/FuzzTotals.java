@@ -1,0 +1,111 @@
+package io.blockcache.fuzz;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What a batch of fuzz seeds did together: the summary line and JSON object of {@code simulate fuzz}, and the
+ * violations found. Not thread-safe; the runner adds results from one thread.
+ */
+public final class FuzzTotals {
+    private long seeds;
+    private long crashes;
+    private long cleanRestarts;
+    private long faultsInjected;
+    private long evictions;
+    private long checkpoints;
+    private long ringWraps;
+    private long operations;
+    private long controlActions;
+    private final Set<String> modesCovered = new TreeSet<>();
+    private final List<FuzzViolation> violations = new ArrayList<>();
+
+    /** Adds a seed that passed. */
+    public void add(FuzzResult result) {
+        seeds++;
+        crashes += result.crashes();
+        cleanRestarts += result.cleanRestarts();
+        faultsInjected += result.faultsInjected();
+        evictions += result.evictions();
+        checkpoints += result.checkpoints();
+        ringWraps += result.ringWraps();
+        operations += result.operations();
+        controlActions += result.controlActions();
+        modesCovered.addAll(result.modesCovered());
+    }
+
+    /** Adds a seed that broke an oracle. */
+    public void add(FuzzViolation violation) {
+        seeds++;
+        violations.add(violation);
+    }
+
+    /** Seeds run. */
+    public long seeds() {
+        return seeds;
+    }
+
+    /** Violations found, in the order added. */
+    public List<FuzzViolation> violations() {
+        return List.copyOf(violations);
+    }
+
+    /** Power cuts, nested ones included. */
+    public long crashes() {
+        return crashes;
+    }
+
+    /** Faults injected. */
+    public long faultsInjected() {
+        return faultsInjected;
+    }
+
+    /** Buckets evicted. */
+    public long evictions() {
+        return evictions;
+    }
+
+    /** Checkpoints written. */
+    public long checkpoints() {
+        return checkpoints;
+    }
+
+    /** Journal ring laps. */
+    public long ringWraps() {
+        return ringWraps;
+    }
+
+    /** Cache modes covered. */
+    public Set<String> modesCovered() {
+        return Set.copyOf(modesCovered);
+    }
+
+    /** The one-line summary. */
+    public String summaryLine() {
+        return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected, "
+                        + "modes %s, %d evictions, %d checkpoints, %d ring wraps, %d operations, %d control actions",
+                seeds, violations.size(), crashes, cleanRestarts, faultsInjected, modesCovered, evictions, checkpoints,
+                ringWraps, operations, controlActions);
+    }
+
+    /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
+    public String json() {
+        StringBuilder modes = new StringBuilder("[");
+        for (String mode : modesCovered) {
+            modes.append(modes.length() > 1 ? "," : "").append('"').append(mode).append('"');
+        }
+        modes.append(']');
+        StringBuilder failing = new StringBuilder("[");
+        for (FuzzViolation violation : violations) {
+            failing.append(failing.length() > 1 ? "," : "").append(violation.seed());
+        }
+        failing.append(']');
+        return "{\"seeds\":" + seeds + ",\"violations\":" + violations.size() + ",\"failingSeeds\":" + failing
+                + ",\"crashes\":" + crashes + ",\"cleanRestarts\":" + cleanRestarts + ",\"faultsInjected\":"
+                + faultsInjected + ",\"modesCovered\":" + modes + ",\"evictions\":" + evictions + ",\"checkpoints\":"
+                + checkpoints + ",\"ringWraps\":" + ringWraps + ",\"operations\":" + operations
+                + ",\"controlActions\":" + controlActions + "}";
+    }
+}
