@@ -157,7 +157,9 @@ public final class Volume implements BlockDevice {
         }
         long startSector = offsetBytes / SECTOR_BYTES;
         BypassReason bypass = context.bypass.forRead(startSector, dst.remaining() / SECTOR_BYTES);
-        new ReadRequest(context, startSector, dst, bypass == BypassReason.NONE, done).start();
+        long lengthSectors = dst.remaining() / SECTOR_BYTES;
+        context.inFlight.whenNoAroundWriteOverlaps(startSector, lengthSectors,
+                () -> new ReadRequest(context, startSector, dst, bypass == BypassReason.NONE, done).start());
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Timer;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeIndex;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -63,6 +64,8 @@ public final class Writeback {
     private long wakeAtNs = Long.MAX_VALUE;
     private boolean stopped = true;
     private Drain drain;
+    // Callers that asked for a drain while one was running; told with the first caller, in arrival order.
+    private final List<IoCallback> drainJoiners = new ArrayList<>();
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -164,11 +167,13 @@ public final class Writeback {
 
     /**
      * Writes everything back now at full speed (detach, shutdown): reports progress every sample and calls
-     * {@code done} once nothing is dirty and the clean markings are committed to the journal.
+     * {@code done} once nothing is dirty and the clean markings are committed to the journal. A drain asked for
+     * while one runs joins it: its {@code done} is called with the first one's.
      */
     public void drain(Consumer<DrainProgress> progress, IoCallback done) {
         if (drain != null) {
-            throw new IllegalStateException("a drain is already running");
+            drainJoiners.add(done); // a second caller waits for the same drain (its progress goes to the first)
+            return;
         }
         drain = new Drain(progress, done, counters.sectorsCleaned(), loop.nowNs());
         if (stopped) {
@@ -343,7 +348,14 @@ public final class Writeback {
         finished.report(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), done);
         if (done) {
             drain = null;
-            journal.commit(finished.done());
+            List<IoCallback> joiners = new ArrayList<>(drainJoiners);
+            drainJoiners.clear();
+            journal.commit(result -> {
+                finished.done().complete(result);
+                for (IoCallback joiner : joiners) {
+                    joiner.complete(result);
+                }
+            });
         }
     }
 }
