@@ -4,6 +4,7 @@ import io.blockcache.fuzz.FuzzResult;
 import io.blockcache.fuzz.FuzzScenario;
 import io.blockcache.fuzz.FuzzTotals;
 import io.blockcache.fuzz.FuzzViolation;
+import io.blockcache.fuzz.FuzzWatch;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -39,6 +40,10 @@ final class SimulateFuzzCommand implements Callable<Integer> {
 
     @Option(names = "--jobs", description = "Seeds run in parallel (default: the number of processors).")
     private Integer jobs;
+
+    @Option(names = "--watch", description = "With --seed: trace the backing device's requests on VOLUME:SECTOR "
+            + "(e.g. vol1:1472) to see a failing sector's history.")
+    private String watch;
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     private boolean json;
@@ -81,7 +86,7 @@ final class SimulateFuzzCommand implements Callable<Integer> {
                             s = next.getAndIncrement()) {
                         Object outcome;
                         try {
-                            outcome = FuzzScenario.run(s);
+                            outcome = FuzzScenario.run(s, watch == null ? null : FuzzWatch.parse(watch));
                         } catch (FuzzViolation v) {
                             outcome = v;
                         }

@@ -31,19 +31,25 @@ final class FuzzCacheSet {
     private final Prng ids;
     private final SimDevice cacheDevice;
     private final List<SimDevice> backingDevices = new ArrayList<>();
+    // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
+    private final List<BlockDevice> backingViews = new ArrayList<>();
     private CacheSet set;
     private long checkpoints;
     private long evictedBuckets;
     private long journalBytes;
 
-    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids) {
+    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, FuzzWatch watch, FuzzTrace trace) {
         this.loop = loop;
         this.setup = setup;
         this.ids = ids;
         this.cacheDevice = SmallDevices.ssd(loop, setup.cacheDeviceBytes());
         for (int v = 0; v < setup.volumeCount(); v++) {
             long bytes = setup.rangeBytes() + BACKING_HEADER_BYTES;
-            backingDevices.add(setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes));
+            SimDevice device = setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes);
+            backingDevices.add(device);
+            backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(device, "backing",
+                    BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES, BlockDevice.SECTOR_BYTES, trace)
+                    : device);
         }
     }
 
@@ -108,7 +114,7 @@ final class FuzzCacheSet {
 
     /** The backing device of volume {@code index}. */
     BlockDevice backing(int index) {
-        return backingDevices.get(index);
+        return backingViews.get(index);
     }
 
     /** Sets a live knob by name (as {@code blockcache set} does). */
@@ -149,7 +155,7 @@ final class FuzzCacheSet {
     private List<BackingSpec> specs() {
         List<BackingSpec> specs = new ArrayList<>();
         for (int v = 0; v < backingDevices.size(); v++) {
-            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingDevices.get(v)));
+            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)));
         }
         return specs;
     }

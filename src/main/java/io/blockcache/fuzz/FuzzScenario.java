@@ -56,11 +56,11 @@ public final class FuzzScenario {
     private int cleanRestarts;
     private long recoveryEventsLast = RECOVERY_CRASH_EVENTS_MAX;
 
-    private FuzzScenario(long seed) {
+    private FuzzScenario(long seed, FuzzWatch watch) {
         this.seed = seed;
         this.prng = new Prng(seed);
         this.setup = FuzzSetup.draw(prng.split());
-        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split());
+        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), watch, trace);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
         for (int v = 0; v < setup.volumeCount(); v++) {
             ReferenceModel model = new ReferenceModel(sectors);
@@ -80,7 +80,12 @@ public final class FuzzScenario {
 
     /** Runs seed {@code seed}; throws {@link FuzzViolation} if any oracle breaks. */
     public static FuzzResult run(long seed) {
-        FuzzScenario scenario = new FuzzScenario(seed);
+        return run(seed, null);
+    }
+
+    /** Runs seed {@code seed}, tracing the backing device's requests on {@code watch} (null: none). */
+    public static FuzzResult run(long seed, FuzzWatch watch) {
+        FuzzScenario scenario = new FuzzScenario(seed, watch);
         try {
             return scenario.run();
         } catch (FuzzViolation e) {
@@ -268,8 +273,8 @@ public final class FuzzScenario {
 
     private void phase(String name) {
         trace.add("-- " + name);
-        for (WorkloadDriver driver : drivers) {
-            driver.phase(name);
+        for (int v = 0; v < drivers.size(); v++) {
+            drivers.get(v).phase(FuzzSetup.volumeName(v) + ", " + name);
         }
     }
 

@@ -61,6 +61,14 @@ public final class InFlightWrites {
         }
 
         /**
+         * True if a newer write that goes around the cache claimed part of this entry's range: that part of this
+         * write's data was never installed, and the newer data is on (or on its way to) the backing device.
+         */
+        public boolean hiddenByAroundWrite() {
+            return hidden != null && (installedOver == null || hidden.size() > installedOver.size());
+        }
+
+        /**
          * Visits the parts of this entry's range over which no newer write has installed data in the cache: what
          * a write that drops cached copies after the fact may drop. Parts only claimed by newer writes that go
          * around the cache are included, since those leave nothing in the cache to protect.
