@@ -34,9 +34,14 @@ final class Evictor {
         this.dataBuckets = dataBuckets;
     }
 
-    /** Free buckets below which eviction starts. */
+    /**
+     * Free buckets below which eviction starts: the low share on top of the buckets the allocator keeps for
+     * checkpoints, which data writes can never take. Without the reserve a small cache (where the reserve is
+     * larger than the low share) failed every data allocation and never evicted: writes went around the cache
+     * for good (found by the fuzz, which runs caches of 16 buckets).
+     */
     int lowMarkBuckets(GcConfig config) {
-        return Math.max(1, dataBuckets * config.freeLowPercent() / 100);
+        return allocator.metadataReserveBuckets() + Math.max(1, dataBuckets * config.freeLowPercent() / 100);
     }
 
     /** Free buckets now plus those about to become free (their bump is being journaled). */
@@ -54,7 +59,8 @@ final class Evictor {
         if (freeSoonBuckets() >= lowMarkBuckets(config)) {
             return 0;
         }
-        int target = Math.max(lowMarkBuckets(config), dataBuckets * config.freeTargetPercent() / 100);
+        int target = Math.max(lowMarkBuckets(config),
+                allocator.metadataReserveBuckets() + dataBuckets * config.freeTargetPercent() / 100);
         long[] order = candidates(config);
         int evicted = 0;
         for (int i = 0; i < order.length && freeSoonBuckets() < target; i++) {
