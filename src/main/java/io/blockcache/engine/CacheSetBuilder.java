@@ -7,6 +7,7 @@ import io.blockcache.cache.CacheSpace;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoJoin;
+import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.CheckpointItem;
@@ -51,7 +52,9 @@ final class CacheSetBuilder {
                     CacheSuperblock superblock, JournalRecovery recovery) {
         this.loop = loop;
         this.cacheDevice = cacheDevice;
-        this.backings = backings;
+        // Flush errors stick per backing device (StickyFlushDevice): every user of a backing device sees them.
+        this.backings = backings.stream().map(spec -> new BackingSpec(spec.name(),
+                new StickyFlushDevice(spec.device()))).toList();
         this.options = options;
         this.superblock = superblock;
         this.recovery = recovery;

@@ -9,6 +9,8 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.Knob;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
+import io.blockcache.sim.FaultPlan;
+import io.blockcache.sim.FaultyDevice;
 import io.blockcache.sim.SimDevice;
 import io.blockcache.sim.SmallDevices;
 import io.blockcache.volume.Volume;
@@ -30,6 +32,10 @@ final class FuzzCacheSet {
     private final FuzzSetup setup;
     private final Prng ids;
     private final SimDevice cacheDevice;
+    private final FaultyDevice faultyCache;
+    private final List<FaultyDevice> faultyBackings = new ArrayList<>();
+    private final List<SimDevice> allDevices = new ArrayList<>();
+    private final Prng faultFate;
     private final List<SimDevice> backingDevices = new ArrayList<>();
     // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
     private final List<BlockDevice> backingViews = new ArrayList<>();
@@ -42,20 +48,26 @@ final class FuzzCacheSet {
         this.loop = loop;
         this.setup = setup;
         this.ids = ids;
+        this.faultFate = ids.split();
         this.cacheDevice = SmallDevices.ssd(loop, setup.cacheDeviceBytes());
+        this.faultyCache = new FaultyDevice(cacheDevice, loop, FaultPlan.none(), faultFate.split());
+        allDevices.add(cacheDevice);
         for (int v = 0; v < setup.volumeCount(); v++) {
             long bytes = setup.rangeBytes() + BACKING_HEADER_BYTES;
             SimDevice device = setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes);
             backingDevices.add(device);
-            backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(device, "backing",
-                    BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES, BlockDevice.SECTOR_BYTES, trace)
-                    : device);
+            allDevices.add(device);
+            FaultyDevice faulty = new FaultyDevice(device, loop, FaultPlan.none(), faultFate.split());
+            faultyBackings.add(faulty);
+            backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(faulty, "backing",
+                    BACKING_HEADER_BYTES, BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES, BlockDevice.SECTOR_BYTES, trace)
+                    : faulty);
         }
     }
 
     /** Formats the devices and opens the cache set. */
     void start(IoCallback done) {
-        CacheSet.format(loop, cacheDevice, specs(), setup.options(), ids, fraction -> { }, formatted -> {
+        CacheSet.format(loop, faultyCache, specs(), setup.options(), ids, fraction -> { }, formatted -> {
             if (!formatted.isOk()) {
                 done.complete(IoResult.error(IoStatus.IO_ERROR, "format failed: " + formatted.error()));
                 return;
@@ -66,7 +78,7 @@ final class FuzzCacheSet {
 
     /** Opens (recovers) the cache set on the devices as they are, then applies the seed's knobs. */
     void open(IoCallback done) {
-        CacheSet.open(loop, cacheDevice, specs(), setup.options(), opened -> {
+        CacheSet.open(loop, faultyCache, specs(), setup.options(), opened -> {
             if (!opened.isOk()) {
                 done.complete(IoResult.error(IoStatus.IO_ERROR, "open failed: " + opened.error()));
                 return;
@@ -79,8 +91,32 @@ final class FuzzCacheSet {
         });
     }
 
+    /** Starts (or stops, {@code armed} false) injecting the seed's faults. */
+    void armFaults(boolean armed) {
+        FuzzFaults f = armed ? setup.faults() : FuzzFaults.none();
+        faultyCache.setPlan(FaultPlan.none().withFailProbability(f.cacheRequestFailProbability()));
+        cacheDevice.setFlushFailures(faultFate, f.cacheFlushFailProbability());
+        for (int v = 0; v < backingDevices.size(); v++) {
+            faultyBackings.get(v).setPlan(FaultPlan.none().withFailProbability(f.backingRequestFailProbability()));
+            backingDevices.get(v).setFlushFailures(faultFate, f.backingFlushFailProbability());
+        }
+    }
+
+    /** Faults injected so far: failed requests and failed flushes. */
+    long faultsInjected() {
+        long total = faultyCache.injected();
+        for (FaultyDevice faulty : faultyBackings) {
+            total += faulty.injected();
+        }
+        for (SimDevice device : allDevices) {
+            total += device.flushesFailed();
+        }
+        return total;
+    }
+
     /** Power cut: the loop forgets every pending event and each device keeps only a crash image. */
     void crash(Prng fate) {
+        armFaults(false);
         retire();
         loop.discardPending();
         cacheDevice.crash(fate.split());

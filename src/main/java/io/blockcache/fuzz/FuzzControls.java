@@ -25,6 +25,7 @@ final class FuzzControls {
     private final BiFunction<String, Throwable, FuzzViolation> violation;
     private final Set<String> modesCovered = new TreeSet<>();
     private long incarnation;
+    private boolean failuresAllowed;
     private int outstanding;
     private long actions;
 
@@ -50,6 +51,11 @@ final class FuzzControls {
     void abandon() {
         incarnation++;
         outstanding = 0;
+    }
+
+    /** While faults are injected an action may fail without breaking the run. */
+    void allowFailures(boolean allowed) {
+        this.failuresAllowed = allowed;
     }
 
     /** Waits until every asynchronous action has answered. */
@@ -108,7 +114,7 @@ final class FuzzControls {
         }
         outstanding--;
         trace.add("control: " + what + " done: " + result);
-        if (!result.ok()) {
+        if (!result.ok() && !failuresAllowed) {
             throw violation.apply("control action " + what + " failed: " + result, null);
         }
     }

@@ -102,6 +102,7 @@ public final class FuzzScenario {
         for (int segment = 1; segment <= setup.segments(); segment++) {
             phase("segment " + segment);
             boolean clean = prng.chance(CLEAN_RESTART_CHANCE);
+            armFaults(true);
             for (WorkloadDriver driver : drivers) {
                 driver.start(setup.opsPerSegment());
             }
@@ -116,6 +117,13 @@ public final class FuzzScenario {
                 phase("recovery after crash " + crashes);
                 recover();
             }
+            checkAfterRecovery();
+        }
+        if (setup.faults().any()) {
+            // The final drain must run on healthy devices: a power cycle clears the faults (and sticky errors).
+            crash();
+            phase("recovery before the final segment");
+            recover();
             checkAfterRecovery();
         }
         phase("final segment");
@@ -142,7 +150,7 @@ public final class FuzzScenario {
         }
         return new FuzzResult(seed, loop.traceHash(), crashes, nestedCrashes, cleanRestarts, operations,
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
-                0, controls.actions());
+                cacheSet.faultsInjected(), controls.actions());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -169,7 +177,19 @@ public final class FuzzScenario {
     private void restartCleanly() {
         controls.quiesce(runner);
         phase("clean shutdown after segment");
-        await(cacheSet::shutdown, "clean shutdown");
+        IoResult[] stopped = {null};
+        cacheSet.shutdown(r -> stopped[0] = r);
+        runner.runUntil(() -> stopped[0] != null, "clean shutdown");
+        if (!stopped[0].ok()) {
+            if (!setup.faults().any()) {
+                throw violation("clean shutdown failed: " + stopped[0], null);
+            }
+            // An injected fault failed the shutdown: the operator pulls the plug.
+            crash();
+            phase("recovery after a failed shutdown");
+            recover();
+            return;
+        }
         for (ReferenceModel model : models) {
             model.flushAcknowledged(model.flushSubmitted()); // a clean shutdown makes everything durable
         }
@@ -182,8 +202,17 @@ public final class FuzzScenario {
         controls.noteOpened();
     }
 
+    private void armFaults(boolean armed) {
+        cacheSet.armFaults(armed);
+        controls.allowFailures(armed && setup.faults().any());
+        for (WorkloadDriver driver : drivers) {
+            driver.allowFailures(armed && setup.faults().any());
+        }
+    }
+
     private void crash() {
         trace.add("POWER CUT");
+        armFaults(false);
         cacheSet.crash(prng.split());
         for (WorkloadDriver driver : drivers) {
             driver.abandon();

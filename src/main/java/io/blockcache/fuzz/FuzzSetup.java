@@ -25,10 +25,11 @@ import java.util.concurrent.TimeUnit;
  * @param opsPerSegment requests per volume per segment
  * @param streamChance chance per request of starting a sequential stream
  * @param controlChance chance per control slot of a live action (mode switch, drain, GC, checkpoint, knob)
+ * @param faults device faults injected while the workload runs
  */
 public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCount, long rangeBytes,
                         Map<String, String> knobs, boolean hddBacking, int segments, int opsPerSegment,
-                        double streamChance, double controlChance) {
+                        double streamChance, double controlChance, FuzzFaults faults) {
     /** The smallest cache the format accepts. */
     private static final int CACHE_BUCKETS_MIN = 16;
     private static final int[] BUCKET_BYTES = {128 << 10, 256 << 10};
@@ -84,7 +85,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         }
         knobs.put("gc.free_low_percent", pick(prng, "5", "10"));
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, prng.chance(0.7),
-                2 + prng.nextInt(3), 60 + prng.nextInt(240), prng.chance(0.5) ? 0.05 : 0, 0.02 + prng.nextDouble() * 0.1);
+                2 + prng.nextInt(3), 60 + prng.nextInt(240), prng.chance(0.5) ? 0.05 : 0, 0.02 + prng.nextDouble() * 0.1,
+                FuzzFaults.draw(prng));
     }
 
     /** The export name of volume {@code index}. */
@@ -102,7 +104,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         return volumeCount + " volume(s) of " + (rangeBytes >> 20) + " MiB, cache " + cacheBuckets + " buckets of "
                 + (options.bucketSizeBytes() >> 10) + " KiB (" + options.journalBuckets() + " journal), journal delay "
                 + TimeUnit.NANOSECONDS.toMillis(options.journalDelayNs()) + " ms, " + (hddBacking ? "HDD" : "SSD")
-                + " backing, " + segments + " segments x " + opsPerSegment + " ops, knobs " + knobs;
+                + " backing, " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs " + knobs;
     }
 
     private static String v(CacheMode mode) {

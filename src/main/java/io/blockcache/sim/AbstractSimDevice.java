@@ -20,6 +20,8 @@ import java.util.Set;
  * <p>Thread rule: the simulation driver's thread.
  */
 abstract class AbstractSimDevice implements SimDevice {
+    /** How long a failed flush takes: a short time, as a device that gives up early. */
+    private static final long FAILED_FLUSH_NS = 100_000;
     protected final DurabilityTracker media = new DurabilityTracker();
     protected EventLoop loop;
     private final long sizeBytes;
@@ -28,6 +30,9 @@ abstract class AbstractSimDevice implements SimDevice {
     // Insertion-ordered so close() fails requests in a deterministic order.
     private final Set<SimRequest> outstanding = new LinkedHashSet<>();
     private long epoch;
+    private Prng flushFaults;
+    private double flushFailProbability;
+    private long flushesFailed;
     private boolean poweredOff;
     private boolean closed;
 
@@ -84,9 +89,38 @@ abstract class AbstractSimDevice implements SimDevice {
     @Override
     public final void flush(IoCallback callback) {
         SimRequest request = accept(DeviceOp.FLUSH, 0, 0, null, false, callback);
-        if (request != null) {
-            startFlush(request);
+        if (request == null) {
+            return;
         }
+        if (flushFaults != null && flushFaults.chance(flushFailProbability)) {
+            // Linux semantics (fsync after a writeback error): the flush fails, some of the volatile writes it
+            // covered never reach the media, and only this caller hears of it; the next flush succeeds.
+            // The loss and its report happen together, so a flush that completes OK does so either before the
+            // loss (its writes were on media by then) or after the report (a caller can know).
+            flushesFailed++;
+            long covers = media.lastCompletionOrder();
+            after(FAILED_FLUSH_NS, () -> {
+                int lost = media.loseSomeVolatile(covers, flushFaults);
+                deliver(request, IoResult.error(IoStatus.IO_ERROR, "injected fault: flush failed, " + lost
+                        + " volatile write(s) lost"));
+            });
+            return;
+        }
+        startFlush(request);
+    }
+
+    /**
+     * Makes each flush fail with {@code probability} (drawn from {@code prng}); 0 switches it off. See
+     * {@link #flush}: a failed flush loses some volatile writes and reports it once.
+     */
+    public final void setFlushFailures(Prng prng, double probability) {
+        this.flushFaults = probability > 0 ? prng : null;
+        this.flushFailProbability = probability;
+    }
+
+    /** Flushes failed on purpose so far. */
+    public final long flushesFailed() {
+        return flushesFailed;
     }
 
     /** Discard is accepted and ignored: the contract lets the range keep its old contents. */

@@ -69,6 +69,29 @@ final class DurabilityTracker {
         }
     }
 
+    /**
+     * A failed flush: each acknowledged, still volatile write up to {@code completionOrder} is either put on
+     * stable media or lost for good (it stays visible to reads until the power goes, like a page the kernel
+     * could not write back), as {@code fate} decides.
+     *
+     * @return writes lost
+     */
+    int loseSomeVolatile(long completionOrder, Prng fate) {
+        int lost = 0;
+        while (!completedVolatile.isEmpty() && completedVolatile.firstKey() <= completionOrder) {
+            PendingWrite write = completedVolatile.firstEntry().getValue();
+            if (fate.chance(0.5)) {
+                makeDurable(write);
+            } else {
+                notDurable.remove(write.sequence);
+                completedVolatile.remove(write.completionOrder);
+                completedVolatileBytes -= write.lengthBytes();
+                lost++;
+            }
+        }
+        return lost;
+    }
+
     /** True if every write completed up to {@code completionOrder} is durable. */
     boolean durableThrough(long completionOrder) {
         return completedVolatile.isEmpty() || completedVolatile.firstKey() > completionOrder;

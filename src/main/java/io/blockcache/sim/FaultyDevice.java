@@ -27,6 +27,7 @@ public final class FaultyDevice extends ForwardingDevice {
     private final DeviceCounters counters = new DeviceCounters();
     private FaultPlan plan;
     private long requestNumber;
+    private long injected;
 
     /** Wraps {@code inner}, which must complete on {@code loop}. */
     public FaultyDevice(BlockDevice inner, EventLoop loop, FaultPlan plan, Prng prng) {
@@ -44,6 +45,11 @@ public final class FaultyDevice extends ForwardingDevice {
     /** Fails the next {@code count} requests. */
     public void failNext(long count) {
         setPlan(plan.withFailedRequests(requestNumber + 1, count));
+    }
+
+    /** Requests failed on purpose so far. */
+    public long injected() {
+        return injected;
     }
 
     /** Requests seen so far (the number of the last one). */
@@ -98,6 +104,7 @@ public final class FaultyDevice extends ForwardingDevice {
         boolean spike = prng.chance(plan.spikeProbability());
         String reason = faultReason(op, offsetBytes, lengthBytes, number, randomFail);
         if (reason != null) {
+            injected++;
             IoResult error = IoResult.error(IoStatus.IO_ERROR, "injected fault: " + reason + " (" + op + " #" + number
                     + " at " + offsetBytes + ", " + lengthBytes + " bytes)");
             loop.execute(() -> finish(op, lengthBytes, submitNs, error, callback));

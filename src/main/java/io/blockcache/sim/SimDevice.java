@@ -19,7 +19,8 @@ public interface SimDevice extends BlockDevice {
      * Cuts the power. Requests in flight are dropped without callbacks (events already scheduled for them
      * on the old loop do nothing). Each write not covered by a completed flush and not completed with FUA
      * (in flight or in the volatile cache) independently survives, vanishes, or survives torn at 512-byte
-     * granularity, chosen from {@code fate} and applied in issue order; the result is the durable contents.
+     * granularity, chosen from {@code fate}; the survivors land in any order a real device could have
+     * produced (see {@code DurabilityTracker#crash}); the result is the durable contents.
      *
      * @return how many writes met each fate
      */
@@ -27,4 +28,13 @@ public interface SimDevice extends BlockDevice {
 
     /** Powers the device on after {@link #crash}, running on {@code loop} from now on. */
     void powerOn(EventLoop loop);
+
+    /**
+     * Makes each flush fail with {@code probability}, drawn from {@code prng} (0: never): a failed flush loses
+     * some of the volatile writes it covered and reports the error to its own caller only.
+     */
+    void setFlushFailures(Prng prng, double probability);
+
+    /** Flushes failed on purpose so far. */
+    long flushesFailed();
 }

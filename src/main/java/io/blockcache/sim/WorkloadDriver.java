@@ -28,6 +28,8 @@ public final class WorkloadDriver {
     private int inFlight;
     private long steps;
     private long completed;
+    private long failed;
+    private boolean failuresAllowed;
     private long epoch;
 
     /** A driver for run {@code seed} (named in failure messages) keeping at most {@code depthMax} in flight. */
@@ -59,6 +61,19 @@ public final class WorkloadDriver {
     /** True when every request asked for has been submitted and has completed. */
     public boolean idle() {
         return remaining == 0 && held == null && inFlight == 0;
+    }
+
+    /**
+     * While faults are injected a request may fail: a failed mutation stays unacknowledged (its value is
+     * allowed, never required), a failed flush makes nothing durable, a failed read checks nothing.
+     */
+    public void allowFailures(boolean allowed) {
+        this.failuresAllowed = allowed;
+    }
+
+    /** Requests that failed (while failures were allowed). */
+    public long failed() {
+        return failed;
     }
 
     /** Requests completed so far. */
@@ -160,10 +175,14 @@ public final class WorkloadDriver {
             return; // from before a crash: its fate is the crash image's business
         }
         trace.accept("done #" + step + " " + op + (result.ok() ? "" : ": " + result));
-        if (!result.ok()) {
+        if (!result.ok() && !failuresAllowed) {
             throw violation("step " + step + " " + op, "request failed: " + result);
         }
-        onSuccess.run();
+        if (result.ok()) {
+            onSuccess.run();
+        } else {
+            failed++;
+        }
         inFlight--;
         if (op.mutates()) {
             mutationsInFlight.remove(op);

@@ -52,6 +52,16 @@ final class BrokenDevice extends ForwardingDevice implements SimDevice {
     }
 
     @Override
+    public void setFlushFailures(Prng prng, double probability) {
+        simInner.setFlushFailures(prng, probability);
+    }
+
+    @Override
+    public long flushesFailed() {
+        return simInner.flushesFailed();
+    }
+
+    @Override
     public CrashOutcome crash(Prng fate) {
         return simInner.crash(fate);
     }
