@@ -1,5 +1,6 @@
 package io.blockcache.loop;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.PriorityQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -87,6 +88,22 @@ public final class RealLoop implements EventLoop, AutoCloseable {
     /** Returns true while the loop thread is running. */
     public boolean isAlive() {
         return thread.isAlive();
+    }
+
+    /**
+     * Waits until the loop thread has ended (closed or failed), at most {@code timeoutNs} nanoseconds. Once this
+     * returns true, {@link #execute(Runnable)} refuses every task. Must not be called from the loop thread.
+     *
+     * @return true if the loop has stopped
+     */
+    public boolean awaitStopped(long timeoutNs) throws InterruptedException {
+        if (inLoop()) {
+            throw new IllegalStateException("RealLoop.awaitStopped() called on its own thread");
+        }
+        if (timeoutNs > 0) {
+            thread.join(Duration.ofNanos(timeoutNs));
+        }
+        return !thread.isAlive();
     }
 
     /** The loop's thread; for measurements such as CPU time in tests. */
