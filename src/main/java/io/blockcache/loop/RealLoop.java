@@ -28,6 +28,8 @@ public final class RealLoop implements EventLoop, AutoCloseable {
     private long timerSequence;
     private volatile boolean stopping;
     private volatile Throwable failure;
+    /** Written by the loop thread only (a single writer, so {@code ++} on the volatile is safe); any thread reads. */
+    private volatile long wakeupsTotal;
 
     /** Starts a loop on a new thread named {@code name}. */
     public RealLoop(String name) {
@@ -106,6 +108,15 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         return !thread.isAlive();
     }
 
+    /**
+     * Times the loop thread came back from waiting for a task or a timer (once per turn, including turns that
+     * found a timer already due). An idle loop blocks and adds none, which is how a test tells blocking from
+     * spinning without measuring time.
+     */
+    public long wakeupsTotal() {
+        return wakeupsTotal;
+    }
+
     /** The loop's thread; for measurements such as CPU time in tests. */
     public Thread thread() {
         return thread;
@@ -142,6 +153,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             while (!stopping) {
                 long waitNs = runDueTimers();
                 Runnable first = waitNs == 0 ? incoming.poll() : incoming.poll(waitNs, TimeUnit.NANOSECONDS);
+                wakeupsTotal++;
                 if (first == null) {
                     continue;
                 }
