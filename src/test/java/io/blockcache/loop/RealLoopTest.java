@@ -95,16 +95,21 @@ class RealLoopTest {
 
     @Test
     void timersFireInDueOrderAndCancelledOnesNever() throws Exception {
-        // Proves timers: due order, ties by insertion, cancellation.
+        // Proves timers: due order (not insertion order), equal delays in insertion order, cancellation.
+        // A real loop reads the clock at each schedule call, so the delays are far apart: the loop thread could
+        // be preempted between two calls for tens of ms on a loaded machine, but not for most of a second.
+        // (The exact ordering rule, ties included, is proved in simulated time by SimLoopTest.)
+        long nearNs = TimeUnit.MILLISECONDS.toNanos(10);
+        long farNs = TimeUnit.MILLISECONDS.toNanos(800);
         List<Integer> fired = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch done = new CountDownLatch(1);
         loop.execute(() -> {
-            loop.schedule(30_000_000, () -> fired.add(3));
-            loop.schedule(10_000_000, () -> fired.add(1));
-            loop.schedule(10_000_000, () -> fired.add(2));
-            Timer cancelled = loop.schedule(20_000_000, () -> fired.add(99));
+            loop.schedule(farNs, () -> fired.add(3));
+            loop.schedule(nearNs, () -> fired.add(1));
+            loop.schedule(nearNs, () -> fired.add(2));
+            Timer cancelled = loop.schedule(nearNs, () -> fired.add(99));
             assertThat(cancelled.cancel()).isTrue();
-            loop.schedule(40_000_000, done::countDown);
+            loop.schedule(farNs, done::countDown); // scheduled after 3 with the same delay: due no earlier
         });
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fired).containsExactly(1, 2, 3);
