@@ -37,7 +37,9 @@ public final class LoopCalls {
      * Starts {@code operation} on {@code loop}, handing it a callback, and returns the value the operation
      * gives to that callback. If the operation throws on the loop, the exception reaches the caller as the
      * cause of a {@link NoAnswer} and is rethrown on the loop too, which then stops as for any task that
-     * throws (fail-stop: never carry on with unknown state).
+     * throws (fail-stop: never carry on with unknown state). On a {@link RealLoop} that {@link NoAnswer} is
+     * thrown only once the loop has stopped, so the caller's next call is refused as "not running" instead of
+     * racing the loop's shutdown.
      *
      * @param timeout longest wait for the answer; must be positive
      * @throws IllegalStateException if called on the loop's own thread
@@ -90,10 +92,24 @@ public final class LoopCalls {
                 }
             }
         } catch (ExecutionException e) {
+            // The operation threw and the loop is rethrowing it: wait (within the caller's deadline) until the
+            // loop has stopped, so that what the caller does next sees a stopped loop, not a dying one.
+            if (loop instanceof RealLoop real) {
+                awaitStopped(real, deadlineNs);
+            }
             throw new NoAnswer("the call on the event loop failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NoAnswer("interrupted while waiting for the event loop", e);
+        }
+    }
+
+    /** Waits until {@code loop} has stopped or {@code deadlineNs} (of {@link System#nanoTime}) has passed. */
+    private static void awaitStopped(RealLoop loop, long deadlineNs) {
+        try {
+            loop.awaitStopped(Math.max(0, deadlineNs - System.nanoTime()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.blockcache.loop;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.PriorityQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -27,6 +28,8 @@ public final class RealLoop implements EventLoop, AutoCloseable {
     private long timerSequence;
     private volatile boolean stopping;
     private volatile Throwable failure;
+    /** Written by the loop thread only (a single writer, so {@code ++} on the volatile is safe); any thread reads. */
+    private volatile long wakeupsTotal;
 
     /** Starts a loop on a new thread named {@code name}. */
     public RealLoop(String name) {
@@ -89,6 +92,31 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         return thread.isAlive();
     }
 
+    /**
+     * Waits until the loop thread has ended (closed or failed), at most {@code timeoutNs} nanoseconds. Once this
+     * returns true, {@link #execute(Runnable)} refuses every task. Must not be called from the loop thread.
+     *
+     * @return true if the loop has stopped
+     */
+    public boolean awaitStopped(long timeoutNs) throws InterruptedException {
+        if (inLoop()) {
+            throw new IllegalStateException("RealLoop.awaitStopped() called on its own thread");
+        }
+        if (timeoutNs > 0) {
+            thread.join(Duration.ofNanos(timeoutNs));
+        }
+        return !thread.isAlive();
+    }
+
+    /**
+     * Times the loop thread came back from waiting for a task or a timer (once per turn, including turns that
+     * found a timer already due). An idle loop blocks and adds none, which is how a test tells blocking from
+     * spinning without measuring time.
+     */
+    public long wakeupsTotal() {
+        return wakeupsTotal;
+    }
+
     /** The loop's thread; for measurements such as CPU time in tests. */
     public Thread thread() {
         return thread;
@@ -125,6 +153,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             while (!stopping) {
                 long waitNs = runDueTimers();
                 Runnable first = waitNs == 0 ? incoming.poll() : incoming.poll(waitNs, TimeUnit.NANOSECONDS);
+                wakeupsTotal++;
                 if (first == null) {
                     continue;
                 }

@@ -177,8 +177,8 @@ final class Connection implements Runnable {
             Thread.currentThread().interrupt();
         } finally {
             forceClose();
+            onClosed.run(); // before the latch: whoever waited for the close then sees the connection gone
             closed.countDown();
-            onClosed.run();
         }
     }
 

@@ -50,7 +50,9 @@ public final class NbdServer implements AutoCloseable {
     private final AtomicLong nextConnectionId = new AtomicLong();
     private volatile ServerSocketChannel listener;
     private volatile InetSocketAddress boundAddress;
-    private Thread acceptor;
+    private volatile Thread acceptor;
+    /** Set by {@link #stopAccepting} before the listener closes: a connection the acceptor gets after it is refused. */
+    private volatile boolean acceptingStopped;
 
     /**
      * @param bindAddress where to listen (tests and the default bind 127.0.0.1)
@@ -83,14 +85,28 @@ public final class NbdServer implements AutoCloseable {
         return bound;
     }
 
-    /** Stops accepting new connections; open connections continue. */
+    /**
+     * Stops accepting new connections and waits (at most {@link #CLOSE_GRACE}) for the acceptor to end; open
+     * connections continue. Once this returns no new connection is served: closing the listener does not stop an
+     * accept already under way on a virtual thread (the socket stays open until that thread runs again and may
+     * still take a connection from the backlog), so a connection accepted after the stop is closed unserved.
+     */
     public void stopAccepting() {
+        acceptingStopped = true;
         ServerSocketChannel bound = listener;
         if (bound != null) {
             try {
                 bound.close();
             } catch (IOException e) {
                 counters.clientsGone.incrementAndGet();
+            }
+        }
+        Thread running = acceptor;
+        if (running != null) {
+            try {
+                running.join(CLOSE_GRACE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the flag above still refuses anything accepted later
             }
         }
     }
@@ -104,10 +120,13 @@ public final class NbdServer implements AutoCloseable {
         return counters.idle.awaitIdle(timeout.toNanos(), loop);
     }
 
-    /** Stops accepting, closes every connection (requests in flight still get their replies if possible). */
+    /**
+     * Stops accepting, closes every connection (requests in flight still get their replies if possible) and
+     * returns once each has ended and left {@link #connectionsOpen()}, or {@link #CLOSE_GRACE} has passed.
+     */
     @Override
     public void close() {
-        stopAccepting();
+        stopAccepting(); // first: the acceptor has ended, so no connection is added behind the loops below
         for (Connection connection : connections.values()) {
             connection.shutdownInput();
         }
@@ -121,13 +140,6 @@ public final class NbdServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 interrupted = true;
                 connection.forceClose();
-            }
-        }
-        if (acceptor != null) {
-            try {
-                acceptor.join(CLOSE_GRACE);
-            } catch (InterruptedException e) {
-                interrupted = true;
             }
         }
         if (interrupted) {
@@ -162,6 +174,11 @@ public final class NbdServer implements AutoCloseable {
                 continue;
             }
             counters.accepted.incrementAndGet();
+            if (acceptingStopped) {
+                counters.refused.incrementAndGet();
+                closeQuietly(channel);
+                return;
+            }
             if (connections.size() >= CONNECTIONS_MAX) {
                 counters.refused.incrementAndGet();
                 closeQuietly(channel);

@@ -16,11 +16,14 @@ import java.nio.file.Path;
  *   <li>{@code SUBMIT i} before write {@code i} (0-based) is handed to the volume: no write later than the
  *       last SUBMIT line can have touched the files;</li>
  *   <li>{@code FLUSHED n} after a FLUSH is acknowledged: writes {@code 0 .. n-1} are durable;</li>
- *   <li>{@code DONE} after {@code maxWrites} writes (so the process always ends); {@code ERROR ...} and exit
- *       status 2 on any failure.</li>
+ *   <li>{@code HOLDING} once {@code flushesMax} FLUSHes were acknowledged and {@link #FLUSH_EVERY} more writes
+ *       were made without a FLUSH; it then waits to be killed (it exits when its stdin closes, so it never
+ *       outlives the test). Why: the killer may react late on a loaded machine; stopping here keeps the kill
+ *       between the last FLUSH and a FLUSH that never comes, whenever it lands.</li>
+ *   <li>{@code ERROR ...} and exit status 2 on any failure, or if stdin closes while holding.</li>
  * </ul>
  *
- * <p>Arguments: cacheFile backingFile format(true|false) seed maxWrites.
+ * <p>Arguments: cacheFile backingFile format(true|false) seed flushesMax.
  */
 public final class KillNineWriter {
     /** Writes between FLUSHes: several writes per journal entry, several entries per bucket. */
@@ -49,26 +52,30 @@ public final class KillNineWriter {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
-            System.out.println("ERROR usage: cacheFile backingFile format seed maxWrites");
+            System.out.println("ERROR usage: cacheFile backingFile format seed flushesMax");
             System.exit(2);
         }
         Path cachePath = Path.of(args[0]);
         Path backingPath = Path.of(args[1]);
         boolean format = Boolean.parseBoolean(args[2]);
         long seed = Long.parseLong(args[3]);
-        int maxWrites = Integer.parseInt(args[4]);
+        int flushesMax = Integer.parseInt(args[4]);
         try {
-            run(cachePath, backingPath, format, seed, maxWrites);
+            run(cachePath, backingPath, format, seed, flushesMax);
         } catch (RuntimeException e) {
             System.out.println("ERROR " + e);
             e.printStackTrace();
             System.exit(2);
         }
-        System.out.println("DONE");
-        System.exit(0);
+        System.out.println("HOLDING");
+        while (System.in.read() >= 0) {
+            // Nothing is ever sent: this only blocks until the kill, or until the test's end of the pipe closes.
+        }
+        System.out.println("ERROR stdin closed before the kill");
+        System.exit(2);
     }
 
-    private static void run(Path cachePath, Path backingPath, boolean format, long seed, int maxWrites)
+    private static void run(Path cachePath, Path backingPath, boolean format, long seed, int flushesMax)
             throws Exception {
         FileCacheSet files = format ? FileCacheSet.create(cachePath, backingPath)
                 : FileCacheSet.openFiles(cachePath, backingPath);
@@ -88,7 +95,8 @@ public final class KillNineWriter {
                     + FileCacheSet.VOLUME_BYTES);
         }
         System.out.println("READY");
-        for (int i = 0; i < maxWrites; i++) {
+        int writes = (flushesMax + 1) * FLUSH_EVERY; // the last FLUSH_EVERY of them are never flushed
+        for (int i = 0; i < writes; i++) {
             Write next = write(seed, i);
             System.out.println("SUBMIT " + i);
             IoResult written = OnLoop.io(files.loop,
@@ -96,7 +104,7 @@ public final class KillNineWriter {
             if (!written.ok()) {
                 throw new IllegalStateException("write " + i + " failed: " + written);
             }
-            if ((i + 1) % FLUSH_EVERY == 0) {
+            if ((i + 1) % FLUSH_EVERY == 0 && (i + 1) / FLUSH_EVERY <= flushesMax) {
                 IoResult flushed = OnLoop.io(files.loop, volume::flush);
                 if (!flushed.ok()) {
                     throw new IllegalStateException("flush after write " + i + " failed: " + flushed);

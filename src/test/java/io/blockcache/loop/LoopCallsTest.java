@@ -44,11 +44,13 @@ class LoopCallsTest {
 
     @Test
     void anOperationThatThrowsReachesTheCallerAndStopsTheLoop() {
-        // Proves a throwing operation is neither swallowed nor waited out: the caller gets it and the loop fail-stops.
+        // Proves a throwing operation is neither swallowed nor waited out, and reaches the caller only once the loop
+        // has fail-stopped, so a second call is refused as "not running" rather than racing the shutdown.
         IllegalArgumentException bug = new IllegalArgumentException("planted");
         assertThatThrownBy(() -> LoopCalls.<Boolean>await(loop, done -> {
             throw bug;
         }, LONG)).isInstanceOf(LoopCalls.NoAnswer.class).hasCause(bug);
+        assertThat(loop.isAlive()).as("stopped by the time the caller hears of the failure").isFalse();
         assertThatThrownBy(() -> LoopCalls.<Boolean>await(loop, done -> done.accept(true), LONG))
                 .isInstanceOf(LoopCalls.NoAnswer.class).hasMessageContaining("not running");
     }
