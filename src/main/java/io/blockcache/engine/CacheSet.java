@@ -229,7 +229,7 @@ public final class CacheSet {
     }
 
     private void checkpointAndClose(IoCallback done) {
-        checkpoints.startAfterNow(checkpointed -> {
+        checkpoints.startForShutdown(checkpointed -> {
             if (!checkpointed.ok()) {
                 done.complete(checkpointed);
                 return;

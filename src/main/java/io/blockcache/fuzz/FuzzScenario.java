@@ -168,7 +168,12 @@ public final class FuzzScenario {
                 if (eventsMax != Long.MAX_VALUE) {
                     return; // a bounded run: the crash comes now
                 }
-                throw violation("the workload did not finish within its event budget (stalled?)", null);
+                StringBuilder stuck = new StringBuilder();
+                for (int v = 0; v < drivers.size(); v++) {
+                    stuck.append("; ").append(FuzzSetup.volumeName(v)).append(" in flight: ")
+                            .append(drivers.get(v).describeInFlight());
+                }
+                throw violation("the workload did not finish within its event budget (stalled?)" + stuck, null);
             }
             controls.maybeAct();
         }

@@ -17,8 +17,11 @@ import java.util.function.Consumer;
  *
  * <p>Order of a checkpoint starting at journal sequence S:
  * <ol>
- *   <li>flush the backing devices, because the checkpoint carries clean extents, whose records must not
- *       outlive the backing data they copy;</li>
+ *   <li>only for the checkpoint of a clean shutdown ({@link #startForShutdown}): flush the backing devices,
+ *       because after a clean shutdown the checkpoint's clean extents are trusted, so their records must not
+ *       outlive the backing data they copy. A running cache's checkpoints do not wait for the backing devices:
+ *       an unclean open distrusts every clean extent (docs/FORMAT.md §7), and a failed backing device must not
+ *       stop checkpoints, or the journal ring would fill and every volume would hang;</li>
  *   <li>write the chunks into metadata buckets, several per bucket, packed from offset 0;</li>
  *   <li>append a CheckpointDone record and commit it (the commit flushes the cache device first, so the
  *       chunks are durable before the record that names them);</li>
@@ -45,7 +48,7 @@ public final class CheckpointWriter {
     private long checkpointsWritten;
 
     /**
-     * @param flushBackings flushes every backing device and calls back once
+     * @param flushBackings flushes every backing device and calls back once (used by the shutdown checkpoint)
      * @param previousBuckets the buckets of the durable checkpoint found at recovery (freed by the next one)
      */
     public CheckpointWriter(BlockDevice cacheDevice, JournalWriter journal, MetadataSpace space,
@@ -87,26 +90,28 @@ public final class CheckpointWriter {
         waiters = new ArrayList<>();
         waiters.add(done);
         run = new Run(journal.openSequence());
-        flushBackings.accept(result -> {
-            if (!result.ok()) {
-                finish(IoResult.error(IoStatus.IO_ERROR, "checkpoint: backing flush failed: " + result.message()));
-                return;
-            }
-            run.nextChunk();
-        });
+        run.nextChunk();
     }
 
     /**
-     * Writes a checkpoint that starts after this call, waiting first for one already running (whose early
-     * chunks may predate changes made since). A clean shutdown needs this: clean extents are not journaled
-     * (docs/FORMAT.md §7 rule 7), so only a checkpoint begun after the last front-end change records them right.
+     * The checkpoint of a clean shutdown, once nothing else changes the cache: waits for a checkpoint already
+     * running (whose early chunks may predate later changes: clean extents are not journaled, docs/FORMAT.md
+     * §7 rule 7, so only a checkpoint begun after the last front-end change records them right), flushes the
+     * backing devices (the clean extents it records will be trusted), then writes a fresh checkpoint.
      */
-    public void startAfterNow(IoCallback done) {
-        if (run == null) {
-            start(done);
+    public void startForShutdown(IoCallback done) {
+        if (run != null) {
+            waiters.add(previous -> startForShutdown(done));
             return;
         }
-        waiters.add(previous -> start(done));
+        flushBackings.accept(result -> {
+            if (!result.ok()) {
+                done.complete(IoResult.error(IoStatus.IO_ERROR, "checkpoint: backing flush failed: "
+                        + result.message()));
+                return;
+            }
+            start(done);
+        });
     }
 
     private void finish(IoResult result) {

@@ -21,6 +21,8 @@ public final class WorkloadDriver {
     private final int depthMax;
     private final long seed;
     private final List<ModelOp> mutationsInFlight = new ArrayList<>();
+    // Every request in flight by step, in submission order: what a stalled run names.
+    private final java.util.LinkedHashMap<Long, ModelOp> inFlightBySteps = new java.util.LinkedHashMap<>();
     private String phase = "";
     private Consumer<String> trace = line -> { };
     private ModelOp held;
@@ -76,6 +78,14 @@ public final class WorkloadDriver {
         return failed;
     }
 
+    /** The requests in flight now, oldest first, for a stall report. */
+    public String describeInFlight() {
+        StringBuilder text = new StringBuilder();
+        inFlightBySteps.forEach((step, op) -> text.append(text.length() > 0 ? ", " : "").append('#').append(step)
+                .append(' ').append(op));
+        return text.length() == 0 ? "none" : text.toString();
+    }
+
     /** Requests completed so far. */
     public long completed() {
         return completed;
@@ -85,6 +95,7 @@ public final class WorkloadDriver {
     public void abandon() {
         epoch++;
         mutationsInFlight.clear();
+        inFlightBySteps.clear();
         held = null;
         remaining = 0;
         inFlight = 0;
@@ -125,6 +136,7 @@ public final class WorkloadDriver {
         long step = ++steps;
         long submittedEpoch = epoch;
         trace.accept("submit #" + step + " " + op);
+        inFlightBySteps.put(step, op);
         inFlight++;
         if (op.mutates()) {
             mutationsInFlight.add(op);
@@ -175,6 +187,7 @@ public final class WorkloadDriver {
             return; // from before a crash: its fate is the crash image's business
         }
         trace.accept("done #" + step + " " + op + (result.ok() ? "" : ": " + result));
+        inFlightBySteps.remove(step);
         if (!result.ok() && !failuresAllowed) {
             throw violation("step " + step + " " + op, "request failed: " + result);
         }

@@ -24,8 +24,8 @@ final class CleanMarker {
 
     /** Told when a batch is settled. */
     interface Listener {
-        /** The batch's keys are no longer in flight; {@code flushed} false if the flush failed. */
-        void settled(List<DirtyKey> keys, boolean flushed);
+        /** The batch's keys are no longer in flight; {@code failure} null if the flush succeeded, else why not. */
+        void settled(List<DirtyKey> keys, String failure);
     }
 
     private final BlockDevice backing;
@@ -76,7 +76,7 @@ final class CleanMarker {
             } else {
                 counters.flushErrors.incrementAndGet();
             }
-            listener.settled(batch, result.ok());
+            listener.settled(batch, result.ok() ? null : "backing flush failed: " + result.message());
         });
     }
 

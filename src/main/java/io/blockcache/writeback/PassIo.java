@@ -20,8 +20,8 @@ import java.util.function.Supplier;
 final class PassIo {
     /** Told once per run when its I/O is over. */
     interface RunEnd {
-        /** The run's keys left I/O: {@code written} true if the backing write succeeded. */
-        void ended(List<DirtyKey> keys, boolean written);
+        /** The run's keys left I/O: {@code failure} null if the backing write succeeded, else why not. */
+        void ended(List<DirtyKey> keys, String failure);
     }
 
     private final Volume volume;
@@ -127,7 +127,7 @@ final class PassIo {
             if (!result.ok()) {
                 counters.writeErrors.incrementAndGet();
             }
-            runEnd.ended(run.keys, result.ok());
+            runEnd.ended(run.keys, result.ok() ? null : "backing write failed: " + result.message());
             issueInSequence();
             pump.run();
         });
@@ -137,7 +137,7 @@ final class PassIo {
     private void failed(WritebackRun run) {
         run.slot.cancel();
         run.data = null;
-        runEnd.ended(run.keys, false);
+        runEnd.ended(run.keys, "cache read failed: " + run.failure);
         pump.run();
     }
 }

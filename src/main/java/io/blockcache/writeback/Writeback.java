@@ -6,6 +6,7 @@ import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
 import io.blockcache.journal.MetadataJournal;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Timer;
@@ -64,6 +65,8 @@ public final class Writeback {
     private long wakeAtNs = Long.MAX_VALUE;
     private boolean stopped = true;
     private Drain drain;
+    private String lastError;
+    private long lastErrorNs;
     // Callers that asked for a drain while one was running; told with the first caller, in arrival order.
     private final List<IoCallback> drainJoiners = new ArrayList<>();
 
@@ -158,6 +161,16 @@ public final class Writeback {
     /** Keys in flight, from pass start until clean marking. */
     public int keysInFlight() {
         return inFlight.size();
+    }
+
+    /** The last writeback failure (a cache read, backing write or backing flush), or null if none yet. */
+    public String lastError() {
+        return lastError;
+    }
+
+    /** Loop time of {@link #lastError}, in nanoseconds (0 if none). */
+    public long lastErrorNs() {
+        return lastErrorNs;
     }
 
     /** Dirty bytes of this volume now. */
@@ -286,34 +299,53 @@ public final class Writeback {
     }
 
     /** A run's keys left I/O: written ones wait for the clean batch's flush, failed ones stay dirty. */
-    private void runEnded(List<DirtyKey> keys, boolean written) {
+    private void runEnded(List<DirtyKey> keys, String failure) {
         keysInIo -= keys.size();
-        if (written) {
+        if (failure == null) {
             cleaner.written(keys, loop.nowNs());
         } else {
-            giveUp(keys);
+            giveUp(keys, failure);
         }
         cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
     }
 
-    /** Keys whose writeback failed stay dirty; writeback backs off before it tries again. */
-    private void giveUp(List<DirtyKey> keys) {
+    /**
+     * Keys whose writeback failed stay dirty; writeback backs off before it tries again. A drain in progress
+     * ends at once with the error: an operator waiting for "clean and durable" must hear that it cannot be
+     * reached now, not wait through retries that may never succeed (a backing device whose flush failed stays
+     * failed until a restart, see {@code StickyFlushDevice}).
+     */
+    private void giveUp(List<DirtyKey> keys, String failure) {
         for (DirtyKey key : keys) {
             inFlight.remove(key);
+        }
+        lastError = failure;
+        lastErrorNs = loop.nowNs();
+        if (drain != null) {
+            Drain failed = drain;
+            drain = null;
+            List<IoCallback> joiners = new ArrayList<>(drainJoiners);
+            drainJoiners.clear();
+            IoResult error = IoResult.error(IoStatus.IO_ERROR, "drain stopped: writeback " + failure
+                    + "; the dirty data stays in the cache");
+            failed.done().complete(error);
+            for (IoCallback joiner : joiners) {
+                joiner.complete(error);
+            }
         }
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
         sources.rearm();
     }
 
-    private void settled(List<DirtyKey> keys, boolean flushed) {
-        if (flushed) {
+    private void settled(List<DirtyKey> keys, String failure) {
+        if (failure == null) {
             for (DirtyKey key : keys) {
                 inFlight.remove(key);
             }
             backoffNs = 0;
         } else {
-            giveUp(keys);
+            giveUp(keys, failure);
         }
         cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
         reportDrain(true);
