@@ -139,6 +139,11 @@ final class WriteRouter {
             callback.complete(result);
         });
         IoCallback backingPart = parts.add();
+        // The clean copy is written only once the backing write succeeded: a copy of data the backing device
+        // refused would be served as clean and change to the old data when evicted (found by the fuzz with
+        // injected write errors). It costs write-through one cache write of latency after the backing write.
+        IoCallback copyPart = keepCleanCopy ? parts.add() : null;
+        ByteBuffer copyData = src.duplicate();
         ByteBuffer data = src.duplicate();
         context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.write(
                 context.backingOffset(startSector), data, fua, result -> {
@@ -149,17 +154,18 @@ final class WriteRouter {
                             flushes.noteBackingWrite();
                         }
                     }
+                    if (copyPart != null) {
+                        CachedWrite copy = new CachedWrite(context, startSector, copyData, false);
+                        if (result.ok() && copy.reserve()) {
+                            // A failed clean copy only costs a future miss; the write succeeded on the backing device.
+                            copy.write(entry, copied -> copyPart.complete(IoResult.OK));
+                        } else {
+                            copyPart.complete(IoResult.OK);
+                        }
+                    }
                     backingPart.complete(result.ok() ? IoResult.OK
                             : IoResult.error(IoStatus.IO_ERROR, "backing device write failed: " + result.message()));
                 }));
-        if (keepCleanCopy) {
-            CachedWrite copy = new CachedWrite(context, startSector, src.duplicate(), false);
-            if (copy.reserve()) {
-                IoCallback copyPart = parts.add();
-                // A failed clean copy only costs a future miss; the write itself succeeded on the backing device.
-                copy.write(entry, result -> copyPart.complete(IoResult.OK));
-            }
-        }
         parts.seal();
     }
 }
