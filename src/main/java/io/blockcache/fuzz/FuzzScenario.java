@@ -51,6 +51,7 @@ public final class FuzzScenario {
     private final List<RangeVerifier> verifiers = new ArrayList<>();
     private final LoopRunner runner;
     private final FuzzControls controls;
+    private final FuzzWatch watch;
     private int crashes;
     private int nestedCrashes;
     private int cleanRestarts;
@@ -58,6 +59,7 @@ public final class FuzzScenario {
 
     private FuzzScenario(long seed, FuzzWatch watch) {
         this.seed = seed;
+        this.watch = watch;
         this.prng = new Prng(seed);
         this.setup = FuzzSetup.draw(prng.split());
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), watch, trace);
@@ -215,7 +217,34 @@ public final class FuzzScenario {
         }
     }
 
+    /** With a watched sector: what the index says of it now, and the journal's durable sequence. */
+    private void traceWatchedExtent(String when) {
+        if (watch == null || cacheSet.set() == null) {
+            return;
+        }
+        StringBuilder text = new StringBuilder("watched sector " + when + ": ");
+        cacheSet.volume(watch.volume()).index().lookup(watch.sector(), 1, new io.blockcache.index.LookupVisitor() {
+            @Override
+            public void hole(long start, int length) {
+                text.append("not cached");
+            }
+
+            @Override
+            public void extent(long start, int length, long location, int crc32c, int crcOffset, int crcLength) {
+                text.append(io.blockcache.index.ExtentLocation.toString(location));
+                int bucket = io.blockcache.index.ExtentLocation.bucket(location);
+                var table = cacheSet.set().space().table();
+                text.append(" (bucket now gen ").append(table.generation(bucket)).append(", ")
+                        .append(table.state(bucket)).append(", live ").append(table.liveSectors(bucket)).append(")");
+            }
+        });
+        var journal = cacheSet.set().journal();
+        trace.add(text + ", journal durable through " + journal.durableSequence() + " of "
+                + journal.openSequence());
+    }
+
     private void crash() {
+        traceWatchedExtent("before the power cut");
         trace.add("POWER CUT");
         armFaults(false);
         cacheSet.crash(prng.split());
@@ -253,6 +282,7 @@ public final class FuzzScenario {
     }
 
     private void checkAfterRecovery() {
+        traceWatchedExtent("after recovery");
         for (int v = 0; v < drivers.size(); v++) {
             verifiers.get(v).verify(cacheSet.volume(v), true);
             checkCleanCopies(v);

@@ -83,6 +83,10 @@ public final class CheckpointWriter {
 
     /** Starts a checkpoint, or joins the one running; {@code done} runs when it is durable or failed. */
     public void start(IoCallback done) {
+        if (journal.appending()) {
+            throw new IllegalStateException("a checkpoint may not start inside a journal append: the change being"
+                    + " appended is not applied yet, so the checkpoint would miss it");
+        }
         if (run != null) {
             waiters.add(done);
             return;

@@ -55,6 +55,7 @@ public final class JournalWriter implements MetadataJournal {
     private IoResult failure;
     private long entriesWritten;
     private long bytesWritten;
+    private boolean appending;
 
     /** Records of one entry-to-be, and who waits for them. */
     private static final class OpenEntry {
@@ -117,7 +118,12 @@ public final class JournalWriter implements MetadataJournal {
         } else if (delayNs == 0) {
             tail.due = true;
         }
-        kick();
+        appending = true;
+        try {
+            kick();
+        } finally {
+            appending = false;
+        }
         return tail.sequence;
     }
 
@@ -180,6 +186,14 @@ public final class JournalWriter implements MetadataJournal {
     @Override
     public long durableSequence() {
         return durableSequence;
+    }
+
+    /**
+     * True while a record is being appended: the change it describes is not applied yet ("journal first, then
+     * apply"), so nothing may read the state it changes (a checkpoint may not start).
+     */
+    public boolean appending() {
+        return appending;
     }
 
     /** True once a journal write or flush has failed; nothing will be reported durable again. */
@@ -272,6 +286,11 @@ public final class JournalWriter implements MetadataJournal {
             pressureListener.run();
             return;
         }
+        check(head.sequence == durableSequence + 1,
+                "journal entry %s submitted while %s is the last durable one", head.sequence, durableSequence);
+        check(offset % 4096 == 0 && offset % ring.bucketSizeBytes() + entryBytes <= ring.bucketSizeBytes(),
+                "journal entry %s at ring offset %s (%s bytes) is unaligned or straddles a bucket", head.sequence,
+                offset, entryBytes);
         open.removeFirst();
         if (open.isEmpty() && delayTimer != null) {
             delayTimer.cancel();
@@ -304,6 +323,8 @@ public final class JournalWriter implements MetadataJournal {
     }
 
     private void entryWritten(OpenEntry entry, long offset, byte[] bytes, IoResult written) {
+        check(writing == entry, "journal entry %s completed but %s is the one in flight", entry.sequence,
+                writing == null ? "none" : writing.sequence);
         if (!written.ok()) {
             fail(entry, "journal entry " + entry.sequence + " write failed: " + written.message());
             return;
@@ -333,6 +354,12 @@ public final class JournalWriter implements MetadataJournal {
         }
         for (IoCallback waiter : waiters) {
             waiter.complete(failure);
+        }
+    }
+
+    private static void check(boolean condition, String format, Object... args) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(format, args));
         }
     }
 
