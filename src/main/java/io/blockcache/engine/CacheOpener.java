@@ -53,12 +53,10 @@ final class CacheOpener {
     }
 
     private void readSuperblocks() {
-        DeviceBytes.read(cacheDevice, 0, 2 * CacheSuperblock.BYTES, read -> {
-            if (!read.isOk()) {
-                fail("cache device: " + read.error());
-                return;
-            }
-            byte[] bytes = read.value();
+        DeviceBytes.readSalvaging(cacheDevice, 0, 2 * CacheSuperblock.BYTES, read -> {
+            // An unreadable copy reads as zeroes, which decode as an invalid copy: the other one wins, and the
+            // repair at the end of the open rewrites the bad one (which clears a latent sector error).
+            byte[] bytes = read.bytes();
             DecodeResult<SuperblockPair> decoded = SuperblockPair.read(Arrays.copyOfRange(bytes, 0, 4096),
                     Arrays.copyOfRange(bytes, 4096, 8192));
             if (!decoded.isOk()) {
@@ -135,13 +133,10 @@ final class CacheOpener {
     private void readJournal() {
         CacheSuperblock superblock = pair.chosen();
         int ringBytes = Math.multiplyExact(superblock.journalBuckets(), superblock.bucketSizeBytes());
-        DeviceBytes.read(cacheDevice, superblock.bucketOffsetBytes(superblock.journalFirstBucket()), ringBytes, read -> {
-            if (!read.isOk()) {
-                fail("journal: " + read.error());
-                return;
-            }
+        DeviceBytes.readSalvaging(cacheDevice, superblock.bucketOffsetBytes(superblock.journalFirstBucket()), ringBytes,
+                read -> {
             try {
-                journal = JournalRecovery.recover(read.value(), superblock.bucketSizeBytes());
+                journal = JournalRecovery.recover(read.bytes(), superblock.bucketSizeBytes(), read.unreadableBlocks());
             } catch (JournalRecovery.CorruptJournalException e) {
                 fail(e.getMessage());
                 return;

@@ -7,6 +7,7 @@ import io.blockcache.format.JournalScanner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -44,6 +45,41 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
      * @throws CorruptJournalException if durable entries are damaged or missing
      */
     public static JournalRecovery recover(byte[] ring, int bucketSizeBytes) throws CorruptJournalException {
+        return recover(ring, bucketSizeBytes, new BitSet());
+    }
+
+    /**
+     * Recovers from the ring's bytes, some 4 KiB blocks of which could not be read (latent sector errors; their
+     * bytes are zero). Such a block is harmless outside the walk (older laps, entries before the replay start);
+     * where the walk stops on one, it may hide durable entries, so recovery refuses with its ring offset.
+     *
+     * @param unreadableBlocks indexes of the unreadable 4 KiB blocks of the ring
+     * @throws CorruptJournalException if durable entries are damaged, missing or unreadable
+     */
+    public static JournalRecovery recover(byte[] ring, int bucketSizeBytes, BitSet unreadableBlocks)
+            throws CorruptJournalException {
+        JournalRecovery recovered = recoverReadable(ring, bucketSizeBytes);
+        // The walk stopped at `stop`: a newer durable entry, if any, would start there (or, if it did not fit, at
+        // the next bucket's start) and lie within that bucket. An unreadable block there cannot be told apart
+        // from a torn or never-written one. (Blocks the walk read are readable: a zeroed block stops the walk.)
+        long stop = recovered.next().ringOffsetBytes();
+        int blocksPerBucket = bucketSizeBytes / 4096;
+        int ringBlocks = ring.length / 4096;
+        int stopBlock = (int) (stop / 4096);
+        int bucketEndBlock = (stopBlock / blocksPerBucket + 1) * blocksPerBucket;
+        int unreadable = unreadableBlocks.nextSetBit(stopBlock);
+        boolean inStopBucket = unreadable >= 0 && unreadable < bucketEndBlock;
+        boolean atNextBucketStart = unreadableBlocks.get(bucketEndBlock % ringBlocks);
+        if (inStopBucket || atNextBucketStart) {
+            long at = (long) (inStopBucket ? unreadable : bucketEndBlock % ringBlocks) * 4096;
+            throw new CorruptJournalException("journal block at ring byte " + at + " cannot be read (latent sector"
+                    + " error) where the journal continues after sequence " + (recovered.next().nextSequence() - 1)
+                    + ": durable entries may be there, so the cache will not open");
+        }
+        return recovered;
+    }
+
+    private static JournalRecovery recoverReadable(byte[] ring, int bucketSizeBytes) throws CorruptJournalException {
         int buckets = ring.length / bucketSizeBytes;
         long[] firstSequence = new long[buckets];
         JournalEntry newest = null;
