@@ -17,6 +17,7 @@ import io.blockcache.volume.Volume;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * The cache set a fuzz seed runs: a small simulated SSD as the cache in front of one simulated disk (or SSD)
@@ -44,7 +45,8 @@ final class FuzzCacheSet {
     private long evictedBuckets;
     private long journalBytes;
 
-    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, FuzzWatch watch, FuzzTrace trace) {
+    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, FuzzWatch watch, FuzzTrace trace,
+                 UnaryOperator<BlockDevice> backingSabotage) {
         this.loop = loop;
         this.setup = setup;
         this.ids = ids;
@@ -59,9 +61,10 @@ final class FuzzCacheSet {
             allDevices.add(device);
             FaultyDevice faulty = new FaultyDevice(device, loop, FaultPlan.none(), faultFate.split());
             faultyBackings.add(faulty);
-            backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(faulty, "backing",
-                    BACKING_HEADER_BYTES, BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES, BlockDevice.SECTOR_BYTES, trace)
-                    : faulty);
+            BlockDevice view = backingSabotage.apply(faulty);
+            backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(view, "backing",
+                    BACKING_HEADER_BYTES, BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES,
+                    BlockDevice.SECTOR_BYTES, trace) : view);
         }
     }
 

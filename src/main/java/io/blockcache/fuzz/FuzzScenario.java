@@ -11,10 +11,10 @@ import io.blockcache.sim.RangeVerifier;
 import io.blockcache.sim.ReferenceModel;
 import io.blockcache.sim.WorkloadDriver;
 import io.blockcache.sim.WorkloadGenerator;
-import io.blockcache.volume.CacheMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * One fuzz seed, a pure function of it: draw a {@link FuzzSetup}, format, then per segment run every volume's
@@ -57,12 +57,12 @@ public final class FuzzScenario {
     private int cleanRestarts;
     private long recoveryEventsLast = RECOVERY_CRASH_EVENTS_MAX;
 
-    private FuzzScenario(long seed, FuzzWatch watch) {
+    private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage) {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
         this.setup = FuzzSetup.draw(prng.split());
-        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), watch, trace);
+        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), watch, trace, backingSabotage);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
         for (int v = 0; v < setup.volumeCount(); v++) {
             ReferenceModel model = new ReferenceModel(sectors);
@@ -87,7 +87,15 @@ public final class FuzzScenario {
 
     /** Runs seed {@code seed}, tracing the backing device's requests on {@code watch} (null: none). */
     public static FuzzResult run(long seed, FuzzWatch watch) {
-        FuzzScenario scenario = new FuzzScenario(seed, watch);
+        return run(seed, watch, UnaryOperator.identity());
+    }
+
+    /**
+     * Runs seed {@code seed} with every backing device wrapped by {@code backingSabotage}: how tests plant a bug
+     * (a flush that lies, writes that vanish) to show that the oracles catch it.
+     */
+    public static FuzzResult run(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage) {
+        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage);
         try {
             return scenario.run();
         } catch (FuzzViolation e) {
@@ -344,10 +352,5 @@ public final class FuzzScenario {
 
     private FuzzViolation violation(String what, Throwable cause) {
         return new FuzzViolation(seed, what, setup.describe(), trace.lines(), cause);
-    }
-
-    /** The modes a volume can be in: for the coverage summary. */
-    static List<CacheMode> allModes() {
-        return List.of(CacheMode.values());
     }
 }
