@@ -18,7 +18,7 @@ import java.util.BitSet;
  * exactly the backing read made here. Run it when nothing is in flight (after a recovery, after a drain).
  * Thread rule: the scenario's thread.
  */
-final class CleanCopyOracle {
+public final class CleanCopyOracle {
     /** 256 KiB per read, as the range verifier. */
     private static final int CHUNK_BYTES = 256 << 10;
 
@@ -29,7 +29,7 @@ final class CleanCopyOracle {
      * Checks the first {@code rangeBytes} of {@code volume}; returns null when they agree, else the first
      * disagreeing sector with both values.
      */
-    static String check(Volume volume, long rangeBytes, LoopRunner runner) {
+    public static String check(Volume volume, long rangeBytes, LoopRunner runner) {
         for (long offsetBytes = 0; offsetBytes < rangeBytes; offsetBytes += CHUNK_BYTES) {
             int lengthBytes = (int) Math.min(CHUNK_BYTES, rangeBytes - offsetBytes);
             long startSector = offsetBytes / BlockDevice.SECTOR_BYTES;

@@ -8,6 +8,7 @@ import io.blockcache.device.IoStatus;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import java.nio.ByteBuffer;
+import java.util.BitSet;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -134,11 +135,19 @@ abstract class AbstractSimDevice implements SimDevice {
 
     @Override
     public final CrashOutcome crash(Prng fate) {
-        epoch++;
-        outstanding.clear();
-        resetState();
-        poweredOff = true;
+        cutPower();
         return media.crash(fate);
+    }
+
+    @Override
+    public final CrashOutcome crash(BitSet survivors) {
+        cutPower();
+        return media.crash(survivors);
+    }
+
+    @Override
+    public final int pendingWriteCount() {
+        return media.notDurableCount();
     }
 
     @Override
@@ -160,6 +169,14 @@ abstract class AbstractSimDevice implements SimDevice {
         for (SimRequest request : outstanding.toArray(new SimRequest[0])) {
             after(0, () -> deliver(request, IoResult.error(IoStatus.CLOSED, "device closed while in flight")));
         }
+    }
+
+    /** Drops every request in flight without a callback and every queue; the device is off until powerOn. */
+    private void cutPower() {
+        epoch++;
+        outstanding.clear();
+        resetState();
+        poweredOff = true;
     }
 
     /** Runs {@code action} after {@code delayNs} of loop time unless the power epoch has changed. */

@@ -159,11 +159,40 @@ final class DurabilityTracker {
         for (Landing landing : landings) {
             durable.landAtCrash(landing.write(), rank, landing.sectors());
         }
+        forgetVolatile();
+        return new CrashOutcome(survived, vanished, torn);
+    }
+
+    /**
+     * A power cut whose fates the caller chooses, for crash-point enumeration: the write at index {@code i} of
+     * the not-yet-durable writes in issue order (as {@link #notDurableCount()} counts them) survives whole if
+     * {@code survivors.get(i)}, else vanishes; none tears. The survivors land in issue order, an order every real
+     * device could have produced (a write acknowledged before another was submitted was also issued before it),
+     * and, as in {@link #crash(Prng)}, never over a sector whose durable writer was submitted after the survivor
+     * was acknowledged. Then the record empties and readers see the durable contents.
+     */
+    CrashOutcome crash(BitSet survivors) {
+        check(survivors.length() <= notDurable.size(), "survivor index %d beyond the %d writes not yet durable",
+                survivors.length() - 1, notDurable.size());
+        int survived = 0;
+        int index = 0;
+        for (PendingWrite write : notDurable.values()) {
+            if (survivors.get(index++)) {
+                durable.landAtCrash(write, lastCompletionOrder, null);
+                survived++;
+            }
+        }
+        int vanished = notDurable.size() - survived;
+        forgetVolatile();
+        return new CrashOutcome(survived, vanished, 0);
+    }
+
+    /** The end of a power cut: nothing is in flight or volatile any more; readers see the durable contents. */
+    private void forgetVolatile() {
         notDurable.clear();
         completedVolatile.clear();
         completedVolatileBytes = 0;
         visible = durable.copy();
-        return new CrashOutcome(survived, vanished, torn);
     }
 
     /** A write that survives a power cut: which of its sectors land (null: all), and when. */

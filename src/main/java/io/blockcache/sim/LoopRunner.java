@@ -1,6 +1,7 @@
 package io.blockcache.sim;
 
 import io.blockcache.loop.SimLoop;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -11,12 +12,21 @@ import java.util.function.BooleanSupplier;
 public final class LoopRunner {
     private final SimLoop loop;
     private final long stallEventsMax;
-    private final WorkloadDriver driver;
+    private final BiFunction<String, String, ContractViolation> violation;
 
+    /** A runner whose failures name {@code driver}'s seed and phase. */
     public LoopRunner(SimLoop loop, long stallEventsMax, WorkloadDriver driver) {
+        this(loop, stallEventsMax, driver::violation);
+    }
+
+    /**
+     * A runner whose failures are built by {@code violation} from what was awaited and what went wrong (for runs
+     * without a workload driver, such as crash-point enumeration).
+     */
+    public LoopRunner(SimLoop loop, long stallEventsMax, BiFunction<String, String, ContractViolation> violation) {
         this.loop = loop;
         this.stallEventsMax = stallEventsMax;
-        this.driver = driver;
+        this.violation = violation;
     }
 
     /** Runs events until {@code condition} holds; fails if the loop empties or the bound is spent first. */
@@ -24,10 +34,10 @@ public final class LoopRunner {
         long budget = stallEventsMax;
         while (!condition.getAsBoolean()) {
             if (!loop.step()) {
-                throw driver.violation(what, "nothing left to run but it never completed (lost callback?)");
+                throw violation.apply(what, "nothing left to run but it never completed (lost callback?)");
             }
             if (--budget == 0) {
-                throw driver.violation(what, "still not done after " + stallEventsMax + " loop events");
+                throw violation.apply(what, "still not done after " + stallEventsMax + " loop events");
             }
         }
     }

@@ -3,6 +3,7 @@ package io.blockcache.sim;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
+import java.util.BitSet;
 
 /**
  * A simulated {@link BlockDevice} that can lose power and come back.
@@ -25,6 +26,22 @@ public interface SimDevice extends BlockDevice {
      * @return how many writes met each fate
      */
     CrashOutcome crash(Prng fate);
+
+    /**
+     * Cuts the power as {@link #crash(Prng)} does, but with the fates chosen by the caller (crash-point
+     * enumeration): of the {@link #pendingWriteCount()} writes not yet durable, in issue order, the one at index
+     * {@code i} survives whole if {@code survivors.get(i)} and vanishes otherwise; none tears. The survivors land
+     * in issue order, never over data that must stay in front of them (see {@code DurabilityTracker#crash}).
+     *
+     * @return how many writes survived and vanished
+     */
+    CrashOutcome crash(BitSet survivors);
+
+    /**
+     * Writes submitted but not yet durable (in flight or in the volatile cache): what a crash now would expose,
+     * and the index range of {@link #crash(BitSet)}'s survivors.
+     */
+    int pendingWriteCount();
 
     /** Powers the device on after {@link #crash}, running on {@code loop} from now on. */
     void powerOn(EventLoop loop);

@@ -6,6 +6,7 @@ import io.blockcache.device.IoResult;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import java.nio.ByteBuffer;
+import java.util.BitSet;
 
 /**
  * A simulated device with one deliberate bug, to prove the harness catches it: a test that cannot fail is a
@@ -64,6 +65,16 @@ final class BrokenDevice extends ForwardingDevice implements SimDevice {
     @Override
     public CrashOutcome crash(Prng fate) {
         return simInner.crash(fate);
+    }
+
+    @Override
+    public CrashOutcome crash(BitSet survivors) {
+        return simInner.crash(survivors);
+    }
+
+    @Override
+    public int pendingWriteCount() {
+        return simInner.pendingWriteCount();
     }
 
     @Override
