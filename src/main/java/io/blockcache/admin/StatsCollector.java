@@ -2,6 +2,7 @@ package io.blockcache.admin;
 
 import io.blockcache.cache.BucketState;
 import io.blockcache.device.BlockDevice;
+import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.engine.BackingSpec;
@@ -45,7 +46,8 @@ final class StatsCollector {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             volumes.add(volume(name, set.volumes().get(i),
-                    writeback(set.writebacks().get(i), backings.get(i).device(), drains.snapshot(name))));
+                    writeback(set.writebacks().get(i), backings.get(i).device(), set.volumes().get(i).backingDevice(),
+                            drains.snapshot(name))));
         }
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
@@ -54,7 +56,11 @@ final class StatsCollector {
         return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set));
     }
 
-    private static WritebackSnapshot writeback(Writeback writeback, BlockDevice backing, DrainSnapshot drain) {
+    private static WritebackSnapshot writeback(Writeback writeback, BlockDevice backing, BlockDevice engineBacking,
+                                               DrainSnapshot drain) {
+        // The engine's view of the backing device makes flush errors sticky; its first failure is why nothing
+        // on this volume can be made durable until a restart.
+        String backingFailure = engineBacking instanceof StickyFlushDevice sticky ? sticky.firstFailure() : null;
         WritebackSettings settings = writeback.settings();
         WritebackCounters counters = writeback.counters();
         RateTerms terms = writeback.rateTerms();
@@ -66,7 +72,7 @@ final class StatsCollector {
                 counters.backingWriteSectors(), counters.passes(), writeback.keysInFlight(),
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
-                counters.writeErrors(), counters.flushErrors(), drain);
+                counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain);
     }
 
     private static GcSnapshot gc(CacheSet set) {

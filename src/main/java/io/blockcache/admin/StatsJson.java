@@ -89,6 +89,8 @@ final class StatsJson {
                 .field("checksum", writeback.checksumErrors())
                 .field("backingWrite", writeback.writeErrors())
                 .field("backingFlush", writeback.flushErrors())
+                .field("last", writeback.lastError())
+                .field("backingFailure", writeback.backingFailure())
                 .endObject()
                 .name("drain").beginObject()
                 .field("id", drain.id())

@@ -23,13 +23,17 @@ package io.blockcache.admin;
  * @param checksumErrors cache reads whose data failed its CRC32C
  * @param writeErrors backing writes that failed
  * @param flushErrors backing flushes that failed
+ * @param lastError the last writeback failure (cache read, backing write or flush), or null
+ * @param backingFailure the first failed flush of the backing device, or null: once set, no FLUSH or FUA write
+ *     of the volume can succeed, and dirty data stays in the cache, until a restart
  * @param drain the admin API's last drain of this volume
  */
 public record WritebackSnapshot(boolean running, String policy, String order, boolean frontEndIdle, long dirtyBytes,
                                 long writtenBackSectors, long backingWriteSectors, long passes, long keysInFlight,
                                 long keysInFlightPeak, long backingWritesInFlight, long backingQueueDepth,
                                 double measuredBackingBytesPerSecond, Rate rate, long readErrors, long checksumErrors,
-                                long writeErrors, long flushErrors, DrainSnapshot drain) {
+                                long writeErrors, long flushErrors, String lastError, String backingFailure,
+                                DrainSnapshot drain) {
 
     /** Every failure counted: each leaves its keys dirty, and writeback retries them after a backoff. */
     public long errors() {

@@ -65,6 +65,12 @@ final class StatsTable {
                 bytes(number(w.get("writtenBackSectors")) * 512), integer(w.get("passes")),
                 integer(w.get("keysInFlight")), integer(w.get("backingQueueDepth")),
                 bytes(w.get("measuredBackingBytesPerSecond")), integer(errors.get("total"))));
+        if (errors.get("backingFailure") != null) {
+            out.append("  BACKING DEVICE FAILED: ").append(text(errors.get("backingFailure")))
+                    .append(" (no FLUSH can succeed and dirty data stays cached until a restart)\n");
+        } else if (errors.get("last") != null) {
+            out.append("  last writeback error: ").append(text(errors.get("last"))).append('\n');
+        }
         out.append(String.format(Locale.ROOT, "  rate %s sectors/s (%s/s, when busy): target %s sectors, error %s, "
                         + "P %s, I %s, change %s, fragment boost %s%s%n", integer(rate.get("rateSectorsPerSecond")),
                 bytes(number(rate.get("rateSectorsPerSecond")) * 512), integer(rate.get("targetSectors")),

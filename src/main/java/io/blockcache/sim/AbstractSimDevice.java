@@ -100,8 +100,9 @@ abstract class AbstractSimDevice implements SimDevice {
             // loss (its writes were on media by then) or after the report (a caller can know).
             flushesFailed++;
             long covers = media.lastCompletionOrder();
+            Prng fate = flushFaults; // the plan may be switched off before the failure is delivered
             after(FAILED_FLUSH_NS, () -> {
-                int lost = media.loseSomeVolatile(covers, flushFaults);
+                int lost = media.loseSomeVolatile(covers, fate);
                 deliver(request, IoResult.error(IoStatus.IO_ERROR, "injected fault: flush failed, " + lost
                         + " volatile write(s) lost"));
             });
