@@ -68,7 +68,8 @@ class AdminServerTest {
         assertThat(json).contains("\"writeback\":{\"running\":false,\"policy\":\"modern\",\"order\":\"lba\","
                         + "\"state\":\"", "\"dirtyBytes\":65536,\"writtenBackSectors\":0,\"backingWriteSectors\":0,"
                         + "\"passes\":0,\"keysInFlight\":0,", "\"backingQueueDepth\":0,",
-                "\"errors\":{\"total\":0,\"cacheRead\":0,\"checksum\":0,\"backingWrite\":0,\"backingFlush\":0}",
+                "\"errors\":{\"total\":0,\"cacheRead\":0,\"checksum\":0,\"backingWrite\":0,\"backingFlush\":0,"
+                        + "\"last\":null,\"backingFailure\":null}",
                 "\"drain\":{\"id\":0,\"state\":\"none\",");
         assertThat(json).containsPattern("\"state\":\"(idle|busy)\"");
         // Before the first update (5 s) the rate is bcache's initial 1024 sectors/s; it is never below rate_min 8.
