@@ -30,9 +30,12 @@ class FuzzRegressionTest {
     }
 
     @Test
-    void aFuaWritePartlySupersededByAnAroundCacheWriteIsDurable() {
-        // Proves a cached FUA write waits for and flushes the newer around-cache write that claimed part of it.
+    void aWritePartlySupersededByAnAroundCacheWriteIsAcknowledgedOnlyOnceThatLanded() {
+        // Proves a cached write that a newer around-cache write claimed part of is acknowledged only after that
+        // write ended, so FUA (seed 156) and a later FLUSH (seeds 2160, 2209) make the newer data durable.
         FuzzScenario.run(156);
+        FuzzScenario.run(2160);
+        FuzzScenario.run(2209);
     }
 
     @Test
