@@ -5,7 +5,7 @@ import io.blockcache.fuzz.FuzzScenario;
 import io.blockcache.fuzz.FuzzTotals;
 import io.blockcache.fuzz.FuzzViolation;
 import io.blockcache.fuzz.FuzzWatch;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,6 +25,17 @@ import picocli.CommandLine.Option;
 final class SimulateFuzzCommand implements Callable<Integer> {
     /** Violations printed in full; more are listed by seed only. */
     private static final int VIOLATIONS_SHOWN = 3;
+    /** Between two progress lines in a log: 10 s. */
+    private static final long LOG_PROGRESS_NS = 10_000_000_000L;
+
+    @picocli.CommandLine.Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
+    private final boolean terminal = System.console() != null;
+    private PrintWriter out;
+    private PrintWriter err;
+    private FuzzWatch watched;
+    private long lastProgressNs;
 
     @Option(names = "--seeds", description = "Seeds to run (default: 1000, or unbounded with --minutes).")
     private Long seeds;
@@ -50,18 +61,24 @@ final class SimulateFuzzCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        out = spec.commandLine().getOut();
+        err = spec.commandLine().getErr();
+        try {
+            watched = watch == null ? null : FuzzWatch.parse(watch);
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--watch: " + e.getMessage());
+        }
         long firstSeed = seed != null ? seed : first;
         long count = seed != null ? 1 : seeds != null ? seeds : minutes != null ? Long.MAX_VALUE : 1000;
         long deadlineNs = minutes == null ? Long.MAX_VALUE : System.nanoTime() + (long) (minutes * 60e9);
         int threads = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
         FuzzTotals totals = run(firstSeed, count, deadlineNs, Math.max(1, threads));
-        PrintStream out = System.out;
         int shown = 0;
         for (FuzzViolation violation : totals.violations()) {
             if (shown++ < VIOLATIONS_SHOWN) {
                 printViolation(violation);
             } else {
-                System.err.println("also failing: seed " + violation.seed() + " (" + violation.replayCommand() + ")");
+                err.println("also failing: seed " + violation.seed() + " (" + violation.replayCommand() + ")");
             }
         }
         out.println(json ? totals.json() : totals.summaryLine());
@@ -86,7 +103,7 @@ final class SimulateFuzzCommand implements Callable<Integer> {
                             s = next.getAndIncrement()) {
                         Object outcome;
                         try {
-                            outcome = FuzzScenario.run(s, watch == null ? null : FuzzWatch.parse(watch));
+                            outcome = FuzzScenario.run(s, watched);
                         } catch (FuzzViolation v) {
                             outcome = v;
                         }
@@ -108,24 +125,31 @@ final class SimulateFuzzCommand implements Callable<Integer> {
             pool.shutdownNow();
             pool.awaitTermination(10, TimeUnit.SECONDS);
         }
-        System.err.println();
+        if (terminal) {
+            err.println();
+        }
         return totals;
     }
 
-    /** Progress on stderr: a line rewritten every 10 seeds. */
-    private static void progress(FuzzTotals totals, long count, long startNs) {
-        if (totals.seeds() % 10 != 0) {
+    /**
+     * Progress on stderr: on a terminal one line rewritten every 10 seeds; otherwise (a log, CI) a line every
+     * {@link #LOG_PROGRESS_NS}, so that logs stay short.
+     */
+    private void progress(FuzzTotals totals, long count, long startNs) {
+        long nowNs = System.nanoTime();
+        boolean show = terminal ? totals.seeds() % 10 == 0 : nowNs - lastProgressNs >= LOG_PROGRESS_NS;
+        if (!show) {
             return;
         }
-        double seconds = (System.nanoTime() - startNs) / 1e9;
-        System.err.printf("\rfuzz: %d%s seeds, %d violations, %.1f seeds/s, %.0f s", totals.seeds(),
-                count == Long.MAX_VALUE ? "" : "/" + count, totals.violations().size(), totals.seeds() / seconds,
-                seconds);
-        System.err.flush();
+        lastProgressNs = nowNs;
+        double seconds = (nowNs - startNs) / 1e9;
+        err.printf("%sfuzz: %d%s seeds, %d violations, %.1f seeds/s, %.0f s%s", terminal ? "\r" : "",
+                totals.seeds(), count == Long.MAX_VALUE ? "" : "/" + count, totals.violations().size(),
+                totals.seeds() / seconds, seconds, terminal ? "" : "\n");
+        err.flush();
     }
 
-    private static void printViolation(FuzzViolation violation) {
-        PrintStream err = System.err;
+    private void printViolation(FuzzViolation violation) {
         err.println("VIOLATION " + violation.getMessage());
         err.println("  setup: " + violation.setup());
         if (violation.getCause() != null) {
