@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Opens a cache set: recovery (DESIGN.md §3). Reads only, until everything checked out and was replayed in
+ * Opens a cache set: recovery (docs/FORMAT.md §8). Reads only, until everything checked out and was replayed in
  * memory; the first write is the superblock repair or flag change at the very end. So a crash anywhere in
  * here is just another crash.
  *
