@@ -24,7 +24,9 @@ public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlock
      * a second copy.
      */
     public static final boolean DIRECT_DEFAULT = false;
-    /** Default logical block: 4096, the sector of Advanced Format disks and the page size; O_DIRECT takes it anywhere. */
+    /**
+     * Default logical block: 4096, the sector of Advanced Format disks and the page size; O_DIRECT takes it anywhere.
+     */
     public static final int LOGICAL_BLOCK_BYTES_DEFAULT = 4096;
 
     /** The defaults, with the reasons given on each constant. */

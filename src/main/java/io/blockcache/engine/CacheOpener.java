@@ -179,7 +179,8 @@ final class CacheOpener {
     private void build(List<CheckpointItem> checkpointItems) {
         CacheSet set;
         try {
-            set = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal).build(checkpointItems);
+            set = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal)
+                    .build(checkpointItems);
         } catch (IllegalStateException | IllegalArgumentException e) {
             // Replay found metadata that breaks an invariant: corruption the checksums did not catch. Fail-stop.
             fail("recovery failed while replaying metadata: " + e.getMessage());

@@ -81,7 +81,8 @@ final class Evictor {
                     || table.liveSectors(b) == 0) {
                 continue; // empty sealed buckets are released, not evicted
             }
-            long warmth = Math.min(WARMTH_MAX, Math.max(0, (long) config.recencyWarmTicks() - recency.ageTicks(b, now)));
+            long warmth = Math.min(WARMTH_MAX,
+                    Math.max(0, (long) config.recencyWarmTicks() - recency.ageTicks(b, now)));
             long key = (warmth + 1) * table.liveSectors(b);
             keys[n++] = key << 32 | b;
         }

@@ -302,7 +302,8 @@ public final class JournalWriter implements MetadataJournal {
         writing = head;
         cacheDevice.flush(flushed -> {
             if (!flushed.ok()) {
-                fail(head, "cache device flush before journal entry " + head.sequence + " failed: " + flushed.message());
+                fail(head, "cache device flush before journal entry " + head.sequence + " failed: "
+                        + flushed.message());
                 return;
             }
             cacheDevice.write(ring.deviceOffset(offset), ByteBuffer.wrap(bytes), true,

@@ -58,7 +58,8 @@ class DataCorruptionTest {
     /** Flips one byte in sector {@code sectorInPiece} of the piece's data on the cache device. */
     private void damage(Piece piece, int sectorInPiece) {
         long bucketStart = set.superblock().bucketOffsetBytes(piece.bucket());
-        sim.flipByte(sim.cache, bucketStart + (long) (piece.offsetInBucketSectors() + sectorInPiece) * SECTOR_BYTES + 7);
+        sim.flipByte(sim.cache,
+                bucketStart + (long) (piece.offsetInBucketSectors() + sectorInPiece) * SECTOR_BYTES + 7);
     }
 
     @Test

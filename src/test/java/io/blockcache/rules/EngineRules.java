@@ -21,8 +21,8 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * STYLE.md's engine rules as ArchUnit rules: engine code never reads the wall clock, sleeps, makes unseeded
- * random numbers or blocks. Time comes from the loop ({@code EventLoop.nowNs}), randomness from a seeded
+ * The engine rules (docs/ARCHITECTURE.md §7) as ArchUnit rules: engine code never reads the wall clock, sleeps, makes
+ * unseeded random numbers or blocks. Time comes from the loop ({@code EventLoop.nowNs}), randomness from a seeded
  * {@code loop.Prng}, waiting from a callback.
  *
  * <p>Engine code is every production class except the packages and classes in {@link #EXEMPT_PACKAGES} and
@@ -64,14 +64,15 @@ final class EngineRules {
     static ArchRule noWallClockSleepOrUnseededRandomness() {
         return noClasses().that(engineClassesExcept(WALL_CLOCK_EXEMPT_CLASSES))
                 .should().callCodeUnitWhere(WALL_CLOCK.or(SLEEP).or(UNSEEDED_RANDOM))
-                .because("engine code gets time from the loop and randomness from a seeded Prng (STYLE.md)");
+                .because("engine code gets time from the loop and randomness from a seeded Prng "
+                        + "(docs/ARCHITECTURE.md §7)");
     }
 
     /** No blocking call in engine code. */
     static ArchRule noBlocking() {
         return noClasses().that(engineClassesExcept(BLOCKING_EXEMPT_CLASSES))
                 .should().callCodeUnitWhere(BLOCKING)
-                .because("engine code runs on the loop thread, which never blocks (STYLE.md)");
+                .because("engine code runs on the loop thread, which never blocks (docs/ARCHITECTURE.md §7)");
     }
 
     private static DescribedPredicate<JavaClass> engineClassesExcept(Map<String, String> exemptClasses) {

@@ -7,7 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The engine rules of STYLE.md, checked on the production classes and shown to fail on a fixture. */
+/** The engine rules of docs/ARCHITECTURE.md §7, checked on the production classes and shown to fail on a fixture. */
 class EngineRulesTest {
     @Test
     void engineCodeReadsNoWallClockSleepsNotAndDrawsOnlySeededRandomNumbers() {
