@@ -39,7 +39,8 @@ final class Dashboard {
             function num(x,d){return x==null?'-':Number(x).toFixed(d||0)}
             function table(id,head,rows){
               const t=document.getElementById(id);t.textContent='';
-              const h=t.insertRow();head.forEach(x=>{const c=document.createElement('th');c.textContent=x;h.appendChild(c)});
+              const h=t.insertRow();
+              head.forEach(x=>{const c=document.createElement('th');c.textContent=x;h.appendChild(c)});
               rows.forEach(r=>{const row=t.insertRow();r.forEach(x=>{row.insertCell().textContent=x})});
             }
             function drain(d){
@@ -128,7 +129,8 @@ final class Dashboard {
                     num(g.averageIntervalMs),g.sinceLastMs==null?'never':(g.sinceLastMs/1000).toFixed(1)+' s',
                     gb.clean,gb.dirty,g.bucketsEvicted,mib(g.movedBytes),g.allocationWaits]]);
                 table('backing',['device','queue depth','read sectors','written sectors','errors'],
-                  s.backing.map(d=>[d.name,d.requestsInFlight,d.completedReadSectors,d.completedWriteSectors,d.errors]));
+                  s.backing.map(d=>[d.name,d.requestsInFlight,d.completedReadSectors,d.completedWriteSectors,
+                    d.errors]));
               }catch(e){document.getElementById('err').textContent='no answer from the server: '+e}
             }
             poll();setInterval(poll,1000);

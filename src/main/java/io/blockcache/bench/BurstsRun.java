@@ -10,10 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Seed 003's case: write bursts separated by idleness. Each burst submits one random write (4–64 KiB) every
- * {@code writeIntervalNs} for {@code burstNs}; then the front end is quiet for {@code gapNs}. A probe looks at the
- * engine every {@link #PROBE_NS}: dirty bytes (the chart), whether writeback runs at full speed (the engine's idle
- * decision, which switches pass size, pacing and queue goals), and whether anything is left to clean.
+ * The case of the early-flush RFC (linux-kernel, 2001): write bursts separated by idleness. Each burst submits one
+ * random write (4–64 KiB) every {@code writeIntervalNs} for {@code burstNs}; then the front end is quiet for
+ * {@code gapNs}. A probe looks at the engine every {@link #PROBE_NS}: dirty bytes (the chart), whether writeback runs
+ * at full speed (the engine's idle decision, which switches pass size, pacing and queue goals), and whether anything is
+ * left to clean.
  */
 final class BurstsRun {
     /** Probe period: well below the engine's 100 ms sample, so reaction times are resolved to 5 ms. */

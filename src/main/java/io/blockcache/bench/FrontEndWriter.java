@@ -31,7 +31,8 @@ final class FrontEndWriter {
      * Writes every extent of {@code set} to {@code device} at {@code offsetBytes} + the extent's start, in write
      * order, {@code depth} at a time; returns when the last write completed.
      */
-    static void writeAll(io.blockcache.loop.SimLoop loop, BlockDevice device, long offsetBytes, Extents set, int depth) {
+    static void writeAll(io.blockcache.loop.SimLoop loop, BlockDevice device, long offsetBytes, Extents set,
+                         int depth) {
         int[] next = {0};
         int[] done = {0};
         int count = set.count();

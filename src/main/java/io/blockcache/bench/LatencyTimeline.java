@@ -1,8 +1,8 @@
 package io.blockcache.bench;
 
 /**
- * The largest latency seen per fixed window of loop time (the seed-002 plot: latency against time), for a
- * bounded number of windows after a start time; completions outside them are ignored.
+ * The largest latency seen per fixed window of loop time (the plot of bcache's GC-latency patch: latency against time),
+ * for a bounded number of windows after a start time; completions outside them are ignored.
  *
  * <p>Thread rule: recorded on the loop's thread, read after the experiment has stopped recording.
  */

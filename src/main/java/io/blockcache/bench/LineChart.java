@@ -110,7 +110,8 @@ public final class LineChart {
             int[] previous = null;
             for (double[] point : points) {
                 int px = MARGIN_LEFT_PX + (int) Math.round(scaleX(point[0], range) * plotW);
-                int py = MARGIN_TOP_PX + plotH - (int) Math.round((point[1] - range[2]) / (range[3] - range[2]) * plotH);
+                int py = MARGIN_TOP_PX + plotH
+                        - (int) Math.round((point[1] - range[2]) / (range[3] - range[2]) * plotH);
                 if (bars) {
                     int barW = Math.max(4, plotW / Math.max(1, points.size() * series.size() * 2));
                     int x0 = px - barW * series.size() / 2 + index * barW;

@@ -5,7 +5,7 @@ import java.util.BitSet;
 import io.blockcache.journal.GenerationJournal;
 
 /**
- * Hands out free buckets and takes emptied ones back, enforcing the reuse rule of DESIGN.md §3: a bucket's
+ * Hands out free buckets and takes emptied ones back, enforcing the reuse rule of docs/FORMAT.md §7 rule 2: a bucket's
  * generation bump is durable in the journal before the bucket is written again, so that after a crash every
  * key that still points into the old contents reads as stale.
  *
@@ -152,7 +152,7 @@ public final class BucketAllocator {
      * Evicts a sealed bucket that holds only clean data: bumps its generation through the journaled path, so
      * every key in it turns stale at once, and resets its counts. Refused (false) for a bucket that is not
      * SEALED, holds dirty sectors, is pinned by a reader or writer, or whose generation may not be bumped yet.
-     * Dirty data is never evicted (DESIGN.md §4.4).
+     * Dirty data is never evicted (docs/ARCHITECTURE.md §5 item 4).
      *
      * @return true if the bucket was evicted and is now waiting for its bump to be durable
      */

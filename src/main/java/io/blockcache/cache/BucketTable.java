@@ -4,8 +4,9 @@ package io.blockcache.cache;
  * Per-bucket state of one cache device: generation, use, live and dirty sectors. Parallel primitive
  * arrays, one slot per bucket, so a cache of millions of buckets costs a few bytes each.
  *
- * <p>Generations are 16-bit and wrap (DESIGN.md §3): bumping a bucket's generation invalidates every key
- * that still points into it. Live and dirty sector counts are kept incrementally by the index listener.
+ * <p>Generations are 16-bit and wrap (docs/FORMAT.md §5.2; the wrap guard: docs/GC.md): bumping a bucket's generation
+ * invalidates every key that still points into it. Live and dirty sector counts are kept incrementally by the index
+ * listener.
  *
  * <p>Thread rule: owned by the cache's loop thread.
  */

@@ -1,7 +1,7 @@
 package io.blockcache.cache;
 
 /**
- * Always-on invariant checks (STYLE.md: assertions stay on in production). A failed check is a broken
+ * Always-on invariant checks (TigerBeetle's TIGER_STYLE: assertions stay on in production). A failed check is a broken
  * invariant: it throws, and the owning loop stops the cache (fail-stop).
  */
 final class Checks {

@@ -2,8 +2,8 @@ package io.blockcache.cache;
 
 /**
  * An open bucket that data is appended to sequentially, so the cache device sees large sequential writes
- * (DESIGN.md §3). The cache keeps one for dirty writes and one for clean fills, so that clean data, which may
- * be evicted, does not share buckets with dirty data, which may not.
+ * (docs/ARCHITECTURE.md §4.2). The cache keeps one for dirty writes and one for clean fills, so that clean data, which
+ * may be evicted, does not share buckets with dirty data, which may not.
  *
  * <p>Thread rule: owned by the cache's loop thread.
  */

@@ -10,8 +10,8 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 
 /**
- * The CLI's side of the admin API ({@code stats}, {@code get}, {@code set}, {@code drain}): sends one request to a running
- * {@code blockcache serve} and turns "nobody is listening" into a message that says what to do.
+ * The CLI's side of the admin API ({@code stats}, {@code get}, {@code set}, {@code drain}): sends one request to a
+ * running {@code blockcache serve} and turns "nobody is listening" into a message that says what to do.
  *
  * <p>Thread rule: one command's thread.
  */

@@ -39,7 +39,8 @@ final class KnobOutput {
                     message.append("\n  allowed: ").append(map.get("allowed"));
                 }
                 if (map.get("knobs") instanceof List<?> names) {
-                    message.append("\n  knobs: ").append(String.join(", ", names.stream().map(String::valueOf).toList()));
+                    message.append("\n  knobs: ")
+                            .append(String.join(", ", names.stream().map(String::valueOf).toList()));
                 }
             }
         } catch (IllegalArgumentException notJson) {

@@ -118,8 +118,8 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, l
         try {
             return CacheMode.valueOf(text.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--mode must be one of writeback, writethrough, writearound, none; got \""
-                    + text + "\"");
+            throw new IllegalArgumentException("--mode must be one of writeback, writethrough, writearound, none; "
+                    + "got \"" + text + "\"");
         }
     }
 }

@@ -28,13 +28,14 @@ final class StatsTable {
         Map<?, ?> cache = (Map<?, ?>) stats.get("cache");
         Map<?, ?> buckets = (Map<?, ?>) cache.get("buckets");
         Map<?, ?> journal = (Map<?, ?>) cache.get("journal");
-        out.append('\n').append(String.format(Locale.ROOT, "cache: %s buckets of %s, occupancy %s: %s free, %s open, %s sealed, "
-                        + "%s reuse-pending, %s journal, %s metadata%n", integer(buckets.get("total")),
+        out.append('\n').append(String.format(Locale.ROOT, "cache: %s buckets of %s, occupancy %s: %s free, %s open, "
+                        + "%s sealed, %s reuse-pending, %s journal, %s metadata%n", integer(buckets.get("total")),
                 bytes(cache.get("bucketSizeBytes")), percent(number(cache.get("occupancyPercent"))),
                 integer(buckets.get("free")), integer(buckets.get("open")), integer(buckets.get("sealed")),
-                integer(buckets.get("reusePending")), integer(buckets.get("journal")), integer(buckets.get("metadata"))));
-        out.append(String.format(Locale.ROOT, "journal: durable sequence %s, %s entries (%s) written, %s ring buckets in use; "
-                        + "%s checkpoints%n", integer(journal.get("durableSequence")),
+                integer(buckets.get("reusePending")), integer(buckets.get("journal")),
+                integer(buckets.get("metadata"))));
+        out.append(String.format(Locale.ROOT, "journal: durable sequence %s, %s entries (%s) written, %s ring buckets "
+                        + "in use; %s checkpoints%n", integer(journal.get("durableSequence")),
                 integer(journal.get("entriesWritten")), bytes(journal.get("bytesWritten")),
                 integer(journal.get("ringBucketsInUse")), integer(cache.get("checkpointsWritten"))));
         out.append('\n');
@@ -169,6 +170,7 @@ final class StatsTable {
             value /= 1024;
             unit++;
         }
-        return unit == 0 ? String.format(Locale.ROOT, "%.0f B", value) : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
+        return unit == 0 ? String.format(Locale.ROOT, "%.0f B", value)
+                : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 }

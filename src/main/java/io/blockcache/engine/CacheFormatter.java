@@ -65,7 +65,8 @@ final class CacheFormatter {
 
     private static String validate(BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options) {
         if (backings.isEmpty() || backings.size() > CacheSuperblock.BACKINGS_MAX) {
-            return "a cache set needs 1 to " + CacheSuperblock.BACKINGS_MAX + " backing devices, got " + backings.size();
+            return "a cache set needs 1 to " + CacheSuperblock.BACKINGS_MAX + " backing devices, got "
+                    + backings.size();
         }
         int bucketCount = Geometry.bucketCount(cacheDevice.sizeBytes(), options.bucketSizeBytes());
         int journal = Geometry.journalBuckets(bucketCount, options.journalBuckets());

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Opens a cache set: recovery (DESIGN.md §3). Reads only, until everything checked out and was replayed in
+ * Opens a cache set: recovery (docs/FORMAT.md §8). Reads only, until everything checked out and was replayed in
  * memory; the first write is the superblock repair or flag change at the very end. So a crash anywhere in
  * here is just another crash.
  *
@@ -179,7 +179,8 @@ final class CacheOpener {
     private void build(List<CheckpointItem> checkpointItems) {
         CacheSet set;
         try {
-            set = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal).build(checkpointItems);
+            set = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal)
+                    .build(checkpointItems);
         } catch (IllegalStateException | IllegalArgumentException e) {
             // Replay found metadata that breaks an invariant: corruption the checksums did not catch. Fail-stop.
             fail("recovery failed while replaying metadata: " + e.getMessage());

@@ -20,20 +20,23 @@ import java.util.concurrent.TimeUnit;
 public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long journalDelayNs, int journalEntryBytesMax,
                               CacheMode mode, boolean verifyIndexEachOperation) {
     public CacheSetOptions {
-        if (bucketSizeBytes < CacheSuperblock.BUCKET_SIZE_BYTES_MIN || bucketSizeBytes > CacheSuperblock.BUCKET_SIZE_BYTES_MAX
+        if (bucketSizeBytes < CacheSuperblock.BUCKET_SIZE_BYTES_MIN
+                || bucketSizeBytes > CacheSuperblock.BUCKET_SIZE_BYTES_MAX
                 || Integer.bitCount(bucketSizeBytes) != 1) {
             throw new IllegalArgumentException("bucket size must be a power of two in [128 KiB, 8 MiB]: "
                     + bucketSizeBytes);
         }
         if (journalBuckets < 0 || journalBuckets > 1024) {
-            throw new IllegalArgumentException("journalBuckets must be in [0, 1024] (0 = automatic): " + journalBuckets);
+            throw new IllegalArgumentException("journalBuckets must be in [0, 1024] (0 = automatic): "
+                    + journalBuckets);
         }
         if (journalDelayNs < 0 || journalDelayNs > TimeUnit.SECONDS.toNanos(60)) {
             throw new IllegalArgumentException("journal delay must be in [0, 60 s]: " + journalDelayNs + " ns");
         }
-        if (journalEntryBytesMax < 64 * 1024 || journalEntryBytesMax % 4096 != 0 || journalEntryBytesMax > bucketSizeBytes) {
-            throw new IllegalArgumentException("journalEntryBytesMax must be a multiple of 4 KiB in [64 KiB, bucket size]: "
-                    + journalEntryBytesMax);
+        if (journalEntryBytesMax < 64 * 1024 || journalEntryBytesMax % 4096 != 0
+                || journalEntryBytesMax > bucketSizeBytes) {
+            throw new IllegalArgumentException("journalEntryBytesMax must be a multiple of 4 KiB in [64 KiB, "
+                    + "bucket size]: " + journalEntryBytesMax);
         }
         if (mode == null) {
             throw new IllegalArgumentException("mode must be set");

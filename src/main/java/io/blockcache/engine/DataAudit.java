@@ -67,7 +67,8 @@ final class DataAudit {
                 mismatches.add(new CacheReport.CrcMismatch(span.bucket(), span.crcOffsetInBucketSectors(),
                         span.crcLengthSectors(), span.volumeName(), span.startSector(), span.lengthSectors()));
                 problems.add("CRC32C mismatch in bucket " + span.bucket() + " sectors ["
-                        + span.crcOffsetInBucketSectors() + ", +" + span.crcLengthSectors() + "): volume \"" + span.volumeName() + "\" sectors ["
+                        + span.crcOffsetInBucketSectors() + ", +" + span.crcLengthSectors() + "): volume \""
+                        + span.volumeName() + "\" sectors ["
                         + span.startSector() + ", " + (span.startSector() + span.lengthSectors()) + ")");
             }
         }

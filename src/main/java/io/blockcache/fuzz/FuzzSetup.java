@@ -85,7 +85,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         }
         knobs.put("gc.free_low_percent", pick(prng, "5", "10"));
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, prng.chance(0.7),
-                2 + prng.nextInt(3), 60 + prng.nextInt(240), prng.chance(0.5) ? 0.05 : 0, 0.02 + prng.nextDouble() * 0.1,
+                2 + prng.nextInt(3), 60 + prng.nextInt(240), prng.chance(0.5) ? 0.05 : 0,
+                0.02 + prng.nextDouble() * 0.1,
                 FuzzFaults.draw(prng));
     }
 
@@ -104,7 +105,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         return volumeCount + " volume(s) of " + (rangeBytes >> 20) + " MiB, cache " + cacheBuckets + " buckets of "
                 + (options.bucketSizeBytes() >> 10) + " KiB (" + options.journalBuckets() + " journal), journal delay "
                 + TimeUnit.NANOSECONDS.toMillis(options.journalDelayNs()) + " ms, " + (hddBacking ? "HDD" : "SSD")
-                + " backing, " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs " + knobs;
+                + " backing, " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs "
+                + knobs;
     }
 
     private static String v(CacheMode mode) {

@@ -6,7 +6,7 @@ import io.blockcache.cache.BucketTable;
 import java.util.Arrays;
 
 /**
- * Evicts clean buckets when free space runs low (issue 6 item 2, DESIGN.md §7).
+ * Evicts clean buckets when free space runs low (issue 6 item 2, docs/GC.md).
  *
  * <p><b>Priority</b> (after bcache's {@code bucket_prio} x sectors used): a bucket's warmth is
  * {@code recencyWarmTicks - ticks since its last use} (never below 0; use = opened for writing or a read hit);
@@ -81,7 +81,8 @@ final class Evictor {
                     || table.liveSectors(b) == 0) {
                 continue; // empty sealed buckets are released, not evicted
             }
-            long warmth = Math.min(WARMTH_MAX, Math.max(0, (long) config.recencyWarmTicks() - recency.ageTicks(b, now)));
+            long warmth = Math.min(WARMTH_MAX,
+                    Math.max(0, (long) config.recencyWarmTicks() - recency.ageTicks(b, now)));
             long key = (warmth + 1) * table.liveSectors(b);
             keys[n++] = key << 32 | b;
         }

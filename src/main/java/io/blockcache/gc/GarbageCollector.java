@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * Garbage collection of one cache set (DESIGN.md §7): the entry point that owns the mark, eviction, moving
+ * Garbage collection of one cache set (docs/GC.md): the entry point that owns the mark, eviction, moving
  * GC, pacing, triggers and statistics. It is the allocator's {@link BucketObserver} and installs the
  * {@link GenerationGuard} as its bump guard.
  *
@@ -27,12 +27,12 @@ import java.util.function.BooleanSupplier;
  * guard refused, evict again if needed; move the candidates' live extents; record statistics.
  *
  * <p><b>Pacing ({@link MarkPacer}, docs/GC.md):</b> a slice handles as many leaves as fit in
- * {@code sliceCostNsTarget} of measured loop time, at least {@code nodesPerSliceMin} (seed 002); between slices
- * the run yields to the loop at once unless front-end I/O is in flight, and then sleeps at most
- * {@code sliceSleepNs} (seed 002) and only as much as the duration budget allows ({@code durationPercentMax} %
- * of the unsliced estimate, or half the average GC interval); it never sleeps while an allocation has failed
- * since the last slice or the next one would fail. Where a slice's cost cannot be measured (simulated time),
- * seed 002's rules alone apply.
+ * {@code sliceCostNsTarget} of measured loop time, at least {@code nodesPerSliceMin} (bcache's GC-latency patch);
+ * between slices the run yields to the loop at once unless front-end I/O is in flight, and then sleeps at most
+ * {@code sliceSleepNs} (bcache's GC-latency patch) and only as much as the duration budget allows
+ * ({@code durationPercentMax} % of the unsliced estimate, or half the average GC interval); it never sleeps while an
+ * allocation has failed since the last slice or the next one would fail. Where a slice's cost cannot be measured
+ * (simulated time), that patch's rules alone apply.
  *
  * <p><b>Triggers:</b> 1/{@code writtenFractionDenominator} of the data capacity allocated since the last run
  * (bcache's sectors_to_gc); free buckets below the low mark or a failed allocation (eviction at once, and a

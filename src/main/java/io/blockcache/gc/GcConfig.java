@@ -53,8 +53,8 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
     }
 
     /**
-     * Defaults: 10 nodes per slice and 10 ms sleeps (seed 002); slices of 0.5 ms measured loop time (a quarter
-     * of issue 6's 2 ms front-end latency target, leaving room for the front end's own work queued behind a
+     * Defaults: 10 nodes per slice and 10 ms sleeps (bcache's GC-latency patch); slices of 0.5 ms measured loop time (a
+     * quarter of issue 6's 2 ms front-end latency target, leaving room for the front end's own work queued behind a
      * slice) and a sliced mark at most 1.3 times as long as an unsliced one (issue 6 item 6); eviction below
      * 10 % free up to 15 % (issue 6, a margin so that eviction runs in batches); moving GC of buckets at most
      * 25 % live, 16 per run, while

@@ -22,8 +22,8 @@ final class GcPacing {
     }
 
     /**
-     * Seed 002's slice size, for when the cost of a node is not measurable (simulated time): at least
-     * {@code nodesPerSliceMin}; when the average interval between GCs is known, enough that the whole mark,
+     * The slice size of bcache's GC-latency patch, for when the cost of a node is not measurable (simulated time): at
+     * least {@code nodesPerSliceMin}; when the average interval between GCs is known, enough that the whole mark,
      * sleeping {@code sliceSleepNs} between slices, finishes within half of that interval.
      *
      * @param totalNodes leaves in all indexes now
@@ -43,7 +43,8 @@ final class GcPacing {
 
     /**
      * The slice size once a node's cost is measured: as many nodes as fit in {@code sliceCostNsTarget}, at least
-     * {@code nodesPerSliceMin} (seed 002), at most {@link #SLICE_GROWTH_FACTOR_MAX} times the previous slice.
+     * {@code nodesPerSliceMin} (bcache's GC-latency patch), at most {@link #SLICE_GROWTH_FACTOR_MAX} times the
+     * previous slice.
      *
      * @param costNsPerNode measured average cost of one node, {@code > 0}
      * @param previousNodes the size of the slice before
@@ -57,7 +58,7 @@ final class GcPacing {
 
     /**
      * How long a whole sliced mark may take: {@code durationPercentMax} % of the unsliced estimate (issue 6:
-     * 130 %), or half the average interval between GCs (seed 002), whichever is tighter.
+     * 130 %), or half the average interval between GCs (bcache's GC-latency patch), whichever is tighter.
      *
      * @param unslicedEstimateNs the mark's measured plus estimated remaining work, or -1 if not measurable
      * @param intervalNsAverage average interval between GC starts, 0 if not known yet
@@ -89,8 +90,8 @@ final class GcPacing {
 
     /**
      * The pause before the next slice: 0 means yield to the loop at once (queued front-end work still runs
-     * first). Sleep only while front-end I/O is in flight (seed 002) and no allocation waits for a bucket
-     * (a sleep would hold up the space it waits for); sleep at most {@code sliceSleepNs}, and at most an even
+     * first). Sleep only while front-end I/O is in flight (bcache's GC-latency patch) and no allocation waits for a
+     * bucket (a sleep would hold up the space it waits for); sleep at most {@code sliceSleepNs}, and at most an even
      * share of the slack over the slices left, so the sleeps end when the duration budget does.
      *
      * @param slackNs from {@link #slackNs}

@@ -11,7 +11,7 @@ import io.blockcache.loop.Clock;
  * and a node's cost differs by machine, load and index shape by an order of magnitude; a node count tuned on
  * one is a spike on another. The cost clock is the loop's own (in real time {@code RealLoop.nowNs}); a
  * simulated loop's time does not move while a task runs, so every slice measures 0 there: the cost is then
- * unknown and only seed 002's rules apply (node counts, the half-interval budget).
+ * unknown and only the rules of bcache's GC-latency patch apply (node counts, the half-interval budget).
  *
  * <p>Behind its budget (no slack left), a mark's slices may grow to
  * {@link GcPacing#BEHIND_BUDGET_COST_FACTOR} times the target: every yield lets the front end's queued work run

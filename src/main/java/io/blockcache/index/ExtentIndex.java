@@ -26,7 +26,7 @@ import java.util.function.LongPredicate;
  * <p><b>Thread rule:</b> not thread-safe; owned by the cache's loop thread, which makes every call.
  */
 public final class ExtentIndex {
-    /** An extent is at most one bucket; buckets are at most 8 MiB (DESIGN.md §3). */
+    /** An extent is at most one bucket; buckets are at most 8 MiB (docs/FORMAT.md §2). */
     public static final int EXTENT_LENGTH_MAX_SECTORS = 16384;
     /** Returned by scans when they reached the end of the index; the caller wraps to sector 0. */
     public static final long CURSOR_END = -1L;
@@ -161,7 +161,7 @@ public final class ExtentIndex {
      * Clears the dirty bit of every piece in the range that still holds exactly the data that writeback
      * wrote: same bucket and generation, and offset {@code offsetInBucketSectors + (pieceStart - startSector)}.
      * A piece overwritten since stays dirty; pieces reaching outside the range are split. Call only after
-     * the backing store was flushed (DESIGN.md §4.4).
+     * the backing store was flushed (docs/ARCHITECTURE.md §5 item 4).
      *
      * @return sectors changed from dirty to clean
      */
@@ -230,7 +230,7 @@ public final class ExtentIndex {
     }
 
     /**
-     * Visits every extent of {@code nodes} leaves (GC slices count in nodes, DESIGN.md §7), starting with
+     * Visits every extent of {@code nodes} leaves (GC slices count in nodes, docs/GC.md), starting with
      * the first extent that starts at or after {@code fromSector}, whose leaf counts as the first node.
      * Without mutations in between, successive calls from the returned cursor visit each extent once.
      *

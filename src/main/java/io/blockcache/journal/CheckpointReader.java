@@ -40,7 +40,8 @@ public final class CheckpointReader {
                         || decoded.value().chunkIndex() != chunkIndex) {
                     if (!any) {
                         throw new JournalRecovery.CorruptJournalException("checkpoint " + done.checkpointStartSequence()
-                                + ": bucket " + done.buckets().get(i) + " does not start with chunk " + chunkIndex + ": "
+                                + ": bucket " + done.buckets().get(i) + " does not start with chunk " + chunkIndex
+                                + ": "
                                 + (decoded.isOk() ? "found chunk " + decoded.value().chunkIndex() + " of checkpoint "
                                 + decoded.value().checkpointStartSequence() : decoded.error()));
                     }

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Writes checkpoints in slices so that they never stall the loop (DESIGN.md §3): each step encodes one
+ * Writes checkpoints in slices so that they never stall the loop (docs/FORMAT.md §6): each step encodes one
  * chunk (at most {@link #CHUNK_BYTES_MAX}) and submits it; the next step runs when that write completes.
  *
  * <p>Order of a checkpoint starting at journal sequence S:

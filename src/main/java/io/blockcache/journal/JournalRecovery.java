@@ -109,7 +109,8 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
         if (!scan.stopReason().normalEnd()) {
             throw new CorruptJournalException("journal is corrupt: " + scan.message());
         }
-        long walkedLast = scan.entries().isEmpty() ? 0 : scan.entries().get(scan.entries().size() - 1).entry().sequence();
+        long walkedLast = scan.entries().isEmpty() ? 0
+                : scan.entries().get(scan.entries().size() - 1).entry().sequence();
         if (newestAnywhere != null && newestAnywhere[0] > walkedLast) {
             // Entry N+1 is written only once N is durable, so a valid entry beyond the end of the chain means the
             // chain broke on durable entries, not on a torn tail.

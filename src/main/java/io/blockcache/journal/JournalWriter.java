@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.function.LongConsumer;
 
 /**
- * Group commit of index updates into the journal ring (DESIGN.md §3, docs/FORMAT.md §5).
+ * Group commit of index updates into the journal ring (docs/FORMAT.md §5 and §7).
  *
  * <p>Records collect in open entries in memory. An entry is written when a caller needs it durable
  * ({@link #commit}), when the journal delay has passed since its first record, or when it is full. Each
@@ -29,7 +29,8 @@ import java.util.function.LongConsumer;
  * ring bucket is a reserve that only a checkpoint's own completion may use ({@link #openReserve}): without it,
  * a full ring could not take the record that frees it.
  *
- * <p>Failure is final (DESIGN.md §4.5): after a failed flush or write, every waiting and later commit fails.
+ * <p>Failure is final (docs/ARCHITECTURE.md §5 item 5): after a failed flush or write, every waiting and later
+ * commit fails.
  *
  * <p>Thread rule: the cache's loop thread.
  */
@@ -301,7 +302,8 @@ public final class JournalWriter implements MetadataJournal {
         writing = head;
         cacheDevice.flush(flushed -> {
             if (!flushed.ok()) {
-                fail(head, "cache device flush before journal entry " + head.sequence + " failed: " + flushed.message());
+                fail(head, "cache device flush before journal entry " + head.sequence + " failed: "
+                        + flushed.message());
                 return;
             }
             cacheDevice.write(ring.deviceOffset(offset), ByteBuffer.wrap(bytes), true,

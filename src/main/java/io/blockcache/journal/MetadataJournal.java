@@ -6,7 +6,7 @@ import io.blockcache.device.IoCallback;
  * What the front end, writeback and the allocator see of the journal: append index updates, then ask for
  * everything appended so far to become durable.
  *
- * <p>Rules every caller follows (DESIGN.md §3, docs/FORMAT.md):
+ * <p>Rules every caller follows (docs/FORMAT.md §7):
  * <ul>
  *   <li><b>Journal first, then apply.</b> A change is appended before it is applied to the in-memory index,
  *       so that anything the index operation triggers (a bucket emptied and its generation bumped) lands
@@ -38,8 +38,8 @@ public interface MetadataJournal extends GenerationJournal {
                      int generation);
 
     /**
-     * Makes every record appended so far durable, then calls back with OK; or with an error if that could
-     * not be done, after which the journal refuses to report anything as durable again (DESIGN.md §4.5).
+     * Makes every record appended so far durable, then calls back with OK; or with an error if that could not be done,
+     * after which the journal refuses to report anything as durable again (docs/ARCHITECTURE.md §5 item 5).
      */
     void commit(IoCallback callback);
 

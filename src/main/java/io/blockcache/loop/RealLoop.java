@@ -63,7 +63,8 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         if (delayNs < 0) {
             throw new IllegalArgumentException("delayNs must be >= 0: " + delayNs);
         }
-        ScheduledTask timer = new ScheduledTask(System.nanoTime() + delayNs, 0, task); // sequence set on the loop thread
+        // The sequence number is set on the loop thread.
+        ScheduledTask timer = new ScheduledTask(System.nanoTime() + delayNs, 0, task);
         if (inLoop()) {
             addTimer(timer);
         } else {

@@ -9,11 +9,11 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
 /**
- * One deterministic model or crash run of a {@link CrashTarget}, a pure function of its seed (DESIGN.md §2.3):
+ * One deterministic model or crash run of a {@link CrashTarget}, a pure function of its seed (docs/ARCHITECTURE.md §2):
  * start the target, then per segment run a seeded workload checked by a {@link ReferenceModel}; with crashes,
  * cut the power at a random event, recover (cutting it again at random points of the recovery, so that a crash
  * during recovery is just another crash), read the whole range back against the durability contract
- * (DESIGN.md §4) and adopt it. Every run ends with a crash-free segment and a full read-back.
+ * (docs/ARCHITECTURE.md §5) and adopt it. Every run ends with a crash-free segment and a full read-back.
  *
  * <p>A broken contract throws {@link ContractViolation} naming the seed, phase, step, request and sector.
  * Thread rule: the thread that calls {@link #run}; it owns the loop.

@@ -53,8 +53,8 @@ public record HddConfig(
     }
 
     /**
-     * A 7200 rpm, 4 TB desktop/NAS drive (the figures of DESIGN.md §2.4, typical of data sheets such as
-     * WD Red / Seagate IronWolf 4 TB): seeks 0.8 / 8.5 / 16 ms, 250 → 120 MB/s over 16 zones, NCQ depth 32
+     * A 7200 rpm, 4 TB desktop/NAS drive (the figures of docs/TESTING.md "Device models", typical of data sheets such
+     * as WD Red / Seagate IronWolf 4 TB): seeks 0.8 / 8.5 / 16 ms, 250 → 120 MB/s over 16 zones, NCQ depth 32
      * (SATA's maximum), a 256 MiB write cache that is on (drives ship with it on), SATA 3 at 550 MB/s.
      */
     public static HddConfig defaults() {

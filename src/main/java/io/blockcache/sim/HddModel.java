@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A simulated hard disk (DESIGN.md §2.4) holding real contents.
+ * A simulated hard disk (docs/TESTING.md, "Device models") holding real contents.
  *
  * <p><b>Queues.</b> Up to {@link HddConfig#commandQueueDepth()} commands sit in the NCQ; more wait in a FIFO
  * host queue. One mechanism serves media work one operation at a time, always choosing the candidate with

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The plain reference a model or crash test checks a device against: per sector, every value submitted to it
- * (in submission order), which of them were acknowledged, and the newest one known to be durable (DESIGN.md §4).
+ * The plain reference a model or crash test checks a device against: per sector, every value submitted to it (in
+ * submission order), which of them were acknowledged, and the newest one known to be durable (docs/ARCHITECTURE.md §5).
  *
  * <p>Rules it checks (the engine's contract; a raw device meets them when overlapping mutations are never in
  * flight together):

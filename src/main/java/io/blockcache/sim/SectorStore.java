@@ -71,7 +71,8 @@ final class SectorStore {
             long sector = firstSector + i;
             Page page = pages.computeIfAbsent(sector / SECTORS_PER_PAGE, k -> new Page());
             int slot = (int) (sector % SECTORS_PER_PAGE);
-            boolean mustStayBehind = crash ? write.completionOrder != 0 && write.completionOrder <= page.submitMark[slot]
+            boolean mustStayBehind = crash
+                    ? write.completionOrder != 0 && write.completionOrder <= page.submitMark[slot]
                     : page.rank[slot] > rank;
             if (mustStayBehind) {
                 continue;

@@ -36,8 +36,8 @@ public record SsdConfig(
     }
 
     /**
-     * A 1 TB NVMe drive of the common TLC kind (DESIGN.md §2.4): read 80 µs, write 20 µs into the buffer,
-     * 8 channels, 3 GB/s read and 2 GB/s write ceilings, a 64 MiB volatile buffer (DRAM-cached consumer
+     * A 1 TB NVMe drive of the common TLC kind (docs/TESTING.md, "Device models"): read 80 µs, write 20 µs into the
+     * buffer, 8 channels, 3 GB/s read and 2 GB/s write ceilings, a 64 MiB volatile buffer (DRAM-cached consumer
      * drives), 1 ms to flush it.
      */
     public static SsdConfig defaults() {

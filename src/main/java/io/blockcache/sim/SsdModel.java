@@ -7,7 +7,7 @@ import io.blockcache.loop.EventLoop;
 import java.util.Arrays;
 
 /**
- * A simulated SSD (DESIGN.md §2.4) holding real contents.
+ * A simulated SSD (docs/TESTING.md, "Device models") holding real contents.
  *
  * <p><b>Timing.</b> Each request takes the channel that frees up first for its latency, and its bytes cross
  * a shared link for its kind (read or write) at the configured ceiling; it completes when both are done.

@@ -1,7 +1,7 @@
 package io.blockcache.volume;
 
 /**
- * How a volume uses the cache for writes (DESIGN.md §6). Switchable live; dirty data already in the cache
+ * How a volume uses the cache for writes (docs/ARCHITECTURE.md §4.2). Switchable live; dirty data already in the cache
  * stays valid and is still read and written back in every mode.
  */
 public enum CacheMode {

@@ -6,9 +6,9 @@ import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 
 /**
- * The volume's durability bookkeeping (DESIGN.md §4): which backing writes a FLUSH must still cover, the
+ * The volume's durability bookkeeping (docs/ARCHITECTURE.md §4.3): which backing writes a FLUSH must still cover, the
  * journal commit behind every FLUSH and FUA write, and the sticky failure after which the volume never again
- * reports anything durable (DESIGN.md §4.5).
+ * reports anything durable (docs/ARCHITECTURE.md §5 item 5).
  *
  * <p>Thread rule: the loop thread.
  */

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Orders the in-flight writes and read-miss fills of one volume so that the newest submission wins
- * (DESIGN.md §1, the races bcache got wrong):
+ * (docs/ARCHITECTURE.md §1.2 items 3 and 4, the races bcache got wrong):
  * <ul>
  *   <li>A write that completes (or, for a write that goes around the cache, one that is submitted) hides
  *       its range from every <em>older</em> write still in flight: when the older one completes it installs

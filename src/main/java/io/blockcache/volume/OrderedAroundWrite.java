@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
  *
  * <p>Why this order: dropping a dirty extent is journaled, and a journal commit can happen at any time. Were
  * the drop durable before the new data, a crash would leave the block with its backing contents, older than
- * the dirty data the client may have flushed (DESIGN.md §4.3). Until the drop, reads still see the old dirty
- * data, which is fine for a write not yet acknowledged. The drop spares only parts where a newer write has
+ * the dirty data the client may have flushed (docs/ARCHITECTURE.md §5 item 3). Until the drop, reads still see the old
+ * dirty data, which is fine for a write not yet acknowledged. The drop spares only parts where a newer write has
  * installed data in the cache (see {@link InFlightWrites.Entry#forEachNotInstalledOver}).
  *
  * <p>Thread rule: the loop thread.

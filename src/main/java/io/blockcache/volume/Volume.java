@@ -14,16 +14,16 @@ import java.nio.ByteBuffer;
 
 /**
  * One cached backing device as clients see it: a {@link BlockDevice} whose reads and writes go through the
- * cache (DESIGN.md §6), plus write-zeroes.
+ * cache (docs/ARCHITECTURE.md §4), plus write-zeroes.
  *
  * <p>Contract, on top of {@link BlockDevice}'s:
  * <ul>
  *   <li>Offsets and lengths are multiples of 512 bytes (the NBD layer does read-modify-write for others);
  *       a request is at most {@link VolumeConfig#REQUEST_BYTES_MAX} bytes.</li>
  *   <li>A completed write is visible to every later read. A FLUSH makes every write completed before it
- *       durable; a FUA write is durable when it completes (DESIGN.md §4).</li>
+ *       durable; a FUA write is durable when it completes (docs/ARCHITECTURE.md §5).</li>
  *   <li>Once a flush has failed, every later FLUSH and FUA write fails with {@link IoStatus#IO_ERROR}: data
- *       that could not be made durable is never reported durable later (DESIGN.md §4.5).</li>
+ *       that could not be made durable is never reported durable later (docs/ARCHITECTURE.md §5 item 5).</li>
  * </ul>
  *
  * <p>Thread rule: submit on the cache's loop thread; callbacks run there.

@@ -49,7 +49,7 @@ public final class VolumeStats {
         return fillSectors.get();
     }
 
-    /** Fills dropped because a write raced them (DESIGN.md §1 "miss collisions"). */
+    /** Fills dropped because a write raced them (bcache's "miss collisions", docs/ARCHITECTURE.md §1.2 item 4). */
     public long fillsRaced() {
         return fillsRaced.get();
     }

@@ -8,7 +8,7 @@ import io.blockcache.device.IoStatus;
 import java.nio.ByteBuffer;
 
 /**
- * Where a front-end write goes (DESIGN.md §1, §6): the bypass decision, admission through the write throttle,
+ * Where a front-end write goes (docs/ARCHITECTURE.md §4.2): the bypass decision, admission through the write throttle,
  * then into the cache or around it, and for a FUA write the journal commit before it completes.
  *
  * <p>Thread rule: the loop thread.
@@ -65,8 +65,8 @@ final class WriteRouter {
 
     /**
      * Sends a write into the cache or around it. A write that overlaps dirty data, or an extent whose writeback
-     * is in flight, is cached as a newer dirty extent whatever the mode (DESIGN.md §1); if the cache has no room
-     * it takes the ordered path around it ({@link OrderedAroundWrite}). The bypass policy's
+     * is in flight, is cached as a newer dirty extent whatever the mode (docs/ARCHITECTURE.md §1.2 item 3); if the
+     * cache has no room it takes the ordered path around it ({@link OrderedAroundWrite}). The bypass policy's
      * {@code bypass} applies only to a write that overlaps no dirty data; it sends a write-back write around the
      * cache and keeps a write-through write from leaving a clean copy.
      */
@@ -109,7 +109,8 @@ final class WriteRouter {
                     .writeData(src, durable);
             return;
         }
-        // Going around invalidates every cached copy the write overlaps (DESIGN.md §1), bypassed or not.
+        // Going around invalidates every cached copy the write overlaps, bypassed or not (docs/ARCHITECTURE.md §1.2
+        // item 5).
         writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH && !bypassed, durable);
     }
 

@@ -6,7 +6,7 @@ import java.util.ArrayDeque;
 
 /**
  * Slows writers down smoothly as dirty data nears its limit, instead of letting them run into a wall
- * (DESIGN.md §6). A token-bucket pace: admitted write-back writes may add dirty sectors at
+ * (docs/GC.md, "Throttle"). A token-bucket pace: admitted write-back writes may add dirty sectors at
  * {@code rate × (1 + (SPEEDUP_AT_START - 1) × (1 - pressure))}, where {@code rate} is the measured backing write
  * rate and {@code pressure} runs from 0 at the throttle's start mark to 1 at the sync cutoff. At the start mark
  * writers may outrun writeback eightfold; at the cutoff only as fast as it drains. Each write waits until its

@@ -1,8 +1,8 @@
 package io.blockcache.volume;
 
 /**
- * What the front end tells, and asks, the volume's writeback engine (DESIGN.md §1, §5). The volume calls these
- * on the loop thread at submission time; the default does nothing and reports nothing in flight.
+ * What the front end tells, and asks, the volume's writeback engine (docs/WRITEBACK.md, "The front-end side"). The
+ * volume calls these on the loop thread at submission time; the default does nothing and reports nothing in flight.
  *
  * <p>Why the volume must ask: a write that goes around the cache to the backing device while writeback of an
  * overlapping extent is in flight could be overtaken by the writeback's older data on the backing device —

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Marks written-back keys clean, safely (DESIGN.md §4.4): keys whose backing write completed wait in a batch;
- * the batch is closed by one FLUSH of the backing device, and only after the flush succeeded is each key's clean
+ * Marks written-back keys clean, safely (docs/ARCHITECTURE.md §5 item 4): keys whose backing write completed wait in a
+ * batch; the batch is closed by one FLUSH of the backing device, and only after the flush succeeded is each key's clean
  * marking journaled and applied — conditionally, so a key a newer write replaced meanwhile stays dirty. A failed
  * flush leaves the whole batch dirty (written again later).
  *

@@ -1,8 +1,8 @@
 package io.blockcache.writeback;
 
 /**
- * Decides whether the front end is idle by polling (seed 003, "early flush"): every sample compares the
- * volume's count of submitted front-end requests with the previous sample. Any change means busy at once;
+ * Decides whether the front end is idle by polling (after the "Early flush" RFC, linux-kernel 2001): every sample
+ * compares the volume's count of submitted front-end requests with the previous sample. Any change means busy at once;
  * no change for {@code idleAfterNs} means idle. Writeback's own I/O goes straight to the devices, so it never
  * counts as front-end traffic.
  *

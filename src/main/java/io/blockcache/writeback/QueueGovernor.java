@@ -22,7 +22,7 @@ final class QueueGovernor {
     static final double INITIAL_BANDWIDTH_SECTORS_PER_SECOND = 20e6 / 512;
     /** Weight of a new measurement in the mean: a few windows to settle, no single window dominates. */
     static final double MEASUREMENT_WEIGHT = 0.25;
-    /** Seed 003: low goal = 100 ms of bandwidth, high goal twice that. */
+    /** The early-flush RFC (linux-kernel, 2001): low goal = 100 ms of bandwidth, high goal twice that. */
     static final double LOW_GOAL_SECONDS = 0.1;
     static final double HIGH_GOAL_SECONDS = 0.2;
 

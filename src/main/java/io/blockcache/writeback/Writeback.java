@@ -18,7 +18,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * The writeback engine of one volume (DESIGN.md §5): scans dirty keys, runs passes that copy them from the cache
+ * The writeback engine of one volume (docs/WRITEBACK.md): scans dirty keys, runs passes that copy them from the cache
  * to the backing device, marks them clean behind a backing flush, and decides how fast — PI rate while the front
  * end is busy, full speed with large passes and a governed queue when it is idle or draining, and always at
  * full speed for keys older than dirty_expire.

@@ -1,6 +1,9 @@
 package io.blockcache.writeback;
 
-/** In which order a modern pass issues its keys (knob {@code writeback.<volume>.order}; seed 001). */
+/**
+ * In which order a modern pass issues its keys (knob {@code writeback.<volume>.order}; the bcache reorder debate,
+ * linux-bcache 2017).
+ */
 public enum WritebackOrder {
     /** By backing LBA (a min-heap over the pass): seeks shrink, the disk can stream. */
     LBA,
@@ -8,7 +11,8 @@ public enum WritebackOrder {
     FIFO,
     /**
      * LBA for passes of small keys, FIFO once the buffered keys average at least
-     * {@link WritebackSettings#autoLargeKeySectors()} (seed 001 saw reordering lose for 512 KiB–1 MiB blocks).
+     * {@link WritebackSettings#autoLargeKeySectors()} (the 2017 bcache reorder debate saw reordering
+     * lose for 512 KiB–1 MiB blocks).
      */
     AUTO
 }

@@ -1,6 +1,6 @@
 package io.blockcache.writeback;
 
-/** Which writeback algorithm runs (DESIGN.md §5, knob {@code writeback.<volume>.policy}). */
+/** Which writeback algorithm runs (docs/WRITEBACK.md, knob {@code writeback.<volume>.policy}). */
 public enum WritebackPolicy {
     /**
      * The 2025 bcache patch and more: passes ordered at read submission, no sequence wait, idle-size passes

@@ -22,9 +22,10 @@ import java.util.Objects;
  * @param ioInFlightMax keys between cache read and backing-write completion (bcache {@code dc->in_flight}); a
  *     pass larger than what is free of it is cut to fit (bcache blocks on the semaphore mid-pass instead)
  * @param backingIoSectorsMax largest merged backing write
- * @param idleSampleNs period of the front-end sampling (seed 003: 100 ms)
+ * @param idleSampleNs period of the front-end sampling (the early-flush RFC, linux-kernel 2001: 100 ms)
  * @param classicIdleNs front-end quiet time before classic runs at full speed (bcache: ~30 s)
- * @param dirtyExpireNs age after which dirty data is written back even under load (seed 003, bdflush)
+ * @param dirtyExpireNs age after which dirty data is written back even under load (the early-flush RFC, linux-kernel
+ *     2001: bdflush's age_buffer)
  * @param fragmentBoost whether bcache's fragmentation term may raise P ({@code writeback_consider_fragment})
  * @param bufferKeysMax bound of the dirty-key buffer (bcache keybuf: 500)
  * @param autoLargeKeySectors mean key size from which {@link WritebackOrder#AUTO} issues in FIFO order

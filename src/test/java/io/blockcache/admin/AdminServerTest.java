@@ -135,7 +135,8 @@ class AdminServerTest {
         assertThat(unknown.body()).contains("no volume named \\\"nope\\\"", "\"volumes\":[\"default\"]");
         assertThat(send("GET", "/api/volumes/default/drain", null).statusCode()).isEqualTo(405);
         assertThat(send("GET", "/api/stats", null).body()).contains("\"drain\":{\"id\":0,\"state\":\"none\"");
-        assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes()))).isEqualTo(8192L);
+        assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes())))
+                .isEqualTo(8192L);
     }
 
     @Test

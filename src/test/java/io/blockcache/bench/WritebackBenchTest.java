@@ -51,7 +51,8 @@ class WritebackBenchTest {
     private static List<String> rows(String experiment, String policy) {
         List<String> out = new ArrayList<>();
         for (String line : lines) {
-            if (experiment.equals(field(line, "experiment")) && (policy == null || policy.equals(field(line, "policy")))) {
+            if (experiment.equals(field(line, "experiment"))
+                    && (policy == null || policy.equals(field(line, "policy")))) {
                 out.add(line);
             }
         }

@@ -50,7 +50,8 @@ class AdminCommandsTest {
         assertThat(drain.out()).isEqualTo("default: clean, 96.0 KiB written back" + System.lineSeparator());
         assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes()))).isZero();
         CliRun stats = CliRun.of("stats", "--admin", cache.adminHostPort());
-        assertThat(stats.out()).contains("dirty 0 B, written back 96.0 KiB", "drain #1 done: 0 B left, 96.0 KiB written back");
+        assertThat(stats.out()).contains("dirty 0 B, written back 96.0 KiB",
+                "drain #1 done: 0 B left, 96.0 KiB written back");
         // Without --volume every volume is drained; a clean one is done at once.
         CliRun all = CliRun.of("drain", "--admin", cache.adminHostPort());
         assertThat(all.exitCode()).as(all.err()).isZero();

@@ -38,7 +38,8 @@ class ServeProcessTest {
                 "--cache-size", "64M", "--backing-size", "256M",
                 "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"));
         Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
         while ((line = out.readLine()) != null) { // ends if the process dies before printing its banner
             Matcher admin = ADMIN_LINE.matcher(line);

@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
-/** Issue 3, "must hold": the durability contract (DESIGN.md §4) across crashes, nested ones during recovery too. */
+/**
+ * Issue 3, "must hold": the durability contract (docs/ARCHITECTURE.md §5) across crashes, nested ones during recovery
+ * too.
+ */
 class CacheSetCrashTest {
     /** Seeds run by default; more with {@code -Dblockcache.crashSeeds=N}. */
     private static final int CRASH_SEEDS = Integer.getInteger("blockcache.crashSeeds", 500);

@@ -107,7 +107,8 @@ class CacheSetTest {
         format(backings);
         CacheSet set = open(backings).orThrow();
         byte[] data = pattern(9, 8192);
-        assertThat(run(cb -> set.volumes().get(0).write(4096, ByteBuffer.wrap(data), false, cb))).isEqualTo(IoResult.OK);
+        assertThat(run(cb -> set.volumes().get(0).write(4096, ByteBuffer.wrap(data), false, cb)))
+                .isEqualTo(IoResult.OK);
         assertThat(run(set::shutdown)).isEqualTo(IoResult.OK);
         assertThat(set.superblock().cleanShutdown()).isTrue();
         CacheSet reopened = open(backings).orThrow();

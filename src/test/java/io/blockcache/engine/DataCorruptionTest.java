@@ -15,8 +15,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Damaged data blocks in the cache device (DESIGN.md §3: a CRC mismatch is an I/O error, never silently wrong
- * data): a dirty extent's only copy fails the read, naming where; a clean extent is read from the backing device.
+ * Damaged data blocks in the cache device (docs/ARCHITECTURE.md §5 item 2: a CRC mismatch is an I/O error, never
+ * silently wrong data): a dirty extent's only copy fails the read, naming where; a clean extent is read from the
+ * backing device.
  */
 class DataCorruptionTest {
     private static final int SECTOR_BYTES = 512;
@@ -57,7 +58,8 @@ class DataCorruptionTest {
     /** Flips one byte in sector {@code sectorInPiece} of the piece's data on the cache device. */
     private void damage(Piece piece, int sectorInPiece) {
         long bucketStart = set.superblock().bucketOffsetBytes(piece.bucket());
-        sim.flipByte(sim.cache, bucketStart + (long) (piece.offsetInBucketSectors() + sectorInPiece) * SECTOR_BYTES + 7);
+        sim.flipByte(sim.cache,
+                bucketStart + (long) (piece.offsetInBucketSectors() + sectorInPiece) * SECTOR_BYTES + 7);
     }
 
     @Test

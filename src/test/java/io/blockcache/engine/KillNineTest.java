@@ -44,9 +44,10 @@ class KillNineTest {
 
     @Test
     void flushedWritesSurviveSigkillAndASecondSigkillAfterRecovery() throws Exception {
-        // Proves DESIGN §4.1/§4.3 across a real kill -9: every write acknowledged before an acknowledged FLUSH
-        // reads back exactly after recovery, and every other sector holds its flushed value or the value of a
-        // write submitted after that flush, never anything older; twice, the second run starting from recovery.
+        // Proves docs/ARCHITECTURE.md §5 items 1 and 3 across a real kill -9: every write acknowledged before an
+        // acknowledged FLUSH reads back exactly after recovery, and every other sector holds its flushed value or the
+        // value of a write submitted after that flush, never anything older; twice, the second run starting from
+        // recovery.
         Path cacheFile = dir.resolve("cache.img");
         Path backingFile = dir.resolve("backing.img");
         byte[] state = new byte[(int) FileCacheSet.VOLUME_BYTES]; // a fresh sparse backing file reads as zeroes

@@ -99,7 +99,8 @@ final class GcHarness {
     }
 
     void write(long block, byte[] data, boolean fua) {
-        assertThat(run(cb -> volume().write(block * BLOCK_BYTES, ByteBuffer.wrap(data), fua, cb))).isEqualTo(IoResult.OK);
+        assertThat(run(cb -> volume().write(block * BLOCK_BYTES, ByteBuffer.wrap(data), fua, cb)))
+                .isEqualTo(IoResult.OK);
     }
 
     byte[] read(long block, int blocks) {

@@ -36,7 +36,8 @@ class GcUnitTest {
 
     @Test
     void sliceSizeHasAFloorOfTenAndRescalesSoAGcFitsInHalfItsInterval() {
-        // Proves seed 002 pacing: >= 10 nodes, and nodes / ((interval / 2) / sleep) once the interval is known.
+        // Proves the pacing of bcache's GC-latency patch (linux-bcache, 2025): >= 10 nodes, and nodes / ((interval / 2)
+        // / sleep) once the interval is known.
         long sleep = 10_000_000L;
         assertThat(GcPacing.nodesPerSlice(100_000, 0, sleep, 10)).isEqualTo(10);
         assertThat(GcPacing.nodesPerSlice(50, 2_000_000_000L, sleep, 10)).isEqualTo(10);

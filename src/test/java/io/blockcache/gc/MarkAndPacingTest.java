@@ -61,8 +61,8 @@ class MarkAndPacingTest {
 
     @Test
     void slicesHandleAtLeastTenNodesAndSleepOnlyWhileFrontEndIoIsInFlight() {
-        // Proves seed 002 pacing: >= 10 leaves per slice; 10 ms sleeps between slices only while the front end
-        // has I/O in flight; idle, the mark takes no time at all.
+        // Proves the pacing of bcache's GC-latency patch: >= 10 leaves per slice; 10 ms sleeps between slices only
+        // while the front end has I/O in flight; idle, the mark takes no time at all.
         h.gc().setConfig(h.gc().config().withWrittenFractionDenominator(1)); // no GC while filling
         for (int i = 0; i < 3000; i += 2) {
             h.write(i, GcHarness.block(i, 1), false);

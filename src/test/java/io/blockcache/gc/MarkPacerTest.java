@@ -37,7 +37,7 @@ class MarkPacerTest {
     void sliceSizeFollowsTheMeasuredCostWithinTheFloorAndAtMostDoubles() {
         // Proves the cost bound: target / EWMA cost per node, never below 10 nodes, never more than 2x the last.
         pacer.startRun(clock.nowNs, 100_000, 0, config);
-        assertThat(pacer.sliceNodes()).as("nothing measured yet: seed 002's floor").isEqualTo(10);
+        assertThat(pacer.sliceNodes()).as("nothing measured yet: the GC-latency patch's floor").isEqualTo(10);
         slice(10, 10 * US); // 1 µs a node: 0.5 ms would be 500 nodes, but a slice at most doubles
         assertThat(pacer.sliceNodes()).isEqualTo(20);
         slice(20, 20 * US);
@@ -129,7 +129,7 @@ class MarkPacerTest {
 
     @Test
     void halfTheIntervalCanForbidSleepingAltogether() {
-        // Proves the seed-002 side of the budget: GCs every 2x the work leave no time to sleep.
+        // Proves the GC-latency patch's side of the budget: GCs every 2x the work leave no time to sleep.
         pacer.startRun(clock.nowNs, 10_000, 0, config);
         slice(10_000, 10 * MS); // learn 1 µs a node
         long startNs = clock.nowNs;
@@ -139,7 +139,7 @@ class MarkPacerTest {
     }
 
     @Test
-    void whereNothingIsMeasurableSeed002RulesAloneApply() {
+    void whereNothingIsMeasurableTheNodeCountRulesAloneApply() {
         // Proves the simulated-time fallback: slices sized from the interval, full 10 ms sleeps within interval/2.
         pacer.startRun(clock.nowNs, 100_000, 2000 * MS, config);
         assertThat(pacer.sliceNodes()).isEqualTo(1000);
@@ -153,8 +153,8 @@ class MarkPacerTest {
     @Test
     void inTheCacheSetACostlySliceShrinksToTheFloorAndSleepsStayWithinTheBudget() {
         // Proves the wiring in GarbageCollector: with every slice measuring 1 ms (> 0.5 ms), slices are 10 nodes;
-        // with the front end busy the mark sleeps, but at most 30 % of its measured work (seed 002 alone: 10 ms
-        // per slice).
+        // with the front end busy the mark sleeps, but at most 30 % of its measured work (bcache's GC-latency patch
+        // alone: 10 ms per slice).
         GcHarness h = new GcHarness();
         long[] ticks = {0};
         h.gc().setSliceCostClock(() -> ticks[0] += MS); // each read 1 ms later: every slice measures 1 ms

@@ -68,7 +68,8 @@ class MovingGcTest {
         h.gc().setConfig(h.gc().config().withMoving(25, 16, 100));
 
         long journalStart = h.set.superblock().bucketOffsetBytes(h.set.superblock().journalFirstBucket());
-        long journalEnd = journalStart + (long) h.set.superblock().journalBuckets() * h.set.superblock().bucketSizeBytes();
+        long journalEnd = journalStart
+                + (long) h.set.superblock().journalBuckets() * h.set.superblock().bucketSizeBytes();
         gate.which = offset -> offset < journalStart || offset >= journalEnd;
         boolean[] done = {false};
         h.gc().gc(r -> done[0] = true);

@@ -95,7 +95,8 @@ class JournalWriterTest {
 
     @Test
     void aFailedFlushFailsThisAndEveryLaterCommit() {
-        // Proves DESIGN.md §4.5: after a failure nothing is reported durable again.
+        // Proves durability-contract item 5 (docs/ARCHITECTURE.md §5): after a failure nothing is reported durable
+        // again.
         FaultyDevice faulty = new FaultyDevice(device, loop, FaultPlan.none(), new Prng(1));
         JournalWriter writer = writer(faulty, 4);
         writer.appendRemove(0, 0, 8);

@@ -114,7 +114,7 @@ class NbdBadInputTest {
     @Test
     void ioErrorsBecomeEioAndAFailedFlushStaysFailed() throws Exception {
         // Proves EIO for volume I/O errors, and that after a failed flush, FLUSH and FUA writes keep failing
-        // even once the device works again (DESIGN.md §4.5), while plain reads still work.
+        // even once the device works again (docs/ARCHITECTURE.md §5 item 5), while plain reads still work.
         try (NbdFixture fixture = new NbdFixture();
              NbdTestClient client = fixture.client().go("default", true)) {
             byte[] data = pattern(6, 4096);

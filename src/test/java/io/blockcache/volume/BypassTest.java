@@ -92,7 +92,8 @@ class BypassTest {
         // and the old average has expired, writes are cached again.
         FaultyDevice[] slow = new FaultyDevice[1];
         VolumeFixture f = new VolumeFixture(256, VOLUME_BYTES, CacheMode.WRITEBACK, (loop, device) ->
-                slow[0] = new FaultyDevice(device, loop, FaultPlan.none().withLatencySpikes(1.0, 30 * MS), new Prng(5)));
+                slow[0] = new FaultyDevice(device, loop, FaultPlan.none().withLatencySpikes(1.0, 30 * MS),
+                        new Prng(5)));
         int chunk = 16 * KIB;
         f.write(0, pattern(1, chunk), false); // cached; its cache write took 30 ms: congested from now on
         assertThat(f.volume.stats().writeCachedSectors()).isEqualTo(chunk / 512);

@@ -45,7 +45,8 @@ final class VolumeFixture {
         extents = new ExtentIndex(space, true);
         VolumeIndex index = new VolumeIndex(0, extents, journal, space);
         VolumeConfig config = new VolumeConfig(0, volumeBytes, DATA_OFFSET_BYTES, mode, true, 64);
-        volume = new Volume(loop, config, wrapCache.apply(loop, cacheDevice), backingDevice, layout, space, index, journal);
+        volume = new Volume(loop, config, wrapCache.apply(loop, cacheDevice), backingDevice, layout, space, index,
+                journal);
     }
 
     static byte[] pattern(int seed, int bytes) {

@@ -47,7 +47,7 @@ class WritebackCrashTest {
 
     @Test
     void crashesDuringWritebackLoseNothingFlushedAndCleanOnlyWhatTheDiskHolds() {
-        // Proves DESIGN.md §4.1/§4.3/§4.4 under writeback with volatile caches, over many seeds.
+        // Proves docs/ARCHITECTURE.md §5 items 1, 3 and 4 under writeback with volatile caches, over many seeds.
         long cleanedBeforeCrash = 0;
         int crashesWithKeysInFlight = 0;
         for (int seed = 1; seed <= SEEDS; seed++) {

@@ -96,7 +96,8 @@ class WritebackRaceTest {
         assertThat(t[0]).as("waiting behind the writeback write").isNull();
         rig.loop.runUntil(() -> t[0] != null);
         assertThat(t[0]).isEqualTo(IoResult.OK);
-        assertThat(rig.hdd.counters().completedSectors(io.blockcache.device.DeviceOp.WRITE)).as("the old data landed before the discard finished")
+        assertThat(rig.hdd.counters().completedSectors(io.blockcache.device.DeviceOp.WRITE))
+                .as("the old data landed before the discard finished")
                 .isGreaterThanOrEqualTo(writesBefore + 32);
         settle(rig);
         assertThat(rig.writeback().keysInFlight()).isZero();

@@ -52,7 +52,8 @@ assert state[0] >= 4096 and state[1] & (CACHED | DIRTY) == CACHED | DIRTY, "writ
 assert sum(state[0::2]) >= 4096
 assert sum(entries["base:allocation"][0::2]) >= 4096, entries
 
-# TRIM: the discarded range leaves the cache (DESIGN.md: a discard invalidates every overlapping extent).
+# TRIM: the discarded range leaves the cache (docs/ARCHITECTURE.md §1.2 item 5: a discard invalidates every overlapping
+# extent).
 h.trim(16384, region + 16384)
 h.flush()
 entries.clear()
