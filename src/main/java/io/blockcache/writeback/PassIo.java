@@ -7,16 +7,18 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
- * The I/O of writeback passes: cuts a pass's keys into runs, reads each run from the cache into one buffer and
- * writes it to the backing device once every read is in. Under the modern policy a run is written as soon as it
- * is read; under the classic policy runs are <em>issued</em> strictly in sequence order, each as soon as it is read
- * and the previous one was issued (not completed), and runs read under one policy finish cleanly under the other.
+ * The I/O of writeback passes: cuts a pass's keys into runs (modern merges LBA-adjacent keys; classic makes one
+ * run per key), reads each run from the cache into one buffer and writes it to the backing device once every read
+ * is in. Under the modern policy a run is written as soon as it is read; under the classic policy runs are
+ * <em>issued</em> strictly in sequence order, each as soon as it is read and the previous one was issued (not
+ * completed), and runs read under one policy finish cleanly under the other.
  *
  * <p>Classic mirrors bcache before its 2025 idle-writeback patch (linux-bcache mailing list), Linux
  * {@code drivers/md/bcache/writeback.c}:
  * <ul>
  *   <li>{@code read_dirty()} numbers every key it reads with {@code io->sequence = sequence++}, the counter living
- *       across passes (it is reset only when {@code read_dirty()} starts on a refilled keybuf), and takes one slot
+ *       across passes (it is reset only when {@code read_dirty()} starts on a refilled keybuf), gives every key its
+ *       own {@code dirty_io} and so its own backing write (no merging), and takes one slot
  *       of {@code dc->in_flight} (a semaphore of 64) per key; {@code write_dirty_finish()} gives it back after the
  *       write completed. Here: the sequence is {@code nextSequence}, the 64 is {@code io_in_flight_max}.</li>
  *   <li>{@code write_dirty()} waits on {@code dc->writeback_ordering_wait} while
@@ -27,8 +29,10 @@ import java.util.function.Supplier;
  *       the code does). A key whose read failed is not written but still advances the sequence. Here:
  *       {@link #issueReadPrefix}.</li>
  * </ul>
- * What is not modelled: the cost of the workqueue wake-ups of that check-wait-woken loop, which the 2025 patch
- * blames for the queue depth of 2.5 it measured on real bcache; in simulated time a wake-up is free.
+ * Not modelled: the CPU and scheduling cost of that check-wait-woken loop on a workqueue, which the 2025 patch
+ * blames for the queue depth of 2.5 it measured on real bcache (in simulated time a wake-up is free); and the
+ * {@code closure_sync()} at the end of {@code read_dirty()}, which lets every writeback I/O finish before the keybuf
+ * is refilled (our scanner refills continuously, under both policies).
  *
  * <p>What happens to the keys afterwards (clean marking, giving up, backoff) is the engine's: it hears of every
  * run exactly once through {@link RunEnd}, and is asked to {@code pump} when capacity may have come free.
@@ -65,9 +69,14 @@ final class PassIo {
         this.pump = pump;
     }
 
-    /** Plans the keys of one pass (in issue order) into runs and starts their cache reads. */
+    /**
+     * Plans the keys of one pass (in issue order) into runs and starts their cache reads. Classic writes each key
+     * on its own, as bcache's read_dirty() gives every key its own dirty_io and write_dirty() its own bio.
+     */
     void start(List<DirtyKey> keys) {
-        List<WritebackRun> runs = WritebackRun.plan(keys, settings.get().backingIoSectorsMax(), nextSequence);
+        WritebackSettings now = settings.get();
+        List<WritebackRun> runs = now.policy() == WritebackPolicy.CLASSIC ? WritebackRun.onePerKey(keys, nextSequence)
+                : WritebackRun.plan(keys, now.backingIoSectorsMax(), nextSequence);
         nextSequence += runs.size();
         for (WritebackRun run : runs) {
             unissued.put(run.sequence, run); // in line before any read can complete

@@ -97,6 +97,27 @@ class WritebackEngineTest {
     }
 
     @Test
+    void classicWritesEachKeyOnItsOwnInPassesOfAtMostFiveContiguousKeys() {
+        // Proves classic does not merge: 10 LBA-adjacent 16 KiB extents go out as 10 writes of 16 KiB in LBA order,
+        // in two passes of 5 (bcache: MAX_WRITEBACKS_IN_PASS, one bio per key); modern makes one 160 KiB write.
+        WritebackRig rig = rig();
+        rig.tune(b -> b.policy(WritebackPolicy.CLASSIC).classicIdleNs(500 * MS).running(false));
+        for (int i = 0; i < 10; i++) {
+            rig.write((long) i * 16384, WritebackRig.pattern(i, 16384));
+        }
+        rig.loop.runFor(1_000 * MS);
+        rig.tune(b -> b.running(true));
+        rig.backingDevice.recording = true;
+        rig.loop.runFor(3_000 * MS);
+        assertThat(rig.dirtySectors()).isZero();
+        assertThat(rig.writeback().counters().passes()).isEqualTo(2);
+        List<RecordingDevice.Op> writes = rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W').toList();
+        assertThat(writes).hasSize(10).allSatisfy(op -> assertThat(op.lengthBytes()).isEqualTo(16384));
+        assertThat(writes.stream().map(RecordingDevice.Op::offsetBytes).toList()).isSorted();
+        assertThat(rig.backing(0, 10 * 16384)).isEqualTo(rig.read(0, 10 * 16384));
+    }
+
+    @Test
     void theInFlightCapBoundsKeysAndBackingWrites() {
         // Proves io_in_flight_max: never more keys (or backing writes) in flight than the cap, and the cap is used.
         WritebackRig rig = rig();
