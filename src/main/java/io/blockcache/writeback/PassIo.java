@@ -7,10 +7,32 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
- * The I/O of writeback passes: cuts a pass's keys into runs, reads each run from the cache into one buffer and
- * writes it to the backing device once every read is in. Under the modern policy a run is written as soon as it
- * is read; under the classic policy runs are written strictly in sequence order, each after the previous one
- * completed (bcache's in-order writeback), and runs read under one policy finish cleanly under the other.
+ * The I/O of writeback passes: cuts a pass's keys into runs (modern merges LBA-adjacent keys; classic makes one
+ * run per key), reads each run from the cache into one buffer and writes it to the backing device once every read
+ * is in. Under the modern policy a run is written as soon as it is read; under the classic policy runs are
+ * <em>issued</em> strictly in sequence order, each as soon as it is read and the previous one was issued (not
+ * completed), and runs read under one policy finish cleanly under the other.
+ *
+ * <p>Classic mirrors bcache before its 2025 idle-writeback patch (linux-bcache mailing list), Linux
+ * {@code drivers/md/bcache/writeback.c}:
+ * <ul>
+ *   <li>{@code read_dirty()} numbers every key it reads with {@code io->sequence = sequence++}, the counter living
+ *       across passes (it is reset only when {@code read_dirty()} starts on a refilled keybuf), gives every key its
+ *       own {@code dirty_io} and so its own backing write (no merging), and takes one slot
+ *       of {@code dc->in_flight} (a semaphore of 64) per key; {@code write_dirty_finish()} gives it back after the
+ *       write completed. Here: the sequence is {@code nextSequence}, the 64 is {@code io_in_flight_max}.</li>
+ *   <li>{@code write_dirty()} waits on {@code dc->writeback_ordering_wait} while
+ *       {@code writeback_sequence_next != io->sequence}; on its turn it calls {@code closure_bio_submit()} and
+ *       right after it {@code atomic_set(&dc->writeback_sequence_next, next_sequence)} and
+ *       {@code closure_wake_up()}. So the next write may go out as soon as this one was <em>submitted</em>: several
+ *       classic writes can be in flight at once (the code's comment "wait for a write to complete" says more than
+ *       the code does). A key whose read failed is not written but still advances the sequence. Here:
+ *       {@link #issueReadPrefix}.</li>
+ * </ul>
+ * Not modelled: the CPU and scheduling cost of that check-wait-woken loop on a workqueue, which the 2025 patch
+ * blames for the queue depth of 2.5 it measured on real bcache (in simulated time a wake-up is free); and the
+ * {@code closure_sync()} at the end of {@code read_dirty()}, which lets every writeback I/O finish before the keybuf
+ * is refilled (our scanner refills continuously, under both policies).
  *
  * <p>What happens to the keys afterwards (clean marking, giving up, backoff) is the engine's: it hears of every
  * run exactly once through {@link RunEnd}, and is asked to {@code pump} when capacity may have come free.
@@ -29,10 +51,10 @@ final class PassIo {
     private final Supplier<WritebackSettings> settings;
     private final RunEnd runEnd;
     private final Runnable pump;
-    private final TreeMap<Long, WritebackRun> classicReady = new TreeMap<>();
+    // Runs started and not yet issued (reading, or read and waiting for an earlier run), by sequence: bounded by
+    // the keys in flight (io_in_flight_max).
+    private final TreeMap<Long, WritebackRun> unissued = new TreeMap<>();
     private long nextSequence;
-    private long classicNextSequence;
-    private boolean classicWriteInFlight;
 
     /**
      * @param settings the settings in force now (they change live)
@@ -47,10 +69,18 @@ final class PassIo {
         this.pump = pump;
     }
 
-    /** Plans the keys of one pass (in issue order) into runs and starts their cache reads. */
+    /**
+     * Plans the keys of one pass (in issue order) into runs and starts their cache reads. Classic writes each key
+     * on its own, as bcache's read_dirty() gives every key its own dirty_io and write_dirty() its own bio.
+     */
     void start(List<DirtyKey> keys) {
-        List<WritebackRun> runs = WritebackRun.plan(keys, settings.get().backingIoSectorsMax(), nextSequence);
+        WritebackSettings now = settings.get();
+        List<WritebackRun> runs = now.policy() == WritebackPolicy.CLASSIC ? WritebackRun.onePerKey(keys, nextSequence)
+                : WritebackRun.plan(keys, now.backingIoSectorsMax(), nextSequence);
         nextSequence += runs.size();
+        for (WritebackRun run : runs) {
+            unissued.put(run.sequence, run); // in line before any read can complete
+        }
         for (WritebackRun run : runs) {
             read(run);
         }
@@ -77,41 +107,31 @@ final class PassIo {
     }
 
     private void readsDone(WritebackRun run) {
-        if (settings.get().policy() == WritebackPolicy.CLASSIC || !classicReady.isEmpty() || classicWriteInFlight) {
-            classicReady.put(run.sequence, run);
-            issueInSequence();
-        } else {
-            if (run.failure != null) {
-                failed(run);
-            } else {
-                write(run);
-            }
-            classicNextSequence = Math.max(classicNextSequence, run.sequence + 1);
+        if (settings.get().policy() == WritebackPolicy.MODERN) {
+            unissued.remove(run.sequence);
+            issue(run);
+        }
+        issueReadPrefix();
+    }
+
+    /**
+     * Classic: writes are issued strictly in sequence order, each as soon as it is read and every run before it was
+     * issued (bcache's write_dirty() advances writeback_sequence_next right after closure_bio_submit()), so every
+     * read run at the head of the line goes out now; completion is not waited for. Runs read under modern were
+     * issued at once and left the line, so a policy switch never leaves classic waiting for a run already written;
+     * runs held under classic are let go by the same loop when the run they wait for is read, whatever the policy.
+     */
+    private void issueReadPrefix() {
+        while (!unissued.isEmpty() && unissued.firstEntry().getValue().readsPending == 0) {
+            issue(unissued.pollFirstEntry().getValue());
         }
     }
 
-    /** Classic: writes go out strictly in sequence order, each after the previous one completed. */
-    private void issueInSequence() {
-        while (!classicWriteInFlight && !classicReady.isEmpty()) {
-            if (classicReady.firstKey() < classicNextSequence) {
-                classicNextSequence = classicReady.firstKey(); // read under modern, finished under classic
-            }
-            WritebackRun next = classicReady.get(classicNextSequence);
-            if (next == null) {
-                if (settings.get().policy() == WritebackPolicy.CLASSIC) {
-                    return;
-                }
-                classicNextSequence = classicReady.firstKey(); // switched to modern meanwhile: no more waiting
-                continue;
-            }
-            classicReady.remove(classicNextSequence);
-            classicNextSequence++;
-            if (next.failure != null) {
-                failed(next);
-            } else {
-                classicWriteInFlight = true;
-                write(next);
-            }
+    private void issue(WritebackRun run) {
+        if (run.failure != null) {
+            failed(run); // bcache: a key whose read failed is not written, and the sequence still advances
+        } else {
+            write(run);
         }
     }
 
@@ -123,12 +143,10 @@ final class PassIo {
         run.slot.write(run.data, result -> {
             counters.backingWritesInFlight.decrementAndGet();
             run.data = null;
-            classicWriteInFlight = false;
             if (!result.ok()) {
                 counters.writeErrors.incrementAndGet();
             }
             runEnd.ended(run.keys, result.ok() ? null : "backing write failed: " + result.message());
-            issueInSequence();
             pump.run();
         });
     }

@@ -9,8 +9,9 @@ public enum WritebackPolicy {
     MODERN,
     /**
      * bcache before the 2025 patch, kept as the baseline of every comparison: at most 5 LBA-contiguous keys
-     * (5000 sectors) per pass, backing writes issued one at a time in sequence order, each after the previous
-     * completed, and full speed only after ~30 s without front-end I/O.
+     * (5000 sectors) per pass, at most 64 keys in flight, backing writes issued in sequence order, each as soon as
+     * the previous one was issued (not completed: bcache's write_dirty() advances writeback_sequence_next right
+     * after submitting), and full speed only after ~30 s without front-end I/O.
      */
     CLASSIC
 }

@@ -42,6 +42,15 @@ final class WritebackRun {
         return data.duplicate().position(from).limit(from + key.lengthSectors() * BlockDevice.SECTOR_BYTES).slice();
     }
 
+    /** One run per key, in issue order, sequence numbers from {@code firstSequence}: no merging (classic). */
+    static List<WritebackRun> onePerKey(List<DirtyKey> ordered, long firstSequence) {
+        List<WritebackRun> runs = new ArrayList<>(ordered.size());
+        for (DirtyKey key : ordered) {
+            runs.add(new WritebackRun(firstSequence + runs.size(), List.of(key)));
+        }
+        return runs;
+    }
+
     /**
      * Cuts keys, in issue order, into runs: a key joins the run before it when it starts where that run ends
      * and the run stays within {@code maxSectors}; sequence numbers follow from {@code firstSequence}.

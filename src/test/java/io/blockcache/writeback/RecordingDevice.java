@@ -7,13 +7,19 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Passes every request to a device and records reads and writes (kind, byte offset, length) in submission order. */
+/**
+ * Passes every request to a device and records reads and writes (kind, byte offset, length) in submission order.
+ * It can also hold reads back (a slow read, so that reads complete out of submission order) until released.
+ */
 final class RecordingDevice extends ForwardingDevice {
     record Op(char kind, long offsetBytes, long lengthBytes) {
     }
 
     final List<Op> ops = new ArrayList<>();
     boolean recording;
+    /** How many of the next reads to hold back instead of passing them on. */
+    int readsToHold;
+    private final List<Runnable> heldReads = new ArrayList<>();
 
     RecordingDevice(BlockDevice inner) {
         super(inner);
@@ -24,7 +30,24 @@ final class RecordingDevice extends ForwardingDevice {
         if (recording) {
             ops.add(new Op('R', offsetBytes, dst.remaining()));
         }
+        if (readsToHold > 0) {
+            readsToHold--;
+            heldReads.add(() -> inner().read(offsetBytes, dst, callback));
+            return;
+        }
         inner().read(offsetBytes, dst, callback);
+    }
+
+    /** Reads held back and not yet released. */
+    int heldReads() {
+        return heldReads.size();
+    }
+
+    /** Passes the held reads on, in the order they arrived. */
+    void releaseHeldReads() {
+        List<Runnable> held = new ArrayList<>(heldReads);
+        heldReads.clear();
+        held.forEach(Runnable::run);
     }
 
     @Override

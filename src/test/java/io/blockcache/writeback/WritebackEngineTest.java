@@ -3,6 +3,7 @@ package io.blockcache.writeback;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.device.IoResult;
+import io.blockcache.volume.BypassSettings;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,27 @@ class WritebackEngineTest {
     }
 
     @Test
+    void classicWritesEachKeyOnItsOwnInPassesOfAtMostFiveContiguousKeys() {
+        // Proves classic does not merge: 10 LBA-adjacent 16 KiB extents go out as 10 writes of 16 KiB in LBA order,
+        // in two passes of 5 (bcache: MAX_WRITEBACKS_IN_PASS, one bio per key); modern makes one 160 KiB write.
+        WritebackRig rig = rig();
+        rig.tune(b -> b.policy(WritebackPolicy.CLASSIC).classicIdleNs(500 * MS).running(false));
+        for (int i = 0; i < 10; i++) {
+            rig.write((long) i * 16384, WritebackRig.pattern(i, 16384));
+        }
+        rig.loop.runFor(1_000 * MS);
+        rig.tune(b -> b.running(true));
+        rig.backingDevice.recording = true;
+        rig.loop.runFor(3_000 * MS);
+        assertThat(rig.dirtySectors()).isZero();
+        assertThat(rig.writeback().counters().passes()).isEqualTo(2);
+        List<RecordingDevice.Op> writes = rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W').toList();
+        assertThat(writes).hasSize(10).allSatisfy(op -> assertThat(op.lengthBytes()).isEqualTo(16384));
+        assertThat(writes.stream().map(RecordingDevice.Op::offsetBytes).toList()).isSorted();
+        assertThat(rig.backing(0, 10 * 16384)).isEqualTo(rig.read(0, 10 * 16384));
+    }
+
+    @Test
     void theInFlightCapBoundsKeysAndBackingWrites() {
         // Proves io_in_flight_max: never more keys (or backing writes) in flight than the cap, and the cap is used.
         WritebackRig rig = rig();
@@ -109,8 +131,9 @@ class WritebackEngineTest {
     }
 
     @Test
-    void classicIssuesOneBackingWriteAtATimeInSequenceOrder() {
-        // Proves classic's serialisation: one backing write in flight, issued in ascending LBA (sequence) order.
+    void classicIssuesBackingWritesInSequenceOrderWithoutWaitingForCompletion() {
+        // Proves classic's ordering: one pass per non-contiguous key, writes issued in ascending LBA (sequence) order,
+        // and more than one in flight (bcache advances writeback_sequence_next on submission, not completion).
         WritebackRig rig = rig();
         rig.tune(b -> b.policy(WritebackPolicy.CLASSIC).classicIdleNs(500 * MS));
         writeDescending(rig, 30, 3);
@@ -118,11 +141,66 @@ class WritebackEngineTest {
         rig.loop.runFor(5_000 * MS);
         assertThat(rig.dirtySectors()).isZero();
         WritebackCounters c = rig.writeback().counters();
-        assertThat(c.backingWritesInFlightPeak()).isEqualTo(1);
+        assertThat(c.backingWritesInFlightPeak()).isBetween(2L, 30L);
         assertThat(c.passes()).isEqualTo(30); // no two keys are contiguous: one key per classic pass
         List<Long> writes = rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W')
                 .map(RecordingDevice.Op::offsetBytes).toList();
         assertThat(writes).hasSize(30).isSorted();
+    }
+
+    @Test
+    void classicWaitsForTheEarlierWriteToBeIssuedNotCompletedThenIssuesTheReadOnesAtOnce() {
+        // Proves both sides of classic's sequence rule: while the first key's cache read is slow, the two keys read
+        // after it are not written; once it is read, all three writes go out together in LBA order.
+        WritebackRig rig = rig();
+        rig.tune(b -> b.policy(WritebackPolicy.CLASSIC).classicIdleNs(500 * MS).running(false));
+        List<byte[]> data = writeDescending(rig, 3, 3);
+        rig.loop.runFor(1_000 * MS); // classic calls the front end idle now: its passes start at once
+        rig.cacheDevice.readsToHold = 1; // the first read is the lowest key's: sequence 0
+        rig.backingDevice.recording = true;
+        rig.tune(b -> b.running(true));
+        rig.loop.runFor(200 * MS);
+        assertThat(rig.cacheDevice.heldReads()).isEqualTo(1);
+        assertThat(rig.writeback().keysInFlight()).isEqualTo(3);
+        assertThat(rig.backingDevice.ops).noneMatch(op -> op.kind() == 'W');
+        rig.cacheDevice.releaseHeldReads();
+        rig.loop.runFor(3_000 * MS);
+        assertThat(rig.dirtySectors()).isZero();
+        assertThat(rig.writeback().counters().backingWritesInFlightPeak()).isEqualTo(3);
+        List<Long> writes = rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W')
+                .map(RecordingDevice.Op::offsetBytes).toList();
+        assertThat(writes).hasSize(3).isSorted();
+        for (int i = 0; i < 3; i++) {
+            assertThat(rig.backing((long) (2 - i) * 3 * 4096, 4096)).as("block %d", i).isEqualTo(data.get(i));
+        }
+    }
+
+    @Test
+    void switchingToClassicWhileAModernReadIsSlowDoesNotStallLaterWrites() {
+        // Proves a live policy switch keeps writeback going: runs written out of order under modern must not leave
+        // classic waiting for a sequence number that was already written (found while fixing the classic baseline).
+        WritebackRig rig = rig();
+        // The held read makes the cache device look congested; the later writes must still be cached.
+        rig.volume().setBypassSettings(BypassSettings.off());
+        rig.tune(b -> b.running(false));
+        writeDescending(rig, 3, 3);
+        rig.loop.runFor(300 * MS); // modern calls the front end idle: one pass of three runs
+        rig.cacheDevice.readsToHold = 1; // run 0 is slow; runs 1 and 2 are written under modern meanwhile
+        rig.tune(b -> b.running(true));
+        rig.loop.runFor(200 * MS);
+        assertThat(rig.cacheDevice.heldReads()).isEqualTo(1);
+        assertThat(rig.writeback().counters().backingWrites()).isEqualTo(2);
+        rig.tune(b -> b.policy(WritebackPolicy.CLASSIC).classicIdleNs(100 * MS));
+        rig.cacheDevice.releaseHeldReads();
+        rig.loop.runFor(1_000 * MS);
+        assertThat(rig.dirtySectors()).isZero();
+        for (int i = 0; i < 5; i++) {
+            rig.write((long) (100 + 3 * i) * 4096, WritebackRig.pattern(2000 + i, 4096));
+        }
+        assertThat(rig.dirtySectors()).isEqualTo(40);
+        rig.loop.runFor(3_000 * MS);
+        assertThat(rig.dirtySectors()).isZero();
+        assertThat(rig.writeback().keysInFlight()).isZero();
     }
 
     @Test
