@@ -6,13 +6,10 @@ import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.CheckpointItem;
-import io.blockcache.format.DecodeResult;
 import io.blockcache.format.SuperblockPair;
-import io.blockcache.journal.CheckpointReader;
 import io.blockcache.journal.JournalRecovery;
 import io.blockcache.loop.EventLoop;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -21,8 +18,9 @@ import java.util.function.Consumer;
  * memory; the first write is the superblock repair or flag change at the very end. So a crash anywhere in
  * here is just another crash.
  *
- * <p>Steps: superblocks, each backing header against the superblock's record of it, the journal ring, the
- * newest checkpoint's buckets; then {@link CacheSetBuilder} replays and wires the cache set.
+ * <p>Steps: the metadata walk shared with {@code check} ({@link MetadataWalker}: superblocks, journal ring,
+ * newest checkpoint), each backing header against the superblock's record of it; then {@link CacheSetBuilder}
+ * replays and wires the cache set.
  */
 final class CacheOpener {
     private final EventLoop loop;
@@ -33,6 +31,7 @@ final class CacheOpener {
     private SuperblockPair pair;
     private final List<BackingSpec> ordered = new ArrayList<>();
     private JournalRecovery journal;
+    private List<CheckpointItem> checkpointItems;
 
     private CacheOpener(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> specs, CacheSetOptions options,
                         Consumer<Outcome<CacheSet>> done) {
@@ -45,33 +44,23 @@ final class CacheOpener {
 
     static void open(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> specs, CacheSetOptions options,
                      Consumer<Outcome<CacheSet>> done) {
-        new CacheOpener(loop, cacheDevice, specs, options, done).readSuperblocks();
+        new CacheOpener(loop, cacheDevice, specs, options, done).walkMetadata();
     }
 
     private void fail(String message) {
         done.accept(Outcome.failed(message));
     }
 
-    private void readSuperblocks() {
-        DeviceBytes.readSalvaging(cacheDevice, 0, 2 * CacheSuperblock.BYTES, read -> {
-            // An unreadable copy reads as zeroes, which decode as an invalid copy: the other one wins, and the
-            // repair at the end of the open rewrites the bad one (which clears a latent sector error).
-            byte[] bytes = read.bytes();
-            DecodeResult<SuperblockPair> decoded = SuperblockPair.read(Arrays.copyOfRange(bytes, 0, 4096),
-                    Arrays.copyOfRange(bytes, 4096, 8192));
-            if (!decoded.isOk()) {
-                fail("cache device holds no valid blockcache superblock (is it formatted?): " + decoded.error());
+    private void walkMetadata() {
+        MetadataWalker.walk(cacheDevice, walk -> {
+            if (!walk.ok()) {
+                fail(walk.failure());
                 return;
             }
-            pair = decoded.value();
-            CacheSuperblock superblock = pair.chosen();
-            if (cacheDevice.sizeBytes() < superblock.deviceBytesMin()) {
-                fail("cache device is " + cacheDevice.sizeBytes() + " bytes but its superblock describes "
-                        + superblock.deviceBytesMin() + " bytes (" + superblock.bucketCount() + " buckets of "
-                        + superblock.bucketSizeBytes() + "): was it truncated?");
-                return;
-            }
-            String mismatch = matchBackings(superblock);
+            pair = walk.pair();
+            journal = walk.journal();
+            checkpointItems = walk.checkpointItems();
+            String mismatch = matchBackings(pair.chosen());
             if (mismatch != null) {
                 fail(mismatch);
                 return;
@@ -112,7 +101,7 @@ final class CacheOpener {
                 fail(String.join("; ", refusals));
                 return;
             }
-            readJournal();
+            build(checkpointItems);
             return;
         }
         BlockDevice device = ordered.get(index).device();
@@ -127,52 +116,6 @@ final class CacheOpener {
                 }
             }
             checkBacking(index + 1, refusals);
-        });
-    }
-
-    private void readJournal() {
-        CacheSuperblock superblock = pair.chosen();
-        int ringBytes = Math.multiplyExact(superblock.journalBuckets(), superblock.bucketSizeBytes());
-        DeviceBytes.readSalvaging(cacheDevice, superblock.bucketOffsetBytes(superblock.journalFirstBucket()), ringBytes,
-                read -> {
-            try {
-                journal = JournalRecovery.recover(read.bytes(), superblock.bucketSizeBytes(), read.unreadableBlocks());
-            } catch (JournalRecovery.CorruptJournalException e) {
-                fail(e.getMessage());
-                return;
-            }
-            readCheckpoint(0, new ArrayList<>());
-        });
-    }
-
-    private void readCheckpoint(int index, List<byte[]> contents) {
-        CacheSuperblock superblock = pair.chosen();
-        if (journal.checkpoint() == null || index == journal.checkpoint().buckets().size()) {
-            List<CheckpointItem> items = List.of();
-            if (journal.checkpoint() != null) {
-                try {
-                    items = CheckpointReader.read(journal.checkpoint(), contents);
-                } catch (JournalRecovery.CorruptJournalException e) {
-                    fail(e.getMessage());
-                    return;
-                }
-            }
-            build(items);
-            return;
-        }
-        int bucket = journal.checkpoint().buckets().get(index);
-        if (bucket < 0 || bucket >= superblock.bucketCount()) {
-            fail("checkpoint " + journal.checkpoint().checkpointStartSequence() + " names bucket " + bucket
-                    + ", outside the cache's " + superblock.bucketCount() + " buckets");
-            return;
-        }
-        DeviceBytes.read(cacheDevice, superblock.bucketOffsetBytes(bucket), superblock.bucketSizeBytes(), read -> {
-            if (!read.isOk()) {
-                fail("checkpoint bucket " + bucket + ": " + read.error());
-                return;
-            }
-            contents.add(read.value());
-            readCheckpoint(index + 1, contents);
         });
     }
 

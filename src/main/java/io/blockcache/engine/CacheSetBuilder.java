@@ -85,10 +85,10 @@ final class CacheSetBuilder {
         Replayer replayer = new Replayer(table, indexes);
         replayer.applyCheckpoint(checkpointItems);
         replayer.applyEntries(recovery.replay());
+        if (!superblock.cleanShutdown()) {
+            replayer.distrustCleanExtents();
+        }
         for (ExtentIndex index : indexes.values()) {
-            if (!superblock.cleanShutdown()) {
-                dropCleanExtents(index);
-            }
             sweepAndRecount(index, space);
         }
         List<Integer> checkpointBuckets = recovery.checkpoint() == null ? List.of() : recovery.checkpoint().buckets();
@@ -128,34 +128,6 @@ final class CacheSetBuilder {
                 CheckpointPort.of(checkpoints), () -> volumes.stream().anyMatch(v -> v.counters().inFlight() > 0),
                 GcConfig.defaults()));
         return set;
-    }
-
-    /**
-     * After an unclean stop no clean extent is trusted (docs/FORMAT.md §7 rule 10): a write to the backing
-     * device may have landed after the record that made the extent clean while the record of its removal was
-     * lost with the power, so the copy may be older than the backing data. Dirty extents stay: they are newer
-     * than the backing device by construction and are written back.
-     */
-    private static void dropCleanExtents(ExtentIndex index) {
-        long[] ranges = new long[64];
-        int[] count = {0};
-        long cursor = 0;
-        while (cursor != ExtentIndex.CURSOR_END) {
-            long[][] holder = {ranges};
-            cursor = index.forEachInNodes(cursor, SWEEP_NODES, (start, length, location, crc, crcOffset, crcLength) -> {
-                if (!ExtentLocation.dirty(location)) {
-                    if (count[0] + 2 > holder[0].length) {
-                        holder[0] = java.util.Arrays.copyOf(holder[0], holder[0].length * 2);
-                    }
-                    holder[0][count[0]++] = start;
-                    holder[0][count[0]++] = length;
-                }
-            });
-            ranges = holder[0];
-        }
-        for (int i = 0; i < count[0]; i += 2) {
-            index.remove(ranges[i], (int) ranges[i + 1]);
-        }
     }
 
     /** Drops keys made stale by generation bumps, then counts live and dirty sectors of every bucket. */

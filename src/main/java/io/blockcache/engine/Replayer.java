@@ -5,6 +5,7 @@ import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.ExtentLocation;
 import java.util.List;
 import java.util.Map;
 
@@ -15,6 +16,9 @@ import java.util.Map;
  * replay is idempotent, and a crash during recovery is just another crash.
  */
 final class Replayer {
+    /** Leaves visited per step when dropping clean extents. */
+    private static final int NODES_PER_STEP = 1024;
+
     private final BucketTable table;
     private final Map<Integer, ExtentIndex> indexes;
 
@@ -45,6 +49,45 @@ final class Replayer {
             for (JournalRecord record : entry.records()) {
                 apply(record);
             }
+        }
+    }
+
+    /**
+     * After an unclean stop no clean extent is trusted (docs/FORMAT.md §7 rule 10): drops every clean extent of
+     * every volume. Called by open ({@link CacheSetBuilder}); check audits every recorded extent and notes
+     * that open will drop the clean ones ({@link CacheInspector}).
+     */
+    void distrustCleanExtents() {
+        for (ExtentIndex index : indexes.values()) {
+            dropCleanExtents(index);
+        }
+    }
+
+    /**
+     * After an unclean stop no clean extent is trusted (docs/FORMAT.md §7 rule 10): a write to the backing
+     * device may have landed after the record that made the extent clean while the record of its removal was
+     * lost with the power, so the copy may be older than the backing data. Dirty extents stay: they are newer
+     * than the backing device by construction and are written back.
+     */
+    private static void dropCleanExtents(ExtentIndex index) {
+        long[] ranges = new long[64];
+        int[] count = {0};
+        long cursor = 0;
+        while (cursor != ExtentIndex.CURSOR_END) {
+            long[][] holder = {ranges};
+            cursor = index.forEachInNodes(cursor, NODES_PER_STEP, (start, length, location, crc, crcOffset, crcLength) -> {
+                if (!ExtentLocation.dirty(location)) {
+                    if (count[0] + 2 > holder[0].length) {
+                        holder[0] = java.util.Arrays.copyOf(holder[0], holder[0].length * 2);
+                    }
+                    holder[0][count[0]++] = start;
+                    holder[0][count[0]++] = length;
+                }
+            });
+            ranges = holder[0];
+        }
+        for (int i = 0; i < count[0]; i += 2) {
+            index.remove(ranges[i], (int) ranges[i + 1]);
         }
     }
 
