@@ -37,6 +37,9 @@ final class FuzzCacheSet {
     private final List<FaultyDevice> faultyBackings = new ArrayList<>();
     private final List<SimDevice> allDevices = new ArrayList<>();
     private final Prng faultFate;
+    private final Prng mediaFate;
+    private final MediaFaults mediaFaults = new MediaFaults();
+    private final FuzzTrace trace;
     private final List<SimDevice> backingDevices = new ArrayList<>();
     // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
     private final List<BlockDevice> backingViews = new ArrayList<>();
@@ -44,13 +47,17 @@ final class FuzzCacheSet {
     private long checkpoints;
     private long evictedBuckets;
     private long journalBytes;
+    private long checksumCatches;
 
-    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, FuzzWatch watch, FuzzTrace trace,
+    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, long mediaSeed, FuzzWatch watch, FuzzTrace trace,
                  UnaryOperator<BlockDevice> backingSabotage) {
         this.loop = loop;
         this.setup = setup;
         this.ids = ids;
         this.faultFate = ids.split();
+        // Its own stream, from the seed, so that media faults do not shift any other draw of the run.
+        this.mediaFate = new Prng(mediaSeed);
+        this.trace = trace;
         this.cacheDevice = SmallDevices.ssd(loop, setup.cacheDeviceBytes());
         this.faultyCache = new FaultyDevice(cacheDevice, loop, FaultPlan.none(), faultFate.split());
         allDevices.add(cacheDevice);
@@ -79,8 +86,40 @@ final class FuzzCacheSet {
         });
     }
 
+    /**
+     * After a clean shutdown (before the power cut that follows it), with faults on: plans media damage to clean
+     * cached data, applied by the next {@link #open} (see {@link MediaFaults}).
+     */
+    void planMediaFaults() {
+        if (setup.faults().any() && set != null) {
+            mediaFaults.plan(set, mediaFate);
+        }
+    }
+
+    /** Cache reads whose CRC32C failed (and were served from the backing device, or failed) so far. */
+    long checksumCatches() {
+        return checksumCatches + (set == null ? 0 : checksumErrorsNow());
+    }
+
+    private long checksumErrorsNow() {
+        long total = 0;
+        for (io.blockcache.volume.Volume volume : set.volumes()) {
+            total += volume.stats().checksumErrors();
+        }
+        return total;
+    }
+
+    /** Blocks of cached data damaged so far. */
+    long mediaFaultsApplied() {
+        return mediaFaults.applied();
+    }
+
     /** Opens (recovers) the cache set on the devices as they are, then applies the seed's knobs. */
     void open(IoCallback done) {
+        mediaFaults.apply(cacheDevice, trace, damaged -> openNow(done));
+    }
+
+    private void openNow(IoCallback done) {
         CacheSet.open(loop, faultyCache, specs(), setup.options(), opened -> {
             if (!opened.isOk()) {
                 done.complete(IoResult.error(IoStatus.IO_ERROR, "open failed: " + opened.error()));
@@ -107,7 +146,7 @@ final class FuzzCacheSet {
 
     /** Faults injected so far: failed requests and failed flushes. */
     long faultsInjected() {
-        long total = faultyCache.injected();
+        long total = faultyCache.injected() + mediaFaults.applied();
         for (FaultyDevice faulty : faultyBackings) {
             total += faulty.injected();
         }
@@ -187,6 +226,7 @@ final class FuzzCacheSet {
             checkpoints += set.checkpointsWritten();
             evictedBuckets += set.garbageCollector().stats().bucketsEvicted();
             journalBytes += set.journal().bytesWritten();
+            checksumCatches += checksumErrorsNow();
             set = null; // gone with the power; nothing of it may be used again
         }
     }

@@ -15,10 +15,13 @@ import java.util.Set;
  * @param checkpoints checkpoints written
  * @param evictions buckets evicted by GC
  * @param ringWraps journal laps around its ring
- * @param faultsInjected device faults injected
+ * @param faultsInjected device faults injected (media faults included)
+ * @param mediaFaults blocks of clean cached data damaged while the power was off (bit rot, misdirected or lost
+ *     writes), which checksums must catch
+ * @param checksumCatches cache reads whose CRC32C failed: damage the checksums caught
  * @param controlActions live control actions (mode switches, drains, GC, checkpoints, knob changes)
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
-                         long faultsInjected, long controlActions) {
+                         long faultsInjected, long mediaFaults, long checksumCatches, long controlActions) {
 }

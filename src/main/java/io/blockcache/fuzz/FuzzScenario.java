@@ -62,7 +62,8 @@ public final class FuzzScenario {
         this.watch = watch;
         this.prng = new Prng(seed);
         this.setup = FuzzSetup.draw(prng.split());
-        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), watch, trace, backingSabotage);
+        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1, watch, trace,
+                backingSabotage);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
         for (int v = 0; v < setup.volumeCount(); v++) {
             ReferenceModel model = new ReferenceModel(sectors);
@@ -160,7 +161,8 @@ public final class FuzzScenario {
         }
         return new FuzzResult(seed, loop.traceHash(), crashes, nestedCrashes, cleanRestarts, operations,
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
-                cacheSet.faultsInjected(), controls.actions());
+                cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
+                controls.actions());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -208,6 +210,7 @@ public final class FuzzScenario {
         for (ReferenceModel model : models) {
             model.flushAcknowledged(model.flushSubmitted()); // a clean shutdown makes everything durable
         }
+        cacheSet.planMediaFaults(); // damage to clean cached data while the power is off (with faults on)
         // The process exits and the machine powers off; the crash image must not matter any more.
         cacheSet.crash(prng.split());
         cacheSet.powerOn();

@@ -14,6 +14,8 @@ public final class FuzzTotals {
     private long crashes;
     private long cleanRestarts;
     private long faultsInjected;
+    private long mediaFaults;
+    private long checksumCatches;
     private long evictions;
     private long checkpoints;
     private long ringWraps;
@@ -28,6 +30,8 @@ public final class FuzzTotals {
         crashes += result.crashes();
         cleanRestarts += result.cleanRestarts();
         faultsInjected += result.faultsInjected();
+        mediaFaults += result.mediaFaults();
+        checksumCatches += result.checksumCatches();
         evictions += result.evictions();
         checkpoints += result.checkpoints();
         ringWraps += result.ringWraps();
@@ -62,6 +66,16 @@ public final class FuzzTotals {
         return faultsInjected;
     }
 
+    /** Blocks of clean cached data damaged (checksums must catch them). */
+    public long mediaFaults() {
+        return mediaFaults;
+    }
+
+    /** Cache reads whose CRC32C failed. */
+    public long checksumCatches() {
+        return checksumCatches;
+    }
+
     /** Buckets evicted. */
     public long evictions() {
         return evictions;
@@ -84,10 +98,10 @@ public final class FuzzTotals {
 
     /** The one-line summary. */
     public String summaryLine() {
-        return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected, "
-                        + "modes %s, %d evictions, %d checkpoints, %d ring wraps, %d operations, %d control actions",
-                seeds, violations.size(), crashes, cleanRestarts, faultsInjected, modesCovered, evictions, checkpoints,
-                ringWraps, operations, controlActions);
+        return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected "
+                        + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, %d ring wraps, %d operations, "
+                        + "%d control actions", seeds, violations.size(), crashes, cleanRestarts, faultsInjected,
+                mediaFaults, checksumCatches, modesCovered, evictions, checkpoints, ringWraps, operations, controlActions);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -104,8 +118,10 @@ public final class FuzzTotals {
         failing.append(']');
         return "{\"seeds\":" + seeds + ",\"violations\":" + violations.size() + ",\"failingSeeds\":" + failing
                 + ",\"crashes\":" + crashes + ",\"cleanRestarts\":" + cleanRestarts + ",\"faultsInjected\":"
-                + faultsInjected + ",\"modesCovered\":" + modes + ",\"evictions\":" + evictions + ",\"checkpoints\":"
-                + checkpoints + ",\"ringWraps\":" + ringWraps + ",\"operations\":" + operations
+                + faultsInjected + ",\"mediaFaults\":" + mediaFaults + ",\"checksumCatches\":" + checksumCatches
+                + ",\"modesCovered\":" + modes
+                + ",\"evictions\":" + evictions + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
+                + ",\"operations\":" + operations
                 + ",\"controlActions\":" + controlActions + "}";
     }
 }

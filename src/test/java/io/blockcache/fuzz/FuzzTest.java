@@ -40,6 +40,8 @@ class FuzzTest {
         assertThat(totals.modesCovered()).containsExactlyInAnyOrder("writeback", "writethrough", "writearound", "none");
         assertThat(totals.crashes()).isGreaterThan(SEEDS);
         assertThat(totals.faultsInjected()).isPositive();
+        assertThat(totals.mediaFaults()).as("blocks of cached data damaged").isPositive();
+        assertThat(totals.checksumCatches()).as("damage caught by the extent checksums").isPositive();
         assertThat(totals.evictions()).isPositive();
         assertThat(totals.checkpoints()).isPositive();
         assertThat(totals.ringWraps()).isPositive();
