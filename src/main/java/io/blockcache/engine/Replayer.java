@@ -70,24 +70,34 @@ final class Replayer {
      * than the backing device by construction and are written back.
      */
     private static void dropCleanExtents(ExtentIndex index) {
-        long[] ranges = new long[64];
-        int[] count = {0};
+        Ranges clean = new Ranges();
         long cursor = 0;
         while (cursor != ExtentIndex.CURSOR_END) {
-            long[][] holder = {ranges};
-            cursor = index.forEachInNodes(cursor, NODES_PER_STEP, (start, length, location, crc, crcOffset, crcLength) -> {
+            cursor = index.forEachInNodes(cursor, NODES_PER_STEP, (start, length, location, crc, crcAt, crcLength) -> {
                 if (!ExtentLocation.dirty(location)) {
-                    if (count[0] + 2 > holder[0].length) {
-                        holder[0] = java.util.Arrays.copyOf(holder[0], holder[0].length * 2);
-                    }
-                    holder[0][count[0]++] = start;
-                    holder[0][count[0]++] = length;
+                    clean.add(start, length);
                 }
             });
-            ranges = holder[0];
         }
-        for (int i = 0; i < count[0]; i += 2) {
-            index.remove(ranges[i], (int) ranges[i + 1]);
+        for (int i = 0; i < clean.size; i++) {
+            index.remove(clean.starts[i], clean.lengths[i]);
+        }
+    }
+
+    /** Ranges collected without an object per range (an index may hold millions of extents). */
+    private static final class Ranges {
+        long[] starts = new long[64];
+        int[] lengths = new int[64];
+        int size;
+
+        void add(long start, int length) {
+            if (size == starts.length) {
+                starts = java.util.Arrays.copyOf(starts, size * 2);
+                lengths = java.util.Arrays.copyOf(lengths, size * 2);
+            }
+            starts[size] = start;
+            lengths[size] = length;
+            size++;
         }
     }
 

@@ -31,6 +31,7 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
     /** Longest export name in UTF-8 bytes: a u8 length and a fixed 63-byte field keep the slot fixed. */
     public static final int EXPORT_NAME_BYTES_MAX = 63;
 
+    static final int OFFSET_BACKING_UUID = 0;
     static final int OFFSET_VOLUME_SIZE = 16;
     static final int OFFSET_DATA_OFFSET = 24;
     static final int OFFSET_VOLUME_ID = 32;
@@ -55,7 +56,7 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
 
     void encode(ByteBuffer buffer, int offsetBytes) {
         byte[] name = exportName.getBytes(StandardCharsets.UTF_8);
-        ByteLayout.putUuid(buffer, offsetBytes, backingUuid);
+        ByteLayout.putUuid(buffer, offsetBytes + OFFSET_BACKING_UUID, backingUuid);
         buffer.putLong(offsetBytes + OFFSET_VOLUME_SIZE, volumeSizeBytes);
         buffer.putLong(offsetBytes + OFFSET_DATA_OFFSET, dataOffsetBytes);
         buffer.putShort(offsetBytes + OFFSET_VOLUME_ID, (short) volumeId);
@@ -66,15 +67,15 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
     static AttachedBacking decode(FieldReader reader, int slotIndex) throws MalformedException {
         String prefix = "backing[" + slotIndex + "].";
         int start = reader.position();
-        UUID uuid = reader.uuid(prefix + "backingUuid");
-        long volumeSizeBytes = reader.u64(prefix + "volumeSizeBytes");
-        long dataOffsetBytes = reader.u64(prefix + "dataOffsetBytes");
-        int volumeId = reader.u16(prefix + "volumeId");
-        int nameLength = reader.u8(prefix + "exportNameLength");
+        UUID uuid = reader.seek(start + OFFSET_BACKING_UUID).uuid(prefix + "backingUuid");
+        long volumeSizeBytes = reader.seek(start + OFFSET_VOLUME_SIZE).u64(prefix + "volumeSizeBytes");
+        long dataOffsetBytes = reader.seek(start + OFFSET_DATA_OFFSET).u64(prefix + "dataOffsetBytes");
+        int volumeId = reader.seek(start + OFFSET_VOLUME_ID).u16(prefix + "volumeId");
+        int nameLength = reader.seek(start + OFFSET_NAME_LENGTH).u8(prefix + "exportNameLength");
         if (nameLength > EXPORT_NAME_BYTES_MAX) {
             throw reader.invalid(prefix + "exportNameLength", 1, "at most " + EXPORT_NAME_BYTES_MAX, nameLength);
         }
-        String name = reader.utf8(prefix + "exportName", nameLength);
+        String name = reader.seek(start + OFFSET_NAME).utf8(prefix + "exportName", nameLength);
         reader.seek(start + SLOT_BYTES);
         try {
             return new AttachedBacking(uuid, volumeSizeBytes, dataOffsetBytes, volumeId, name);

@@ -33,6 +33,10 @@ public record BackingHeader(UUID backingUuid, UUID cacheSetUuid, long dataOffset
     public static final long DEFAULT_DATA_OFFSET_BYTES = 1024 * 1024;
 
     static final byte[] MAGIC = ByteLayout.magic("BCACHEBK");
+    static final int OFFSET_BACKING_UUID = 12;
+    static final int OFFSET_CACHE_SET_UUID = 28;
+    static final int OFFSET_DATA_OFFSET = 44;
+    static final int OFFSET_VOLUME_SIZE = 52;
     static final int OFFSET_CRC = BYTES - Integer.BYTES;
     private static final String NAME = "backing header";
 
@@ -57,12 +61,12 @@ public record BackingHeader(UUID backingUuid, UUID cacheSetUuid, long dataOffset
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];
         ByteBuffer buffer = ByteLayout.littleEndian(bytes);
-        buffer.put(0, MAGIC);
-        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
-        ByteLayout.putUuid(buffer, 12, backingUuid);
-        ByteLayout.putUuid(buffer, 28, cacheSetUuid);
-        buffer.putLong(44, dataOffsetBytes);
-        buffer.putLong(52, volumeSizeBytes);
+        buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
+        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
+        ByteLayout.putUuid(buffer, OFFSET_BACKING_UUID, backingUuid);
+        ByteLayout.putUuid(buffer, OFFSET_CACHE_SET_UUID, cacheSetUuid);
+        buffer.putLong(OFFSET_DATA_OFFSET, dataOffsetBytes);
+        buffer.putLong(OFFSET_VOLUME_SIZE, volumeSizeBytes);
         buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
         return bytes;
     }
@@ -76,16 +80,15 @@ public record BackingHeader(UUID backingUuid, UUID cacheSetUuid, long dataOffset
         }
         FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
         try {
-            reader.seek(12);
-            UUID backingUuid = reader.uuid("backingUuid");
-            UUID cacheSetUuid = reader.uuid("cacheSetUuid");
-            long dataOffsetBytes = reader.u64("dataOffsetBytes");
-            long volumeSizeBytes = reader.u64("volumeSizeBytes");
+            UUID backingUuid = reader.seek(OFFSET_BACKING_UUID).uuid("backingUuid");
+            UUID cacheSetUuid = reader.seek(OFFSET_CACHE_SET_UUID).uuid("cacheSetUuid");
+            long dataOffsetBytes = reader.seek(OFFSET_DATA_OFFSET).u64("dataOffsetBytes");
+            long volumeSizeBytes = reader.seek(OFFSET_VOLUME_SIZE).u64("volumeSizeBytes");
             try {
                 return DecodeResult.ok(new BackingHeader(backingUuid, cacheSetUuid, dataOffsetBytes,
                         volumeSizeBytes));
             } catch (IllegalArgumentException e) {
-                throw reader.fail(DecodeError.Kind.BAD_FIELD, 44, e.getMessage());
+                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_DATA_OFFSET, e.getMessage());
             }
         } catch (MalformedException e) {
             return DecodeResult.failed(e.error());

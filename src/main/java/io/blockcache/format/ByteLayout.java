@@ -16,6 +16,10 @@ public final class ByteLayout {
     public static final int FORMAT_VERSION = 1;
     /** Size of the magic that starts every structure. */
     public static final int MAGIC_BYTES = 8;
+    /** Every structure starts with its magic at byte 0 and the format version (u32) at byte 8. */
+    public static final int OFFSET_MAGIC = 0;
+    /** See {@link #OFFSET_MAGIC}. */
+    public static final int OFFSET_VERSION = 8;
     /** The unit of superblocks, backing headers and journal entries: one 4 KiB block. */
     public static final int BLOCK_BYTES = 4096;
     /** Sector size: lengths and offsets named "Sectors" count these. */

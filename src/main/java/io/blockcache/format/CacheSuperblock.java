@@ -63,6 +63,15 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
 
     static final byte[] MAGIC = ByteLayout.magic("BCACHESB");
     static final int OFFSET_SEQUENCE = 12;
+    static final int OFFSET_CACHE_SET_UUID = 20;
+    static final int OFFSET_LOGICAL_BLOCK = 36;
+    static final int OFFSET_BUCKET_SIZE = 40;
+    static final int OFFSET_BUCKET_COUNT = 44;
+    static final int OFFSET_DATA_START = 48;
+    static final int OFFSET_JOURNAL_FIRST_BUCKET = 56;
+    static final int OFFSET_JOURNAL_BUCKETS = 60;
+    static final int OFFSET_FLAGS = 64;
+    static final int OFFSET_BACKING_COUNT = 68;
     static final int OFFSET_SLOTS = 72;
     static final int OFFSET_CRC = BYTES - Integer.BYTES;
     private static final String NAME = "cache superblock";
@@ -124,18 +133,18 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];
         ByteBuffer buffer = ByteLayout.littleEndian(bytes);
-        buffer.put(0, MAGIC);
-        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
+        buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
+        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
         buffer.putLong(OFFSET_SEQUENCE, sequence);
-        ByteLayout.putUuid(buffer, 20, cacheSetUuid);
-        buffer.putInt(36, logicalBlockBytes);
-        buffer.putInt(40, bucketSizeBytes);
-        buffer.putInt(44, bucketCount);
-        buffer.putLong(48, dataStartBytes);
-        buffer.putInt(56, journalFirstBucket);
-        buffer.putInt(60, journalBuckets);
-        buffer.putInt(64, flags);
-        buffer.putInt(68, backings.size());
+        ByteLayout.putUuid(buffer, OFFSET_CACHE_SET_UUID, cacheSetUuid);
+        buffer.putInt(OFFSET_LOGICAL_BLOCK, logicalBlockBytes);
+        buffer.putInt(OFFSET_BUCKET_SIZE, bucketSizeBytes);
+        buffer.putInt(OFFSET_BUCKET_COUNT, bucketCount);
+        buffer.putLong(OFFSET_DATA_START, dataStartBytes);
+        buffer.putInt(OFFSET_JOURNAL_FIRST_BUCKET, journalFirstBucket);
+        buffer.putInt(OFFSET_JOURNAL_BUCKETS, journalBuckets);
+        buffer.putInt(OFFSET_FLAGS, flags);
+        buffer.putInt(OFFSET_BACKING_COUNT, backings.size());
         for (int i = 0; i < backings.size(); i++) {
             backings.get(i).encode(buffer, OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
         }
@@ -152,17 +161,16 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
         }
         FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
         try {
-            reader.seek(OFFSET_SEQUENCE);
-            long sequence = reader.u64("sequence");
-            UUID cacheSetUuid = reader.uuid("cacheSetUuid");
-            int logicalBlockBytes = reader.u32AsInt("logicalBlockBytes");
-            int bucketSizeBytes = reader.u32AsInt("bucketSizeBytes");
-            int bucketCount = reader.u32AsInt("bucketCount");
-            long dataStartBytes = reader.u64("dataStartBytes");
-            int journalFirstBucket = reader.u32AsInt("journalFirstBucket");
-            int journalBuckets = reader.u32AsInt("journalBuckets");
-            int flags = reader.u32Bits("flags");
-            int backingCount = reader.u32AsInt("backingCount");
+            long sequence = reader.seek(OFFSET_SEQUENCE).u64("sequence");
+            UUID cacheSetUuid = reader.seek(OFFSET_CACHE_SET_UUID).uuid("cacheSetUuid");
+            int logicalBlockBytes = reader.seek(OFFSET_LOGICAL_BLOCK).u32AsInt("logicalBlockBytes");
+            int bucketSizeBytes = reader.seek(OFFSET_BUCKET_SIZE).u32AsInt("bucketSizeBytes");
+            int bucketCount = reader.seek(OFFSET_BUCKET_COUNT).u32AsInt("bucketCount");
+            long dataStartBytes = reader.seek(OFFSET_DATA_START).u64("dataStartBytes");
+            int journalFirstBucket = reader.seek(OFFSET_JOURNAL_FIRST_BUCKET).u32AsInt("journalFirstBucket");
+            int journalBuckets = reader.seek(OFFSET_JOURNAL_BUCKETS).u32AsInt("journalBuckets");
+            int flags = reader.seek(OFFSET_FLAGS).u32Bits("flags");
+            int backingCount = reader.seek(OFFSET_BACKING_COUNT).u32AsInt("backingCount");
             if (backingCount > BACKINGS_MAX) {
                 throw reader.invalid("backingCount", 4, "at most " + BACKINGS_MAX, backingCount);
             }

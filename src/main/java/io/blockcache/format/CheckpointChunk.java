@@ -40,7 +40,10 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
 
     static final byte[] MAGIC = ByteLayout.magic("BCCHECKP");
     static final int OFFSET_CRC = 12;
+    static final int OFFSET_START_SEQUENCE = 16;
+    static final int OFFSET_CHUNK_INDEX = 24;
     static final int OFFSET_PAYLOAD_BYTES = 28;
+    static final int OFFSET_ITEM_COUNT = 32;
     private static final String NAME = "checkpoint chunk";
 
     public CheckpointChunk {
@@ -75,12 +78,10 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
         }
         FieldReader reader = new FieldReader(bytes, offsetBytes, HEADER_BYTES + payloadBytes, NAME);
         try {
-            reader.seek(OFFSET_CRC);
-            int chunkCrc = reader.u32Bits("chunkCrc");
-            long startSequence = reader.u64("checkpointStartSequence");
-            int chunkIndex = reader.u32AsInt("chunkIndex");
-            reader.u32AsInt("payloadBytes");
-            int itemCount = reader.u32AsInt("itemCount");
+            int chunkCrc = reader.seek(OFFSET_CRC).u32Bits("chunkCrc");
+            long startSequence = reader.seek(OFFSET_START_SEQUENCE).u64("checkpointStartSequence");
+            int chunkIndex = reader.seek(OFFSET_CHUNK_INDEX).u32AsInt("chunkIndex");
+            int itemCount = reader.seek(OFFSET_ITEM_COUNT).u32AsInt("itemCount");
             List<CheckpointItem> items = new ArrayList<>(Math.min(itemCount, payloadBytes));
             reader.seek(HEADER_BYTES);
             for (int i = 0; i < itemCount; i++) {

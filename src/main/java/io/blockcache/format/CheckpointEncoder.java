@@ -72,12 +72,12 @@ public final class CheckpointEncoder {
         ByteLayout.check(itemCount > 0, "chunkBytesMax %d cannot hold a single item", chunkBytesMax);
         int payloadBytes = buffer.position() - CheckpointChunk.HEADER_BYTES;
         int chunkBytes = (int) ByteLayout.roundUpToBlock(buffer.position());
-        buffer.put(0, CheckpointChunk.MAGIC);
-        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
-        buffer.putLong(16, checkpointStartSequence);
-        buffer.putInt(24, digest.chunkCount());
+        buffer.put(ByteLayout.OFFSET_MAGIC, CheckpointChunk.MAGIC);
+        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
+        buffer.putLong(CheckpointChunk.OFFSET_START_SEQUENCE, checkpointStartSequence);
+        buffer.putInt(CheckpointChunk.OFFSET_CHUNK_INDEX, digest.chunkCount());
         buffer.putInt(CheckpointChunk.OFFSET_PAYLOAD_BYTES, payloadBytes);
-        buffer.putInt(32, itemCount);
+        buffer.putInt(CheckpointChunk.OFFSET_ITEM_COUNT, itemCount);
         int crc = Crc.ofWithZeroField(bytes, 0, chunkBytes, CheckpointChunk.OFFSET_CRC);
         buffer.putInt(CheckpointChunk.OFFSET_CRC, crc);
         digest.add(crc);

@@ -33,9 +33,13 @@ final class FieldReader {
         return position - baseOffsetBytes;
     }
 
-    /** Moves to {@code relativeOffsetBytes} from the base offset. */
-    void seek(int relativeOffsetBytes) {
+    /**
+     * Moves to {@code relativeOffsetBytes} from the base offset; returns this reader. Decoders seek to each
+     * fixed field's named offset, the same constant the encoder writes at, so that the layout lives in one place.
+     */
+    FieldReader seek(int relativeOffsetBytes) {
         position = baseOffsetBytes + relativeOffsetBytes;
+        return this;
     }
 
     /** Bytes left before the limit. */

@@ -42,7 +42,11 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
     static final byte[] MAGIC = ByteLayout.magic("BCJOURNL");
     static final int OFFSET_CRC = 12;
     static final int OFFSET_SEQUENCE = 16;
+    static final int OFFSET_CHECKPOINT_SEQUENCE = 24;
+    static final int OFFSET_PREVIOUS_CRC = 32;
     static final int OFFSET_ENTRY_BYTES = 36;
+    static final int OFFSET_RECORD_COUNT = 40;
+    static final int OFFSET_RECORDS_BYTES = 44;
     private static final String NAME = "journal entry";
 
     public JournalEntry {
@@ -78,18 +82,18 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
         new JournalEntry(sequence, checkpointSequence, previousEntryCrc, entryBytes, 0, records);
         byte[] bytes = new byte[entryBytes];
         ByteBuffer buffer = ByteLayout.littleEndian(bytes);
-        buffer.put(0, MAGIC);
-        buffer.putInt(8, ByteLayout.FORMAT_VERSION);
+        buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
+        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
         buffer.putLong(OFFSET_SEQUENCE, sequence);
-        buffer.putLong(24, checkpointSequence);
-        buffer.putInt(32, previousEntryCrc);
+        buffer.putLong(OFFSET_CHECKPOINT_SEQUENCE, checkpointSequence);
+        buffer.putInt(OFFSET_PREVIOUS_CRC, previousEntryCrc);
         buffer.putInt(OFFSET_ENTRY_BYTES, entryBytes);
-        buffer.putInt(40, records.size());
+        buffer.putInt(OFFSET_RECORD_COUNT, records.size());
         buffer.position(HEADER_BYTES);
         for (JournalRecord record : records) {
             JournalRecordCodec.encode(record, buffer);
         }
-        buffer.putInt(44, buffer.position() - HEADER_BYTES);
+        buffer.putInt(OFFSET_RECORDS_BYTES, buffer.position() - HEADER_BYTES);
         buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, entryBytes, OFFSET_CRC));
         return bytes;
     }
@@ -140,15 +144,12 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
         }
         FieldReader reader = new FieldReader(bytes, offsetBytes, entryBytes, NAME);
         try {
-            reader.seek(OFFSET_CRC);
-            int entryCrc = reader.u32Bits("entryCrc");
-            reader.seek(OFFSET_SEQUENCE);
-            long sequence = reader.u64("sequence");
-            long checkpointSequence = reader.u64("checkpointSequence");
-            int previousEntryCrc = reader.u32Bits("previousEntryCrc");
-            reader.u32AsInt("entryBytes");
-            int recordCount = reader.u32AsInt("recordCount");
-            int recordsBytes = reader.u32AsInt("recordsBytes");
+            int entryCrc = reader.seek(OFFSET_CRC).u32Bits("entryCrc");
+            long sequence = reader.seek(OFFSET_SEQUENCE).u64("sequence");
+            long checkpointSequence = reader.seek(OFFSET_CHECKPOINT_SEQUENCE).u64("checkpointSequence");
+            int previousEntryCrc = reader.seek(OFFSET_PREVIOUS_CRC).u32Bits("previousEntryCrc");
+            int recordCount = reader.seek(OFFSET_RECORD_COUNT).u32AsInt("recordCount");
+            int recordsBytes = reader.seek(OFFSET_RECORDS_BYTES).u32AsInt("recordsBytes");
             if (recordsBytes > entryBytes - HEADER_BYTES) {
                 throw reader.invalid("recordsBytes", 4, "at most " + (entryBytes - HEADER_BYTES), recordsBytes);
             }

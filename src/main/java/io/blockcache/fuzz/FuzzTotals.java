@@ -99,9 +99,10 @@ public final class FuzzTotals {
     /** The one-line summary. */
     public String summaryLine() {
         return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected "
-                        + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, %d ring wraps, %d operations, "
-                        + "%d control actions", seeds, violations.size(), crashes, cleanRestarts, faultsInjected,
-                mediaFaults, checksumCatches, modesCovered, evictions, checkpoints, ringWraps, operations, controlActions);
+                        + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, "
+                        + "%d ring wraps, %d operations, %d control actions", seeds, violations.size(), crashes,
+                cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered, evictions, checkpoints,
+                ringWraps, operations, controlActions);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
