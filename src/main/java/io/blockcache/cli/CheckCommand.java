@@ -1,5 +1,7 @@
 package io.blockcache.cli;
 
+import io.blockcache.device.FileDevice;
+import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.engine.CacheInspector;
 import io.blockcache.engine.CacheReport;
 import io.blockcache.loop.LoopCalls;
@@ -51,9 +53,11 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         CacheReport report;
         try (RealLoop loop = new RealLoop("blockcache-check")) {
-            ReadOnlyFileDevice device;
+            FileDevice device;
             try {
-                device = ReadOnlyFileDevice.open(loop, cache);
+                // Read-only (O_RDONLY): check must examine a file it may not write, and must never change it.
+                device = FileDevice.open(loop, cache, FileDeviceOptions.DEFAULTS.withReadOnly(true).withQueueDepth(4)
+                        .withLogicalBlockBytes(512));
             } catch (IOException e) {
                 spec.commandLine().getErr().println("blockcache check: cannot open " + cache + ": " + e);
                 return 1;
@@ -61,7 +65,10 @@ final class CheckCommand implements Callable<Integer> {
             try {
                 report = LoopCalls.await(loop, done -> CacheInspector.inspect(device, data, done), ENGINE_CALL_TIMEOUT);
             } finally {
-                device.close();
+                LoopCalls.<Boolean>await(loop, done -> {
+                    device.close(); // on its loop, as every FileDevice call
+                    done.accept(true);
+                }, ENGINE_CALL_TIMEOUT);
             }
         }
         if (json) {

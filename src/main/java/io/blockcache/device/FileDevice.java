@@ -164,6 +164,9 @@ public final class FileDevice implements BlockDevice {
         checkThread();
         IoResult rejected = closed
                 ? IoResult.error(IoStatus.CLOSED, describe(op, offsetBytes, lengthBytes) + ": device is closed")
+                : options.readOnly() && op != DeviceOp.READ
+                ? IoResult.error(IoStatus.IO_ERROR, describe(op, offsetBytes, lengthBytes) + ": " + path
+                        + " is open read-only")
                 : RequestChecks.check(op, offsetBytes, lengthBytes, sizeBytes, options.logicalBlockBytes(), path);
         long countedBytes = rejected == null ? lengthBytes : 0;
         FileRequest request = new FileRequest(op, offsetBytes, lengthBytes, countedBytes, buffer, fua, callback,

@@ -30,14 +30,16 @@ final class FileDeviceFiles {
     }
 
     /**
-     * Opens {@code path} for reading and writing, with O_DIRECT if asked.
+     * Opens {@code path} for reading and writing (or only reading, if asked), with O_DIRECT if asked (not with
+     * read-only, which is for examining a file, where the page cache does no harm).
      *
      * @throws UnsupportedOperationException if O_DIRECT was asked and the file system refuses it
      * @throws IOException if the file cannot be opened, or its size or the O_DIRECT alignment does not fit
      *     the logical block size
      */
     static Opened open(Path path, FileDeviceOptions options) throws IOException {
-        FileChannel channel = options.direct() ? openDirect(path) : FileChannel.open(path, readWrite());
+        FileChannel channel = options.readOnly() ? FileChannel.open(path, StandardOpenOption.READ)
+                : options.direct() ? openDirect(path) : FileChannel.open(path, readWrite());
         try {
             int alignmentBytes = options.direct() ? directAlignmentBytes(path, options) : options.logicalBlockBytes();
             long sizeBytes = channel.size();

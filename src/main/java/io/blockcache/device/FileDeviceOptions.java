@@ -8,8 +8,10 @@ package io.blockcache.device;
  * @param direct open with O_DIRECT (bypass the page cache); the file system must support it
  * @param logicalBlockBytes the device's alignment unit, 512 or 4096; with {@code direct} it must also be a
  *     multiple of the file system's block size (checked when the file is opened)
+ * @param readOnly open the file O_RDONLY: writes, flushes and discards complete with an error, and a file the
+ *     process may not write (a read-only mount, another user's file) can still be examined ({@code check})
  */
-public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlockBytes) {
+public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlockBytes, boolean readOnly) {
     /**
      * Default queue depth: 32, the NCQ depth of a SATA disk and a depth at which an NVMe drive is well
      * fed; deeper only queues inside the kernel, shallower starves the elevator (bcache's idle-writeback patch,
@@ -31,7 +33,7 @@ public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlock
 
     /** The defaults, with the reasons given on each constant. */
     public static final FileDeviceOptions DEFAULTS =
-            new FileDeviceOptions(QUEUE_DEPTH_DEFAULT, DIRECT_DEFAULT, LOGICAL_BLOCK_BYTES_DEFAULT);
+            new FileDeviceOptions(QUEUE_DEPTH_DEFAULT, DIRECT_DEFAULT, LOGICAL_BLOCK_BYTES_DEFAULT, false);
 
     /** @throws IllegalArgumentException if a value is out of its documented range */
     public FileDeviceOptions {
@@ -45,16 +47,21 @@ public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlock
 
     /** Returns a copy with another queue depth. */
     public FileDeviceOptions withQueueDepth(int newQueueDepth) {
-        return new FileDeviceOptions(newQueueDepth, direct, logicalBlockBytes);
+        return new FileDeviceOptions(newQueueDepth, direct, logicalBlockBytes, readOnly);
     }
 
     /** Returns a copy with O_DIRECT on or off. */
     public FileDeviceOptions withDirect(boolean newDirect) {
-        return new FileDeviceOptions(queueDepth, newDirect, logicalBlockBytes);
+        return new FileDeviceOptions(queueDepth, newDirect, logicalBlockBytes, readOnly);
     }
 
     /** Returns a copy with another logical block size. */
     public FileDeviceOptions withLogicalBlockBytes(int newLogicalBlockBytes) {
-        return new FileDeviceOptions(queueDepth, direct, newLogicalBlockBytes);
+        return new FileDeviceOptions(queueDepth, direct, newLogicalBlockBytes, readOnly);
+    }
+
+    /** Returns a copy opened read-only (or read-write). */
+    public FileDeviceOptions withReadOnly(boolean newReadOnly) {
+        return new FileDeviceOptions(queueDepth, direct, logicalBlockBytes, newReadOnly);
     }
 }

@@ -140,6 +140,27 @@ class FileDeviceTest {
     }
 
     @Test
+    void aReadOnlyDeviceReadsAFileItMayNotWriteAndRefusesEveryChange() throws Exception {
+        // Proves the read-only option (what check uses): it opens a file without write permission, reads it, and
+        // fails writes, flushes and discards with an error naming the path, leaving the file unchanged.
+        Path file = dir.resolve("read-only");
+        byte[] content = new byte[(int) MIB];
+        content[4096] = 42;
+        Files.write(file, content);
+        assertThat(file.toFile().setWritable(false, false)).isTrue();
+        FileDevice device = track(FileDevice.open(loop, file, FileDeviceOptions.DEFAULTS.withReadOnly(true)));
+        ByteBuffer dst = ByteBuffer.allocate(4096);
+        assertThat(probe.await(probe.submit(cb -> device.read(4096, dst, cb)))).isEqualTo(IoResult.OK);
+        assertThat(dst.get(0)).isEqualTo((byte) 42);
+        IoResult write = probe.await(probe.submit(cb -> device.write(0, ByteBuffer.allocate(4096), false, cb)));
+        assertThat(write.ok()).isFalse();
+        assertThat(write.message()).contains("is open read-only").contains(file.toString());
+        assertThat(probe.await(probe.submit(device::flush)).ok()).isFalse();
+        assertThat(probe.await(probe.submit(cb -> device.discard(0, 4096, cb))).ok()).isFalse();
+        assertThat(Files.readAllBytes(file)).isEqualTo(content);
+    }
+
+    @Test
     void channelErrorsBecomeIoErrorAndNoSpaceWithOpOffsetLengthAndPath() throws Exception {
         // Proves IOExceptions from the channel come back as values: ENOSPC as NO_SPACE, others as IO_ERROR.
         Path file = dir.resolve("failing");
