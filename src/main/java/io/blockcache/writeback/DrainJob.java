@@ -63,8 +63,8 @@ public final class DrainJob {
                     measuredBytesPerSecond);
         }
         double needed = dirtyBytes * 1e9 / leftNs;
-        String what = String.format(Locale.ROOT, "deadline cannot be met: %s dirty in %.0f s needs %s",
-                mib(dirtyBytes), leftNs / 1e9, perSecond(needed));
+        String what = String.format(Locale.ROOT, "deadline cannot be met: %s dirty in %s s needs %s",
+                mib(dirtyBytes), seconds(leftNs), perSecond(needed));
         if (needed > measuredBytesPerSecond) {
             throw new DrainRefused(what + ", more than the " + perSecond(measuredBytesPerSecond)
                     + " the backing device has shown it can write", needed, measuredBytesPerSecond);
@@ -213,6 +213,11 @@ public final class DrainJob {
             return "paused: the deadline needs " + perSecond(needed) + " and the need grows while paused";
         }
         return null;
+    }
+
+    private static String seconds(long ns) {
+        return ns < 100_000_000_000L ? String.format(Locale.ROOT, "%.1f", ns / 1e9)
+                : String.format(Locale.ROOT, "%.0f", ns / 1e9);
     }
 
     private static String mib(double bytes) {

@@ -236,6 +236,7 @@ public final class Writeback {
             start();
         }
         loop.execute(this::pump);
+        loop.execute(() -> reportDrain(false)); // a first report now, not at the next sample
         return job;
     }
 

@@ -66,7 +66,7 @@ class DrainJobTest {
                 .isInstanceOfSatisfying(DrainRefused.class, refused -> {
                     assertThat(refused.neededBytesPerSecond()).isEqualTo(DIRTY_BYTES / 0.5);
                     assertThat(refused.availableBytesPerSecond()).isEqualTo(shown);
-                    assertThat(refused.getMessage()).isEqualTo("deadline cannot be met: 12.0 MiB dirty in 1 s needs"
+                    assertThat(refused.getMessage()).isEqualTo("deadline cannot be met: 12.0 MiB dirty in 0.5 s needs"
                             + " 24.0 MiB/s, more than the 19.1 MiB/s the backing device has shown it can write");
                 });
         assertThatThrownBy(() -> start(rig, DrainLimits.ofBytes(512 << 10, now + 10 * SECOND), new ArrayList<>()))
