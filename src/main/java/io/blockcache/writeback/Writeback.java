@@ -232,6 +232,7 @@ public final class Writeback {
 
     private DrainJob begin(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
         job = new DrainJob(limits, progress, done, counters.sectorsCleaned(), loop.nowNs());
+        pacer.restart(loop.nowNs());
         if (stopped) {
             start();
         }
@@ -254,6 +255,7 @@ public final class Writeback {
     /** Lets a paused drain go on; idempotent. */
     public void resumeDrain() {
         activeJob("resume").resume(loop.nowNs());
+        pacer.restart(loop.nowNs());
         loop.execute(this::pump);
     }
 
