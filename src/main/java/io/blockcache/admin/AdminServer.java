@@ -25,9 +25,14 @@ import java.util.function.Supplier;
  *   <li>{@code GET /metrics}: Prometheus text format 0.0.4 ({@link PrometheusText});</li>
  *   <li>{@code GET /api/knobs}, {@code GET /api/knobs/{name}}, {@code PUT /api/knobs/{name}} (body = value):
  *       {@link KnobApi};</li>
- *   <li>{@code POST /api/volumes/{name}/drain}: starts writing every dirty extent of the volume back now and
- *       answers 202 at once ({@link Drains}); progress shows in {@code /api/stats} under the volume's
- *       {@code writeback.drain};</li>
+ *   <li>{@code POST /api/volumes/{name}/drain}: starts a drain job — every dirty extent of the volume written
+ *       back now, optionally under {@code rateMaxBytesPerSecond} and by {@code deadlineSeconds} (query string or
+ *       JSON body) — and answers 202 at once, 422 with the rate needed for a deadline that cannot be met
+ *       ({@link Drains});</li>
+ *   <li>{@code POST /api/volumes/{name}/drain/pause}, {@code .../resume}, {@code .../cancel}; {@code GET
+ *       /api/volumes/{name}/drain}: the job's state, bytes left, rate, ETA and deadline (also in {@code /api/stats}
+ *       under the volume's {@code writeback.drain}). Every change is saved through the {@link DrainJobStore}
+ *       before the answer;</li>
  *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats} ({@link Dashboard}).</li>
  * </ul>
  * Every read or change of engine state hops to the cache set's loop with {@link LoopCalls}; HTTP threads never
@@ -45,6 +50,9 @@ public final class AdminServer implements AutoCloseable {
     static final int REQUEST_BODY_BYTES_MAX = 4096;
     private static final String VOLUMES_PREFIX = "/api/volumes/";
     private static final String DRAIN_SUFFIX = "/drain";
+    private static final java.util.Set<String> DRAIN_ACTIONS = java.util.Set.of("pause", "resume", "cancel");
+    /** How long an answer waits for the drain-job file: a few fsyncs on a healthy disk. */
+    static final Duration DRAIN_SAVE_WAIT = Duration.ofSeconds(10);
     /** Connections waiting to be accepted; the JDK's default is system dependent. */
     private static final int BACKLOG = 16;
 
@@ -54,6 +62,7 @@ public final class AdminServer implements AutoCloseable {
     private final List<BackingSpec> backings;
     private final KnobApi knobs;
     private final Drains drains;
+    private final DrainJobWriter drainWriter;
     private HttpServer server;
     private ExecutorService executor;
 
@@ -64,12 +73,30 @@ public final class AdminServer implements AutoCloseable {
      */
     public AdminServer(InetSocketAddress bindAddress, CacheSet set, BlockDevice cacheDevice,
                        List<BackingSpec> backings) {
+        this(bindAddress, set, cacheDevice, backings, null, message -> { });
+    }
+
+    /**
+     * @param drainJobs where drain jobs are saved for the next start, or null for nowhere
+     * @param warn told (on the writer thread) when saving them fails
+     */
+    public AdminServer(InetSocketAddress bindAddress, CacheSet set, BlockDevice cacheDevice,
+                       List<BackingSpec> backings, DrainJobStore drainJobs, java.util.function.Consumer<String> warn) {
         this.bindAddress = bindAddress;
         this.set = set;
         this.cacheDevice = cacheDevice;
         this.backings = List.copyOf(backings);
         this.knobs = new KnobApi(set.knobs());
-        this.drains = new Drains(set);
+        this.drainWriter = new DrainJobWriter(drainJobs, warn);
+        this.drains = new Drains(set, drainWriter, System::currentTimeMillis);
+    }
+
+    /**
+     * Takes up the drain jobs saved before a restart (running ones run again, paused ones stay paused) and returns
+     * a line per job for the log. Call before {@link #start}, from a thread other than the loop's.
+     */
+    public List<String> restoreDrains(List<DrainJobRecord> saved) {
+        return onLoop(() -> drains.restore(saved));
     }
 
     /** Binds and starts serving. */
@@ -103,6 +130,7 @@ public final class AdminServer implements AutoCloseable {
             return;
         }
         server.stop(1);
+        drainWriter.close();
         executor.shutdown();
         try {
             if (!executor.awaitTermination(LOOP_ANSWER_MS_MAX, TimeUnit.MILLISECONDS)) {
@@ -126,15 +154,22 @@ public final class AdminServer implements AutoCloseable {
                 requireGet(exchange, method, () -> onLoop(knobs::list).json(), "application/json");
             } else if (path.startsWith("/api/knobs/")) {
                 knob(exchange, method, path.substring("/api/knobs/".length()));
-            } else if (path.startsWith(VOLUMES_PREFIX) && path.endsWith(DRAIN_SUFFIX)
-                    && path.length() > VOLUMES_PREFIX.length() + DRAIN_SUFFIX.length()) {
-                drain(exchange, method,
-                        path.substring(VOLUMES_PREFIX.length(), path.length() - DRAIN_SUFFIX.length()));
+            } else if (path.startsWith(VOLUMES_PREFIX) && path.lastIndexOf(DRAIN_SUFFIX) > VOLUMES_PREFIX.length()) {
+                int at = path.lastIndexOf(DRAIN_SUFFIX);
+                String volume = path.substring(VOLUMES_PREFIX.length(), at);
+                String rest = path.substring(at + DRAIN_SUFFIX.length());
+                if (rest.isEmpty()) {
+                    drain(exchange, method, volume);
+                } else if (rest.startsWith("/") && DRAIN_ACTIONS.contains(rest.substring(1))) {
+                    drainAction(exchange, method, volume, rest.substring(1));
+                } else {
+                    sendJson(exchange, 404, error("no such drain action: " + rest + " (pause, resume or cancel)"));
+                }
             } else if (path.equals("/") || path.equals("/index.html")) {
                 requireGet(exchange, method, () -> Dashboard.HTML, "text/html; charset=utf-8");
             } else {
                 sendJson(exchange, 404, error("no such endpoint: " + path
-                        + " (try /api/stats, /metrics, /api/knobs, POST /api/volumes/NAME/drain or /)"));
+                        + " (try /api/stats, /metrics, /api/knobs, /api/volumes/NAME/drain or /)"));
             }
         } catch (Unavailable e) {
             sendJson(exchange, 503, error(e.getMessage()));
@@ -163,12 +198,51 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private void drain(HttpExchange exchange, String method, String volume) throws IOException {
-        if (!method.equals("POST")) {
-            exchange.getResponseHeaders().set("Allow", "POST");
-            sendJson(exchange, 405, error(method + " is not allowed on a drain; use POST"));
+        if (method.equals("GET") || method.equals("HEAD")) {
+            KnobApi.Answer answer = onLoop(() -> drains.status(volume));
+            sendJson(exchange, answer.status(), answer.json());
             return;
         }
-        KnobApi.Answer answer = onLoop(() -> drains.start(volume));
+        if (!method.equals("POST")) {
+            exchange.getResponseHeaders().set("Allow", "GET, POST");
+            sendJson(exchange, 405, error(method + " is not allowed on a drain; use POST to start one, GET to look"));
+            return;
+        }
+        String body = readBody(exchange);
+        DrainRequest request;
+        try {
+            if (body == null) {
+                throw new IllegalArgumentException("a drain request is at most " + REQUEST_BODY_BYTES_MAX + " bytes");
+            }
+            request = DrainRequest.parse(exchange.getRequestURI().getRawQuery(), body);
+        } catch (IllegalArgumentException bad) {
+            sendJson(exchange, 400, error(bad.getMessage()));
+            return;
+        }
+        sendSaved(exchange, onLoop(() -> drains.start(volume, request)));
+    }
+
+    private void drainAction(HttpExchange exchange, String method, String volume, String action) throws IOException {
+        if (!method.equals("POST")) {
+            exchange.getResponseHeaders().set("Allow", "POST");
+            sendJson(exchange, 405, error(method + " is not allowed on a drain " + action + "; use POST"));
+            return;
+        }
+        sendSaved(exchange, onLoop(() -> drains.control(volume, action)));
+    }
+
+    /** Answers once the drain jobs the request changed are saved, so an answer seen survives a crash. */
+    private void sendSaved(HttpExchange exchange, KnobApi.Answer answer) throws IOException {
+        try {
+            if (!drainWriter.awaitSaved(DRAIN_SAVE_WAIT)) {
+                sendJson(exchange, 503, error("the drain job changed but could not be saved within "
+                        + DRAIN_SAVE_WAIT.toSeconds() + " s; a restart may not know it"));
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted while saving the drain jobs");
+        }
         sendJson(exchange, answer.status(), answer.json());
     }
 

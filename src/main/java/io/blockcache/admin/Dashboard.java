@@ -28,6 +28,7 @@ final class Dashboard {
             <div id="live"></div>
             <h2>Volumes</h2><table id="volumes"></table>
             <h2>Writeback</h2><table id="writeback"></table>
+            <h2>Drain jobs</h2><table id="drains"></table>
             <h2>Cache</h2><table id="cache"></table>
             <h2>Garbage collection</h2><table id="gc"></table>
             <h2>Backing devices</h2><table id="backing"></table>
@@ -45,6 +46,11 @@ final class Dashboard {
             }
             function drain(d){
               return d.id?'#'+d.id+' '+d.state+(d.state=='running'?', '+mib(d.dirtyBytesLeft)+' left':''):'-'}
+            function dur(ms){if(ms==null||ms<0)return 'unknown';const s=Math.ceil(ms/1000);
+              const two=x=>String(x).padStart(2,'0');
+              return Math.floor(s/3600)+':'+two(Math.floor(s/60)%60)+':'+two(s%60)}
+            function bar(d){const t=d.writtenBackBytes+d.dirtyBytesLeft,f=t>0?d.writtenBackBytes/t:1;
+              return '#'.repeat(Math.floor(f*20))+'-'.repeat(20-Math.floor(f*20))+' '+Math.floor(f*100)+' %'}
             function push(key,v){const a=hist[key]||(hist[key]=[]);a.push(v);if(a.length>HISTORY)a.shift();return a}
             function canvasFor(volume,name){
               const id='c-'+volume+'-'+name;let c=document.getElementById(id);
@@ -118,6 +124,15 @@ final class Dashboard {
                     r.rateSectorsPerSecond,r.targetSectors,r.proportionalSectorsPerSecond,r.integralSectorsPerSecond,
                     r.changeSectorsPerSecond,r.fragmentBoostSectorsPerSecond,mib(w.measuredBackingBytesPerSecond)+'/s',
                     w.errors.total,drain(d)]}));
+                table('drains',['volume','job','state','progress','left','written back','rate','ETA','cap',
+                    'held to','deadline in','needs','note'],
+                  s.volumes.filter(v=>v.writeback.drain.id).map(v=>{const d=v.writeback.drain;return [v.name,
+                    '#'+d.id,d.state,bar(d),mib(d.dirtyBytesLeft),mib(d.writtenBackBytes),mib(d.bytesPerSecond)+'/s',
+                    d.state=='running'?dur(d.etaMs):'-',d.rateMaxBytesPerSecond?mib(d.rateMaxBytesPerSecond)+'/s':'-',
+                    d.rateCeilingBytesPerSecond?mib(d.rateCeilingBytesPerSecond)+'/s':'full speed',
+                    d.deadlineInMs==null?'-':dur(d.deadlineInMs),
+                    d.neededBytesPerSecond?mib(d.neededBytesPerSecond)+'/s':'-',
+                    (d.restored?'taken up after a restart. ':'')+(d.deadlineWarning||d.error||'')]}));
                 const c=s.cache,b=c.buckets;
                 table('cache',['occupancy','free','open','sealed','journal','metadata','journal seq','checkpoints'],
                   [[c.occupancyPercent.toFixed(1)+' %',b.free,b.open,b.sealed,b.journal,b.metadata,

@@ -1,113 +1,256 @@
 package io.blockcache.admin;
 
 import io.blockcache.engine.CacheSet;
+import io.blockcache.writeback.DrainJob;
+import io.blockcache.writeback.DrainLimits;
 import io.blockcache.writeback.DrainProgress;
+import io.blockcache.writeback.DrainRefused;
+import io.blockcache.writeback.DrainState;
 import io.blockcache.writeback.Writeback;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 
 /**
- * The drains the admin API started ({@code POST /api/volumes/{name}/drain}): starts {@link CacheSet#drain} and
- * answers at once, then keeps each volume's last progress report and outcome so that {@code /api/stats} can show
- * them and {@code blockcache drain} can poll until its drain is done.
+ * The drain jobs of the admin API (docs/WRITEBACK.md, "Drain jobs"): starts them ({@code POST
+ * /api/volumes/{name}/drain}, with an optional rate cap and deadline), pauses, resumes and cancels them, answers
+ * their status, and hands every change to the {@link DrainJobWriter} so that a restarted server can take them up
+ * ({@link #restore}).
  *
- * <p>A second request while a drain of the same volume runs joins it (same id) rather than failing: two operators
- * asking for the same thing should both get it. A drain runs even while writeback is paused (knob
- * {@code writeback.<volume>.running}); the pause holds again once it is done.
+ * <p>A request without limits while a job of the volume is running or paused joins it (same id) rather than
+ * failing: two operators asking for the same thing should both get it. A request with limits then gets 409. A drain
+ * runs even while writeback is paused (knob {@code writeback.<volume>.running}); the pause holds again once it is
+ * done.
  *
  * <p>Thread rule: the cache set's loop thread (the caller hops there with {@link io.blockcache.loop.LoopCalls}).
  */
 final class Drains {
     private final CacheSet set;
+    private final DrainJobWriter writer;
+    private final LongSupplier wallClockMs;
     /** One entry per volume that was ever drained through the API; sorted so output order is stable. */
     private final Map<String, Entry> byVolume = new TreeMap<>();
 
-    Drains(CacheSet set) {
+    /** @param wallClockMs the wall clock, for deadlines that must mean the same after a restart */
+    Drains(CacheSet set, DrainJobWriter writer, LongSupplier wallClockMs) {
         this.set = set;
+        this.writer = writer;
+        this.wallClockMs = wallClockMs;
     }
 
-    /** Starts (or joins) a drain of {@code volume}; 202 with its id, 404 unknown volume, 409 drained by another. */
-    KnobApi.Answer start(String volume) {
+    /**
+     * Starts (or joins) a drain of {@code volume}: 202 with its id; 400 bad limits; 404 unknown volume; 409 a job
+     * with other limits is active; 422 a deadline that cannot be met, with the rate it needs.
+     */
+    KnobApi.Answer start(String volume, DrainRequest request) {
         Writeback writeback = set.writeback(volume);
         if (writeback == null) {
-            JsonWriter json = new JsonWriter().beginObject()
-                    .field("error", "no volume named \"" + volume + "\"").name("volumes").beginArray();
-            for (String name : set.exportNames()) {
-                json.value(name);
-            }
-            return new KnobApi.Answer(404, json.endArray().endObject().toString());
+            return unknown(volume);
         }
         long dirtyBytes = writeback.dirtyBytes();
+        long nowNs = set.loop().nowNs();
+        DrainLimits limits = DrainLimits.ofBytes(request.rateMaxBytesPerSecond(), request.deadlineSeconds() == 0
+                ? DrainLimits.NO_DEADLINE : nowNs + (long) (request.deadlineSeconds() * 1e9));
         Entry entry = byVolume.computeIfAbsent(volume, name -> new Entry());
-        boolean joined = entry.state.equals("running");
-        if (!joined) {
+        DrainJob before = writeback.drainJob();
+        boolean joinable = before != null && before.state().active();
+        DrainJob job;
+        try {
             long id = entry.id + 1;
-            entry.begin(id, dirtyBytes); // before the engine can report anything
-            try {
-                set.drain(volume, progress -> entry.progress(id, progress), result -> entry.finished(id,
-                        result.ok() ? null : result.status() + ": " + result.message()));
-            } catch (IllegalStateException alreadyRunning) {
-                // Started by someone else (shutdown, a library caller): the engine allows one drain at a time.
-                String message = "volume \"" + volume + "\" is already being drained by another caller: "
-                        + alreadyRunning.getMessage();
-                entry.finished(id, message);
-                return new KnobApi.Answer(409, error(message));
+            job = writeback.drain(joinable && request.none() ? DrainLimits.NONE : limits,
+                    progress -> { }, result -> saved());
+            boolean joined = job == before;
+            if (!joined || entry.job != job) {
+                entry.begin(id, job, joined ? before.limits().rateMaxBytesPerSecond() : request.rateMaxBytesPerSecond(),
+                        joined ? 0 : deadlineEpochMs(request), false);
             }
+            saved();
+            return new KnobApi.Answer(202, new JsonWriter().beginObject()
+                    .field("volume", volume)
+                    .field("drainId", entry.id)
+                    .field("joined", joined)
+                    .field("dirtyBytes", dirtyBytes)
+                    .field("state", lower(job.state()))
+                    .field("rateMaxBytesPerSecond", entry.rateMaxBytesPerSecond)
+                    .field("deadlineEpochMs", entry.deadlineEpochMs)
+                    .endObject().toString());
+        } catch (DrainRefused refused) {
+            return new KnobApi.Answer(422, new JsonWriter().beginObject()
+                    .field("error", refused.getMessage())
+                    .field("neededBytesPerSecond", refused.neededBytesPerSecond())
+                    .field("availableBytesPerSecond", refused.availableBytesPerSecond())
+                    .endObject().toString());
+        } catch (IllegalStateException conflict) {
+            return new KnobApi.Answer(409, error("volume \"" + volume + "\": " + conflict.getMessage()));
         }
-        return new KnobApi.Answer(202, new JsonWriter().beginObject()
-                .field("volume", volume)
-                .field("drainId", entry.id)
-                .field("joined", joined)
-                .field("dirtyBytes", dirtyBytes)
-                .endObject().toString());
+    }
+
+    private long deadlineEpochMs(DrainRequest request) {
+        return request.deadlineSeconds() == 0 ? 0 : wallClockMs.getAsLong() + (long) (request.deadlineSeconds() * 1e3);
+    }
+
+    /** {@code pause}, {@code resume} or {@code cancel}: 200 with the status; 404 unknown; 409 nothing to act on. */
+    KnobApi.Answer control(String volume, String action) {
+        Writeback writeback = set.writeback(volume);
+        if (writeback == null) {
+            return unknown(volume);
+        }
+        try {
+            switch (action) {
+                case "pause" -> writeback.pauseDrain();
+                case "resume" -> writeback.resumeDrain();
+                case "cancel" -> writeback.cancelDrain();
+                default -> throw new IllegalArgumentException("unknown drain action: " + action);
+            }
+        } catch (IllegalStateException conflict) {
+            return new KnobApi.Answer(409, error("volume \"" + volume + "\": " + conflict.getMessage()));
+        }
+        Entry entry = byVolume.computeIfAbsent(volume, name -> new Entry());
+        if (entry.job != writeback.drainJob()) { // a job someone else started: the API follows it from now on
+            entry.begin(entry.id + 1, writeback.drainJob(), writeback.drainJob().limits().rateMaxBytesPerSecond(), 0,
+                    false);
+        }
+        saved();
+        return status(volume);
+    }
+
+    /** {@code GET /api/volumes/{name}/drain}: 200 with the status, 404 unknown volume. */
+    KnobApi.Answer status(String volume) {
+        if (set.writeback(volume) == null) {
+            return unknown(volume);
+        }
+        JsonWriter json = new JsonWriter().beginObject().field("volume", volume);
+        StatsJson.drainFields(json, snapshot(volume));
+        return new KnobApi.Answer(200, json.endObject().toString());
     }
 
     /** The last drain of {@code volume}, or {@link DrainSnapshot#NONE}. */
     DrainSnapshot snapshot(String volume) {
         Entry entry = byVolume.get(volume);
-        return entry == null ? DrainSnapshot.NONE : entry.snapshot();
+        return entry == null ? DrainSnapshot.NONE : entry.snapshot(set.writeback(volume).dirtyBytes(),
+                wallClockMs.getAsLong());
+    }
+
+    /**
+     * Takes up the jobs saved before a restart: a running one runs again, a paused one is held paused, a finished
+     * one is only shown. Returns one line per job for the server's log.
+     */
+    List<String> restore(List<DrainJobRecord> records) {
+        List<String> lines = new ArrayList<>();
+        for (DrainJobRecord record : records) {
+            Writeback writeback = set.writeback(record.volume());
+            if (writeback == null) {
+                lines.add("drain job of \"" + record.volume() + "\" dropped: no such volume any more");
+                continue;
+            }
+            Entry entry = byVolume.computeIfAbsent(record.volume(), name -> new Entry());
+            boolean paused = record.state().equals("paused");
+            if (paused || record.state().equals("running")) {
+                long deadlineNs = record.deadlineEpochMs() == 0 ? DrainLimits.NO_DEADLINE
+                        : set.loop().nowNs() + (record.deadlineEpochMs() - wallClockMs.getAsLong()) * 1_000_000L;
+                DrainJob job = writeback.restoreDrain(DrainLimits.ofBytes(record.rateMaxBytesPerSecond(), deadlineNs),
+                        paused, progress -> { }, result -> saved());
+                entry.begin(entry.id + 1, job, record.rateMaxBytesPerSecond(), record.deadlineEpochMs(), true);
+                lines.add((paused ? "the drain of \"" + record.volume() + "\" stays paused (resume it with 'blockcache"
+                        + " drain resume --volume " + record.volume() + "')" : "resuming the drain of \""
+                        + record.volume() + "\"") + limitsText(record) + ", "
+                        + writeback.dirtyBytes() + " dirty bytes");
+            } else {
+                entry.restoredFinal(record);
+                lines.add("the last drain of \"" + record.volume() + "\" was " + record.state() + " before the restart"
+                        + (record.error() == null ? "" : ": " + record.error()));
+            }
+        }
+        saved();
+        return lines;
+    }
+
+    private static String limitsText(DrainJobRecord record) {
+        return (record.rateMaxBytesPerSecond() == 0 ? "" : ", rate cap " + record.rateMaxBytesPerSecond() + " B/s")
+                + (record.deadlineEpochMs() == 0 ? "" : ", deadline " + java.time.Instant.ofEpochMilli(
+                record.deadlineEpochMs()));
+    }
+
+    /** Hands the current jobs to the writer. */
+    private void saved() {
+        List<DrainJobRecord> records = new ArrayList<>();
+        for (Map.Entry<String, Entry> e : byVolume.entrySet()) {
+            String state = e.getValue().state();
+            if (!state.equals("none")) {
+                records.add(new DrainJobRecord(e.getKey(), state, e.getValue().rateMaxBytesPerSecond,
+                        e.getValue().deadlineEpochMs, e.getValue().error()));
+            }
+        }
+        writer.submit(records);
+    }
+
+    private KnobApi.Answer unknown(String volume) {
+        JsonWriter json = new JsonWriter().beginObject()
+                .field("error", "no volume named \"" + volume + "\"").name("volumes").beginArray();
+        for (String name : set.exportNames()) {
+            json.value(name);
+        }
+        return new KnobApi.Answer(404, json.endArray().endObject().toString());
     }
 
     private static String error(String message) {
         return new JsonWriter().beginObject().field("error", message).endObject().toString();
     }
 
-    /** The latest drain of one volume; reports of an older drain (cannot happen while one runs) are ignored. */
+    private static String lower(DrainState state) {
+        return state.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The latest drain of one volume: the engine's job it follows, or how a job before a restart ended. */
     private static final class Entry {
         private long id;
-        private String state = "none";
-        private DrainProgress last;
-        private long dirtyBytesAtStart;
-        private String error;
+        private DrainJob job;
+        private DrainJobRecord finalBeforeRestart;
+        private long rateMaxBytesPerSecond;
+        private long deadlineEpochMs;
+        private boolean restored;
 
-        void begin(long newId, long dirtyBytes) {
+        void begin(long newId, DrainJob newJob, long rateMax, long deadlineMs, boolean fromFile) {
             id = newId;
-            state = "running";
-            last = null;
-            dirtyBytesAtStart = dirtyBytes;
-            error = null;
+            job = newJob;
+            finalBeforeRestart = null;
+            rateMaxBytesPerSecond = rateMax;
+            deadlineEpochMs = deadlineMs;
+            restored = fromFile;
         }
 
-        void progress(long drainId, DrainProgress progress) {
-            if (drainId == id) {
-                last = progress;
-            }
+        void restoredFinal(DrainJobRecord record) {
+            begin(id + 1, null, record.rateMaxBytesPerSecond(), record.deadlineEpochMs(), true);
+            finalBeforeRestart = record;
         }
 
-        void finished(long drainId, String failure) {
-            if (drainId == id) {
-                state = failure == null ? "done" : "failed";
-                error = failure;
-            }
+        String state() {
+            return job != null ? lower(job.state()) : finalBeforeRestart != null ? finalBeforeRestart.state() : "none";
         }
 
-        DrainSnapshot snapshot() {
+        String error() {
+            return job != null ? job.error() : finalBeforeRestart != null ? finalBeforeRestart.error() : null;
+        }
+
+        /** @param dirtyBytesNow the volume's dirty bytes, shown until the engine's first report */
+        DrainSnapshot snapshot(long dirtyBytesNow, long nowMs) {
+            DrainProgress last = job == null ? null : job.lastProgress();
+            long deadlineInMs = deadlineEpochMs == 0 ? 0 : deadlineEpochMs - nowMs;
             if (last == null) {
-                return new DrainSnapshot(id, state, dirtyBytesAtStart, 0, 0.0, -1, error);
+                long ceiling = job != null && job.state() == DrainState.RUNNING ? rateMaxBytesPerSecond : 0;
+                return new DrainSnapshot(id, state(), dirtyBytesNow, 0, 0.0, -1, error(), rateMaxBytesPerSecond,
+                        ceiling,
+                        deadlineEpochMs, deadlineInMs, 0.0, null, restored);
             }
+            boolean active = job.state().active();
             long etaMs = last.etaNs() < 0 ? -1 : last.etaNs() / 1_000_000;
-            return new DrainSnapshot(id, state, last.dirtyBytesLeft(), last.writtenBackBytes(), last.bytesPerSecond(),
-                    etaMs, error);
+            return new DrainSnapshot(id, state(), last.dirtyBytesLeft(), last.writtenBackBytes(), last.bytesPerSecond(),
+                    active ? etaMs : 0, error(), rateMaxBytesPerSecond, active ? last.rateCeilingBytesPerSecond() : 0,
+                    deadlineEpochMs, deadlineInMs, active ? last.neededBytesPerSecond() : 0.0,
+                    active ? last.deadlineWarning() : null, restored);
         }
     }
 }

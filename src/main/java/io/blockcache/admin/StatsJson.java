@@ -92,16 +92,34 @@ final class StatsJson {
                 .field("last", writeback.lastError())
                 .field("backingFailure", writeback.backingFailure())
                 .endObject()
-                .name("drain").beginObject()
-                .field("id", drain.id())
+                .name("drain").beginObject();
+        drainFields(json, drain);
+        json.endObject().endObject();
+    }
+
+    /**
+     * The members of a drain object (in {@code writeback.drain} of the stats, and {@code GET
+     * /api/volumes/{name}/drain}); the first seven are the ones from before drain jobs, in their old order.
+     */
+    static void drainFields(JsonWriter json, DrainSnapshot drain) {
+        json.field("id", drain.id())
                 .field("state", drain.state())
                 .field("dirtyBytesLeft", drain.dirtyBytesLeft())
                 .field("writtenBackBytes", drain.writtenBackBytes())
                 .field("bytesPerSecond", drain.bytesPerSecond())
                 .field("etaMs", drain.etaMs())
                 .field("error", drain.error())
-                .endObject()
-                .endObject();
+                .field("rateMaxBytesPerSecond", drain.rateMaxBytesPerSecond())
+                .field("rateCeilingBytesPerSecond", drain.rateCeilingBytesPerSecond())
+                .name("deadlineEpochMs");
+        if (drain.deadlineEpochMs() == 0) {
+            json.value((String) null).name("deadlineInMs").value((String) null);
+        } else {
+            json.value(drain.deadlineEpochMs()).name("deadlineInMs").value(drain.deadlineInMs());
+        }
+        json.field("neededBytesPerSecond", drain.neededBytesPerSecond())
+                .field("deadlineWarning", drain.deadlineWarning())
+                .field("restored", drain.restored());
     }
 
     private static void gc(JsonWriter json, GcSnapshot gc) {

@@ -1,5 +1,6 @@
 /**
- * The admin HTTP API on localhost: stats as JSON, Prometheus metrics, live knobs, the dashboard.
+ * The admin HTTP API on localhost: stats as JSON, Prometheus metrics, live knobs, drain jobs (saved through a
+ * {@code DrainJobStore} by one writer thread, never the loop), the dashboard.
  *
  * <p>Talks to volumes only through their public API.
  */

@@ -109,13 +109,34 @@ final class ServeRuntime {
         }
         set = opened.value();
         applyKnobs();
-        admin = new AdminServer(settings.adminListen(), set, cacheDevice, backings);
+        DrainJobFile drainJobs = new DrainJobFile(settings.dataDir().resolve(DrainJobFile.NAME));
+        admin = new AdminServer(settings.adminListen(), set, cacheDevice, backings, drainJobs, warning -> {
+            err.println("blockcache serve: " + warning);
+            err.flush();
+        });
+        restoreDrains(drainJobs);
         try {
             admin.start();
         } catch (IOException e) {
             throw new ServeException("cannot listen for the admin API on " + settings.adminListen() + ": " + e);
         }
         startNbd();
+    }
+
+    /** Takes up the drain jobs of the last run: running ones resume, paused ones stay paused (logged either way). */
+    private void restoreDrains(DrainJobFile drainJobs) throws ServeException {
+        List<io.blockcache.admin.DrainJobRecord> saved;
+        try {
+            Files.createDirectories(drainJobs.path().toAbsolutePath().getParent());
+            saved = drainJobs.read();
+        } catch (IOException e) {
+            throw new ServeException("cannot read the drain jobs in " + drainJobs.path() + ": " + e.getMessage()
+                    + " (move the file away to start without them)");
+        }
+        for (String line : admin.restoreDrains(saved)) {
+            err.println("blockcache serve: " + line);
+        }
+        err.flush();
     }
 
     private List<BackingSpec> openFiles(boolean fresh) throws ServeException {

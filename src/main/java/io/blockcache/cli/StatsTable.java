@@ -81,9 +81,11 @@ final class StatsTable {
                 Boolean.TRUE.equals(rate.get("integralFrozen")) ? ", integral frozen" : ""));
         Map<?, ?> drain = (Map<?, ?>) w.get("drain");
         if (number(drain.get("id")) > 0) {
-            out.append(String.format(Locale.ROOT, "  drain #%s %s: %s left, %s written back%s%n",
-                    integer(drain.get("id")), text(drain.get("state")), bytes(drain.get("dirtyBytesLeft")),
-                    bytes(drain.get("writtenBackBytes")), drain.get("error") == null ? "" : ": " + drain.get("error")));
+            boolean active = "running".equals(drain.get("state")) || "paused".equals(drain.get("state"));
+            out.append(String.format(Locale.ROOT, "  drain #%s %s: %s%s%n", integer(drain.get("id")),
+                    text(drain.get("state")), active ? DrainDisplay.details(drain) : bytes(drain.get("dirtyBytesLeft"))
+                            + " left, " + bytes(drain.get("writtenBackBytes")) + " written back",
+                    drain.get("error") == null ? "" : ": " + drain.get("error")));
         }
     }
 
@@ -144,6 +146,11 @@ final class StatsTable {
 
     private static double number(Object value) {
         return value instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    /** A JSON number as a whole number's text. */
+    static String integerText(Object value) {
+        return integer(value);
     }
 
     private static String integer(Object value) {

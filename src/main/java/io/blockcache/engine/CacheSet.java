@@ -14,6 +14,8 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import io.blockcache.device.IoJoin;
 import io.blockcache.volume.Volume;
+import io.blockcache.writeback.DrainJob;
+import io.blockcache.writeback.DrainLimits;
 import io.blockcache.writeback.DrainProgress;
 import io.blockcache.writeback.Writeback;
 import java.util.List;
@@ -171,6 +173,22 @@ public final class CacheSet {
             return;
         }
         writeback.drain(progress, done);
+    }
+
+    /**
+     * Starts a drain job of volume {@code name} within {@code limits} (docs/WRITEBACK.md, "Drain jobs"); see
+     * {@link Writeback#drain(DrainLimits, Consumer, IoCallback)}. Pause, resume and cancel it through
+     * {@link #writeback(String)}.
+     *
+     * @throws IllegalArgumentException if there is no such volume
+     * @throws io.blockcache.writeback.DrainRefused if its deadline cannot be met
+     */
+    public DrainJob drain(String name, DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
+        Writeback writeback = writeback(name);
+        if (writeback == null) {
+            throw new IllegalArgumentException("no volume named " + name);
+        }
+        return writeback.drain(limits, progress, done);
     }
 
     /** The export names, in volume order. */

@@ -27,6 +27,14 @@ final class Pacer {
         return nowNs >= nextNs;
     }
 
+    /**
+     * Starts the schedule afresh at {@code nowNs}: a drain job that starts or resumes must not spend the up to 2 s
+     * of lag the schedule may carry (from idle time, or the pause itself) as a burst above its cap.
+     */
+    void restart(long nowNs) {
+        nextNs = nowNs;
+    }
+
     /** Books a pass of {@code sectors} at {@code rateSectorsPerSecond}. */
     void spent(long sectors, long rateSectorsPerSecond, long nowNs) {
         long delayNs = (long) (sectors * 1e9 / Math.max(1, rateSectorsPerSecond));

@@ -12,7 +12,6 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Timer;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeIndex;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -33,6 +32,12 @@ public final class Writeback {
     static final int PASSES_PER_STEP_MAX = 64;
     /** Keys written and waiting for their flush before no new pass starts: bounds the clean batch. */
     static final int CLEAN_PENDING_KEYS_MAX = 4 * CleanMarker.BATCH_KEYS_MAX;
+    /**
+     * A pass under a rate ceiling carries at most this much of the ceiling: the pacer looks at most 2.5 s ahead
+     * ({@link Pacer#AHEAD_MAX_NS}), so a larger pass (an idle pass is up to 80000 sectors, 39 s at 1 MiB/s) would
+     * be clipped and the ceiling would not hold.
+     */
+    static final long CEILING_PASS_NS = 500_000_000L;
     /** Backoff after an error: doubles from the minimum to the maximum, reset by a successful batch. */
     static final long BACKOFF_MIN_NS = 100_000_000L;
     static final long BACKOFF_MAX_NS = 30_000_000_000L;
@@ -64,11 +69,10 @@ public final class Writeback {
     private Timer wakeTimer;
     private long wakeAtNs = Long.MAX_VALUE;
     private boolean stopped = true;
-    private Drain drain;
+    // The latest drain job in any state (null before the first); it governs passes only while active.
+    private DrainJob job;
     private String lastError;
     private long lastErrorNs;
-    // Callers that asked for a drain while one was running; told with the first caller, in arrival order.
-    private final List<IoCallback> drainJoiners = new ArrayList<>();
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -179,20 +183,113 @@ public final class Writeback {
     }
 
     /**
-     * Writes everything back now at full speed (detach, shutdown): reports progress every sample and calls
-     * {@code done} once nothing is dirty and the clean markings are committed to the journal. A drain asked for
-     * while one runs joins it: its {@code done} is called with the first one's.
+     * Writes everything back now at full speed (detach, shutdown): {@link #drain(DrainLimits, Consumer, IoCallback)}
+     * with no limits.
      */
     public void drain(Consumer<DrainProgress> progress, IoCallback done) {
-        if (drain != null) {
-            drainJoiners.add(done); // a second caller waits for the same drain (its progress goes to the first)
-            return;
+        drain(DrainLimits.NONE, progress, done);
+    }
+
+    /**
+     * Starts a drain job (docs/WRITEBACK.md, "Drain jobs"): writes everything back now, at full speed or within
+     * {@code limits}; reports progress every sample and calls {@code done} once nothing is dirty and the clean
+     * markings are committed to the journal (OK), or when the job fails or is cancelled (an error). A request
+     * without limits while a job is active joins it (its {@code done} is called with the first one's).
+     *
+     * @return the job (the one joined, when joining)
+     * @throws DrainRefused if the deadline cannot be met: the rate it needs is in the message
+     * @throws IllegalStateException if a job with other limits is active
+     */
+    public DrainJob drain(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
+        if (job != null && job.active()) {
+            if (!limits.equals(DrainLimits.NONE) && !limits.equals(job.limits())) {
+                throw new IllegalStateException("a drain of this volume is already "
+                        + job.state().name().toLowerCase(java.util.Locale.ROOT)
+                        + " with other limits; cancel it first to start one with new limits");
+            }
+            job.join(done); // a second caller waits for the same drain (its progress goes to the first)
+            return job;
         }
-        drain = new Drain(progress, done, counters.sectorsCleaned(), loop.nowNs());
+        DrainJob.checkDeadline(limits, dirtyBytes(), measuredBackingBytesPerSecond(), loop.nowNs());
+        return begin(limits, progress, done);
+    }
+
+    /**
+     * Takes up a job accepted before a restart (the caller kept its limits): no deadline check, since a job the
+     * operator was promised goes on and reports a deadline at risk instead; {@code paused} restores a paused one.
+     */
+    public DrainJob restoreDrain(DrainLimits limits, boolean paused, Consumer<DrainProgress> progress,
+                                 IoCallback done) {
+        if (job != null && job.active()) {
+            throw new IllegalStateException("a drain of this volume is already active");
+        }
+        DrainJob restored = begin(limits, progress, done);
+        if (paused) {
+            restored.pause(loop.nowNs());
+        }
+        return restored;
+    }
+
+    private DrainJob begin(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
+        job = new DrainJob(limits, progress, done, counters.sectorsCleaned(), loop.nowNs());
+        pacer.restart(loop.nowNs());
         if (stopped) {
             start();
         }
         loop.execute(this::pump);
+        loop.execute(() -> reportDrain(false)); // a first report now, not at the next sample
+        return job;
+    }
+
+    /** The latest drain job in any state, or null if none was started since open. */
+    public DrainJob drainJob() {
+        return job;
+    }
+
+    /** Holds every pass of the volume until {@link #resumeDrain}; idempotent. */
+    public void pauseDrain() {
+        activeJob("pause").pause(loop.nowNs());
+        reportDrain(false);
+    }
+
+    /** Lets a paused drain go on; idempotent. */
+    public void resumeDrain() {
+        activeJob("resume").resume(loop.nowNs());
+        pacer.restart(loop.nowNs());
+        loop.execute(this::pump);
+    }
+
+    /**
+     * Stops the drain: writeback returns to its normal policy (the knobs), dirty data stays dirty, passes in flight
+     * finish. The job's callers hear an error saying so.
+     */
+    public void cancelDrain() {
+        DrainJob cancelled = activeJob("cancel");
+        String why = "drain cancelled; " + dirtyBytes() + " dirty bytes stay in the cache";
+        complete(cancelled.end(DrainState.CANCELLED, why), IoResult.error(IoStatus.CLOSED, why));
+        sources.rearm();
+        loop.execute(this::pump);
+    }
+
+    private DrainJob activeJob(String action) {
+        if (job == null || !job.active()) {
+            throw new IllegalStateException("no drain of this volume to " + action
+                    + (job == null ? "" : " (the last one is " + job.state().name().toLowerCase(java.util.Locale.ROOT)
+                    + ")"));
+        }
+        return job;
+    }
+
+    private void complete(List<IoCallback> callers, IoResult result) {
+        loop.execute(() -> {
+            for (IoCallback caller : callers) {
+                caller.complete(result);
+            }
+        });
+    }
+
+    private boolean draining() {
+        return job != null && job.running();
     }
 
     private void sample() {
@@ -235,7 +332,8 @@ public final class Writeback {
     /** Starts as many passes as the limits allow now. */
     void pump() {
         // A drain overrides the pause, as bcache's detach overrides writeback_running=0: else it would never end.
-        if (stopped || (!settings.running() && drain == null)) {
+        // A paused drain job holds every pass: the operator asked for the backing device back.
+        if (stopped || (!settings.running() && !draining()) || (job != null && job.active() && !draining())) {
             return;
         }
         long nowNs = loop.nowNs();
@@ -254,7 +352,7 @@ public final class Writeback {
             return false;
         }
         boolean modern = settings.policy() == WritebackPolicy.MODERN;
-        boolean fullSpeed = drain != null || idle.idle();
+        boolean fullSpeed = draining() || idle.idle();
         DirtyScanner source = sources.choose(nowNs, settings);
         if (source == null) {
             return false;
@@ -265,7 +363,8 @@ public final class Writeback {
                 && !governor.mayIssue(backing.counters(), settings.backingIoSectorsMax())) {
             return false; // the next sample (or a completion) looks again
         }
-        boolean ceiling = !expired && settings.rateMaxSectorsPerSecond() > 0;
+        long ceilingRate = ceilingSectorsPerSecond(expired, nowNs);
+        boolean ceiling = ceilingRate > 0;
         if ((paced || ceiling) && !pacer.mayStart(nowNs)) {
             wakeAt(pacer.nextNs());
             return false;
@@ -273,6 +372,9 @@ public final class Writeback {
         boolean large = fullSpeed && modern;
         int keysMax = Math.min(capacity, large ? settings.keysPerPassIdle() : settings.keysPerPassBusy());
         int sectorsMax = large ? settings.sectorsPerPassIdle() : settings.sectorsPerPassBusy();
+        if (ceiling) {
+            sectorsMax = (int) Math.min(sectorsMax, Math.max(1, ceilingRate * CEILING_PASS_NS / 1_000_000_000L));
+        }
         WritebackOrder order = PassPicker.resolve(settings.order(), source, settings);
         List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight,
                 volume, counters);
@@ -285,7 +387,7 @@ public final class Writeback {
             sectors += key.lengthSectors();
         }
         if (paced || ceiling) {
-            pacer.spent(sectors, paced ? rate.rateSectorsPerSecond() : settings.rateMaxSectorsPerSecond(), nowNs);
+            pacer.spent(sectors, paced ? rate.rateSectorsPerSecond() : ceilingRate, nowNs);
         }
         counters.passes.incrementAndGet();
         counters.keysTaken.addAndGet(keys.size());
@@ -296,6 +398,20 @@ public final class Writeback {
         WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
         passIo.start(keys);
         return true;
+    }
+
+    /**
+     * The ceiling on this pass, sectors per second; 0 = none. The knob {@code rate_max} holds except for expired
+     * keys (as before drain jobs); a running drain job's own ceiling (its cap, or what its deadline needs) holds
+     * for every key, expired ones included, or an hours-long capped drain would run unpaced once its data aged.
+     */
+    private long ceilingSectorsPerSecond(boolean expired, long nowNs) {
+        long knob = expired ? 0 : settings.rateMaxSectorsPerSecond();
+        long drainCeiling = draining() ? job.ceilingSectorsPerSecond(index.extents().dirtySectors(), nowNs) : 0;
+        if (knob == 0 || drainCeiling == 0) {
+            return Math.max(knob, drainCeiling);
+        }
+        return Math.min(knob, drainCeiling);
     }
 
     /** A run's keys left I/O: written ones wait for the clean batch's flush, failed ones stay dirty. */
@@ -321,17 +437,9 @@ public final class Writeback {
         }
         lastError = failure;
         lastErrorNs = loop.nowNs();
-        if (drain != null) {
-            Drain failed = drain;
-            drain = null;
-            List<IoCallback> joiners = new ArrayList<>(drainJoiners);
-            drainJoiners.clear();
-            IoResult error = IoResult.error(IoStatus.IO_ERROR, "drain stopped: writeback " + failure
-                    + "; the dirty data stays in the cache");
-            failed.done().complete(error);
-            for (IoCallback joiner : joiners) {
-                joiner.complete(error);
-            }
+        if (job != null && job.active()) {
+            String why = "drain stopped: writeback " + failure + "; the dirty data stays in the cache";
+            complete(job.end(DrainState.FAILED, why), IoResult.error(IoStatus.IO_ERROR, why));
         }
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
@@ -368,7 +476,7 @@ public final class Writeback {
     }
 
     private void reportDrain(boolean onlyIfDone) {
-        if (drain == null) {
+        if (job == null || !job.active()) {
             return;
         }
         long dirtySectors = index.extents().dirtySectors();
@@ -376,16 +484,14 @@ public final class Writeback {
         if (onlyIfDone && !done) {
             return;
         }
-        Drain finished = drain;
-        finished.report(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), done);
+        DrainJob finished = job;
+        finished.report(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), measuredBackingBytesPerSecond(), done);
         if (done) {
-            drain = null;
-            List<IoCallback> joiners = new ArrayList<>(drainJoiners);
-            drainJoiners.clear();
+            finished.ending(); // a new drain asked for during the commit starts a job of its own
             journal.commit(result -> {
-                finished.done().complete(result);
-                for (IoCallback joiner : joiners) {
-                    joiner.complete(result);
+                String why = result.ok() ? null : "drain stopped: the journal commit failed: " + result.message();
+                for (IoCallback caller : finished.end(result.ok() ? DrainState.DONE : DrainState.FAILED, why)) {
+                    caller.complete(result);
                 }
             });
         }

@@ -95,11 +95,13 @@ class AdminServerTest {
         HttpResponse<String> started = send("POST", "/api/volumes/default/drain", null);
         assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
         assertThat(started.body()).isEqualTo("{\"volume\":\"default\",\"drainId\":1,\"joined\":false,"
-                + "\"dirtyBytes\":65536}\n");
+                + "\"dirtyBytes\":65536,\"state\":\"running\",\"rateMaxBytesPerSecond\":0,\"deadlineEpochMs\":0}\n");
         String json = awaitDrainDone();
         assertThat(json).contains("\"running\":false,", "\"dirtyBytes\":0,\"writtenBackSectors\":128,",
                 "\"drain\":{\"id\":1,\"state\":\"done\",\"dirtyBytesLeft\":0,\"writtenBackBytes\":65536,",
-                "\"error\":null}");
+                "\"error\":null,\"rateMaxBytesPerSecond\":0,\"rateCeilingBytesPerSecond\":0,\"deadlineEpochMs\":null,"
+                        + "\"deadlineInMs\":null,\"neededBytesPerSecond\":0.0,\"deadlineWarning\":null,"
+                        + "\"restored\":false}");
         List<String> metrics = Arrays.asList(send("GET", "/metrics", null).body().split("\n"));
         assertThat(metrics).contains("blockcache_writeback_written_bytes_total{volume=\"default\"} 65536",
                 "blockcache_writeback_draining{volume=\"default\"} 0", "blockcache_dirty_bytes{volume=\"default\"} 0");
@@ -128,12 +130,18 @@ class AdminServerTest {
 
     @Test
     void drainOfAnUnknownVolumeIs404AndOnlyPostStartsOne() throws Exception {
-        // Proves an unknown volume gets 404 with the names there are, and GET on the drain path starts nothing.
+        // Proves an unknown volume gets 404 with the names there are, GET on the drain path only reports (no drain
+        // yet) and starts nothing, and other methods are refused.
         assertThat(cache.write(0, 8192)).isEqualTo(IoResult.OK);
         HttpResponse<String> unknown = send("POST", "/api/volumes/nope/drain", null);
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body()).contains("no volume named \\\"nope\\\"", "\"volumes\":[\"default\"]");
-        assertThat(send("GET", "/api/volumes/default/drain", null).statusCode()).isEqualTo(405);
+        HttpResponse<String> status = send("GET", "/api/volumes/default/drain", null);
+        assertThat(status.statusCode()).isEqualTo(200);
+        assertThat(status.body()).startsWith("{\"volume\":\"default\",\"id\":0,\"state\":\"none\",");
+        assertThat(send("DELETE", "/api/volumes/default/drain", null).statusCode()).isEqualTo(405);
+        assertThat(send("GET", "/api/volumes/default/drain/pause", null).statusCode()).isEqualTo(405);
+        assertThat(send("POST", "/api/volumes/nope/drain/pause", null).statusCode()).isEqualTo(404);
         assertThat(send("GET", "/api/stats", null).body()).contains("\"drain\":{\"id\":0,\"state\":\"none\"");
         assertThat(cache.<Long>onLoop(done -> done.accept(cache.set.writeback("default").dirtyBytes())))
                 .isEqualTo(8192L);
@@ -224,6 +232,7 @@ class AdminServerTest {
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.body()).contains("<title>blockcache</title>", "fetch('/api/stats')", "getContext('2d')",
                 "w.writtenBackSectors", "w.rateSectorsPerSecond", "requestsInFlight", "readHitSectors", "p99Us",
-                "v.dirtyBytes", "s.gc");
+                "v.dirtyBytes", "s.gc",
+                "table('drains'", "d.etaMs", "d.deadlineInMs", "d.deadlineWarning");
     }
 }

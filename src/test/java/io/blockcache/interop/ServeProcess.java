@@ -20,20 +20,28 @@ final class ServeProcess implements AutoCloseable {
     static final String CACHE_SIZE = "64M";
     static final String BACKING_SIZE = "64M";
     private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbd://127\\.0\\.0\\.1:(\\d+) ");
+    private static final Pattern ADMIN_LINE = Pattern.compile("^admin: http://127\\.0\\.0\\.1:(\\d+) ");
     private static final long EXIT_WAIT_SECONDS = 30;
 
     private final Process process;
     private final int nbdPort;
+    private final int adminPort;
     private final Path log;
 
-    private ServeProcess(Process process, int nbdPort, Path log) {
+    private ServeProcess(Process process, int nbdPort, int adminPort, Path log) {
         this.process = process;
         this.nbdPort = nbdPort;
+        this.adminPort = adminPort;
         this.log = log;
     }
 
     /** Starts serve on {@code dataDir} (formatting it if new) and returns once the NBD address is printed. */
     static ServeProcess start(Path dataDir, String name) throws IOException, InterruptedException {
+        return start(dataDir, name, "");
+    }
+
+    /** {@link #start(Path, String)} with more lines for the config file (e.g. {@code knob.NAME=VALUE}). */
+    static ServeProcess start(Path dataDir, String name, String moreConfig) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
         // Interop tests check what clients see of cached and dirty data, so that state must not move under them:
@@ -42,7 +50,7 @@ final class ServeProcess implements AutoCloseable {
         Path config = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".properties");
         Files.writeString(config, "knob.writeback.default.running=false\n"
                 + "knob.volume.default.congested_read_threshold_us=0\n"
-                + "knob.volume.default.congested_write_threshold_us=0\n");
+                + "knob.volume.default.congested_write_threshold_us=0\n" + moreConfig);
         List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
                 "io.blockcache.cli.Main", "serve", "--data-dir", dataDir.toString(),
                 "--cache-size", CACHE_SIZE, "--backing-size", BACKING_SIZE,
@@ -51,12 +59,17 @@ final class ServeProcess implements AutoCloseable {
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
+        int nbdPort = -1;
         while ((line = out.readLine()) != null) { // ends if the process dies before printing its banner
             Matcher nbd = NBD_LINE.matcher(line);
             if (nbd.find()) {
+                nbdPort = Integer.parseInt(nbd.group(1));
+            }
+            Matcher admin = ADMIN_LINE.matcher(line);
+            if (admin.find() && nbdPort > 0) { // the banner prints the admin line after the NBD one
                 // Keep draining stdout so the child never blocks on a full pipe.
                 Thread.ofVirtual().start(() -> out.lines().forEach(ignored -> { }));
-                return new ServeProcess(process, Integer.parseInt(nbd.group(1)), log);
+                return new ServeProcess(process, nbdPort, Integer.parseInt(admin.group(1)), log);
             }
         }
         process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
@@ -66,6 +79,11 @@ final class ServeProcess implements AutoCloseable {
     /** The NBD URI of the default export, e.g. {@code nbd://127.0.0.1:34567/default}. */
     String uri() {
         return "nbd://127.0.0.1:" + nbdPort + "/default";
+    }
+
+    /** The admin API's {@code HOST:PORT}. */
+    String adminHostPort() {
+        return "127.0.0.1:" + adminPort;
     }
 
     /** What serve printed on standard error so far (for assertion messages). */
