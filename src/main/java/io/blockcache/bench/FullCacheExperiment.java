@@ -1,5 +1,7 @@
 package io.blockcache.bench;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
@@ -168,11 +170,5 @@ final class FullCacheExperiment {
         SsdConfig d = SsdConfig.defaults();
         return new SsdConfig(bytes, d.readLatencyNs(), d.writeLatencyNs(), d.channelCount(), d.readBytesPerSecond(),
                 d.writeBytesPerSecond(), d.writeCacheBytes(), d.flushNs());
-    }
-
-    private static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.blockcache.bench;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.device.MemoryDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
@@ -188,12 +190,6 @@ final class GcLatencyExperiment {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    private static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
         }
     }
 }

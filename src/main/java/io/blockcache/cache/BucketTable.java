@@ -1,5 +1,7 @@
 package io.blockcache.cache;
 
+import io.blockcache.loop.Checks;
+
 /**
  * Per-bucket state of one cache device: generation, use, live and dirty sectors. Parallel primitive
  * arrays, one slot per bucket, so a cache of millions of buckets costs a few bytes each.

@@ -1,5 +1,6 @@
 package io.blockcache.cache;
 
+import io.blockcache.loop.Checks;
 import io.blockcache.index.ExtentListener;
 import io.blockcache.index.GenerationSource;
 import io.blockcache.journal.GenerationJournal;

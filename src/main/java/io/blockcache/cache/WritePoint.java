@@ -1,5 +1,7 @@
 package io.blockcache.cache;
 
+import io.blockcache.loop.Checks;
+
 /**
  * An open bucket that data is appended to sequentially, so the cache device sees large sequential writes
  * (docs/ARCHITECTURE.md §4.2). The cache keeps one for dirty writes and one for clean fills, so that clean data, which

@@ -10,6 +10,7 @@ import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.journal.CheckpointWriter;
 import io.blockcache.journal.JournalWriter;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import io.blockcache.device.IoJoin;
@@ -94,6 +95,7 @@ public final class CacheSet {
 
     /** Runs a garbage collection now (or joins the one running); {@code done} when it has finished. */
     public void gc(IoCallback done) {
+        Checks.onLoop(loop, "CacheSet.gc");
         gc.gc(done);
     }
 
@@ -167,6 +169,7 @@ public final class CacheSet {
      * are durable in the journal.
      */
     public void drain(String name, Consumer<DrainProgress> progress, IoCallback done) {
+        Checks.onLoop(loop, "CacheSet.drain");
         Writeback writeback = writeback(name);
         if (writeback == null) {
             loop.execute(() -> done.complete(IoResult.error(IoStatus.OUT_OF_RANGE, "no volume named " + name)));
@@ -223,6 +226,7 @@ public final class CacheSet {
 
     /** Writes a checkpoint now (or joins the one running); {@code done} when it is durable. */
     public void checkpoint(IoCallback done) {
+        Checks.onLoop(loop, "CacheSet.checkpoint");
         checkpoints.start(done);
     }
 
@@ -231,6 +235,7 @@ public final class CacheSet {
      * writes a checkpoint, records a clean shutdown and marks the superblock clean.
      */
     public void shutdown(IoCallback done) {
+        Checks.onLoop(loop, "CacheSet.shutdown");
         if (shutDown) {
             loop.execute(() -> done.complete(IoResult.error(IoStatus.CLOSED, "cache set already shut down")));
             return;

@@ -1,5 +1,7 @@
 package io.blockcache.engine;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.cache.BucketState;
 import io.blockcache.cache.BucketTable;
 import io.blockcache.cache.CacheLayout;
@@ -165,11 +167,5 @@ final class CacheSetBuilder {
             backing.device().flush(join.add());
         }
         join.seal();
-    }
-
-    private static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
-        }
     }
 }

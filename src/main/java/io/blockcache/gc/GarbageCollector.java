@@ -9,6 +9,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.index.ExtentIndex;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Clock;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.VolumeIndex;
@@ -99,6 +100,7 @@ public final class GarbageCollector implements BucketObserver {
 
     /** Runs a GC now, or joins the one running; {@code done} when it has finished. */
     public void gc(IoCallback done) {
+        Checks.onLoop(loop, "GarbageCollector.gc");
         waiters.add(done);
         if (mark == null && !moveRunning && !runScheduled) {
             startRun();
@@ -314,6 +316,7 @@ public final class GarbageCollector implements BucketObserver {
      * safe to switch to, because the guard's floors hold whatever the bound.
      */
     public void setConfig(GcConfig newConfig) {
+        Checks.onLoop(loop, "GarbageCollector.setConfig");
         config = newConfig;
         guard.setDistanceMax(newConfig.generationDistanceMax());
     }

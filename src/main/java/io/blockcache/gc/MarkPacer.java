@@ -1,5 +1,7 @@
 package io.blockcache.gc;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.loop.Clock;
 
 /**
@@ -134,11 +136,5 @@ final class MarkPacer {
 
     private boolean costKnown() {
         return costNsPerNode > 0;
-    }
-
-    private static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
-        }
     }
 }

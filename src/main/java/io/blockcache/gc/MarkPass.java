@@ -1,5 +1,7 @@
 package io.blockcache.gc;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.cache.BucketTable;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.index.ExtentLocation;
@@ -138,11 +140,5 @@ final class MarkPass implements ExtentVisitor {
 
     long staleDropped() {
         return staleDropped;
-    }
-
-    private static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
-        }
     }
 }

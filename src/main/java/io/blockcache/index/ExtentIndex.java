@@ -1,6 +1,6 @@
 package io.blockcache.index;
 
-import static io.blockcache.index.IndexChecks.checkArgument;
+import static io.blockcache.loop.Checks.require;
 
 import java.util.function.LongPredicate;
 
@@ -87,9 +87,9 @@ public final class ExtentIndex {
     public void insert(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
                        int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
         checkExtent(startSector, lengthSectors);
-        checkArgument(offsetInBucketSectors + lengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
+        require(offsetInBucketSectors + lengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
                 "extent at offset %d + %d sectors leaves an 8 MiB bucket", offsetInBucketSectors, lengthSectors);
-        checkArgument(crcCutHeadSectors >= 0 && crcCutHeadSectors <= offsetInBucketSectors
+        require(crcCutHeadSectors >= 0 && crcCutHeadSectors <= offsetInBucketSectors
                         && crcCutHeadSectors + lengthSectors <= crcLengthSectors
                         && crcLengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
                 "CRC span (cut head %d, length %d) does not contain the extent of %d sectors at offset %d",
@@ -185,7 +185,7 @@ public final class ExtentIndex {
                                    int oldGeneration, int newBucket, int newOffsetInBucketSectors,
                                    int newGeneration, int newCrc32c) {
         checkExtent(startSector, lengthSectors);
-        checkArgument(newOffsetInBucketSectors + lengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
+        require(newOffsetInBucketSectors + lengthSectors <= EXTENT_LENGTH_MAX_SECTORS,
                 "moved extent at offset %d + %d sectors leaves an 8 MiB bucket", newOffsetInBucketSectors,
                 lengthSectors);
         long expected = ExtentLocation.pack(oldBucket, oldOffsetInBucketSectors, oldGeneration, false);
@@ -204,7 +204,7 @@ public final class ExtentIndex {
      * @return the sector to resume from (the end of the last examined extent), or {@link #CURSOR_END}
      */
     public long scan(long fromSector, LongPredicate filter, int maxVisited, int maxExamined, ExtentVisitor visitor) {
-        checkArgument(fromSector >= 0 && maxVisited > 0 && maxExamined > 0,
+        require(fromSector >= 0 && maxVisited > 0 && maxExamined > 0,
                 "scan from %d, %d visits, %d examined", fromSector, maxVisited, maxExamined);
         if (!tree.seekFirstEndingAfter(fromSector)) {
             return CURSOR_END;
@@ -237,7 +237,7 @@ public final class ExtentIndex {
      * @return the start of the first extent not visited, or {@link #CURSOR_END}
      */
     public long forEachInNodes(long fromSector, int nodes, ExtentVisitor visitor) {
-        checkArgument(fromSector >= 0 && nodes > 0, "node slice from %d of %d nodes", fromSector, nodes);
+        require(fromSector >= 0 && nodes > 0, "node slice from %d of %d nodes", fromSector, nodes);
         if (!tree.seekCeiling(fromSector)) {
             return CURSOR_END;
         }
@@ -261,7 +261,7 @@ public final class ExtentIndex {
      * @return the cursor for the next slice, or {@link #CURSOR_END}
      */
     public long dropStaleInNodes(long fromSector, int nodes, GenerationSource generations) {
-        checkArgument(fromSector >= 0 && nodes > 0, "node slice from %d of %d nodes", fromSector, nodes);
+        require(fromSector >= 0 && nodes > 0, "node slice from %d of %d nodes", fromSector, nodes);
         long cursor = staleSweep.sweep(fromSector, nodes, generations);
         afterMutation();
         return cursor;
@@ -302,13 +302,13 @@ public final class ExtentIndex {
     }
 
     private static void checkRange(long startSector, int lengthSectors) {
-        checkArgument(startSector >= 0 && lengthSectors > 0 && startSector <= Long.MAX_VALUE - lengthSectors,
+        require(startSector >= 0 && lengthSectors > 0 && startSector <= Long.MAX_VALUE - lengthSectors,
                 "range [%d, +%d) outside [0, 2^63)", startSector, lengthSectors);
     }
 
     private static void checkExtent(long startSector, int lengthSectors) {
         checkRange(startSector, lengthSectors);
-        checkArgument(lengthSectors <= EXTENT_LENGTH_MAX_SECTORS, "extent of %d sectors is longer than a bucket",
+        require(lengthSectors <= EXTENT_LENGTH_MAX_SECTORS, "extent of %d sectors is longer than a bucket",
                 lengthSectors);
     }
 }

@@ -1,6 +1,6 @@
 package io.blockcache.index;
 
-import static io.blockcache.index.IndexChecks.checkArgument;
+import static io.blockcache.loop.Checks.require;
 
 /**
  * Static helpers that pack where an extent lives on the cache device into one {@code long}, so that
@@ -35,10 +35,10 @@ public final class ExtentLocation {
 
     /** Packs a location; every field is checked against its width. */
     public static long pack(int bucket, int offsetInBucketSectors, int generation, boolean dirty) {
-        checkArgument(bucket >= 0, "bucket %d is negative", bucket);
-        checkArgument(offsetInBucketSectors >= 0 && offsetInBucketSectors <= OFFSET_IN_BUCKET_MAX_SECTORS,
+        require(bucket >= 0, "bucket %d is negative", bucket);
+        require(offsetInBucketSectors >= 0 && offsetInBucketSectors <= OFFSET_IN_BUCKET_MAX_SECTORS,
                 "offset in bucket %d sectors outside [0, %d]", offsetInBucketSectors, OFFSET_IN_BUCKET_MAX_SECTORS);
-        checkArgument(generation >= 0 && generation <= GENERATION_MAX,
+        require(generation >= 0 && generation <= GENERATION_MAX,
                 "generation %d outside [0, %d]", generation, GENERATION_MAX);
         return ((long) bucket << BUCKET_SHIFT) | ((long) offsetInBucketSectors << OFFSET_SHIFT)
                 | generation | (dirty ? DIRTY_BIT : 0L);
@@ -75,7 +75,7 @@ public final class ExtentLocation {
      */
     public static long shifted(long location, int deltaSectors) {
         int offset = offsetInBucketSectors(location) + deltaSectors;
-        checkArgument(deltaSectors >= 0 && offset <= OFFSET_IN_BUCKET_MAX_SECTORS,
+        require(deltaSectors >= 0 && offset <= OFFSET_IN_BUCKET_MAX_SECTORS,
                 "cannot shift offset %d by %d sectors", offsetInBucketSectors(location), deltaSectors);
         return (location & ~(OFFSET_MASK << OFFSET_SHIFT)) | ((long) offset << OFFSET_SHIFT);
     }

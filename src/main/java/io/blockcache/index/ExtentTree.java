@@ -1,6 +1,7 @@
 package io.blockcache.index;
 
-import static io.blockcache.index.IndexChecks.check;
+import static io.blockcache.loop.Checks.check;
+import static io.blockcache.loop.Checks.require;
 
 import java.util.Arrays;
 
@@ -34,7 +35,7 @@ final class ExtentTree {
     int cursorIndex;
 
     ExtentTree(int leafCapacity, int innerCapacity) {
-        IndexChecks.checkArgument(leafCapacity >= 4 && innerCapacity >= 4,
+        require(leafCapacity >= 4 && innerCapacity >= 4,
                 "node capacities %d/%d below 4", leafCapacity, innerCapacity);
         this.leafCapacity = leafCapacity;
         this.innerCapacity = innerCapacity;

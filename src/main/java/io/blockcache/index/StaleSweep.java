@@ -1,6 +1,6 @@
 package io.blockcache.index;
 
-import static io.blockcache.index.IndexChecks.check;
+import static io.blockcache.loop.Checks.check;
 
 /**
  * GC mark helper behind {@link ExtentIndex#dropStaleInNodes}: removes the stale keys (generation no longer

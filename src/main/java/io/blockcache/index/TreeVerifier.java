@@ -1,6 +1,6 @@
 package io.blockcache.index;
 
-import static io.blockcache.index.IndexChecks.check;
+import static io.blockcache.loop.Checks.check;
 
 /**
  * The expensive whole-structure check behind {@link ExtentIndex#verify()}: tree shape, separator bounds,

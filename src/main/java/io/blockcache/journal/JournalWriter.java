@@ -1,5 +1,7 @@
 package io.blockcache.journal;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
@@ -356,12 +358,6 @@ public final class JournalWriter implements MetadataJournal {
         }
         for (IoCallback waiter : waiters) {
             waiter.complete(failure);
-        }
-    }
-
-    private static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.blockcache.sim;
 
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.device.BlockDevice;
 import io.blockcache.loop.Prng;
 import java.nio.ByteBuffer;
@@ -215,11 +217,5 @@ final class DurabilityTracker {
             landed.set(pick);
         }
         return landed;
-    }
-
-    private static void check(boolean condition, String message, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(message, args));
-        }
     }
 }

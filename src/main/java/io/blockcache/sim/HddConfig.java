@@ -1,5 +1,7 @@
 package io.blockcache.sim;
 
+import static io.blockcache.loop.Checks.require;
+
 /**
  * The parameters of a simulated hard disk, validated once here. Times in nanoseconds, rates in bytes per
  * second (decimal MB, as drive data sheets quote them), sizes in bytes.
@@ -67,11 +69,5 @@ public record HddConfig(
         return new HddConfig(sizeBytes, rotationsPerMinute, trackToTrackSeekNs, averageSeekNs, fullStrokeSeekNs,
                 outerZoneBytesPerSecond, innerZoneBytesPerSecond, zoneCount, commandQueueDepth, enabled,
                 writeCacheBytes, interfaceBytesPerSecond);
-    }
-
-    private static void require(boolean condition, String message, Object... args) {
-        if (!condition) {
-            throw new IllegalArgumentException(String.format(message, args));
-        }
     }
 }

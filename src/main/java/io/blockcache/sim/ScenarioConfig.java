@@ -1,5 +1,7 @@
 package io.blockcache.sim;
 
+import static io.blockcache.loop.Checks.require;
+
 /**
  * The shape of one {@link CrashScenario} run, validated here.
  *
@@ -36,11 +38,5 @@ public record ScenarioConfig(long rangeBytes, int opsPerSegment, int depthMax, i
      */
     public static ScenarioConfig crashTest(int opsPerSegment, int segments, int recoveryCrashEventsMax) {
         return new ScenarioConfig(2 << 20, opsPerSegment, 8, segments, true, 2, recoveryCrashEventsMax, 10_000_000);
-    }
-
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
     }
 }

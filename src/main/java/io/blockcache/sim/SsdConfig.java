@@ -1,5 +1,7 @@
 package io.blockcache.sim;
 
+import static io.blockcache.loop.Checks.require;
+
 /**
  * The parameters of a simulated SSD, validated once here. Times in nanoseconds, rates in bytes per second.
  *
@@ -43,11 +45,5 @@ public record SsdConfig(
     public static SsdConfig defaults() {
         return new SsdConfig(1_000_000_000_000L, 80_000, 20_000, 8, 3_000_000_000L, 2_000_000_000L, 64L << 20,
                 1_000_000);
-    }
-
-    private static void require(boolean condition, String message, Object... args) {
-        if (!condition) {
-            throw new IllegalArgumentException(String.format(message, args));
-        }
     }
 }

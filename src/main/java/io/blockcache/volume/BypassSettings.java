@@ -1,5 +1,7 @@
 package io.blockcache.volume;
 
+import static io.blockcache.loop.Checks.require;
+
 /**
  * The bypass and throttling settings of one volume (docs/GC.md, issue 6 item 4), validated here once;
  * defaults and their sources in {@link #defaults()}. Immutable: a live knob builds a new one.
@@ -77,11 +79,5 @@ public record BypassSettings(long sequentialCutoffBytes, long congestedReadThres
     public BypassSettings withThrottle(int startPercent, long delayNsMax) {
         return new BypassSettings(sequentialCutoffBytes, congestedReadThresholdNs, congestedWriteThresholdNs,
                 cutoffWritebackPercent, cutoffWritebackSyncPercent, startPercent, delayNsMax);
-    }
-
-    private static void require(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalArgumentException(String.format(format, args));
-        }
     }
 }

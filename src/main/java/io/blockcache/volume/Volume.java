@@ -9,6 +9,7 @@ import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.journal.MetadataJournal;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
 import java.nio.ByteBuffer;
 
@@ -56,6 +57,7 @@ public final class Volume implements BlockDevice {
 
     /** Switches the cache mode; requests already submitted finish under the old one. */
     public void setMode(CacheMode mode) {
+        Checks.onLoop(context.loop, "Volume.setMode");
         context.mode = java.util.Objects.requireNonNull(mode, "mode");
     }
 
@@ -66,6 +68,7 @@ public final class Volume implements BlockDevice {
 
     /** Replaces the bypass and throttle settings (live knobs); requests submitted from now on use them. */
     public void setBypassSettings(BypassSettings settings) {
+        Checks.onLoop(context.loop, "Volume.setBypassSettings");
         context.bypass.setSettings(settings);
     }
 
@@ -220,6 +223,7 @@ public final class Volume implements BlockDevice {
     }
 
     private IoCallback track(DeviceOp op, long bytes, IoCallback callback) {
+        Checks.onLoop(context.loop, "Volume"); // every read, write, flush, discard and write-zeroes passes here
         long submittedNs = context.loop.nowNs();
         counters.onSubmit(op, bytes, submittedNs);
         return result -> {

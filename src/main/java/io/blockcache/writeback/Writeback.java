@@ -8,6 +8,7 @@ import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.journal.MetadataJournal;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Timer;
 import io.blockcache.volume.Volume;
@@ -100,6 +101,7 @@ public final class Writeback {
 
     /** Connects to the volume and starts the timers. */
     public void start() {
+        Checks.onLoop(loop, "Writeback.start");
         if (!stopped) {
             return;
         }
@@ -111,6 +113,7 @@ public final class Writeback {
 
     /** Stops starting passes and timers; {@code done} once nothing is in flight (shutdown). */
     public void stop(IoCallback done) {
+        Checks.onLoop(loop, "Writeback.stop");
         stopped = true;
         for (Timer timer : new Timer[] {sampleTimer, rateTimer, wakeTimer}) {
             if (timer != null) {
@@ -137,6 +140,7 @@ public final class Writeback {
 
     /** Replaces the settings (live knobs); the next step uses them. */
     public void setSettings(WritebackSettings newSettings) {
+        Checks.onLoop(loop, "Writeback.setSettings");
         this.settings = Objects.requireNonNull(newSettings, "settings");
         sources.rearm();
         loop.execute(this::pump);
@@ -187,6 +191,7 @@ public final class Writeback {
      * with no limits.
      */
     public void drain(Consumer<DrainProgress> progress, IoCallback done) {
+        Checks.onLoop(loop, "Writeback.drain");
         drain(DrainLimits.NONE, progress, done);
     }
 

@@ -1,5 +1,7 @@
 package io.blockcache.writeback;
 
+import static io.blockcache.loop.Checks.require;
+
 import java.util.Objects;
 
 /**
@@ -84,12 +86,6 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
     /** A builder starting from these settings. */
     public Builder toBuilder() {
         return new Builder(this);
-    }
-
-    private static void require(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalArgumentException(String.format(format, args));
-        }
     }
 
     /** Changes some fields of a settings record; {@link #build} validates the result. */
