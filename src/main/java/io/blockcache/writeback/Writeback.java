@@ -6,7 +6,6 @@ import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
-import io.blockcache.device.IoStatus;
 import io.blockcache.journal.MetadataJournal;
 import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
@@ -70,8 +69,7 @@ public final class Writeback {
     private Timer wakeTimer;
     private long wakeAtNs = Long.MAX_VALUE;
     private boolean stopped = true;
-    // The latest drain job in any state (null before the first); it governs passes only while active.
-    private DrainJob job;
+    private final DrainJobs drains;
     private String lastError;
     private long lastErrorNs;
 
@@ -94,6 +92,53 @@ public final class Writeback {
         this.sources = new KeySources(index, inFlight, ages, () -> loop.execute(this::pump));
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
         this.passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
+        this.drains = new DrainJobs(loop, new DrainJobs.Engine() {
+            @Override
+            public long dirtySectors() {
+                return index.extents().dirtySectors();
+            }
+
+            @Override
+            public int keysInFlight() {
+                return inFlight.size();
+            }
+
+            @Override
+            public long sectorsCleaned() {
+                return counters.sectorsCleaned();
+            }
+
+            @Override
+            public double measuredBackingBytesPerSecond() {
+                return Writeback.this.measuredBackingBytesPerSecond();
+            }
+
+            @Override
+            public void runNow(long nowNs) {
+                pacer.restart(nowNs);
+                if (stopped) {
+                    start();
+                }
+                loop.execute(Writeback.this::pump);
+            }
+
+            @Override
+            public void resumeNow(long nowNs) {
+                pacer.restart(nowNs);
+                loop.execute(Writeback.this::pump);
+            }
+
+            @Override
+            public void backToNormal() {
+                sources.rearm();
+                loop.execute(Writeback.this::pump);
+            }
+
+            @Override
+            public void commit(IoCallback done) {
+                journal.commit(done);
+            }
+        });
         if (!(cacheShare > 0 && cacheShare <= 1)) {
             throw new IllegalArgumentException("cacheShare must be in (0, 1]: " + cacheShare);
         }
@@ -206,17 +251,8 @@ public final class Writeback {
      * @throws IllegalStateException if a job with other limits is active
      */
     public DrainJob drain(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
-        if (job != null && job.active()) {
-            if (!limits.equals(DrainLimits.NONE) && !limits.equals(job.limits())) {
-                throw new IllegalStateException("a drain of this volume is already "
-                        + job.state().name().toLowerCase(java.util.Locale.ROOT)
-                        + " with other limits; cancel it first to start one with new limits");
-            }
-            job.join(done); // a second caller waits for the same drain (its progress goes to the first)
-            return job;
-        }
-        DrainJob.checkDeadline(limits, dirtyBytes(), measuredBackingBytesPerSecond(), loop.nowNs());
-        return begin(limits, progress, done);
+        Checks.onLoop(loop, "Writeback.drain");
+        return drains.drain(limits, progress, done);
     }
 
     /**
@@ -225,43 +261,25 @@ public final class Writeback {
      */
     public DrainJob restoreDrain(DrainLimits limits, boolean paused, Consumer<DrainProgress> progress,
                                  IoCallback done) {
-        if (job != null && job.active()) {
-            throw new IllegalStateException("a drain of this volume is already active");
-        }
-        DrainJob restored = begin(limits, progress, done);
-        if (paused) {
-            restored.pause(loop.nowNs());
-        }
-        return restored;
-    }
-
-    private DrainJob begin(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
-        job = new DrainJob(limits, progress, done, counters.sectorsCleaned(), loop.nowNs());
-        pacer.restart(loop.nowNs());
-        if (stopped) {
-            start();
-        }
-        loop.execute(this::pump);
-        loop.execute(() -> reportDrain(false)); // a first report now, not at the next sample
-        return job;
+        Checks.onLoop(loop, "Writeback.restoreDrain");
+        return drains.restore(limits, paused, progress, done);
     }
 
     /** The latest drain job in any state, or null if none was started since open. */
     public DrainJob drainJob() {
-        return job;
+        return drains.latest();
     }
 
     /** Holds every pass of the volume until {@link #resumeDrain}; idempotent. */
     public void pauseDrain() {
-        activeJob("pause").pause(loop.nowNs());
-        reportDrain(false);
+        Checks.onLoop(loop, "Writeback.pauseDrain");
+        drains.pause();
     }
 
     /** Lets a paused drain go on; idempotent. */
     public void resumeDrain() {
-        activeJob("resume").resume(loop.nowNs());
-        pacer.restart(loop.nowNs());
-        loop.execute(this::pump);
+        Checks.onLoop(loop, "Writeback.resumeDrain");
+        drains.resume();
     }
 
     /**
@@ -269,32 +287,12 @@ public final class Writeback {
      * finish. The job's callers hear an error saying so.
      */
     public void cancelDrain() {
-        DrainJob cancelled = activeJob("cancel");
-        String why = "drain cancelled; " + dirtyBytes() + " dirty bytes stay in the cache";
-        complete(cancelled.end(DrainState.CANCELLED, why), IoResult.error(IoStatus.CLOSED, why));
-        sources.rearm();
-        loop.execute(this::pump);
-    }
-
-    private DrainJob activeJob(String action) {
-        if (job == null || !job.active()) {
-            throw new IllegalStateException("no drain of this volume to " + action
-                    + (job == null ? "" : " (the last one is " + job.state().name().toLowerCase(java.util.Locale.ROOT)
-                    + ")"));
-        }
-        return job;
-    }
-
-    private void complete(List<IoCallback> callers, IoResult result) {
-        loop.execute(() -> {
-            for (IoCallback caller : callers) {
-                caller.complete(result);
-            }
-        });
+        Checks.onLoop(loop, "Writeback.cancelDrain");
+        drains.cancel();
     }
 
     private boolean draining() {
-        return job != null && job.running();
+        return drains.running();
     }
 
     private void sample() {
@@ -338,7 +336,7 @@ public final class Writeback {
     void pump() {
         // A drain overrides the pause, as bcache's detach overrides writeback_running=0: else it would never end.
         // A paused drain job holds every pass: the operator asked for the backing device back.
-        if (stopped || (!settings.running() && !draining()) || (job != null && job.active() && !draining())) {
+        if (stopped || (!settings.running() && !draining()) || drains.paused()) {
             return;
         }
         long nowNs = loop.nowNs();
@@ -412,7 +410,7 @@ public final class Writeback {
      */
     private long ceilingSectorsPerSecond(boolean expired, long nowNs) {
         long knob = expired ? 0 : settings.rateMaxSectorsPerSecond();
-        long drainCeiling = draining() ? job.ceilingSectorsPerSecond(index.extents().dirtySectors(), nowNs) : 0;
+        long drainCeiling = drains.ceilingSectorsPerSecond(index.extents().dirtySectors(), nowNs);
         if (knob == 0 || drainCeiling == 0) {
             return Math.max(knob, drainCeiling);
         }
@@ -442,10 +440,7 @@ public final class Writeback {
         }
         lastError = failure;
         lastErrorNs = loop.nowNs();
-        if (job != null && job.active()) {
-            String why = "drain stopped: writeback " + failure + "; the dirty data stays in the cache";
-            complete(job.end(DrainState.FAILED, why), IoResult.error(IoStatus.IO_ERROR, why));
-        }
+        drains.fail("drain stopped: writeback " + failure + "; the dirty data stays in the cache");
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
         sources.rearm();
@@ -481,24 +476,6 @@ public final class Writeback {
     }
 
     private void reportDrain(boolean onlyIfDone) {
-        if (job == null || !job.active()) {
-            return;
-        }
-        long dirtySectors = index.extents().dirtySectors();
-        boolean done = dirtySectors == 0 && inFlight.size() == 0;
-        if (onlyIfDone && !done) {
-            return;
-        }
-        DrainJob finished = job;
-        finished.report(dirtySectors, counters.sectorsCleaned(), loop.nowNs(), measuredBackingBytesPerSecond(), done);
-        if (done) {
-            finished.ending(); // a new drain asked for during the commit starts a job of its own
-            journal.commit(result -> {
-                String why = result.ok() ? null : "drain stopped: the journal commit failed: " + result.message();
-                for (IoCallback caller : finished.end(result.ok() ? DrainState.DONE : DrainState.FAILED, why)) {
-                    caller.complete(result);
-                }
-            });
-        }
+        drains.report(onlyIfDone);
     }
 }

@@ -1,0 +1,186 @@
+package io.blockcache.writeback;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
+import io.blockcache.loop.EventLoop;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * The drain jobs of one volume's writeback (docs/WRITEBACK.md, "Drain jobs"): at most one active at a time;
+ * start (with a deadline check), join, restore after a restart, pause, resume, cancel, fail on a writeback error,
+ * and the progress reports that end a job once nothing is dirty and the clean markings are committed. The
+ * writeback engine asks it whether passes may run and under which ceiling.
+ *
+ * <p>Thread rule: the cache's loop thread.
+ */
+final class DrainJobs {
+    /** What a drain needs from the writeback engine it steers. */
+    interface Engine {
+        /** Dirty sectors of the volume now. */
+        long dirtySectors();
+
+        /** Keys between cache read and clean marking. */
+        int keysInFlight();
+
+        /** The engine's sectors-cleaned counter. */
+        long sectorsCleaned();
+
+        /** The backing device's measured write bandwidth, bytes per second. */
+        double measuredBackingBytesPerSecond();
+
+        /** A job started: restart pacing from now, start the engine if it is stopped, and pump. */
+        void runNow(long nowNs);
+
+        /** A paused job resumed: restart pacing from now and pump. */
+        void resumeNow(long nowNs);
+
+        /** A job ended early: let the key sources refill under the normal policy, and pump. */
+        void backToNormal();
+
+        /** Commits the journal (the clean markings), then calls {@code done}. */
+        void commit(IoCallback done);
+    }
+
+    private final EventLoop loop;
+    private final Engine engine;
+    // The latest job in any state (null before the first); it governs passes only while active.
+    private DrainJob job;
+
+    DrainJobs(EventLoop loop, Engine engine) {
+        this.loop = loop;
+        this.engine = engine;
+    }
+
+    /** See {@link Writeback#drain(DrainLimits, Consumer, IoCallback)}. */
+    DrainJob drain(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
+        if (job != null && job.active()) {
+            if (!limits.equals(DrainLimits.NONE) && !limits.equals(job.limits())) {
+                throw new IllegalStateException("a drain of this volume is already " + stateName(job)
+                        + " with other limits; cancel it first to start one with new limits");
+            }
+            job.join(done); // a second caller waits for the same drain (its progress goes to the first)
+            return job;
+        }
+        DrainJob.checkDeadline(limits, engine.dirtySectors() * BlockDevice.SECTOR_BYTES,
+                engine.measuredBackingBytesPerSecond(), loop.nowNs());
+        return begin(limits, progress, done);
+    }
+
+    /** See {@link Writeback#restoreDrain}. */
+    DrainJob restore(DrainLimits limits, boolean paused, Consumer<DrainProgress> progress, IoCallback done) {
+        if (job != null && job.active()) {
+            throw new IllegalStateException("a drain of this volume is already active");
+        }
+        DrainJob restored = begin(limits, progress, done);
+        if (paused) {
+            restored.pause(loop.nowNs());
+        }
+        return restored;
+    }
+
+    /** The latest job in any state, or null. */
+    DrainJob latest() {
+        return job;
+    }
+
+    /** Holds every pass until {@link #resume}; idempotent. */
+    void pause() {
+        active("pause").pause(loop.nowNs());
+        report(false);
+    }
+
+    /** Lets a paused job go on; idempotent. */
+    void resume() {
+        active("resume").resume(loop.nowNs());
+        engine.resumeNow(loop.nowNs());
+    }
+
+    /** Stops the job; dirty data stays dirty; its callers hear an error saying so. */
+    void cancel() {
+        DrainJob cancelled = active("cancel");
+        String why = "drain cancelled; " + engine.dirtySectors() * BlockDevice.SECTOR_BYTES
+                + " dirty bytes stay in the cache";
+        complete(cancelled.end(DrainState.CANCELLED, why), IoResult.error(IoStatus.CLOSED, why));
+        engine.backToNormal();
+    }
+
+    /** True while a job runs (not paused): full speed, idle-size passes, the job's ceiling. */
+    boolean running() {
+        return job != null && job.running();
+    }
+
+    /** True while an active job is paused: every pass of the volume is held. */
+    boolean paused() {
+        return job != null && job.active() && !job.running();
+    }
+
+    /** The running job's ceiling (its cap, or what its deadline needs), sectors per second; 0 = none. */
+    long ceilingSectorsPerSecond(long dirtySectors, long nowNs) {
+        return running() ? job.ceilingSectorsPerSecond(dirtySectors, nowNs) : 0;
+    }
+
+    /** A writeback failure ends an active job with {@code why}: its callers must hear that it cannot finish now. */
+    void fail(String why) {
+        if (job != null && job.active()) {
+            complete(job.end(DrainState.FAILED, why), IoResult.error(IoStatus.IO_ERROR, why));
+        }
+    }
+
+    /**
+     * Reports progress to an active job (only if it is done, with {@code onlyIfDone}); once nothing is dirty or
+     * in flight, commits the clean markings and ends the job.
+     */
+    void report(boolean onlyIfDone) {
+        if (job == null || !job.active()) {
+            return;
+        }
+        long dirtySectors = engine.dirtySectors();
+        boolean done = dirtySectors == 0 && engine.keysInFlight() == 0;
+        if (onlyIfDone && !done) {
+            return;
+        }
+        DrainJob finished = job;
+        finished.report(dirtySectors, engine.sectorsCleaned(), loop.nowNs(), engine.measuredBackingBytesPerSecond(),
+                done);
+        if (done) {
+            finished.ending(); // a new drain asked for during the commit starts a job of its own
+            engine.commit(result -> {
+                String why = result.ok() ? null : "drain stopped: the journal commit failed: " + result.message();
+                for (IoCallback caller : finished.end(result.ok() ? DrainState.DONE : DrainState.FAILED, why)) {
+                    caller.complete(result);
+                }
+            });
+        }
+    }
+
+    private DrainJob begin(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
+        job = new DrainJob(limits, progress, done, engine.sectorsCleaned(), loop.nowNs());
+        engine.runNow(loop.nowNs());
+        loop.execute(() -> report(false)); // a first report now, not at the next sample
+        return job;
+    }
+
+    private DrainJob active(String action) {
+        if (job == null || !job.active()) {
+            throw new IllegalStateException("no drain of this volume to " + action
+                    + (job == null ? "" : " (the last one is " + stateName(job) + ")"));
+        }
+        return job;
+    }
+
+    private void complete(List<IoCallback> callers, IoResult result) {
+        loop.execute(() -> {
+            for (IoCallback caller : callers) {
+                caller.complete(result);
+            }
+        });
+    }
+
+    private static String stateName(DrainJob job) {
+        return job.state().name().toLowerCase(Locale.ROOT);
+    }
+}
