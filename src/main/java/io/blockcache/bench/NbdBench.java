@@ -3,7 +3,9 @@ package io.blockcache.bench;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -13,7 +15,7 @@ import java.util.function.Consumer;
  *
  * <p>Order, chosen because the machine is shared and noisy: all servers start; each gets its regions
  * ({@link NbdRegion}) prepared the same way — MISS written sequentially, the three hit regions with random writes
- * of 4 KiB, 64 KiB and 1 MiB (blockcache with its sequential cutoff off, so every one is cached, then drained so
+ * of 4 KiB, 64 KiB and 1 MiB (blockcache with its sequential cutoff and congestion bypass off, so every one is cached, then drained so
  * the data is clean-cached) — then each row runs on every server in turn before the next row starts, so
  * neighbouring cells were measured seconds apart, which is what makes their ratios meaningful even when
  * absolute numbers drift. Reads come before writes so that no write changes what a read row reads.
@@ -31,8 +33,16 @@ public final class NbdBench {
     /** Regions prepared before the rows, in this order. */
     static final List<NbdRegion> FILLS = List.of(NbdRegion.MISS, NbdRegion.HIT4K, NbdRegion.HIT64K,
             NbdRegion.HIT1M);
-    /** serve's default sequential cutoff (BypassSettings.defaults), restored after the hit fills. */
-    private static final String SEQUENTIAL_CUTOFF_DEFAULT = Long.toString(4L << 20);
+    /**
+     * Bypass knobs switched off (0) while the hit regions are filled, so that every fill write is cached, and the
+     * defaults (BypassSettings.defaults) they are set back to afterwards. Why congestion too: on a loaded machine
+     * writeback's cache reads pass the 2 ms read threshold and whole fills went around the cache (measured: all
+     * of a 256 MiB 64 KiB fill), which turned the hit rows into reads of 4 KiB read-miss fills.
+     */
+    private static final Map<String, String> FILL_BYPASS_DEFAULTS = new LinkedHashMap<>(Map.of(
+            "volume.NAME.sequential_cutoff_bytes", Long.toString(4L << 20),
+            "volume.NAME.congested_read_threshold_us", "2000",
+            "volume.NAME.congested_write_threshold_us", "20000"));
 
     private final Path workDir;
     private final boolean quick;
@@ -105,11 +115,15 @@ public final class NbdBench {
                     + (region == NbdRegion.MISS ? "sequential" : "random") + " writes)");
             boolean cacheAll = admin != null && region != NbdRegion.MISS;
             if (cacheAll) {
-                admin.set("volume.NAME.sequential_cutoff_bytes", "0");
+                for (String knob : FILL_BYPASS_DEFAULTS.keySet()) {
+                    admin.set(knob, "0");
+                }
             }
             fio.fill(server.uri(), region, quick);
             if (cacheAll) {
-                admin.set("volume.NAME.sequential_cutoff_bytes", SEQUENTIAL_CUTOFF_DEFAULT);
+                for (Map.Entry<String, String> knob : FILL_BYPASS_DEFAULTS.entrySet()) {
+                    admin.set(knob.getKey(), knob.getValue());
+                }
             }
             if (admin != null) {
                 admin.drain();
