@@ -28,17 +28,21 @@ public final class VerifiedBlocks {
     static final int BLOCK_SECTORS = 8;
 
     private final int blocksPerBucket;
+    private final int bucketSectors;
     private final int bucketCount;
     private final BitSet verified;
 
-    /** Tracks {@code bucketCount} buckets of {@code bucketSectors} sectors (a multiple of 8, as every bucket is). */
+    /**
+     * Tracks {@code bucketCount} buckets of {@code bucketSectors} sectors. Real buckets are whole 4 KiB blocks
+     * (docs/FORMAT.md §2); a bucket that is not (small test geometries) has a last, partial block that is never
+     * marked, so reads touching it always verify.
+     */
     public VerifiedBlocks(int bucketCount, int bucketSectors) {
-        Checks.check(bucketSectors % BLOCK_SECTORS == 0, "bucket of %s sectors is not whole 4 KiB blocks",
-                bucketSectors);
-        Checks.check((long) bucketCount * (bucketSectors / BLOCK_SECTORS) <= Integer.MAX_VALUE,
+        Checks.check((long) bucketCount * Math.ceilDiv(bucketSectors, BLOCK_SECTORS) <= Integer.MAX_VALUE,
                 "%s buckets of %s sectors exceed 2^31 blocks (8 TiB)", bucketCount, bucketSectors);
         this.bucketCount = bucketCount;
-        this.blocksPerBucket = bucketSectors / BLOCK_SECTORS;
+        this.bucketSectors = bucketSectors;
+        this.blocksPerBucket = Math.ceilDiv(bucketSectors, BLOCK_SECTORS);
         // Allocated once, whole: no growth (and no allocation) on the read path.
         this.verified = new BitSet(bucketCount * blocksPerBucket);
     }
@@ -79,7 +83,7 @@ public final class VerifiedBlocks {
     private void checkRange(int bucket, int fromSector, int lengthSectors) {
         Checks.check(bucket >= 0 && bucket < bucketCount, "bucket %s out of [0, %s)", bucket, bucketCount);
         Checks.check(fromSector >= 0 && lengthSectors > 0
-                        && (long) fromSector + lengthSectors <= (long) blocksPerBucket * BLOCK_SECTORS,
+                        && (long) fromSector + lengthSectors <= bucketSectors,
                 "sectors [%s, +%s) outside a bucket", fromSector, lengthSectors);
     }
 }

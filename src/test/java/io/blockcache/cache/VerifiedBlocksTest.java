@@ -28,4 +28,16 @@ class VerifiedBlocksTest {
         assertThatThrownBy(() -> blocks.isVerified(1, 250, 8)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> blocks.markVerified(4, 0, 8)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aPartialLastBlockOfAnOddSizedBucketIsNeverTrusted() {
+        // Proves test geometries with buckets that are not whole 4 KiB blocks (100 sectors) work: sectors 96..99
+        // form a partial block that no span marks, so a read touching it always verifies.
+        VerifiedBlocks blocks = new VerifiedBlocks(2, 100);
+        blocks.markVerified(1, 0, 100);
+        assertThat(blocks.isVerified(1, 88, 8)).isTrue();
+        assertThat(blocks.isVerified(1, 96, 4)).isFalse();
+        assertThat(blocks.isVerified(0, 96, 4)).isFalse();
+        assertThat(blocks.verifiedBlocks()).isEqualTo(12);
+    }
 }
