@@ -15,10 +15,10 @@ import java.util.function.Consumer;
  *
  * <p>Order, chosen because the machine is shared and noisy: all servers start; each gets its regions
  * ({@link NbdRegion}) prepared the same way — MISS written sequentially, the three hit regions with random writes
- * of 4 KiB, 64 KiB and 1 MiB (blockcache with its sequential cutoff and congestion bypass off, so every one is cached, then drained so
- * the data is clean-cached) — then each row runs on every server in turn before the next row starts, so
- * neighbouring cells were measured seconds apart, which is what makes their ratios meaningful even when
- * absolute numbers drift. Reads come before writes so that no write changes what a read row reads.
+ * of 4 KiB, 64 KiB and 1 MiB (blockcache with its sequential cutoff and congestion bypass off, so every one is
+ * cached, then drained so the data is clean-cached) — then each row runs on every server in turn before the next
+ * row starts, so neighbouring cells were measured seconds apart, which is what makes their ratios meaningful even
+ * when absolute numbers drift. Reads come before writes so that no write changes what a read row reads.
  *
  * <p>Around the row {@link NbdWorkload#RANDWRITE4K_WB_PAUSED} a blockcache server has writeback paused, and is
  * drained afterwards so the rows after it start without a backlog; the other servers run the same job again
