@@ -11,6 +11,7 @@ cat > $D/p.jfc <<'X'
 <configuration version="2.0">
   <event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">1 ms</setting></event>
   <event name="jdk.NativeMethodSample"><setting name="enabled">true</setting><setting name="period">5 ms</setting></event>
+  <event name="jdk.ThreadAllocationStatistics"><setting name="enabled">true</setting><setting name="period">1 s</setting></event>
   <event name="jdk.ObjectAllocationSample"><setting name="enabled">true</setting><setting name="throttle">300/s</setting><setting name="stackTrace">true</setting></event>
 </configuration>
 X
