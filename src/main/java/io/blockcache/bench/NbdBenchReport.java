@@ -48,6 +48,12 @@ public final class NbdBenchReport {
         return Double.NaN;
     }
 
+    /** A short name for the chart's x axis, where nine full labels would overlap ("r miss", "w paused", ...). */
+    static String chartLabel(NbdWorkload workload) {
+        return workload.label().replace("randread4k-", "r ").replace("randwrite4k-wbpaused", "w paused")
+                .replace("randwrite4k-", "w ").replace("randwrite4k", "w").replace("seqwrite1m", "seq 1m");
+    }
+
     /** Bars of the ratio vs nbdkit: x = workload number (1 = the first {@link NbdWorkload}, and so on). */
     public static void writeChart(List<NbdBenchResult> results, Path png) throws IOException {
         Map<String, Series> byServer = new LinkedHashMap<>();
@@ -61,7 +67,7 @@ public final class NbdBenchReport {
         List<String> names = new ArrayList<>();
         names.add(""); // x = 0 is unused: workloads stand at 1, 2, 3
         for (NbdWorkload workload : NbdWorkload.values()) {
-            names.add(workload.label());
+            names.add(chartLabel(workload));
         }
         LineChart chart = new LineChart("NBD throughput vs nbdkit file (fio nbd engine, iodepth 32)",
                 "workload", "ratio to nbdkit (1 = as fast)").bars().categories(names.toArray(String[]::new));

@@ -56,4 +56,16 @@ class NbdBenchReportTest {
         assertThat(NbdBenchReport.ratio(results, alone)).isNaN();
         assertThat(NbdBenchReport.table(results)).contains("0.50x").contains("1.00x");
     }
+
+    @Test
+    void chartLabelsAreShortAndDistinct() {
+        // Proves every row gets its own x-axis label, short enough (<= 9 characters) that nine do not overlap.
+        java.util.Set<String> labels = new java.util.HashSet<>();
+        for (NbdWorkload workload : NbdWorkload.values()) {
+            String label = NbdBenchReport.chartLabel(workload);
+            assertThat(label.length()).as(label).isLessThanOrEqualTo(9);
+            labels.add(label);
+        }
+        assertThat(labels).hasSize(NbdWorkload.values().length);
+    }
 }
