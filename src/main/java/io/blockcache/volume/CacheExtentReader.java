@@ -79,7 +79,10 @@ public final class CacheExtentReader {
         int bucket = ExtentLocation.bucket(location);
         int offset = ExtentLocation.offsetInBucketSectors(location);
         boolean exact = crcOffsetInBucketSectors == offset && crcLengthSectors == lengthSectors;
-        if (exact || !verified.isVerified(bucket, offset, lengthSectors)) {
+        // The piece alone must be a legal device request: on a 4 KiB-sector cache device a 512-byte piece is not.
+        int blockSectors = cacheDevice.logicalBlockBytes() / BlockDevice.SECTOR_BYTES;
+        boolean aligned = offset % blockSectors == 0 && lengthSectors % blockSectors == 0;
+        if (exact || !aligned || !verified.isVerified(bucket, offset, lengthSectors)) {
             readSpan(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors, target, callback);
             return;
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.device.MemoryDevice;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.index.LookupVisitor;
 import java.nio.ByteBuffer;
@@ -80,6 +81,20 @@ class VerifiedSpanReadTest {
                 ByteBuffer.allocate(4096), (o, r) -> outcome[0] = o);
         f.loop.runUntilIdle();
         assertThat(outcome[0]).isEqualTo(CacheExtentReader.Outcome.CHECKSUM_MISMATCH);
+    }
+
+    @Test
+    void aPieceThatIsNotWholeDeviceSectorsIsReadWithItsSpan() {
+        // Proves that on a cache device with 4 KiB logical blocks a 512-byte read inside a verified span is not
+        // sent to the device alone (it would be refused as misaligned): it reads and verifies the span instead.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK,
+                (loop, device) -> new MemoryDevice(loop, device.sizeBytes(), 4096));
+        byte[] data = pattern(6, 32 << 10);
+        assertThat(f.write(0, data, false)).isEqualTo(IoResult.OK);
+        assertThat(f.read(4096, 4096)).isEqualTo(Arrays.copyOfRange(data, 4096, 8192));
+        assertThat(f.read(4096 + 512, 512)).isEqualTo(Arrays.copyOfRange(data, 4608, 5120));
+        assertThat(f.read(8192, 4096)).isEqualTo(Arrays.copyOfRange(data, 8192, 12288));
+        assertThat(f.volume.extentReader().trustedReads()).isEqualTo(1);
     }
 
     /** The location of the (single) cached piece holding volume byte {@code offset}. */
