@@ -4,8 +4,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the three numbers {@code bench nbd} needs from fio's {@code --output-format=json} report of one job:
- * {@code iops}, {@code bw_bytes} and clat's 99th percentile of the {@code read} or {@code write} section.
+ * Reads the numbers {@code bench nbd} needs from fio's {@code --output-format=json} report of one job (or
+ * group): {@code iops}, {@code bw_bytes}, {@code total_ios} and clat's 99th percentile of the {@code read} or
+ * {@code write} section.
  *
  * <p>Deliberately not a JSON parser: it finds the section object by brace matching and the keys inside it by
  * name. fio's report is stable in these keys (fio 3.x); anything missing is an {@link IllegalArgumentException}
@@ -15,8 +16,19 @@ final class FioJson {
     private FioJson() {
     }
 
+    /**
+     * What fio measured in one section.
+     *
+     * @param iops         requests per second over the measured runtime (ramp excluded)
+     * @param mibPerSecond payload MiB per second
+     * @param p99Us        99th percentile completion latency, microseconds
+     * @param requests     requests completed in the measured runtime ({@code total_ios})
+     */
+    record Section(double iops, double mibPerSecond, double p99Us, long requests) {
+    }
+
     /** The measured numbers of the section {@code read} ({@code reads}) or {@code write} of the first job. */
-    static NbdBenchResult parse(String fioOutput, String server, NbdWorkload workload) {
+    static Section parse(String fioOutput, NbdWorkload workload) {
         int start = fioOutput.indexOf('{'); // the nbd engine prints "fio: connected to NBD server" first
         if (start < 0) {
             throw new IllegalArgumentException("no JSON in fio's output: " + fioOutput);
@@ -26,7 +38,8 @@ final class FioJson {
         double iops = number(section, "iops");
         double bytesPerSecond = number(section, "bw_bytes");
         double p99Ns = number(object(section, "clat_ns"), "99.000000");
-        return new NbdBenchResult(server, workload, iops, bytesPerSecond / (1 << 20), p99Ns / 1000.0);
+        long requests = (long) number(section, "total_ios");
+        return new Section(iops, bytesPerSecond / (1 << 20), p99Ns / 1000.0, requests);
     }
 
     /** The text of the first object value of {@code "key"} in {@code text}, braces included. */

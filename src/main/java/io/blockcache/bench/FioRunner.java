@@ -6,14 +6,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs fio's {@code nbd} engine (one job, one connection) against an NBD URI and reads its JSON report.
+ * Runs fio's {@code nbd} engine against an NBD URI and reads its JSON report; while a measured job runs, samples
+ * the server's CPU time at the end of the ramp and at the end, so CPU per request covers the measured part only.
  */
 final class FioRunner {
     /** Slack over ramp + runtime before a hung fio is killed (fio also connects, and fills take a while). */
-    private static final long TIMEOUT_SLACK_SECONDS = 120;
+    private static final long TIMEOUT_SLACK_SECONDS = 300;
+    /** Requests in flight during fills. */
+    private static final int FILL_IODEPTH = 32;
 
     private final Path workDir;
 
@@ -21,38 +25,61 @@ final class FioRunner {
         this.workDir = workDir;
     }
 
-    /** Writes the first {@code regionBytes} of the export once, 1 MiB sequential, so reads later find data. */
-    void fill(String uri, long regionBytes) throws IOException, InterruptedException {
-        run(List.of("--name=fill", "--rw=write", "--bs=1m", "--iodepth=" + NbdWorkload.IODEPTH,
-                "--size=" + regionBytes, "--uri=" + uri), 0);
+    /**
+     * Writes {@code region} once with {@code bs = region.fillBlockBytes()}: sequentially for 1 MiB into MISS,
+     * randomly (fio's random map: every block exactly once) otherwise.
+     */
+    void fill(String uri, NbdRegion region, boolean quick) throws IOException, InterruptedException {
+        String rw = region == NbdRegion.MISS ? "write" : "randwrite";
+        finish(start(List.of("--name=fill-" + region.name().toLowerCase(Locale.ROOT), "--rw=" + rw,
+                "--bs=" + region.fillBlockBytes(), "--iodepth=" + FILL_IODEPTH,
+                "--offset=" + region.offsetBytes(), "--size=" + region.lengthBytes(quick), "--uri=" + uri)), 0);
     }
 
     /**
-     * Runs {@code workload} over the first {@code regionBytes} of the export for {@code runtimeSeconds} after a
-     * ramp of {@code rampSeconds} (not counted), and returns what fio measured.
+     * Runs {@code workload} over its region for {@code runtimeSeconds} after a ramp of {@code rampSeconds} (not
+     * counted), and returns what fio measured with the server's CPU time per request and peak RSS.
      */
-    NbdBenchResult measure(String server, String uri, NbdWorkload workload, long regionBytes, int rampSeconds,
+    NbdBenchResult measure(NbdServerProcess server, NbdWorkload workload, boolean quick, int rampSeconds,
                            int runtimeSeconds) throws IOException, InterruptedException {
-        String json = run(List.of("--name=" + workload.label(), "--rw=" + workload.fioRw(),
-                "--bs=" + workload.blockBytes(), "--iodepth=" + NbdWorkload.IODEPTH, "--size=" + regionBytes,
-                "--time_based=1", "--ramp_time=" + rampSeconds, "--runtime=" + runtimeSeconds,
-                "--randrepeat=1", "--norandommap=1", "--uri=" + uri), rampSeconds + runtimeSeconds);
-        return FioJson.parse(json, server, workload);
+        NbdRegion region = workload.region();
+        Running fio = start(List.of("--name=" + workload.label(), "--rw=" + workload.fioRw(),
+                "--bs=" + workload.blockBytes(), "--numjobs=" + workload.connections(), "--group_reporting=1",
+                "--iodepth=" + workload.iodepth(), "--offset=" + region.offsetBytes(),
+                "--size=" + region.lengthBytes(quick), "--time_based=1", "--ramp_time=" + rampSeconds,
+                "--runtime=" + runtimeSeconds, "--randrepeat=1", "--norandommap=1", "--uri=" + server.uri()));
+        fio.process().waitFor(rampSeconds, TimeUnit.SECONDS); // the ramp: fio connects in milliseconds
+        long cpuBeforeNs = server.meter().cpuNs();
+        String json = finish(fio, rampSeconds + runtimeSeconds);
+        long cpuNs = server.meter().cpuNs() - cpuBeforeNs;
+        FioJson.Section section = FioJson.parse(json, workload);
+        double cpuUsPerRequest = section.requests() > 0 ? cpuNs / 1000.0 / section.requests() : Double.NaN;
+        return new NbdBenchResult(server.name(), workload, section.iops(), section.mibPerSecond(),
+                section.p99Us(), cpuUsPerRequest, server.meter().peakRssBytes());
     }
 
-    private String run(List<String> jobArgs, int expectedSeconds) throws IOException, InterruptedException {
+    /** A fio process, its command line and the file its report goes to. */
+    private record Running(Process process, List<String> command, Path output) {
+    }
+
+    private Running start(List<String> jobArgs) throws IOException {
         List<String> command = new ArrayList<>(List.of("fio", "--output-format=json", "--ioengine=nbd"));
         command.addAll(jobArgs);
         Path out = Files.createTempFile(workDir, "fio", ".json");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        return new Running(process, command, out);
+    }
+
+    private String finish(Running running, int expectedSeconds) throws IOException, InterruptedException {
+        Process process = running.process();
         if (!process.waitFor(expectedSeconds + TIMEOUT_SLACK_SECONDS, TimeUnit.SECONDS)) {
             process.destroyForcibly();
-            throw new IOException("fio did not finish in time: " + command);
+            throw new IOException("fio did not finish in time: " + running.command());
         }
-        String text = Files.readString(out, StandardCharsets.UTF_8);
-        Files.delete(out);
+        String text = Files.readString(running.output(), StandardCharsets.UTF_8);
+        Files.delete(running.output());
         if (process.exitValue() != 0) {
-            throw new IOException("fio exited with " + process.exitValue() + ": " + command + "\n" + text);
+            throw new IOException("fio exited with " + process.exitValue() + ": " + running.command() + "\n" + text);
         }
         return text;
     }

@@ -5,17 +5,24 @@ import java.util.Locale;
 /**
  * One measured cell of {@code bench nbd}: one server under one workload.
  *
- * @param server       {@code blockcache}, {@code nbdkit-file} or {@code qemu-nbd}
- * @param workload     which fio job
- * @param iops         completed requests per second over the measured runtime (ramp excluded)
- * @param mibPerSecond payload MiB (2^20 bytes) per second
- * @param p99Us        99th percentile completion latency (fio's clat), microseconds
+ * @param server          {@code blockcache}, {@code nbdkit-file}, {@code qemu-nbd} (or a baseline build's name)
+ * @param workload        which fio job
+ * @param iops            completed requests per second over the measured runtime (ramp excluded)
+ * @param mibPerSecond    payload MiB (2^20 bytes) per second
+ * @param p99Us           99th percentile completion latency (fio's clat), microseconds
+ * @param cpuUsPerRequest the server process's user + system CPU time over the measured runtime, microseconds,
+ *                        divided by the requests fio completed in it (NaN if none)
+ * @param peakRssBytes    the server process's peak resident set ({@code VmHWM}) at the end of the row, bytes
  */
-public record NbdBenchResult(String server, NbdWorkload workload, double iops, double mibPerSecond, double p99Us) {
-    /** One JSON object on one line with exactly the fields the issue names. */
+public record NbdBenchResult(String server, NbdWorkload workload, double iops, double mibPerSecond, double p99Us,
+                             double cpuUsPerRequest, long peakRssBytes) {
+    /** One JSON object on one line. */
     public String toJsonLine() {
         return String.format(Locale.ROOT,
-                "{\"server\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"mibPerSecond\":%.2f,\"p99Us\":%.1f}",
-                server, workload.label(), iops, mibPerSecond, p99Us);
+                "{\"server\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"mibPerSecond\":%.2f,\"p99Us\":%.1f,"
+                        + "\"cpuUsPerRequest\":%s,\"peakRssMiB\":%.1f}",
+                server, workload.label(), iops, mibPerSecond, p99Us,
+                Double.isNaN(cpuUsPerRequest) ? "null" : String.format(Locale.ROOT, "%.2f", cpuUsPerRequest),
+                peakRssBytes / 1048576.0);
     }
 }

@@ -34,21 +34,31 @@ final class NbdBenchServers {
         this.workDir = workDir;
     }
 
-    /** blockcache serve on fresh files (formatted on start). */
+    /** blockcache serve of this build on fresh files (formatted on start). */
     NbdServerProcess blockcache() throws IOException, InterruptedException {
+        return blockcache("blockcache", System.getProperty("java.class.path"));
+    }
+
+    /**
+     * blockcache serve named {@code name}, run from {@code classPath} (another build, e.g. main, for a
+     * before/after comparison within one run), on fresh files named after it.
+     */
+    NbdServerProcess blockcache(String name, String classPath) throws IOException, InterruptedException {
         int port = NbdServerProcess.freePort();
+        String adminHostPort = "127.0.0.1:" + NbdServerProcess.freePort();
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.blockcache.cli.Main", "serve",
-                "--cache", workDir.resolve("blockcache-cache.img").toString(),
-                "--backing", "default=" + workDir.resolve("blockcache-backing.img"),
+        command.addAll(List.of("-cp", classPath, "io.blockcache.cli.Main", "serve",
+                "--cache", workDir.resolve(name + "-cache.img").toString(),
+                "--backing", "default=" + workDir.resolve(name + "-backing.img"),
                 "--cache-size", Long.toString(CACHE_BYTES),
                 "--backing-size", Long.toString(EXPORT_BYTES + BACKING_DATA_OFFSET_BYTES),
                 "--nbd-listen", "127.0.0.1:" + port,
-                "--admin-listen", "127.0.0.1:" + NbdServerProcess.freePort(),
+                "--admin-listen", adminHostPort,
                 "--mode", "writeback"));
-        return NbdServerProcess.start("blockcache", command, port, "default", workDir.resolve("blockcache.log"));
+        return NbdServerProcess.start(name, command, port, "default", workDir.resolve(name + ".log"),
+                new ServeAdmin(adminHostPort, "default"));
     }
 
     /** nbdkit's file plugin on a fresh sparse file of {@link #EXPORT_BYTES}. */

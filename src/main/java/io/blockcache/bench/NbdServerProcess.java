@@ -24,12 +24,16 @@ final class NbdServerProcess implements AutoCloseable {
     private final Process process;
     private final String uri;
     private final List<String> command;
+    private final ServeAdmin admin;
+    private final ProcessMeter meter;
 
-    private NbdServerProcess(String name, Process process, String uri, List<String> command) {
+    private NbdServerProcess(String name, Process process, String uri, List<String> command, ServeAdmin admin) {
         this.name = name;
         this.process = process;
         this.uri = uri;
         this.command = command;
+        this.admin = admin;
+        this.meter = new ProcessMeter(process.pid());
     }
 
     /** A TCP port on 127.0.0.1 that was free a moment ago (the server binds it next; a race we accept). */
@@ -47,6 +51,12 @@ final class NbdServerProcess implements AutoCloseable {
      */
     static NbdServerProcess start(String name, List<String> command, int port, String exportName, Path log)
             throws IOException, InterruptedException {
+        return start(name, command, port, exportName, log, null);
+    }
+
+    /** As {@link #start(String, List, int, String, Path)}, for a blockcache serve whose admin API is {@code admin}. */
+    static NbdServerProcess start(String name, List<String> command, int port, String exportName, Path log,
+                                  ServeAdmin admin) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadlineNs = System.nanoTime() + READY_WAIT_MAX.toNanos();
         while (System.nanoTime() < deadlineNs) {
@@ -56,7 +66,8 @@ final class NbdServerProcess implements AutoCloseable {
             }
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                return new NbdServerProcess(name, process, "nbd://127.0.0.1:" + port + "/" + exportName, command);
+                return new NbdServerProcess(name, process, "nbd://127.0.0.1:" + port + "/" + exportName, command,
+                        admin);
             } catch (IOException notYet) {
                 Thread.sleep(POLL_PERIOD_MS); // benchmark harness, not engine code: polling a child is fine here
             }
@@ -79,6 +90,16 @@ final class NbdServerProcess implements AutoCloseable {
     /** The exact command line it runs (printed in the report so results can be reproduced). */
     List<String> command() {
         return command;
+    }
+
+    /** The admin API of a blockcache serve; null for the other servers. */
+    ServeAdmin admin() {
+        return admin;
+    }
+
+    /** CPU time and peak RSS of the server process. */
+    ProcessMeter meter() {
+        return meter;
     }
 
     @Override

@@ -31,6 +31,7 @@ public final class BucketAllocator {
     private final BitSet releaseRefused;
     private BucketObserver observer = BucketObserver.NONE;
     private BumpGuard bumpGuard = BumpGuard.ALLOW_ALL;
+    private final VerifiedBlocks verifiedBlocks;
 
     private record PendingReuse(int bucket, long journalSequence) {
     }
@@ -43,6 +44,7 @@ public final class BucketAllocator {
         this.journal = journal;
         this.free = new BitSet(table.bucketCount());
         this.releaseRefused = new BitSet(table.bucketCount());
+        this.verifiedBlocks = new VerifiedBlocks(table.bucketCount(), table.bucketSectors());
         for (int b = 0; b < table.bucketCount(); b++) {
             if (table.state(b) == BucketState.FREE) {
                 free.set(b);
@@ -91,6 +93,7 @@ public final class BucketAllocator {
         Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
                 "free bucket %s still holds live sectors or readers", bucket);
         table.setState(bucket, purpose);
+        verifiedBlocks.forget(bucket); // already forgotten at the bump; again, as the bucket is about to be written
         if (purpose == BucketState.OPEN) {
             observer.onAllocated(bucket);
         }
@@ -194,6 +197,7 @@ public final class BucketAllocator {
 
     private void bumpAndQueue(int bucket) {
         int generation = table.bumpGeneration(bucket);
+        verifiedBlocks.forget(bucket); // the bytes its bits vouched for are stale from now on
         long sequence = journal.recordGeneration(bucket, generation);
         table.setState(bucket, BucketState.REUSE_PENDING);
         Checks.check(pendingReuse.isEmpty() || pendingReuse.peekLast().journalSequence() <= sequence,
@@ -216,6 +220,11 @@ public final class BucketAllocator {
     /** Consults {@code guard} before every generation bump from now on. */
     public void setBumpGuard(BumpGuard guard) {
         bumpGuard = guard;
+    }
+
+    /** Which blocks of the cache were verified since their bucket was written (see {@link VerifiedBlocks}). */
+    public VerifiedBlocks verifiedBlocks() {
+        return verifiedBlocks;
     }
 
     /** A front-end read was served from {@code bucket} (recency for eviction). */

@@ -13,6 +13,8 @@ import io.blockcache.loop.Checks;
  * <p>Thread rule: owned by the cache's loop thread.
  */
 public final class BucketTable {
+    /** {@code values()} once: it clones the array on every call, and state() runs on every unpin (every hit). */
+    private static final BucketState[] STATES = BucketState.values();
     /** Generations are 16 bits on disk (see docs/FORMAT.md); arithmetic wraps at this modulus. */
     public static final int GENERATION_MODULUS = 1 << 16;
 
@@ -71,7 +73,7 @@ public final class BucketTable {
 
     /** Current use of {@code bucket}. */
     public BucketState state(int bucket) {
-        return BucketState.values()[state[checkBucket(bucket)]];
+        return STATES[state[checkBucket(bucket)]];
     }
 
     /** Sets the use of {@code bucket}; the caller enforces the transition rules. */

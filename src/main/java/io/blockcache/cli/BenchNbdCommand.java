@@ -23,7 +23,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "nbd", mixinStandardHelpOptions = true,
         description = {"Benchmark NBD servers side by side with fio's nbd engine: blockcache serve (write-back),",
-                "nbdkit file and qemu-nbd; 4 KiB random read/write and 1 MiB sequential write at iodepth 32."})
+                "nbdkit file and qemu-nbd; 4 KiB random reads of missed data and of data cached by 4 KiB, 64 KiB",
+                "and 1 MiB writes, 4 KiB random writes (writeback running and paused), 1 MiB sequential writes,",
+                "all at 32 in flight (1 x 32, and 4 connections x 8); IOPS, p99, server CPU per request, peak RSS."})
 final class BenchNbdCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -31,8 +33,14 @@ final class BenchNbdCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object per line instead of the table.")
     private boolean json;
 
-    @Option(names = "--quick", description = "3 s per job over a 256 MiB region instead of 10 s over 1 GiB.")
+    @Option(names = "--quick", description = "1 s ramp + 3 s per job over regions a quarter as long (about 3 min)"
+            + " instead of 2 + 10 s.")
     private boolean quick;
+
+    @Option(names = "--baseline", paramLabel = "CLASSPATH",
+            description = "Also run another blockcache build (e.g. main's target/blockcache.jar) side by side, as"
+                    + " blockcache-base: before/after in one run.")
+    private String baseline;
 
     @Option(names = "--dir", paramLabel = "DIR", defaultValue = "/var/tmp",
             description = "Where the servers' files go (a fresh subdirectory, removed afterwards;"
@@ -50,7 +58,7 @@ final class BenchNbdCommand implements Callable<Integer> {
         Path workDir = Files.createTempDirectory(Files.createDirectories(dir), "blockcache-bench-nbd-");
         List<NbdBenchResult> results;
         try {
-            results = new NbdBench(workDir, quick, line -> {
+            results = new NbdBench(workDir, quick, baseline, line -> {
                 err.println("bench nbd: " + line);
                 err.flush();
             }).run();

@@ -80,7 +80,7 @@ final class ReadRequest implements LookupVisitor {
         boolean dirty = ExtentLocation.dirty(location);
         ByteBuffer target = slice(pieceStart, lengthSectors);
         IoCallback part = parts.add();
-        context.extentReader.read(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors,
+        context.extentReader.readHit(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors,
                 target, (outcome, deviceResult) -> {
                     switch (outcome) {
                         case OK -> {

@@ -41,6 +41,24 @@ class BucketAllocatorTest {
     }
 
     @Test
+    void verifiedBlocksAreForgottenWhenTheBucketsGenerationIsBumped() {
+        // Proves a bucket's verified blocks (VerifiedBlocks) do not outlive its contents: released (bumped), its
+        // marks are gone, so data written after reuse is verified on its first read again.
+        WritePoint point = new WritePoint("dirty", allocator, 8);
+        WritePoint.Reservation r = new WritePoint.Reservation();
+        assertThat(point.reserve(8, r)).isTrue();
+        int bucket = r.bucket();
+        table.addLive(bucket, 8, true);
+        allocator.unpin(bucket);
+        allocator.verifiedBlocks().markVerified(bucket, 0, 8);
+        assertThat(allocator.verifiedBlocks().isVerified(bucket, 0, 8)).isTrue();
+        table.addLive(bucket, -8, true);
+        assertThat(allocator.releaseIfEmpty(bucket)).isTrue();
+        assertThat(allocator.verifiedBlocks().isVerified(bucket, 0, 8)).isFalse();
+        assertThat(allocator.verifiedBlocks().verifiedBlocks()).isZero();
+    }
+
+    @Test
     void aPinnedOrLiveBucketIsNeverReleased() {
         // Proves that in-flight writes (pins) and live data keep a bucket from reuse.
         WritePoint point = new WritePoint("dirty", allocator, 8);
