@@ -1,5 +1,6 @@
 package io.blockcache.cache;
 
+import io.blockcache.loop.Checks;
 import java.util.BitSet;
 
 /**
