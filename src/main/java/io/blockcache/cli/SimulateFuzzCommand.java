@@ -1,17 +1,11 @@
 package io.blockcache.cli;
 
-import io.blockcache.fuzz.FuzzResult;
 import io.blockcache.fuzz.FuzzScenario;
 import io.blockcache.fuzz.FuzzTotals;
 import io.blockcache.fuzz.FuzzViolation;
 import io.blockcache.fuzz.FuzzWatch;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -86,45 +80,9 @@ final class SimulateFuzzCommand implements Callable<Integer> {
     }
 
     private FuzzTotals run(long firstSeed, long count, long deadlineNs, int threads) throws Exception {
-        FuzzTotals totals = new FuzzTotals();
-        AtomicLong next = new AtomicLong(firstSeed);
-        long end = count == Long.MAX_VALUE ? Long.MAX_VALUE : firstSeed + count;
         long startNs = System.nanoTime();
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "fuzz");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            Future<?>[] workers = new Future<?>[threads];
-            for (int i = 0; i < threads; i++) {
-                workers[i] = pool.submit(() -> {
-                    for (long s = next.getAndIncrement(); s < end && System.nanoTime() < deadlineNs;
-                            s = next.getAndIncrement()) {
-                        Object outcome;
-                        try {
-                            outcome = FuzzScenario.run(s, watched);
-                        } catch (FuzzViolation v) {
-                            outcome = v;
-                        }
-                        synchronized (totals) {
-                            if (outcome instanceof FuzzResult result) {
-                                totals.add(result);
-                            } else {
-                                totals.add((FuzzViolation) outcome);
-                            }
-                            progress(totals, count, startNs);
-                        }
-                    }
-                });
-            }
-            for (Future<?> worker : workers) {
-                worker.get();
-            }
-        } finally {
-            pool.shutdownNow();
-            pool.awaitTermination(10, TimeUnit.SECONDS);
-        }
+        FuzzTotals totals = FuzzSeeds.run(firstSeed, count, deadlineNs, threads,
+                seed -> FuzzScenario.run(seed, watched), running -> progress(running, count, startNs));
         if (terminal) {
             err.println();
         }

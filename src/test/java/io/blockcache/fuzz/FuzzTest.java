@@ -2,6 +2,7 @@ package io.blockcache.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.blockcache.cli.FuzzSeeds;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
@@ -9,10 +10,6 @@ import io.blockcache.device.IoResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -75,34 +72,8 @@ class FuzzTest {
 
     /** Runs seeds {@code [first, first + count)} on two threads (the machine's cores). */
     static FuzzTotals runSeeds(long first, int count, UnaryOperator<BlockDevice> sabotage) throws Exception {
-        FuzzTotals totals = new FuzzTotals();
-        AtomicLong next = new AtomicLong(first);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            List<Future<?>> workers = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                workers.add(pool.submit(() -> {
-                    for (long seed = next.getAndIncrement(); seed < first + count; seed = next.getAndIncrement()) {
-                        try {
-                            FuzzResult result = FuzzScenario.run(seed, null, sabotage);
-                            synchronized (totals) {
-                                totals.add(result);
-                            }
-                        } catch (FuzzViolation violation) {
-                            synchronized (totals) {
-                                totals.add(violation);
-                            }
-                        }
-                    }
-                }));
-            }
-            for (Future<?> worker : workers) {
-                worker.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        return totals;
+        return FuzzSeeds.run(first, count, Long.MAX_VALUE, 2, seed -> FuzzScenario.run(seed, null, sabotage),
+                totals -> { });
     }
 
     /** A planted bug: flushes are acknowledged at once and never reach the device. */
