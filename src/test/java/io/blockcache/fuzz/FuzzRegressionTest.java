@@ -59,7 +59,6 @@ class FuzzRegressionTest {
     @Test
     void writeThroughKeepsNoCopyOfAWriteTheBackingDeviceRefused() {
         // Proves the clean copy of a write-through write is installed only after its backing write succeeded.
-        FuzzScenario.run(319);
         FuzzScenario.run(443);
     }
 
