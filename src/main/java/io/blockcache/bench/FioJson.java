@@ -1,18 +1,18 @@
 package io.blockcache.bench;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * Reads the numbers {@code bench nbd} needs from fio's {@code --output-format=json} report of one job (or
  * group): {@code iops}, {@code bw_bytes}, {@code total_ios} and clat's 99th percentile of the {@code read} or
- * {@code write} section.
- *
- * <p>Deliberately not a JSON parser: it finds the section object by brace matching and the keys inside it by
- * name. fio's report is stable in these keys (fio 3.x); anything missing is an {@link IllegalArgumentException}
- * that quotes the key, never a silent zero.
+ * {@code write} section of the first job. Parsed with Jackson; anything missing is an
+ * {@link IllegalArgumentException} that names the key, never a silent zero.
  */
 final class FioJson {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
     private FioJson() {
     }
 
@@ -33,49 +33,33 @@ final class FioJson {
         if (start < 0) {
             throw new IllegalArgumentException("no JSON in fio's output: " + fioOutput);
         }
-        String report = fioOutput.substring(start);
-        String section = object(report, workload.reads() ? "read" : "write");
+        JsonNode report;
+        try {
+            report = MAPPER.readTree(fioOutput.substring(start));
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("fio's output is not valid JSON: " + e.getOriginalMessage(), e);
+        }
+        JsonNode section = child(child(report, "jobs").path(0), workload.reads() ? "read" : "write");
         double iops = number(section, "iops");
         double bytesPerSecond = number(section, "bw_bytes");
-        double p99Ns = number(object(section, "clat_ns"), "99.000000");
+        double p99Ns = number(child(child(section, "clat_ns"), "percentile"), "99.000000");
         long requests = (long) number(section, "total_ios");
         return new Section(iops, bytesPerSecond / (1 << 20), p99Ns / 1000.0, requests);
     }
 
-    /** The text of the first object value of {@code "key"} in {@code text}, braces included. */
-    static String object(String text, String key) {
-        Matcher matcher = Pattern.compile("\"" + Pattern.quote(key) + "\"\\s*:\\s*\\{").matcher(text);
-        if (!matcher.find()) {
-            throw new IllegalArgumentException("fio JSON has no object \"" + key + "\"");
+    private static JsonNode child(JsonNode node, String key) {
+        JsonNode child = node.path(key);
+        if (child.isMissingNode() || child.isNull()) {
+            throw new IllegalArgumentException("fio JSON has no \"" + key + "\"");
         }
-        int open = matcher.end() - 1;
-        int depth = 0;
-        boolean inString = false;
-        for (int i = open; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (inString) {
-                if (c == '\\') {
-                    i++;
-                } else if (c == '"') {
-                    inString = false;
-                }
-            } else if (c == '"') {
-                inString = true;
-            } else if (c == '{') {
-                depth++;
-            } else if (c == '}' && --depth == 0) {
-                return text.substring(open, i + 1);
-            }
-        }
-        throw new IllegalArgumentException("fio JSON object \"" + key + "\" is not closed");
+        return child;
     }
 
-    /** The first number value of {@code "key"} in {@code text}. */
-    static double number(String text, String key) {
-        Matcher matcher = Pattern.compile("\"" + Pattern.quote(key) + "\"\\s*:\\s*(-?[0-9.eE+]+)").matcher(text);
-        if (!matcher.find()) {
-            throw new IllegalArgumentException("fio JSON has no number \"" + key + "\"");
+    private static double number(JsonNode node, String key) {
+        JsonNode value = child(node, key);
+        if (!value.isNumber()) {
+            throw new IllegalArgumentException("fio JSON \"" + key + "\" is not a number: " + value);
         }
-        return Double.parseDouble(matcher.group(1));
+        return value.asDouble();
     }
 }
