@@ -1,8 +1,15 @@
 package io.blockcache.admin;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+
 /**
- * Writes JSON by hand into a string: objects, arrays, names and scalar values, with the commas placed for the
- * caller. Enough for the admin API's documents; no parsing, no reflection, no library.
+ * Writes a JSON document into a string with Jackson's streaming generator: objects, arrays, names and scalar
+ * values, with the commas placed for the caller; NaN and infinities (which JSON cannot hold) as {@code null}. A
+ * small fluent face over {@link JsonGenerator} so that the admin API's document code reads as the document.
  *
  * <p>Nesting is bounded by {@link #DEPTH_MAX} (a misuse, not data, could exceed it). Not thread-safe: one
  * writer per document.
@@ -10,72 +17,74 @@ package io.blockcache.admin;
 public final class JsonWriter {
     /** Deepest nesting a document may have; ours are four levels deep, so 32 only catches bugs. */
     static final int DEPTH_MAX = 32;
+    private static final JsonFactory FACTORY = new JsonFactory();
 
-    private final StringBuilder out = new StringBuilder(1024);
-    /** Per open level: true once it holds a member, so the next one needs a comma. */
-    private final boolean[] hasMember = new boolean[DEPTH_MAX + 1];
+    private final StringWriter out = new StringWriter(1024);
+    private final JsonGenerator generator;
     private int depth;
-    private boolean afterName;
+
+    /** An empty document. */
+    public JsonWriter() {
+        try {
+            generator = FACTORY.createGenerator(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringWriter does not fail
+        }
+    }
 
     /** Opens an object (as a value, or as the member named by the last {@link #name}). */
     public JsonWriter beginObject() {
-        return open('{');
+        open();
+        return write(JsonGenerator::writeStartObject);
     }
 
     /** Closes the innermost object. */
     public JsonWriter endObject() {
-        return close('}');
+        depth--;
+        return write(JsonGenerator::writeEndObject);
     }
 
     /** Opens an array. */
     public JsonWriter beginArray() {
-        return open('[');
+        open();
+        return write(JsonGenerator::writeStartArray);
     }
 
     /** Closes the innermost array. */
     public JsonWriter endArray() {
-        return close(']');
+        depth--;
+        return write(JsonGenerator::writeEndArray);
     }
 
     /** Writes a member name; the next call writes its value. */
     public JsonWriter name(String name) {
-        separate();
-        quote(out, name);
-        out.append(':');
-        afterName = true;
-        return this;
+        return write(g -> g.writeFieldName(name));
     }
 
     /** Writes a string value (null writes {@code null}). */
     public JsonWriter value(String value) {
-        separate();
-        if (value == null) {
-            out.append("null");
-        } else {
-            quote(out, value);
-        }
-        return this;
+        return write(g -> g.writeString(value));
     }
 
     /** Writes an integer value. */
     public JsonWriter value(long value) {
-        separate();
-        out.append(value);
-        return this;
+        return write(g -> g.writeNumber(value));
     }
 
     /** Writes a number; NaN and infinities, which JSON cannot hold, are written as {@code null}. */
     public JsonWriter value(double value) {
-        separate();
-        out.append(Double.isFinite(value) ? Double.toString(value) : "null");
-        return this;
+        return write(g -> {
+            if (Double.isFinite(value)) {
+                g.writeNumber(value);
+            } else {
+                g.writeNull();
+            }
+        });
     }
 
     /** Writes a boolean value. */
     public JsonWriter value(boolean value) {
-        separate();
-        out.append(value);
-        return this;
+        return write(g -> g.writeBoolean(value));
     }
 
     /** Shorthand for {@code name(name).value(value)}. */
@@ -101,42 +110,34 @@ public final class JsonWriter {
     /** The document; every opened object and array must have been closed. */
     @Override
     public String toString() {
-        if (depth != 0) {
+        if (depth != 0 || !generator.getOutputContext().inRoot()) {
             throw new IllegalStateException("JSON document has " + depth + " unclosed levels");
         }
+        write(JsonGenerator::flush);
         return out.toString();
     }
 
-    private JsonWriter open(char bracket) {
-        separate();
+    private void open() {
         if (depth == DEPTH_MAX) {
             throw new IllegalStateException("JSON nesting deeper than " + DEPTH_MAX);
         }
-        out.append(bracket);
         depth++;
-        hasMember[depth] = false;
+    }
+
+    /** One generator call; a misuse (a value where a name belongs, an unbalanced close) is a bug: it throws. */
+    private JsonWriter write(GeneratorCall call) {
+        try {
+            call.on(generator);
+        } catch (IOException e) {
+            throw new IllegalStateException("malformed JSON document: " + e.getMessage(), e);
+        }
         return this;
     }
 
-    private JsonWriter close(char bracket) {
-        if (depth == 0 || afterName) {
-            throw new IllegalStateException("unbalanced JSON: '" + bracket + "' with nothing open or after a name");
-        }
-        out.append(bracket);
-        depth--;
-        return this;
-    }
-
-    /** Puts a comma before a member or element that is not the first, unless a name was just written. */
-    private void separate() {
-        if (afterName) {
-            afterName = false;
-            return;
-        }
-        if (hasMember[depth]) {
-            out.append(',');
-        }
-        hasMember[depth] = true;
+    /** A call on the generator. */
+    @FunctionalInterface
+    private interface GeneratorCall {
+        void on(JsonGenerator generator) throws IOException;
     }
 
     /** Appends {@code text} as a JSON string literal: quotes, backslashes and control characters escaped. */
