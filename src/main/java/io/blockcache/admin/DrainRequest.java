@@ -1,17 +1,17 @@
 package io.blockcache.admin;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The optional limits of {@code POST /api/volumes/{name}/drain}, from the query string
  * ({@code ?rateMaxBytesPerSecond=1048576&deadlineSeconds=3600}) or a flat JSON object in the body
- * ({@code {"rateMaxBytesPerSecond": 1048576, "deadlineSeconds": 3600}}). Parsed by hand: two numeric members in a
- * body of at most 4 KiB do not justify a JSON library in the server (the project has none).
+ * ({@code {"rateMaxBytesPerSecond": 1048576, "deadlineSeconds": 3600}}), read with Jackson.
  *
  * @param rateMaxBytesPerSecond the drain's rate cap; 0 = none
  * @param deadlineSeconds time from now by which the drain should be done; 0 = none
@@ -21,7 +21,7 @@ record DrainRequest(long rateMaxBytesPerSecond, double deadlineSeconds) {
     static final String DEADLINE = "deadlineSeconds";
     /** Longest deadline accepted: a year; anything later is a typo, not a plan. */
     static final double DEADLINE_SECONDS_MAX = 365 * 86_400.0;
-    private static final Pattern MEMBER = Pattern.compile("\\s*\"([A-Za-z]+)\"\\s*:\\s*([-+0-9.eE]+|null)\\s*");
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     DrainRequest {
         if (rateMaxBytesPerSecond < 0) {
@@ -75,22 +75,24 @@ record DrainRequest(long rateMaxBytesPerSecond, double deadlineSeconds) {
     }
 
     private static Map<String, String> members(String body) {
-        if (!body.startsWith("{") || !body.endsWith("}")) {
+        JsonNode object;
+        try {
+            object = MAPPER.readTree(body);
+        } catch (JsonProcessingException e) {
+            object = null;
+        }
+        if (object == null || !object.isObject()) {
             throw new IllegalArgumentException("the body must be a JSON object such as {\"" + RATE_MAX
                     + "\": 1048576, \"" + DEADLINE + "\": 3600}");
         }
         Map<String, String> members = new LinkedHashMap<>();
-        String inner = body.substring(1, body.length() - 1);
-        if (inner.isBlank()) {
-            return members;
-        }
-        for (String member : inner.split(",", -1)) {
-            Matcher m = MEMBER.matcher(member);
-            if (!m.matches()) {
-                throw new IllegalArgumentException("not a \"name\": number member of the drain request: "
-                        + member.strip());
+        for (Map.Entry<String, JsonNode> member : object.properties()) {
+            JsonNode value = member.getValue();
+            if (!value.isNumber() && !value.isNull()) {
+                throw new IllegalArgumentException("not a \"name\": number member of the drain request: \""
+                        + member.getKey() + "\": " + value);
             }
-            members.put(m.group(1), m.group(2));
+            members.put(member.getKey(), value.isNull() ? "null" : value.asText());
         }
         return members;
     }
