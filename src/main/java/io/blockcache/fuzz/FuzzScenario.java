@@ -6,6 +6,7 @@ import io.blockcache.device.IoResult;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.ContractViolation;
+import io.blockcache.sim.CrashingRecovery;
 import io.blockcache.sim.LoopRunner;
 import io.blockcache.sim.RangeVerifier;
 import io.blockcache.sim.ReferenceModel;
@@ -55,7 +56,7 @@ public final class FuzzScenario {
     private int crashes;
     private int nestedCrashes;
     private int cleanRestarts;
-    private long recoveryEventsLast = RECOVERY_CRASH_EVENTS_MAX;
+    private final CrashingRecovery recovery;
 
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage) {
         this.seed = seed;
@@ -78,6 +79,7 @@ public final class FuzzScenario {
         for (int v = 0; v < setup.volumeCount(); v++) {
             verifiers.add(new RangeVerifier(models.get(v), drivers.get(v), runner));
         }
+        this.recovery = new CrashingRecovery(loop, runner, prng, NESTED_CRASHES_MAX, 0.4, RECOVERY_CRASH_EVENTS_MAX);
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
     }
 
@@ -266,30 +268,19 @@ public final class FuzzScenario {
         crashes++;
     }
 
-    /** Recovers, cutting the power again at a random event of the recovery up to twice. */
+    /** Recovers, cutting the power again at random events of the recovery up to twice ({@link CrashingRecovery}). */
     private void recover() {
-        for (int attempt = 0; ; attempt++) {
-            IoResult[] result = {null};
-            long startEvents = loop.eventsRun();
+        IoResult result = recovery.run(done -> {
             cacheSet.powerOn();
-            cacheSet.open(r -> result[0] = r);
-            if (attempt < NESTED_CRASHES_MAX && prng.chance(0.4)) {
-                runner.runAtMost(prng.nextLong(Math.min(RECOVERY_CRASH_EVENTS_MAX, recoveryEventsLast + 1)),
-                        () -> result[0] != null);
-                if (result[0] == null) {
-                    crash();
-                    nestedCrashes++;
-                    continue;
-                }
-            }
-            runner.runUntil(() -> result[0] != null, "recovery");
-            if (!result[0].ok()) {
-                throw violation("recovery failed: " + result[0], null);
-            }
-            recoveryEventsLast = loop.eventsRun() - startEvents;
-            controls.noteOpened();
-            return;
+            cacheSet.open(done);
+        }, () -> {
+            crash();
+            nestedCrashes++;
+        });
+        if (!result.ok()) {
+            throw violation("recovery failed: " + result, null);
         }
+        controls.noteOpened();
     }
 
     private void checkAfterRecovery() {

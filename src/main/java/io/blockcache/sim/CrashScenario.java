@@ -29,7 +29,7 @@ public final class CrashScenario {
     private final LoopRunner runner;
     private int crashes;
     private int nestedCrashes;
-    private long recoveryEventsLast = Long.MAX_VALUE - 1;
+    private final CrashingRecovery recovery;
 
     /**
      * What a run did; {@code traceHash} is the loop's, for determinism checks; {@code durableSectorsChecked}
@@ -48,6 +48,8 @@ public final class CrashScenario {
         this.driver = new WorkloadDriver(target, model, new WorkloadGenerator(prng.split(), config.rangeBytes()),
                 config.depthMax(), seed);
         this.runner = new LoopRunner(loop, config.stallEventsMax(), driver);
+        this.recovery = new CrashingRecovery(loop, runner, prng, config.nestedCrashesMax(), 0.5,
+                config.recoveryCrashEventsMax());
     }
 
     /**
@@ -92,31 +94,14 @@ public final class CrashScenario {
         crashes++;
     }
 
-    /**
-     * Recovers, crashing again at a random event of the recovery up to {@code nestedCrashesMax} times. The
-     * event is drawn below the length of the last complete recovery (bounded by the configured maximum), so
-     * that a nested crash lands inside the recovery however few events it takes.
-     */
+    /** Recovers, cutting the power again at random events of the recovery ({@link CrashingRecovery}). */
     private void recover() {
-        for (int attempt = 0; ; attempt++) {
-            IoResult[] result = {null};
-            long startEvents = loop.eventsRun();
-            target.recover(r -> result[0] = r);
-            if (attempt < config.nestedCrashesMax() && prng.chance(0.5)) {
-                long bound = Math.min(config.recoveryCrashEventsMax(), recoveryEventsLast + 1);
-                runner.runAtMost(prng.nextLong(bound), () -> result[0] != null);
-                if (result[0] == null) {
-                    crash();
-                    nestedCrashes++;
-                    continue;
-                }
-            }
-            runner.runUntil(() -> result[0] != null, "recovery");
-            if (!result[0].ok()) {
-                throw driver.violation("recovery", "failed: " + result[0]);
-            }
-            recoveryEventsLast = loop.eventsRun() - startEvents;
-            return;
+        IoResult result = recovery.run(target::recover, () -> {
+            crash();
+            nestedCrashes++;
+        });
+        if (!result.ok()) {
+            throw driver.violation("recovery", "failed: " + result);
         }
     }
 
