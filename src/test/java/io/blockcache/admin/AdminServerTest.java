@@ -103,8 +103,8 @@ class AdminServerTest {
                         + "\"deadlineInMs\":null,\"neededBytesPerSecond\":0.0,\"deadlineWarning\":null,"
                         + "\"restored\":false}");
         List<String> metrics = Arrays.asList(send("GET", "/metrics", null).body().split("\n"));
-        assertThat(metrics).contains("blockcache_writeback_written_bytes_total{volume=\"default\"} 65536",
-                "blockcache_writeback_draining{volume=\"default\"} 0", "blockcache_dirty_bytes{volume=\"default\"} 0");
+        assertThat(metrics).contains("blockcache_writeback_written_bytes_total{volume=\"default\"} 65536.0",
+                "blockcache_writeback_draining{volume=\"default\"} 0.0", "blockcache_dirty_bytes{volume=\"default\"} 0.0");
 
         assertThat(cache.write(1 << 20, 8192)).isEqualTo(IoResult.OK);
         assertThat(send("POST", "/api/volumes/default/drain", null).body()).contains("\"drainId\":2");
@@ -155,21 +155,21 @@ class AdminServerTest {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/plain; version=0.0.4");
         List<String> lines = Arrays.asList(response.body().split("\n"));
-        assertThat(lines).contains("blockcache_dirty_bytes{volume=\"default\"} 8192",
+        assertThat(lines).contains("blockcache_dirty_bytes{volume=\"default\"} 8192.0",
                 "# TYPE blockcache_read_hit_sectors_total counter",
                 "# TYPE blockcache_request_latency_seconds summary",
                 "blockcache_request_latency_seconds_count{volume=\"default\"} 1",
-                "blockcache_write_cached_sectors_total{volume=\"default\"} 16",
+                "blockcache_write_cached_sectors_total{volume=\"default\"} 16.0",
                 "# TYPE blockcache_writeback_rate_sectors_per_second gauge",
-                "blockcache_writeback_written_bytes_total{volume=\"default\"} 0",
-                "blockcache_writeback_running{volume=\"default\"} 0",
-                "blockcache_writeback_errors_total{volume=\"default\",kind=\"backing_write\"} 0",
+                "blockcache_writeback_written_bytes_total{volume=\"default\"} 0.0",
+                "blockcache_writeback_running{volume=\"default\"} 0.0",
+                "blockcache_writeback_errors_total{kind=\"backing_write\",volume=\"default\"} 0.0",
                 "# TYPE blockcache_gc_duration_seconds gauge", "# TYPE blockcache_gc_evictions_total counter",
-                "blockcache_gc_evictions_total 0", "blockcache_gc_allocation_waits_total 0");
+                "blockcache_gc_evictions_total 0.0", "blockcache_gc_allocation_waits_total 0.0");
         assertThat(lines).anyMatch(line -> line.matches(
-                "blockcache_writeback_rate_sectors_per_second\\{volume=\"default\"} [1-9][0-9]*"));
+                "blockcache_writeback_rate_sectors_per_second\\{volume=\"default\"} [1-9][0-9]*\\.[0-9]+"));
         assertThat(lines).anyMatch(line -> line.matches("blockcache_gc_duration_seconds\\{stat=\"max\"} [0-9.E-]+"));
-        assertThat(lines).anyMatch(line -> line.matches("blockcache_gc_buckets\\{state=\"journal\"} [1-9][0-9]*"));
+        assertThat(lines).anyMatch(line -> line.matches("blockcache_gc_buckets\\{state=\"journal\"} [1-9][0-9]*\\.0"));
         assertThat(lines).anyMatch(line -> line.matches(
                 "blockcache_request_latency_seconds\\{volume=\"default\",quantile=\"0\\.99\"} [0-9.E-]+"));
         String family = null;
@@ -183,7 +183,7 @@ class AdminServerTest {
                 continue;
             }
             assertThat(line).as("sample line").matches("[a-z_]+(\\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*})? "
-                    + "-?[0-9][0-9.E-]*|NaN");
+                    + "(-?[0-9][0-9.E-]*|NaN)");
             String name = line.replaceAll("[{ ].*", "");
             assertThat(name).as("sample of the announced family").startsWith(family);
         }
