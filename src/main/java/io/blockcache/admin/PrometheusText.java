@@ -122,7 +122,8 @@ final class PrometheusText {
         wbCounter(volumes, "blockcache_writeback_written_bytes_total",
                 "Bytes written back and marked clean behind a backing flush.",
                 w -> w.writtenBackSectors() * (double) BlockDevice.SECTOR_BYTES);
-        wbCounter(volumes, "blockcache_writeback_backing_write_bytes_total", "Bytes in backing writes writeback issued.",
+        wbCounter(volumes, "blockcache_writeback_backing_write_bytes_total",
+                "Bytes in backing writes writeback issued.",
                 w -> w.backingWriteSectors() * (double) BlockDevice.SECTOR_BYTES);
         wbCounter(volumes, "blockcache_writeback_passes_total", "Writeback passes started.", WritebackSnapshot::passes);
         wbGauge(volumes, "blockcache_writeback_keys_in_flight", "Keys between pass start and clean marking.",

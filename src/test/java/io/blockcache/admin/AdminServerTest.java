@@ -104,7 +104,8 @@ class AdminServerTest {
                         + "\"restored\":false}");
         List<String> metrics = Arrays.asList(send("GET", "/metrics", null).body().split("\n"));
         assertThat(metrics).contains("blockcache_writeback_written_bytes_total{volume=\"default\"} 65536.0",
-                "blockcache_writeback_draining{volume=\"default\"} 0.0", "blockcache_dirty_bytes{volume=\"default\"} 0.0");
+                "blockcache_writeback_draining{volume=\"default\"} 0.0",
+                "blockcache_dirty_bytes{volume=\"default\"} 0.0");
 
         assertThat(cache.write(1 << 20, 8192)).isEqualTo(IoResult.OK);
         assertThat(send("POST", "/api/volumes/default/drain", null).body()).contains("\"drainId\":2");
