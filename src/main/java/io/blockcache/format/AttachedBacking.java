@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -42,15 +43,15 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
     public AttachedBacking {
         Objects.requireNonNull(backingUuid, "backingUuid");
         Objects.requireNonNull(exportName, "exportName");
-        ByteLayout.check(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
+        Checks.require(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
                 "volumeSizeBytes must be a positive multiple of 512, got %d", volumeSizeBytes);
-        ByteLayout.check(dataOffsetBytes >= ByteLayout.BLOCK_BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
+        Checks.require(dataOffsetBytes >= ByteLayout.BLOCK_BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
                 "dataOffsetBytes must be a multiple of 4096 and at least 4096, got %d", dataOffsetBytes);
-        ByteLayout.check(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
+        Checks.require(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
                 "dataOffsetBytes + volumeSizeBytes overflows: %d + %d", dataOffsetBytes, volumeSizeBytes);
         ByteLayout.requireU16("volumeId", volumeId);
         int nameBytes = exportName.getBytes(StandardCharsets.UTF_8).length;
-        ByteLayout.check(nameBytes <= EXPORT_NAME_BYTES_MAX, "exportName must be at most %d bytes of UTF-8, "
+        Checks.require(nameBytes <= EXPORT_NAME_BYTES_MAX, "exportName must be at most %d bytes of UTF-8, "
                 + "\"%s\" has %d", EXPORT_NAME_BYTES_MAX, exportName, nameBytes);
     }
 

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.UUID;
@@ -44,11 +45,11 @@ public record BackingHeader(UUID backingUuid, UUID cacheSetUuid, long dataOffset
     public BackingHeader {
         Objects.requireNonNull(backingUuid, "backingUuid");
         Objects.requireNonNull(cacheSetUuid, "cacheSetUuid");
-        ByteLayout.check(dataOffsetBytes >= BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
+        Checks.require(dataOffsetBytes >= BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
                 "dataOffsetBytes must be a multiple of 4096 and at least 4096, got %d", dataOffsetBytes);
-        ByteLayout.check(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
+        Checks.require(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
                 "volumeSizeBytes must be a positive multiple of 512, got %d", volumeSizeBytes);
-        ByteLayout.check(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
+        Checks.require(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
                 "dataOffsetBytes + volumeSizeBytes overflows: %d + %d", dataOffsetBytes, volumeSizeBytes);
     }
 

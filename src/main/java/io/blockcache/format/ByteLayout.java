@@ -56,26 +56,25 @@ public final class ByteLayout {
         return value > 0 && (value & (value - 1)) == 0;
     }
 
-    /** Throws IllegalArgumentException unless {@code condition}; the message is formatted lazily. */
-    public static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalArgumentException(String.format(format, args));
-        }
-    }
-
     /** Checks that {@code value} fits an unsigned 8-bit field. */
     static void requireU8(String name, int value) {
-        check(value >= 0 && value <= U8_MAX, "%s must be in [0, %d], got %d", name, U8_MAX, value);
+        if (value < 0 || value > U8_MAX) {
+            throw new IllegalArgumentException(name + " must be in [0, " + U8_MAX + "], got " + value);
+        }
     }
 
     /** Checks that {@code value} fits an unsigned 16-bit field. */
     static void requireU16(String name, int value) {
-        check(value >= 0 && value <= U16_MAX, "%s must be in [0, %d], got %d", name, U16_MAX, value);
+        if (value < 0 || value > U16_MAX) {
+            throw new IllegalArgumentException(name + " must be in [0, " + U16_MAX + "], got " + value);
+        }
     }
 
     /** Checks that {@code value} is non-negative (u32 fields are carried in a Java int, so at most 2^31-1). */
     static void requireNonNegative(String name, long value) {
-        check(value >= 0, "%s must not be negative, got %d", name, value);
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " must not be negative, got " + value);
+        }
     }
 
     static void putUuid(ByteBuffer buffer, int offsetBytes, UUID uuid) {

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -80,30 +81,30 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
     public CacheSuperblock {
         Objects.requireNonNull(cacheSetUuid, "cacheSetUuid");
         backings = List.copyOf(backings);
-        ByteLayout.check(sequence >= 1, "sequence must be at least 1, got %d", sequence);
-        ByteLayout.check(ByteLayout.isPowerOfTwo(logicalBlockBytes) && logicalBlockBytes >= ByteLayout.SECTOR_BYTES
+        Checks.require(sequence >= 1, "sequence must be at least 1, got %d", sequence);
+        Checks.require(ByteLayout.isPowerOfTwo(logicalBlockBytes) && logicalBlockBytes >= ByteLayout.SECTOR_BYTES
                 && logicalBlockBytes <= ByteLayout.BLOCK_BYTES,
                 "logicalBlockBytes must be a power of two in [512, 4096], got %d", logicalBlockBytes);
-        ByteLayout.check(ByteLayout.isPowerOfTwo(bucketSizeBytes) && bucketSizeBytes >= BUCKET_SIZE_BYTES_MIN
+        Checks.require(ByteLayout.isPowerOfTwo(bucketSizeBytes) && bucketSizeBytes >= BUCKET_SIZE_BYTES_MIN
                 && bucketSizeBytes <= BUCKET_SIZE_BYTES_MAX,
                 "bucketSizeBytes must be a power of two in [%d, %d], got %d",
                 BUCKET_SIZE_BYTES_MIN, BUCKET_SIZE_BYTES_MAX, bucketSizeBytes);
-        ByteLayout.check(dataStartBytes >= 2L * BYTES && dataStartBytes % ByteLayout.BLOCK_BYTES == 0,
+        Checks.require(dataStartBytes >= 2L * BYTES && dataStartBytes % ByteLayout.BLOCK_BYTES == 0,
                 "dataStartBytes must be a multiple of 4096 past both superblock copies (>= 8192), got %d",
                 dataStartBytes);
-        ByteLayout.check(journalBuckets >= 1, "journalBuckets must be at least 1, got %d", journalBuckets);
-        ByteLayout.check(journalFirstBucket >= 0 && (long) journalFirstBucket + journalBuckets < bucketCount,
+        Checks.require(journalBuckets >= 1, "journalBuckets must be at least 1, got %d", journalBuckets);
+        Checks.require(journalFirstBucket >= 0 && (long) journalFirstBucket + journalBuckets < bucketCount,
                 "journal buckets [%d, %d) must lie inside bucketCount %d and leave at least one data bucket",
                 journalFirstBucket, (long) journalFirstBucket + journalBuckets, bucketCount);
-        ByteLayout.check((flags & ~FLAG_CLEAN_SHUTDOWN) == 0, "flags has unknown bits: 0x%08x", flags);
-        ByteLayout.check(backings.size() <= BACKINGS_MAX, "at most %d backing devices, got %d", BACKINGS_MAX,
+        Checks.require((flags & ~FLAG_CLEAN_SHUTDOWN) == 0, "flags has unknown bits: 0x%08x", flags);
+        Checks.require(backings.size() <= BACKINGS_MAX, "at most %d backing devices, got %d", BACKINGS_MAX,
                 backings.size());
         Set<UUID> uuids = new HashSet<>();
         Set<Integer> volumeIds = new HashSet<>();
         for (AttachedBacking backing : backings) {
-            ByteLayout.check(uuids.add(backing.backingUuid()), "backing uuid %s appears twice",
+            Checks.require(uuids.add(backing.backingUuid()), "backing uuid %s appears twice",
                     backing.backingUuid());
-            ByteLayout.check(volumeIds.add(backing.volumeId()), "volume id %d appears twice", backing.volumeId());
+            Checks.require(volumeIds.add(backing.volumeId()), "volume id %d appears twice", backing.volumeId());
         }
     }
 
@@ -114,7 +115,7 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
 
     /** Byte offset of bucket {@code bucket} on the cache device. */
     public long bucketOffsetBytes(int bucket) {
-        ByteLayout.check(bucket >= 0 && bucket < bucketCount, "bucket %d outside [0, %d)", bucket, bucketCount);
+        Checks.require(bucket >= 0 && bucket < bucketCount, "bucket %d outside [0, %d)", bucket, bucketCount);
         return dataStartBytes + (long) bucket * bucketSizeBytes;
     }
 

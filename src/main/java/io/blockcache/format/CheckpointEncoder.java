@@ -3,6 +3,7 @@ package io.blockcache.format;
 import io.blockcache.format.CheckpointItem.ExtentRun;
 import io.blockcache.format.CheckpointItem.GenerationSlice;
 import io.blockcache.format.JournalRecord.ExtentInsert;
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -34,7 +35,7 @@ public final class CheckpointEncoder {
      */
     public CheckpointEncoder(long checkpointStartSequence, int chunkBytesMax, Iterator<CheckpointItem> items) {
         ByteLayout.requireNonNegative("checkpointStartSequence", checkpointStartSequence);
-        ByteLayout.check(chunkBytesMax >= ByteLayout.BLOCK_BYTES && chunkBytesMax % ByteLayout.BLOCK_BYTES == 0,
+        Checks.require(chunkBytesMax >= ByteLayout.BLOCK_BYTES && chunkBytesMax % ByteLayout.BLOCK_BYTES == 0,
                 "chunkBytesMax must be a multiple of 4096 and at least 4096, got %d", chunkBytesMax);
         this.checkpointStartSequence = checkpointStartSequence;
         this.chunkBytesMax = chunkBytesMax;
@@ -69,7 +70,7 @@ public final class CheckpointEncoder {
                 break;
             }
         }
-        ByteLayout.check(itemCount > 0, "chunkBytesMax %d cannot hold a single item", chunkBytesMax);
+        Checks.require(itemCount > 0, "chunkBytesMax %d cannot hold a single item", chunkBytesMax);
         int payloadBytes = buffer.position() - CheckpointChunk.HEADER_BYTES;
         int chunkBytes = (int) ByteLayout.roundUpToBlock(buffer.position());
         buffer.put(ByteLayout.OFFSET_MAGIC, CheckpointChunk.MAGIC);

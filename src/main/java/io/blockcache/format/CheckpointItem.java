@@ -1,6 +1,7 @@
 package io.blockcache.format;
 
 import io.blockcache.format.JournalRecord.ExtentInsert;
+import io.blockcache.loop.Checks;
 import java.util.List;
 
 /** One item packed in a {@link CheckpointChunk}: a slice of the bucket generation table, or a run of extents. */
@@ -19,7 +20,7 @@ public sealed interface CheckpointItem {
         public GenerationSlice {
             ByteLayout.requireNonNegative("firstBucket", firstBucket);
             generations = List.copyOf(generations);
-            ByteLayout.check(!generations.isEmpty(), "a generation slice needs at least one bucket");
+            Checks.require(!generations.isEmpty(), "a generation slice needs at least one bucket");
             for (int generation : generations) {
                 ByteLayout.requireU16("generation", generation);
             }
@@ -35,9 +36,9 @@ public sealed interface CheckpointItem {
         public ExtentRun {
             ByteLayout.requireU16("volumeId", volumeId);
             extents = List.copyOf(extents);
-            ByteLayout.check(!extents.isEmpty(), "an extent run needs at least one extent");
+            Checks.require(!extents.isEmpty(), "an extent run needs at least one extent");
             for (ExtentInsert extent : extents) {
-                ByteLayout.check(extent.volumeId() == volumeId, "extent of volume %d in a run of volume %d",
+                Checks.require(extent.volumeId() == volumeId, "extent of volume %d in a run of volume %d",
                         extent.volumeId(), volumeId);
             }
         }

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,10 +52,10 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
 
     public JournalEntry {
         records = List.copyOf(records);
-        ByteLayout.check(sequence >= 1, "sequence must be at least 1, got %d", sequence);
-        ByteLayout.check(checkpointSequence >= 0 && checkpointSequence <= sequence,
+        Checks.require(sequence >= 1, "sequence must be at least 1, got %d", sequence);
+        Checks.require(checkpointSequence >= 0 && checkpointSequence <= sequence,
                 "checkpointSequence must be in [0, sequence %d], got %d", sequence, checkpointSequence);
-        ByteLayout.check(entryBytes >= ByteLayout.BLOCK_BYTES && entryBytes % ByteLayout.BLOCK_BYTES == 0
+        Checks.require(entryBytes >= ByteLayout.BLOCK_BYTES && entryBytes % ByteLayout.BLOCK_BYTES == 0
                 && entryBytes <= ENTRY_BYTES_MAX, "entryBytes must be a multiple of 4096 in [4096, %d], got %d",
                 ENTRY_BYTES_MAX, entryBytes);
     }
@@ -76,7 +77,7 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
     public static byte[] encode(long sequence, long checkpointSequence, int previousEntryCrc,
             List<JournalRecord> records, int entryBytesMax) {
         int entryBytes = encodedBytes(records);
-        ByteLayout.check(entryBytes <= entryBytesMax, "entry of %d records needs %d bytes, more than %d",
+        Checks.require(entryBytes <= entryBytesMax, "entry of %d records needs %d bytes, more than %d",
                 records.size(), entryBytes, entryBytesMax);
         // Validates the header fields before any bytes are produced.
         new JournalEntry(sequence, checkpointSequence, previousEntryCrc, entryBytes, 0, records);

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.util.List;
 
 /**
@@ -50,18 +51,18 @@ public sealed interface JournalRecord {
         public ExtentInsert {
             ByteLayout.requireU16("volumeId", volumeId);
             ByteLayout.requireNonNegative("startSector", startSector);
-            ByteLayout.check(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
-            ByteLayout.check(Long.MAX_VALUE - startSector >= lengthSectors,
+            Checks.require(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
+            Checks.require(Long.MAX_VALUE - startSector >= lengthSectors,
                     "startSector + lengthSectors overflows: %d + %d", startSector, lengthSectors);
             ByteLayout.requireNonNegative("bucket", bucket);
             ByteLayout.requireU16("offsetInBucketSectors", offsetInBucketSectors);
             ByteLayout.requireU16("generation", generation);
             ByteLayout.requireU16("crcSpanStartSectors", crcSpanStartSectors);
             ByteLayout.requireU16("crcSpanLengthSectors", crcSpanLengthSectors);
-            ByteLayout.check(crcSpanStartSectors <= offsetInBucketSectors,
+            Checks.require(crcSpanStartSectors <= offsetInBucketSectors,
                     "crcSpanStartSectors %d reaches before the bucket start (offsetInBucketSectors %d)",
                     crcSpanStartSectors, offsetInBucketSectors);
-            ByteLayout.check((long) crcSpanStartSectors + lengthSectors <= crcSpanLengthSectors,
+            Checks.require((long) crcSpanStartSectors + lengthSectors <= crcSpanLengthSectors,
                     "checksummed span [-%d, +%d) does not cover the extent of %d sectors",
                     crcSpanStartSectors, crcSpanLengthSectors - crcSpanStartSectors, lengthSectors);
         }
@@ -81,7 +82,7 @@ public sealed interface JournalRecord {
         public ExtentRemove {
             ByteLayout.requireU16("volumeId", volumeId);
             ByteLayout.requireNonNegative("startSector", startSector);
-            ByteLayout.check(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
+            Checks.require(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
         }
 
         @Override
@@ -102,7 +103,7 @@ public sealed interface JournalRecord {
         public ExtentClean {
             ByteLayout.requireU16("volumeId", volumeId);
             ByteLayout.requireNonNegative("startSector", startSector);
-            ByteLayout.check(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
+            Checks.require(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);
             ByteLayout.requireNonNegative("bucket", bucket);
             ByteLayout.requireU16("offsetInBucketSectors", offsetInBucketSectors);
             ByteLayout.requireU16("generation", generation);
@@ -148,7 +149,7 @@ public sealed interface JournalRecord {
         public CheckpointDone {
             ByteLayout.requireNonNegative("checkpointStartSequence", checkpointStartSequence);
             buckets = List.copyOf(buckets);
-            ByteLayout.check(buckets.size() <= BUCKETS_MAX, "at most %d checkpoint buckets, got %d", BUCKETS_MAX,
+            Checks.require(buckets.size() <= BUCKETS_MAX, "at most %d checkpoint buckets, got %d", BUCKETS_MAX,
                     buckets.size());
             for (int bucket : buckets) {
                 ByteLayout.requireNonNegative("checkpoint bucket", bucket);

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -82,9 +83,9 @@ public final class JournalScanner {
 
     /** A scanner for a ring of {@code ringBytes} made of buckets of {@code bucketSizeBytes}. */
     public JournalScanner(long ringBytes, int bucketSizeBytes) {
-        ByteLayout.check(ByteLayout.isPowerOfTwo(bucketSizeBytes) && bucketSizeBytes >= ByteLayout.BLOCK_BYTES,
+        Checks.require(ByteLayout.isPowerOfTwo(bucketSizeBytes) && bucketSizeBytes >= ByteLayout.BLOCK_BYTES,
                 "bucketSizeBytes must be a power of two >= 4096, got %d", bucketSizeBytes);
-        ByteLayout.check(ringBytes > 0 && ringBytes % bucketSizeBytes == 0,
+        Checks.require(ringBytes > 0 && ringBytes % bucketSizeBytes == 0,
                 "ringBytes must be a positive multiple of bucketSizeBytes %d, got %d", bucketSizeBytes, ringBytes);
         this.ringBytes = ringBytes;
         this.bucketSizeBytes = bucketSizeBytes;
@@ -95,7 +96,7 @@ public final class JournalScanner {
      * whose previousEntryCrc must be {@code startPreviousCrc}; at most one lap of the ring.
      */
     public Scan scan(RingReader reader, long startOffsetBytes, long startSequence, int startPreviousCrc) {
-        ByteLayout.check(startOffsetBytes >= 0 && startOffsetBytes < ringBytes
+        Checks.require(startOffsetBytes >= 0 && startOffsetBytes < ringBytes
                 && startOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
                 "startOffsetBytes must be 4 KiB aligned inside the ring, got %d", startOffsetBytes);
         List<ScannedEntry> entries = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.loop.Checks;
 import java.util.Objects;
 
 /**
@@ -58,7 +59,7 @@ public record SuperblockPair(CacheSuperblock chosen, Copy chosenCopy, OtherStatu
         Objects.requireNonNull(chosen, "chosen");
         Objects.requireNonNull(chosenCopy, "chosenCopy");
         Objects.requireNonNull(otherStatus, "otherStatus");
-        ByteLayout.check((otherStatus == OtherStatus.INVALID) == (otherError != null),
+        Checks.require((otherStatus == OtherStatus.INVALID) == (otherError != null),
                 "otherError must be set exactly when the other copy is invalid");
     }
 

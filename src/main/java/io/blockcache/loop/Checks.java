@@ -43,6 +43,13 @@ public final class Checks {
         }
     }
 
+    /** Like {@link #check(boolean, String, long)} with four numbers. */
+    public static void check(boolean condition, String format, long first, long second, long third, long fourth) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(format, first, second, third, fourth));
+        }
+    }
+
     /** Throws {@link IllegalStateException} with a formatted message if {@code condition} is false (boxes). */
     public static void check(boolean condition, String format, Object... args) {
         if (!condition) {
@@ -68,6 +75,21 @@ public final class Checks {
     public static void require(boolean condition, String format, long first, long second) {
         if (!condition) {
             throw new IllegalArgumentException(String.format(format, first, second));
+        }
+    }
+
+    /** Like {@link #require(boolean, String, long)} with three numbers. */
+    public static void require(boolean condition, String format, long first, long second, long third) {
+        if (!condition) {
+            throw new IllegalArgumentException(String.format(format, first, second, third));
+        }
+    }
+
+    /** Like {@link #require(boolean, String, long)} with four numbers. */
+    public static void require(boolean condition, String format, long first, long second, long third,
+                               long fourth) {
+        if (!condition) {
+            throw new IllegalArgumentException(String.format(format, first, second, third, fourth));
         }
     }
 

@@ -66,6 +66,9 @@ final class SectorRangeLock {
             throw new IllegalStateException("released a sector range that is not held: [" + range.startSector
                     + ", " + range.endSector + ")");
         }
+        if (waiting.isEmpty()) {
+            return; // no contention, the common case: nothing to grant and nothing to allocate
+        }
         List<Range> granted = new ArrayList<>();
         List<Range> stillWaiting = new ArrayList<>();
         for (Iterator<Range> it = waiting.iterator(); it.hasNext(); ) {

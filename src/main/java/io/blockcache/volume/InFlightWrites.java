@@ -128,7 +128,8 @@ public final class InFlightWrites {
      */
     public Entry beginWrite(long startSector, long lengthSectors, boolean aroundCache) {
         Entry entry = add(startSector, lengthSectors, false);
-        for (Entry other : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry other = entries.get(i);
             if (other != entry && other.fill && other.overlaps(entry.startSector, entry.endSector)) {
                 other.fillRaced = true;
             }
@@ -143,7 +144,8 @@ public final class InFlightWrites {
     /** Registers a read-miss fill about to read the backing device; raced at once if a write overlaps. */
     public Entry beginFill(long startSector, long lengthSectors) {
         Entry entry = add(startSector, lengthSectors, true);
-        for (Entry other : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry other = entries.get(i);
             if (other != entry && !other.fill && other.overlaps(entry.startSector, entry.endSector)) {
                 entry.fillRaced = true;
                 break;
@@ -199,7 +201,8 @@ public final class InFlightWrites {
     }
 
     private boolean aroundWriteInFlight(long startSector, long endSector) {
-        for (Entry other : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry other = entries.get(i);
             if (other.around && other.overlaps(startSector, endSector)) {
                 return true;
             }
@@ -214,7 +217,8 @@ public final class InFlightWrites {
     /** Returns true if a write (not a fill) overlapping the range is in flight. */
     public boolean writeInFlight(long startSector, long lengthSectors) {
         long end = startSector + lengthSectors;
-        for (Entry other : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry other = entries.get(i);
             if (!other.fill && other.overlaps(startSector, end)) {
                 return true;
             }
@@ -237,7 +241,8 @@ public final class InFlightWrites {
     }
 
     private void hideFromOlder(Entry newer, boolean byInstall) {
-        for (Entry other : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry other = entries.get(i);
             if (other.sequence < newer.sequence && !other.fill && other.overlaps(newer.startSector, newer.endSector)) {
                 other.hide(newer.startSector, newer.endSector, byInstall);
             }

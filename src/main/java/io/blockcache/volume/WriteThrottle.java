@@ -81,6 +81,9 @@ final class WriteThrottle {
     }
 
     private boolean overlapsHeld(long startSector, long endSector) {
+        if (held.isEmpty()) {
+            return false; // the common case; an iterator would be allocated for nothing
+        }
         for (Held h : held) {
             if (h.startSector() < endSector && startSector < h.endSector()) {
                 return true;

@@ -73,6 +73,9 @@ final class DirtyScanner {
 
     /** Drops every buffered key overlapping the range; returns how many. */
     int removeOverlapping(long startSector, long lengthSectors) {
+        if (buffer.isEmpty()) {
+            return 0; // called on every front-end write: skip the boxed keys and the sub-map view
+        }
         int removed = 0;
         Map.Entry<Long, DirtyKey> floor = buffer.floorEntry(startSector);
         long from = floor != null && floor.getValue().endSector() > startSector ? floor.getKey() : startSector;

@@ -1,0 +1,105 @@
+package io.blockcache.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.device.IoCallback;
+import io.blockcache.volume.Volume;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bytes the loop thread allocates per steady-state 4 KiB request (issue 10: "hot path without allocation"),
+ * measured with the JVM's per-thread allocation counter on a real loop over files, 32 requests in flight.
+ * The goal is zero; the bounds below hold what has been reached (about 500 B per read hit and 900 B per
+ * write, see docs/BENCHMARKS.md) so that the hot path does not slide back. Allocation is counted, not
+ * timed, so a loaded machine cannot break it; the best of five rounds is taken because the JIT's escape
+ * analysis removes some allocations only once it has compiled the path.
+ */
+class HotPathAllocationTest {
+    private static final int BLOCKS = 1024;
+    private static final int BLOCK_BYTES = 4096;
+    private static final int QUEUE_DEPTH = 32;
+    private static final int REQUESTS_PER_ROUND = 20_000;
+    private static final int ROUNDS = 5;
+    private static final long READ_HIT_BYTES_MAX = 1024;
+    private static final long WRITE_BYTES_MAX = 1536;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void steadyStateRequestsAllocateLittleOnTheLoopThread() throws Exception {
+        // Proves the bound: a regression that allocates per request (a boxed check, an iterator, a list per
+        // request) on the read-hit or write path pushes the best round above it.
+        try (FileCacheSet files = FileCacheSet.create(dir.resolve("cache"), dir.resolve("backing"))) {
+            files.format(1).orThrow();
+            CacheSet set = files.openSet().orThrow();
+            OnLoop.get(files.loop, () -> {
+                set.knobs().find("writeback." + FileCacheSet.EXPORT + ".running").set("false");
+                return null;
+            });
+            Volume volume = set.volume(FileCacheSet.EXPORT);
+            long loopThreadId = OnLoop.get(files.loop, () -> Thread.currentThread().threadId());
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            run(files, volume, true); // fills every block: the reads below are all hits
+            long readBest = Long.MAX_VALUE;
+            long writeBest = Long.MAX_VALUE;
+            for (int round = 0; round < ROUNDS; round++) {
+                long before = threads.getThreadAllocatedBytes(loopThreadId);
+                run(files, volume, false);
+                long between = threads.getThreadAllocatedBytes(loopThreadId);
+                run(files, volume, true);
+                long after = threads.getThreadAllocatedBytes(loopThreadId);
+                readBest = Math.min(readBest, (between - before) / REQUESTS_PER_ROUND);
+                writeBest = Math.min(writeBest, (after - between) / REQUESTS_PER_ROUND);
+            }
+            System.out.printf("loop-thread allocation: read hit %d B/request, write %d B/request%n",
+                    readBest, writeBest);
+            assertThat(readBest).as("bytes per 4 KiB read hit").isLessThanOrEqualTo(READ_HIT_BYTES_MAX);
+            assertThat(writeBest).as("bytes per 4 KiB write").isLessThanOrEqualTo(WRITE_BYTES_MAX);
+            assertThat(volume.stats().checksumErrors()).isZero();
+        }
+    }
+
+    /** Runs one round of 4 KiB requests over the blocks, {@link #QUEUE_DEPTH} at a time, from the loop. */
+    private static void run(FileCacheSet files, Volume volume, boolean write) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(REQUESTS_PER_ROUND);
+        AtomicLong next = new AtomicLong();
+        AtomicReference<String> failure = new AtomicReference<>();
+        for (int slot = 0; slot < QUEUE_DEPTH; slot++) {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(BLOCK_BYTES);
+            Runnable[] submit = new Runnable[1];
+            IoCallback callback = result -> {
+                if (!result.ok()) {
+                    failure.compareAndSet(null, result.toString());
+                }
+                done.countDown();
+                submit[0].run();
+            };
+            submit[0] = () -> {
+                long request = next.getAndIncrement();
+                if (request >= REQUESTS_PER_ROUND) {
+                    return;
+                }
+                long offsetBytes = (request * 7919 % BLOCKS) * BLOCK_BYTES; // a prime stride: scattered blocks
+                buffer.clear();
+                if (write) {
+                    volume.write(offsetBytes, buffer, false, callback);
+                } else {
+                    volume.read(offsetBytes, buffer, callback);
+                }
+            };
+            files.loop.execute(submit[0]);
+        }
+        assertThat(done.await(OnLoop.TIMEOUT_SECONDS * 3, TimeUnit.SECONDS)).as("round finished").isTrue();
+        assertThat(failure.get()).as("first failed request").isNull();
+    }
+}
