@@ -56,7 +56,7 @@ final class DrainCommand implements Callable<Integer> {
         } catch (IllegalArgumentException bad) {
             return KnobOutput.fail(spec, "drain", bad.getMessage());
         }
-        AdminClient client = new AdminClient(target.admin);
+        AdminClient client = target.admin.client();
         PrintWriter out = spec.commandLine().getOut();
         long startNs = System.nanoTime();
         try {

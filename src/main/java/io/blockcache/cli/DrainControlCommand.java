@@ -32,7 +32,7 @@ abstract class DrainControlCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        AdminClient client = new AdminClient(target.admin);
+        AdminClient client = target.admin.client();
         PrintWriter out = spec.commandLine().getOut();
         String verb = "drain " + action;
         try {

@@ -24,7 +24,7 @@ final class DrainStatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        AdminClient client = new AdminClient(target.admin);
+        AdminClient client = target.admin.client();
         PrintWriter out = spec.commandLine().getOut();
         try {
             for (String name : target.volumes(client)) {

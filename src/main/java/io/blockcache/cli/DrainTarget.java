@@ -3,6 +3,7 @@ package io.blockcache.cli;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options every {@code drain} command shares: which volume, and where the server's admin API is. */
@@ -10,9 +11,8 @@ final class DrainTarget {
     @Option(names = "--volume", paramLabel = "NAME", description = "Only this volume (default: every volume).")
     String volume;
 
-    @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = AdminClient.ADDRESS_DEFAULT,
-            description = "Where the server's admin API listens (default: ${DEFAULT-VALUE}).")
-    String admin;
+    @Mixin
+    AdminOption admin;
 
     /** The volume asked for, or every volume the server has. */
     List<String> volumes(AdminClient client) throws AdminClient.Unreachable {

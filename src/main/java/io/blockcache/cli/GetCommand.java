@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,13 +23,12 @@ final class GetCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "NAME", description = "Knob name, e.g. volume.default.mode.")
     private String name;
 
-    @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = AdminClient.ADDRESS_DEFAULT,
-            description = "Where the server's admin API listens (default: ${DEFAULT-VALUE}).")
-    private String admin;
+    @Mixin
+    private AdminOption admin;
 
     @Override
     public Integer call() {
-        AdminClient client = new AdminClient(admin);
+        AdminClient client = admin.client();
         try {
             AdminClient.Response response = client.get(name == null ? "/api/knobs" : "/api/knobs/" + encode(name));
             if (response.status() != 200) {

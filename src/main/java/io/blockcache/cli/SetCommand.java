@@ -3,7 +3,7 @@ package io.blockcache.cli;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,14 +23,13 @@ final class SetCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "VALUE", description = "New value, as text.")
     private String value;
 
-    @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = AdminClient.ADDRESS_DEFAULT,
-            description = "Where the server's admin API listens (default: ${DEFAULT-VALUE}).")
-    private String admin;
+    @Mixin
+    private AdminOption admin;
 
     @Override
     public Integer call() {
         try {
-            AdminClient.Response response = new AdminClient(admin).put("/api/knobs/" + GetCommand.encode(name), value);
+            AdminClient.Response response = admin.client().put("/api/knobs/" + GetCommand.encode(name), value);
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "set", response);
             }

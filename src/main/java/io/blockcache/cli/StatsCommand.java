@@ -3,6 +3,7 @@ package io.blockcache.cli;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,14 +20,13 @@ final class StatsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the raw JSON of /api/stats.")
     private boolean json;
 
-    @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = AdminClient.ADDRESS_DEFAULT,
-            description = "Where the server's admin API listens (default: ${DEFAULT-VALUE}).")
-    private String admin;
+    @Mixin
+    private AdminOption admin;
 
     @Override
     public Integer call() {
         try {
-            AdminClient.Response response = new AdminClient(admin).get("/api/stats");
+            AdminClient.Response response = admin.client().get("/api/stats");
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "stats", AdminClient.errorMessage(response));
             }
