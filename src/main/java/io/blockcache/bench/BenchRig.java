@@ -6,6 +6,7 @@ import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.HddConfig;
@@ -50,7 +51,7 @@ final class BenchRig {
         List<BackingSpec> backings = List.of(new BackingSpec(NAME, this.hdd));
         Outcome<Void> formatted = await(done -> CacheSet.format(loop, ssd, backings, CacheSetOptions.defaults(),
                 new Prng(1), fraction -> { }, done));
-        check(formatted.isOk(), "format failed: %s", formatted.error());
+        Checks.check(formatted.isOk(), "format failed: %s", formatted.error());
         Outcome<CacheSet> opened = await(done -> CacheSet.open(loop, ssd, backings, CacheSetOptions.defaults(),
                 done));
         this.set = opened.orThrow();
@@ -83,8 +84,9 @@ final class BenchRig {
     static void runUntil(SimLoop loop, java.util.function.BooleanSupplier condition) {
         long deadlineNs = loop.nowNs() + WAIT_NS_MAX;
         while (!condition.getAsBoolean()) {
-            check(loop.nowNs() < deadlineNs, "condition not reached within %s s of virtual time", WAIT_NS_MAX / 1e9);
-            check(loop.step(), "the loop ran dry before the condition held");
+            Checks.check(loop.nowNs() < deadlineNs, "condition not reached within %s s of virtual time",
+                    WAIT_NS_MAX / 1e9);
+            Checks.check(loop.step(), "the loop ran dry before the condition held");
         }
     }
 
@@ -105,12 +107,7 @@ final class BenchRig {
     /** Runs one I/O to completion and fails unless it succeeded. */
     void io(Consumer<IoCallback> op) {
         IoResult result = await(done -> op.accept(done::accept));
-        check(result.ok(), "I/O failed: %s", result);
+        Checks.check(result.ok(), "I/O failed: %s", result);
     }
 
-    static void check(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(format, args));
-        }
-    }
 }

@@ -1,8 +1,9 @@
 package io.blockcache.bench;
 
+import io.blockcache.device.BlockDevice;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.index.ExtentLocation;
-import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import io.blockcache.sim.HddConfig;
 import io.blockcache.writeback.WritebackSettings;
@@ -104,7 +105,7 @@ final class BurstsRun {
                 long offset = prng.nextLong(slots) * 4096;
                 int length = 4096 * (1 + prng.nextInt(16));
                 rig.loop.schedule(t - rig.loop.nowNs(), () -> rig.volume().write(offset, FrontEndWriter.data(length),
-                        false, result -> BenchRig.check(result.ok(), "burst write failed: %s", result)));
+                        false, result -> Checks.check(result.ok(), "burst write failed: %s", result)));
             }
         }
     }

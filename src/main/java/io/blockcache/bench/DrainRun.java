@@ -1,6 +1,7 @@
 package io.blockcache.bench;
 
 import io.blockcache.device.DeviceCounters;
+import io.blockcache.loop.Checks;
 import io.blockcache.sim.HddConfig;
 import io.blockcache.writeback.WritebackSettings;
 
@@ -29,7 +30,7 @@ final class DrainRun {
     static Result run(long cacheBytes, HddConfig hdd, WritebackSettings settings, Extents set) {
         BenchRig rig = new BenchRig(cacheBytes, hdd, settings.toBuilder().running(false).build());
         FrontEndWriter.writeAll(rig.loop, rig.volume(), 0, set, FILL_DEPTH);
-        BenchRig.check(rig.dirtyBytes() == set.totalBytes(), "dirty %s != written %s", rig.dirtyBytes(),
+        Checks.check(rig.dirtyBytes() == set.totalBytes(), "dirty %s != written %s", rig.dirtyBytes(),
                 set.totalBytes());
         rig.loop.runFor(QUIET_BEFORE_NS);
         DeviceCounters backing = rig.hdd.counters();

@@ -1,5 +1,6 @@
 package io.blockcache.bench;
 
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,9 +23,9 @@ record Extents(long[] startBytes, int[] lengthBytes, int[] writeOrder) {
      * earlier extent is redrawn. Written in random order.
      */
     static Extents random(Prng prng, long spanBytes, long totalBytes, int minBytes, int maxBytes) {
-        BenchRig.check(minBytes % ALIGN_BYTES == 0 && maxBytes % ALIGN_BYTES == 0 && minBytes <= maxBytes
+        Checks.check(minBytes % ALIGN_BYTES == 0 && maxBytes % ALIGN_BYTES == 0 && minBytes <= maxBytes
                 && minBytes > 0, "bad extent sizes %s..%s", minBytes, maxBytes);
-        BenchRig.check(totalBytes * 4 <= spanBytes, "the set must stay sparse: %s bytes in %s", totalBytes, spanBytes);
+        Checks.check(totalBytes * 4 <= spanBytes, "the set must stay sparse: %s bytes in %s", totalBytes, spanBytes);
         java.util.TreeMap<Long, Integer> chosen = new java.util.TreeMap<>();
         long sum = 0;
         long slots = (spanBytes - maxBytes) / ALIGN_BYTES;

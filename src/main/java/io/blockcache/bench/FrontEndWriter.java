@@ -1,6 +1,7 @@
 package io.blockcache.bench;
 
 import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 
 /**
@@ -40,7 +41,7 @@ final class FrontEndWriter {
         issue[0] = () -> {
             int i = set.writeOrder()[next[0]++];
             device.write(offsetBytes + set.startBytes()[i], data(set.lengthBytes()[i]), false, result -> {
-                BenchRig.check(result.ok(), "write failed: %s", result);
+                Checks.check(result.ok(), "write failed: %s", result);
                 done[0]++;
                 if (next[0] < count) {
                     issue[0].run();

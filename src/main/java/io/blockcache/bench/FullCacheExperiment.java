@@ -1,12 +1,12 @@
 package io.blockcache.bench;
 
 import static io.blockcache.loop.Checks.check;
-
 import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.HddConfig;
@@ -77,7 +77,7 @@ final class FullCacheExperiment {
         Outcome<?>[] formatted = new Outcome<?>[1];
         CacheSet.format(loop, cache, backings, options, new Prng(settings.seed()), f -> { }, r -> formatted[0] = r);
         loop.runUntil(() -> formatted[0] != null);
-        check(formatted[0] != null && formatted[0].error() == null, "format failed: %s", formatted[0]);
+        Checks.check(formatted[0] != null && formatted[0].error() == null, "format failed: %s", formatted[0]);
         @SuppressWarnings("unchecked")
         Outcome<CacheSet>[] opened = new Outcome[1];
         CacheSet.open(loop, cache, backings, options, r -> opened[0] = r);
@@ -96,10 +96,10 @@ final class FullCacheExperiment {
         long nextSampleNs = loop.nowNs() + SAMPLE_NS;
         long writesAtSample = 0;
         while (workload.writesCompleted() < goalWrites) {
-            check(loop.step(), "deadlock: no event pending after %s of %s writes", workload.writesCompleted(),
+            Checks.check(loop.step(), "deadlock: no event pending after %s of %s writes", workload.writesCompleted(),
                     goalWrites);
             watch.afterEvent();
-            check(loop.nowNs() < SIMULATED_NS_MAX, "deadlock: %s of %s writes after %s s simulated",
+            Checks.check(loop.nowNs() < SIMULATED_NS_MAX, "deadlock: %s of %s writes after %s s simulated",
                     workload.writesCompleted(), goalWrites, loop.nowNs() / 1e9);
             if (steadyStartNs < 0 && workload.writesCompleted() >= cacheBlocks) {
                 steadyStartNs = loop.nowNs();
@@ -121,16 +121,17 @@ final class FullCacheExperiment {
         boolean[] stopped = {false};
         workload.stop(() -> stopped[0] = true);
         while (!stopped[0]) {
-            check(loop.step(), "deadlock: requests in flight never completed");
+            Checks.check(loop.step(), "deadlock: requests in flight never completed");
             watch.afterEvent();
         }
-        check(workload.errors() == 0, "front-end errors: %s, first: %s", workload.errors(), workload.firstError());
+        Checks.check(workload.errors() == 0, "front-end errors: %s, first: %s", workload.errors(),
+                workload.firstError());
         long lost = verify(loop, volume, workload, spanBlocks, watch);
         progress.accept(String.format("full cache: %.0f s simulated, %,d evictions, %,d dirty evictions, "
                 + "%,d sectors around the cache, %,d GC runs, %,d blocks lost", simulatedSeconds, watch.evictions(),
                 watch.dirtyEvictions(), volume.stats().writeBypassedSectors(), set.garbageCollector().stats().runs(),
                 lost));
-        check(lost == 0, "%s blocks did not read back their newest acknowledged write", lost);
+        Checks.check(lost == 0, "%s blocks did not read back their newest acknowledged write", lost);
         GcBenchRow row = new GcBenchRow("full-cache", "sliced", null, steady.getValueAtPercentile(50) / 1e3,
                 steady.getValueAtPercentile(99) / 1e3, steady.getValueAtPercentile(99.9) / 1e3,
                 steady.getMaxValue() / 1e3, null, null, steadyMiBPerSecond, sortedMiBPerSecond,
@@ -152,11 +153,11 @@ final class FullCacheExperiment {
             buffer.clear();
             boolean[] done = {false};
             volume.read(block * RandomIoWorkload.BLOCK_BYTES, buffer, result -> {
-                check(result.ok(), "read-back failed: %s", result);
+                Checks.check(result.ok(), "read-back failed: %s", result);
                 done[0] = true;
             });
             while (!done[0]) {
-                check(loop.step(), "deadlock: read-back of block %s never completed", block);
+                Checks.check(loop.step(), "deadlock: read-back of block %s never completed", block);
                 watch.afterEvent();
             }
             if (buffer.getLong(0) != RandomIoWorkload.tag(block, version)) {

@@ -1,7 +1,6 @@
 package io.blockcache.bench;
 
 import static io.blockcache.loop.Checks.check;
-
 import io.blockcache.device.MemoryDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
@@ -9,6 +8,7 @@ import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
 import io.blockcache.gc.GarbageCollector;
 import io.blockcache.gc.GcConfig;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
 import io.blockcache.volume.Volume;
@@ -75,7 +75,7 @@ final class GcLatencyExperiment {
             CacheSetOptions options = CacheSetOptions.defaults();
             Outcome<Void> formatted = LoopAwait.call(loop, CALL_TIMEOUT_SECONDS, done -> CacheSet.format(loop, cache,
                     backings, options, new Prng(settings.seed()), fraction -> { }, done));
-            check(formatted.error() == null, "format failed: %s", formatted.error());
+            Checks.check(formatted.error() == null, "format failed: %s", formatted.error());
             Outcome<CacheSet> opened = LoopAwait.call(loop, CALL_TIMEOUT_SECONDS,
                     done -> CacheSet.open(loop, cache, backings, options, done));
             CacheSet set = opened.orThrow();
@@ -98,7 +98,8 @@ final class GcLatencyExperiment {
                 measurements.add(measureGc(loop, set, workload, pauses, "sliced", settings.sliced()));
             }
             LoopAwait.<Boolean>call(loop, CALL_TIMEOUT_SECONDS, done -> workload.stop(() -> done.accept(true)));
-            check(workload.errors() == 0, "front-end errors: %s, first: %s", workload.errors(), workload.firstError());
+            Checks.check(workload.errors() == 0, "front-end errors: %s, first: %s", workload.errors(),
+                    workload.firstError());
         }
         return measurements;
     }
@@ -142,7 +143,7 @@ final class GcLatencyExperiment {
             long startNs = loop.nowNs();
             gc.gc(result -> {
                 durationNs[0] = loop.nowNs() - startNs;
-                check(result.ok(), "GC failed: %s", result);
+                Checks.check(result.ok(), "GC failed: %s", result);
                 // Requests in flight now overlapped the GC: they count as "during GC" too.
                 workload.finishRecording(() -> done.accept(true));
             });

@@ -1,6 +1,7 @@
 package io.blockcache.bench;
 
 import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import java.nio.ByteBuffer;
@@ -38,7 +39,7 @@ final class RandomReader {
     private void issue() {
         long startNs = loop.nowNs();
         device.read(prng.nextLong(slots) * readBytes, ByteBuffer.allocate(readBytes), result -> {
-            BenchRig.check(result.ok(), "front-end read failed: %s", result);
+            Checks.check(result.ok(), "front-end read failed: %s", result);
             if (stopped) {
                 return;
             }

@@ -1,5 +1,6 @@
 package io.blockcache.gc;
 
+import io.blockcache.loop.Checks;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,28 +28,28 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
                        int movingLivePercentMax, int movingBucketsMax, int movingFreePercentMax, long recencyTickNs,
                        int recencyWarmTicks, int generationDistanceMax, int writtenFractionDenominator) {
     public GcConfig {
-        require(nodesPerSliceMin >= 1 && nodesPerSliceMin <= 1_000_000, "nodesPerSliceMin in [1, 10^6]: %s",
+        Checks.require(nodesPerSliceMin >= 1 && nodesPerSliceMin <= 1_000_000, "nodesPerSliceMin in [1, 10^6]: %s",
                 nodesPerSliceMin);
-        require(sliceSleepNs >= 0 && sliceSleepNs <= TimeUnit.SECONDS.toNanos(1), "sliceSleepNs in [0, 1 s]: %s",
+        Checks.require(sliceSleepNs >= 0 && sliceSleepNs <= TimeUnit.SECONDS.toNanos(1), "sliceSleepNs in [0, 1 s]: %s",
                 sliceSleepNs);
-        require(sliceCostNsTarget >= 0 && sliceCostNsTarget <= TimeUnit.SECONDS.toNanos(1),
+        Checks.require(sliceCostNsTarget >= 0 && sliceCostNsTarget <= TimeUnit.SECONDS.toNanos(1),
                 "sliceCostNsTarget in [0, 1 s]: %s", sliceCostNsTarget);
-        require(durationPercentMax >= 100 && durationPercentMax <= 10_000, "durationPercentMax in [100, 10000]: %s",
-                durationPercentMax);
-        require(freeLowPercent >= 1 && freeLowPercent <= 50, "freeLowPercent in [1, 50]: %s", freeLowPercent);
-        require(freeTargetPercent >= freeLowPercent && freeTargetPercent <= 60,
+        Checks.require(durationPercentMax >= 100 && durationPercentMax <= 10_000,
+                "durationPercentMax in [100, 10000]: %s", durationPercentMax);
+        Checks.require(freeLowPercent >= 1 && freeLowPercent <= 50, "freeLowPercent in [1, 50]: %s", freeLowPercent);
+        Checks.require(freeTargetPercent >= freeLowPercent && freeTargetPercent <= 60,
                 "freeTargetPercent in [freeLowPercent, 60]: %s", freeTargetPercent);
-        require(movingLivePercentMax >= 0 && movingLivePercentMax <= 90, "movingLivePercentMax in [0, 90]: %s",
+        Checks.require(movingLivePercentMax >= 0 && movingLivePercentMax <= 90, "movingLivePercentMax in [0, 90]: %s",
                 movingLivePercentMax);
-        require(movingBucketsMax >= 0 && movingBucketsMax <= 1024, "movingBucketsMax in [0, 1024]: %s",
+        Checks.require(movingBucketsMax >= 0 && movingBucketsMax <= 1024, "movingBucketsMax in [0, 1024]: %s",
                 movingBucketsMax);
-        require(movingFreePercentMax >= 0 && movingFreePercentMax <= 100, "movingFreePercentMax in [0, 100]: %s",
+        Checks.require(movingFreePercentMax >= 0 && movingFreePercentMax <= 100, "movingFreePercentMax in [0, 100]: %s",
                 movingFreePercentMax);
-        require(recencyTickNs > 0, "recencyTickNs must be positive: %s", recencyTickNs);
-        require(recencyWarmTicks >= 0, "recencyWarmTicks must not be negative: %s", recencyWarmTicks);
-        require(generationDistanceMax >= 2 && generationDistanceMax < (1 << 15),
+        Checks.require(recencyTickNs > 0, "recencyTickNs must be positive: %s", recencyTickNs);
+        Checks.require(recencyWarmTicks >= 0, "recencyWarmTicks must not be negative: %s", recencyWarmTicks);
+        Checks.require(generationDistanceMax >= 2 && generationDistanceMax < (1 << 15),
                 "generationDistanceMax in [2, 32767]: %s", generationDistanceMax);
-        require(writtenFractionDenominator >= 1 && writtenFractionDenominator <= 1024,
+        Checks.require(writtenFractionDenominator >= 1 && writtenFractionDenominator <= 1024,
                 "writtenFractionDenominator in [1, 1024]: %s", writtenFractionDenominator);
     }
 
@@ -107,9 +108,4 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
                 denominator);
     }
 
-    static void require(boolean condition, String format, Object... args) {
-        if (!condition) {
-            throw new IllegalArgumentException(String.format(format, args));
-        }
-    }
 }

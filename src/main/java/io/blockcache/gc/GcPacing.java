@@ -1,6 +1,7 @@
 package io.blockcache.gc;
 
 import static io.blockcache.loop.Checks.require;
+import io.blockcache.loop.Checks;
 
 /**
  * The pacing rules of the sliced mark as pure functions (docs/GC.md "Pacing"); {@link MarkPacer} feeds them
@@ -52,7 +53,7 @@ final class GcPacing {
      * @param previousNodes the size of the slice before
      */
     static int nodesForCost(double costNsPerNode, long sliceCostNsTarget, int previousNodes, int nodesPerSliceMin) {
-        require(costNsPerNode > 0, "nodesForCost: cost per node must be positive: %s", costNsPerNode);
+        Checks.require(costNsPerNode > 0, "nodesForCost: cost per node must be positive: %s", costNsPerNode);
         double byCost = Math.floor(sliceCostNsTarget / costNsPerNode);
         double grown = Math.min(byCost, (double) SLICE_GROWTH_FACTOR_MAX * Math.max(1, previousNodes));
         return (int) Math.min(Integer.MAX_VALUE, Math.max(nodesPerSliceMin, grown));
@@ -101,7 +102,7 @@ final class GcPacing {
      */
     static long pauseNs(boolean frontEndBusy, boolean allocationsWaiting, long sliceSleepNs, long slackNs,
                         long slicesLeft) {
-        require(slicesLeft >= 1, "pauseNs: slicesLeft must be at least 1: %s", slicesLeft);
+        Checks.require(slicesLeft >= 1, "pauseNs: slicesLeft must be at least 1: %s", slicesLeft);
         if (!frontEndBusy || allocationsWaiting || sliceSleepNs <= 0 || slackNs <= 0) {
             return 0;
         }

@@ -2,6 +2,7 @@ package io.blockcache.gc;
 
 import io.blockcache.cache.BucketTable;
 import io.blockcache.cache.BumpGuard;
+import io.blockcache.loop.Checks;
 
 /**
  * Keeps 16-bit bucket generations from lapping a key that is still stored (issue 6 item 1).
@@ -90,7 +91,7 @@ public final class GenerationGuard implements BumpGuard {
 
     /** Changes the bound; safe both ways as long as it stays below 2^15 (floors never depend on it). */
     public void setDistanceMax(int newDistanceMax) {
-        GcConfig.require(newDistanceMax >= 2 && newDistanceMax < (1 << 15), "distance %s", newDistanceMax);
+        Checks.require(newDistanceMax >= 2 && newDistanceMax < (1 << 15), "distance %s", newDistanceMax);
         distanceMax = newDistanceMax;
     }
 

@@ -5,6 +5,7 @@ import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import java.nio.ByteBuffer;
@@ -153,7 +154,7 @@ abstract class AbstractSimDevice implements SimDevice {
 
     @Override
     public final void powerOn(EventLoop newLoop) {
-        check(poweredOff, "powerOn without a crash");
+        Checks.check(poweredOff, "powerOn without a crash");
         loop = Objects.requireNonNull(newLoop, "loop");
         counters = new DeviceCounters();
         poweredOff = false;
@@ -233,9 +234,4 @@ abstract class AbstractSimDevice implements SimDevice {
         return null;
     }
 
-    protected static void check(boolean condition, String message, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(message, args));
-        }
-    }
 }

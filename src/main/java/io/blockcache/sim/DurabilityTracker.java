@@ -1,15 +1,15 @@
 package io.blockcache.sim;
 
 import static io.blockcache.loop.Checks.check;
-
 import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Checks;
 import io.blockcache.loop.Prng;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -46,7 +46,7 @@ final class DurabilityTracker {
 
     /** Makes a write visible to reads: the device acknowledged it (it may still be volatile). */
     void complete(PendingWrite write) {
-        check(write.completionOrder == 0, "write %d completed twice", write.sequence);
+        Checks.check(write.completionOrder == 0, "write %d completed twice", write.sequence);
         write.completionOrder = ++lastCompletionOrder;
         visible.write(write, write.completionOrder);
         completedVolatile.put(write.completionOrder, write);
@@ -55,7 +55,7 @@ final class DurabilityTracker {
 
     /** Puts a completed write on stable media; it no longer takes part in crash images. */
     void makeDurable(PendingWrite write) {
-        check(write.completionOrder != 0, "write %d made durable before it completed", write.sequence);
+        Checks.check(write.completionOrder != 0, "write %d made durable before it completed", write.sequence);
         if (notDurable.remove(write.sequence) == null) {
             return; // already durable
         }
@@ -174,7 +174,7 @@ final class DurabilityTracker {
      * was acknowledged. Then the record empties and readers see the durable contents.
      */
     CrashOutcome crash(BitSet survivors) {
-        check(survivors.length() <= notDurable.size(), "survivor index %d beyond the %d writes not yet durable",
+        Checks.check(survivors.length() <= notDurable.size(), "survivor index %d beyond the %d writes not yet durable",
                 survivors.length() - 1, notDurable.size());
         int survived = 0;
         int index = 0;
