@@ -2,10 +2,13 @@ package io.blockcache.admin;
 
 /**
  * The dashboard page of {@code GET /}: one static HTML page whose script polls {@code /api/stats} every second,
- * keeps the last {@code HISTORY} samples in the browser, and draws small line charts on {@code <canvas>} (no
- * library) per volume: dirty data, writeback rate (measured from written-back sectors, and the PI rate), backing
- * queue depth, read hit ratio over each interval, and front-end latency; then tables of the numbers, writeback
- * and GC included.
+ * keeps the last {@code HISTORY} samples in the browser, and draws line charts on {@code <canvas>} (no library,
+ * so nothing external to load) per volume, each with a y axis in its unit, an x axis in seconds and a legend:
+ * requests per second, read and write throughput, dirty data (with the time to clean at the current writeback
+ * rate), writeback rate (measured from written-back sectors, and the PI rate), backing queue depth, read hit
+ * ratio over each interval, and front-end latency; then tables of the numbers, writeback and GC included.
+ * Each chart counts its draws in {@code data-draws} and the page its polls in {@code body[data-polls]}, so a
+ * browser test can wait for an update instead of sleeping ({@code DashboardBrowserTest}).
  */
 final class Dashboard {
     private Dashboard() {
@@ -14,7 +17,7 @@ final class Dashboard {
     /** The page; self-contained, no external resources (the admin API is often reached through a tunnel). */
     static final String HTML = """
             <!doctype html>
-            <html><head><meta charset="utf-8"><title>blockcache</title>
+            <html><head><meta charset="utf-8"><title>blockcache</title><link rel="icon" href="data:,">
             <style>
             body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
             table{border-collapse:collapse;margin-bottom:1.5em}
@@ -35,8 +38,16 @@ final class Dashboard {
             <p>Raw: <a href="/api/stats">/api/stats</a> &middot; <a href="/metrics">/metrics</a>
              &middot; <a href="/api/knobs">/api/knobs</a></p>
             <script>
-            const HISTORY=120, W=300, H=110, hist={}, prev={};
-            function mib(b){return (b/1048576).toFixed(1)+' MiB'}
+            const HISTORY=120, W=340, H=150, hist={}, prev={};
+            const PAD={left:56,right:8,top:30,bottom:18};
+            // Readable sizes: binary units, three significant digits at most.
+            function size(b){if(b==null)return '-';const u=['B','KiB','MiB','GiB','TiB'];let i=0;b=Number(b);
+              while(Math.abs(b)>=1024&&i<u.length-1){b/=1024;i++}
+              return (i==0?b.toFixed(0):b.toFixed(b<10?2:b<100?1:0))+' '+u[i]}
+            function mib(b){return size(b)}
+            function rate(b){return b==null?'-':size(b)+'/s'}
+            function count(x){if(x==null)return '-';x=Number(x);
+              return x>=1e6?(x/1e6).toFixed(2)+' M':x>=1e4?(x/1e3).toFixed(1)+' k':x.toFixed(x<10&&x%1?1:0)}
             function num(x,d){return x==null?'-':Number(x).toFixed(d||0)}
             function table(id,head,rows){
               const t=document.getElementById(id);t.textContent='';
@@ -60,50 +71,69 @@ final class Dashboard {
                   const h=document.createElement('h2');h.textContent='Volume '+volume+' (live, last '+HISTORY+' s)';
                   const d=document.createElement('div');d.className='charts';box.append(h,d);
                   document.getElementById('live').appendChild(box)}
-                c=document.createElement('canvas');c.id=id;c.width=W;c.height=H;box.lastChild.appendChild(c)}
+                c=document.createElement('canvas');c.id=id;c.width=W;c.height=H;c.className='chart';
+                box.lastChild.appendChild(c)}
               return c}
-            // series: [[label, color, values]]; fmt turns a value into text for the scale and the legend.
+            // A line chart with a y axis (0, half, max in the chart's unit), an x axis in seconds before now,
+            // and a legend with each series' latest value. series: [[label, color, values]]; fmt: value -> text.
             function chart(canvas,title,series,fmt){
               const g=canvas.getContext('2d');g.clearRect(0,0,W,H);
               let max=0;series.forEach(s=>s[2].forEach(v=>{if(v!=null&&v>max)max=v}));if(max<=0)max=1;
-              const top=28,bottom=H-4,left=4,right=W-4;
-              g.strokeStyle='#e4e4e4';g.beginPath();g.moveTo(left,top);g.lineTo(right,top);g.moveTo(left,bottom);
+              const top=PAD.top,bottom=H-PAD.bottom,left=PAD.left,right=W-PAD.right;
+              g.font='11px system-ui,sans-serif';g.fillStyle='#222';g.textAlign='left';g.fillText(title,4,11);
+              g.strokeStyle='#e4e4e4';g.fillStyle='#666';g.textAlign='right';g.beginPath();
+              [0,0.5,1].forEach(f=>{const y=bottom-(bottom-top)*f;g.moveTo(left,y);g.lineTo(right,y);
+                g.fillText(fmt(max*f),left-4,y+4)});
+              g.stroke();g.strokeStyle='#888';g.beginPath();g.moveTo(left,top);g.lineTo(left,bottom);
               g.lineTo(right,bottom);g.stroke();
-              g.font='11px system-ui,sans-serif';g.fillStyle='#222';g.fillText(title,left+2,11);
-              g.fillStyle='#888';g.textAlign='right';g.fillText(fmt(max),right-2,top-3);g.textAlign='left';
-              let x=left+2;
+              g.textAlign='center';
+              [[HISTORY-1,'-'+(HISTORY-1)+' s'],[(HISTORY-1)/2,'-'+Math.round((HISTORY-1)/2)+' s'],[0,'now']]
+                .forEach(([ago,text])=>{const x=right-ago*(right-left)/(HISTORY-1);
+                  g.fillText(text,Math.min(Math.max(x,left+14),right-12),H-4)});
+              g.textAlign='left';let x=4;
               series.forEach(([label,color,values])=>{
                 g.strokeStyle=color;g.lineWidth=1.5;g.beginPath();let started=false;
                 values.forEach((v,i)=>{if(v==null)return;
                   const px=right-(values.length-1-i)*(right-left)/(HISTORY-1),py=bottom-(bottom-top)*v/max;
                   if(started)g.lineTo(px,py);else{g.moveTo(px,py);started=true}});
-                g.stroke();const last=values[values.length-1];
-                g.fillStyle=color;const text=label+' '+(last==null?'-':fmt(last));g.fillText(text,x,23);
+                g.stroke();g.lineWidth=1;const last=values[values.length-1];
+                g.fillStyle=color;const text=label+' '+(last==null?'-':fmt(last));g.fillText(text,x,24);
                 x+=g.measureText(text).width+10});
+              canvas.dataset.draws=String(Number(canvas.dataset.draws||0)+1);
             }
             function live(s,nowMs){
               const backing={};s.backing.forEach(d=>backing[d.name]=d);
               s.volumes.forEach(v=>{
                 const w=v.writeback,p=prev[v.name],k=v.name+'/';
-                let rate=null,hit=null;
+                let wb=null,hit=null,iops=null,rd=null,wr=null;
+                const readSectors=v.readHitSectors+v.readMissSectors;
+                const writeSectors=v.writeCachedSectors+v.bypassedSectors;
                 if(p){const dt=(nowMs-p.t)/1000;
-                  if(dt>0)rate=Math.max(0,(w.writtenBackSectors-p.written)*512/dt);
+                  if(dt>0){wb=Math.max(0,(w.writtenBackSectors-p.written)*512/dt);
+                    iops=Math.max(0,(v.latency.requests-p.requests)/dt);
+                    rd=Math.max(0,(readSectors-p.read)*512/dt);wr=Math.max(0,(writeSectors-p.write)*512/dt)}
                   const hits=v.readHitSectors-p.hits,reads=hits+v.readMissSectors-p.misses;
                   hit=reads>0?100*hits/reads:(hist[k+'hit']||[]).slice(-1)[0]??null}
-                prev[v.name]={t:nowMs,written:w.writtenBackSectors,hits:v.readHitSectors,misses:v.readMissSectors};
-                chart(canvasFor(v.name,'dirty'),'dirty data',[['dirty','#c0392b',push(k+'dirty',v.dirtyBytes)]],mib);
-                chart(canvasFor(v.name,'rate'),'writeback rate (MiB/s)',
-                  [['written back','#2471a3',push(k+'rate',rate)],
-                   ['PI rate','#aaa',push(k+'pi',w.rateSectorsPerSecond*512)]],b=>(b/1048576).toFixed(2));
+                prev[v.name]={t:nowMs,written:w.writtenBackSectors,hits:v.readHitSectors,misses:v.readMissSectors,
+                  requests:v.latency.requests,read:readSectors,write:writeSectors};
+                chart(canvasFor(v.name,'iops'),'requests per second',[['IOPS','#2471a3',push(k+'iops',iops)]],count);
+                chart(canvasFor(v.name,'throughput'),'front-end throughput',
+                  [['read','#1e8449',push(k+'rd',rd)],['write','#c0392b',push(k+'wr',wr)]],rate);
+                const eta=w.dirtyBytes>0&&wb>0?', clean in ~'+dur(1000*w.dirtyBytes/wb):'';
+                chart(canvasFor(v.name,'dirty'),'dirty data'+eta,[['dirty','#c0392b',push(k+'dirty',v.dirtyBytes)]],
+                  size);
+                chart(canvasFor(v.name,'rate'),'writeback rate',
+                  [['written back','#2471a3',push(k+'rate',wb)],
+                   ['PI rate','#aaa',push(k+'pi',w.rateSectorsPerSecond*512)]],rate);
                 const q=backing[v.name]?backing[v.name].requestsInFlight:w.backingQueueDepth;
-                chart(canvasFor(v.name,'queue'),'backing queue depth',
+                chart(canvasFor(v.name,'queue'),'backing queue depth (requests)',
                   [['all','#7d3c98',push(k+'queue',q)],['writeback','#27ae60',push(k+'wbq',w.backingWritesInFlight)]],
                   x=>num(x));
-                chart(canvasFor(v.name,'hit'),'read hit ratio per second (%)',[['hit','#1e8449',push(k+'hit',hit)]],
-                  x=>num(x,1));
-                chart(canvasFor(v.name,'latency'),'latency since open (µs)',
+                chart(canvasFor(v.name,'hit'),'read hit ratio per second',[['hit','#1e8449',push(k+'hit',hit)]],
+                  x=>num(x,1)+' %');
+                chart(canvasFor(v.name,'latency'),'latency since open',
                   [['p50','#2471a3',push(k+'p50',v.latency.p50Us)],['p99','#d35400',push(k+'p99',v.latency.p99Us)]],
-                  x=>num(x));
+                  x=>num(x)+' µs');
               });
             }
             async function poll(){
@@ -146,6 +176,7 @@ final class Dashboard {
                 table('backing',['device','queue depth','read sectors','written sectors','errors'],
                   s.backing.map(d=>[d.name,d.requestsInFlight,d.completedReadSectors,d.completedWriteSectors,
                     d.errors]));
+                document.body.dataset.polls=String(Number(document.body.dataset.polls||0)+1);
               }catch(e){document.getElementById('err').textContent='no answer from the server: '+e}
             }
             poll();setInterval(poll,1000);
