@@ -7,8 +7,8 @@ import java.nio.ByteBuffer;
 
 /**
  * NBD_CMD_CACHE: reads a range through the volume so that misses fill the cache, and drops the data. Reads
- * the covering sectors one chunk at a time into one buffer, so a request of any length holds only
- * {@link #CHUNK_BYTES}. Thread rule: the volumes' loop thread.
+ * the covering sectors one chunk at a time into one buffer (the request's, allocated by the connection's
+ * reader), so a request of any length holds only {@link #CHUNK_BYTES}. Thread rule: the volumes' loop thread.
  */
 final class CacheWarmer {
     /** 1 MiB per read: large enough to stream from the backing device, small enough to budget per request. */
@@ -21,17 +21,20 @@ final class CacheWarmer {
     private final ByteBuffer buffer;
     private long nextBytes;
 
-    /** Warms the sectors covering {@code span} and then calls {@code done}. */
-    static void warm(Volume volume, SectorSpan span, IoCallback done) {
-        new CacheWarmer(volume, span, done).next();
+    /**
+     * Warms the sectors covering {@code span} through {@code buffer} (at least one sector, reused for every
+     * chunk) and then calls {@code done}.
+     */
+    static void warm(Volume volume, SectorSpan span, ByteBuffer buffer, IoCallback done) {
+        new CacheWarmer(volume, span, buffer, done).next();
     }
 
-    private CacheWarmer(Volume volume, SectorSpan span, IoCallback done) {
+    private CacheWarmer(Volume volume, SectorSpan span, ByteBuffer buffer, IoCallback done) {
         this.volume = volume;
         this.nextBytes = span.firstSector() * SECTOR_BYTES;
         this.endBytes = span.endSector() * SECTOR_BYTES;
         this.done = done;
-        this.buffer = ByteBuffer.allocate((int) Math.min(CHUNK_BYTES, endBytes - nextBytes));
+        this.buffer = buffer;
     }
 
     private void next() {
@@ -39,7 +42,7 @@ final class CacheWarmer {
             done.complete(IoResult.OK);
             return;
         }
-        int chunk = (int) Math.min(buffer.capacity(), endBytes - nextBytes);
+        int chunk = (int) Math.min(buffer.capacity() / SECTOR_BYTES * SECTOR_BYTES, endBytes - nextBytes);
         long offsetBytes = nextBytes;
         nextBytes += chunk;
         volume.read(offsetBytes, buffer.clear().limit(chunk), result -> {

@@ -2,8 +2,11 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.*;
 
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.volume.Volume;
+import io.blockcache.volume.VolumeConfig;
 import java.nio.ByteBuffer;
 
 /**
@@ -67,14 +70,25 @@ final class CommandExecutor {
         }
         SectorSpan span = new SectorSpan(header.offsetBytes(), header.lengthBytes());
         long coverOffsetBytes = span.firstSector() * SECTOR_BYTES;
-        ByteBuffer cover = request.replyBuffer((int) ((span.endSector() - span.firstSector()) * SECTOR_BYTES));
-        volume.read(coverOffsetBytes, cover, result -> {
+        int coverBytes = (int) ((span.endSector() - span.firstSector()) * SECTOR_BYTES);
+        ByteBuffer cover = request.buffer(coverBytes);
+        IoCallback done = result -> {
             if (result.ok()) {
                 request.data(cover.slice((int) (header.offsetBytes() - coverOffsetBytes), (int) header.lengthBytes()));
             } else {
                 answer(request, result, false);
             }
-        });
+        };
+        if (coverBytes <= VolumeConfig.REQUEST_BYTES_MAX) {
+            volume.read(coverOffsetBytes, cover, done);
+            return;
+        }
+        // An unaligned READ of the maximum length covers a sector more than the volume takes at once: two reads.
+        IoJoin join = new IoJoin(done);
+        int firstBytes = VolumeConfig.REQUEST_BYTES_MAX;
+        volume.read(coverOffsetBytes, cover.slice(0, firstBytes), join.add());
+        volume.read(coverOffsetBytes + firstBytes, cover.slice(firstBytes, coverBytes - firstBytes), join.add());
+        join.seal();
     }
 
     private static void write(Export export, InFlightRequest request) {
@@ -129,7 +143,7 @@ final class CommandExecutor {
             return;
         }
         CacheWarmer.warm(volume, new SectorSpan(header.offsetBytes(), header.lengthBytes()),
-                result -> answer(request, result, false));
+                request.buffer(CacheWarmer.CHUNK_BYTES), result -> answer(request, result, false));
     }
 
     private static void blockStatus(Volume volume, InFlightRequest request) {

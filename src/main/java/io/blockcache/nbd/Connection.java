@@ -2,7 +2,7 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.*;
 
-import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.VolumeConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -15,154 +15,242 @@ import java.util.concurrent.TimeUnit;
  * then reads requests and hands each to the loop; its {@link ReplyWriter} sends the replies, in whatever
  * order they complete.
  *
- * <p>Memory is bounded per connection: at most {@link #REQUESTS_IN_FLIGHT_MAX} requests and
- * {@link #BUFFERED_BYTES_MAX} bytes of payload and reply buffers in flight; when either is used up the reader
- * stops reading the socket until replies have been written. A WRITE longer than the advertised maximum is
- * read and dropped (EINVAL) up to {@link #REFUSED_PAYLOAD_BYTES_MAX}; beyond that the client is cut off.
+ * <p>Memory is bounded three ways: at most {@link #REQUESTS_IN_FLIGHT_MAX} requests in flight; at most
+ * {@link #CONNECTION_BUFFER_BYTES_MAX} bytes of buffers (capped by the server's budget); and the server's one
+ * {@link BufferBudget} over all connections. A request takes its bytes, waiting if need be, before anything is
+ * allocated or read for it, and all of its buffers (WRITE payload, READ reply, CACHE chunk) are allocated here on
+ * the reader, never on the loop. If the JVM cannot allocate one anyway, only that request fails (ENOMEM, its
+ * payload consumed); an out-of-memory error anywhere else on this connection's threads ends this connection
+ * only. READ and WRITE up to {@link #REQUEST_BYTES_MAX} are served; a longer WRITE is read and dropped (EINVAL)
+ * up to {@link #REFUSED_PAYLOAD_BYTES_MAX}, beyond that the client is cut off.
  *
- * <p>Ending: on DISC, end of stream, a protocol violation or an I/O error the reader stops reading, waits
- * until every request already handed to the loop has been answered (replies to a vanished client are
- * dropped), then closes the socket. Nothing half-received is ever passed to a volume.
+ * <p>Ending: on DISC, end of stream, a protocol violation, a timeout ({@link ConnectionWatchdog}) or an I/O
+ * error the reader stops reading, waits until every request already handed to the loop has been answered
+ * (replies to a vanished client are dropped), then closes the socket. Nothing half-received is ever passed to a
+ * volume.
  *
- * <p>Thread rule: {@link #shutdownInput} and {@link #forceClose} from any thread.
+ * <p>Thread rule: {@link #shutdownInput}, {@link #forceClose} and {@link #close(Timeout)} from any thread;
+ * {@link #timedOut} from the watchdog thread only.
  */
 final class Connection implements Runnable {
     /** Requests in flight per connection: deep enough for fio at iodepth 32 and qemu, small enough to bound. */
     static final int REQUESTS_IN_FLIGHT_MAX = 64;
-    /** Payload and reply bytes in flight per connection: two maximum-size requests. */
-    static final int BUFFERED_BYTES_MAX = 64 << 20;
-    /** Over-long WRITE payloads up to this are consumed and refused; longer ones end the connection. */
-    static final long REFUSED_PAYLOAD_BYTES_MAX = 64L << 20;
-    /** Per-request slack for the sectors an unaligned READ or WRITE reads around its range. */
-    private static final int ALIGNMENT_SLACK_BYTES = 2 * SectorSpan.SECTOR_BYTES;
+    /**
+     * The longest READ or WRITE served: 64 MiB, nbdkit's limit (MAX_REQUEST_SIZE) and the volume's, so that the
+     * reference NBD tester's large requests pass. The block size advertised stays at 32 MiB
+     * ({@link Negotiation#BLOCK_MAXIMUM_BYTES}); clients that honour it never get near this.
+     */
+    static final int REQUEST_BYTES_MAX = VolumeConfig.REQUEST_BYTES_MAX;
+    /** Over-long WRITE payloads up to this are consumed and refused (nbdkit skips up to twice its maximum too). */
+    static final long REFUSED_PAYLOAD_BYTES_MAX = 2L * REQUEST_BYTES_MAX;
+    /** Per-request slack for the sectors an unaligned READ reads around its range. */
+    static final int ALIGNMENT_SLACK_BYTES = 2 * SectorSpan.SECTOR_BYTES;
+    /** The largest buffer one request holds: the covering sectors of a maximum-size unaligned READ. */
+    static final long REQUEST_BUFFER_BYTES_MAX =
+            PayloadBuffers.capacityBytes(REQUEST_BYTES_MAX + ALIGNMENT_SLACK_BYTES);
+    /** Buffer bytes one connection may hold: two maximum-size requests, so one client cannot take every byte. */
+    static final long CONNECTION_BUFFER_BYTES_MAX = 2 * REQUEST_BUFFER_BYTES_MAX;
+
+    /** Why the watchdog closes a connection. */
+    enum Timeout { HANDSHAKE, IDLE, REPLY_STALL }
 
     private final long id;
     private final SocketChannel channel;
-    private final Exports exports;
-    private final EventLoop loop;
-    private final NbdServer.Counters counters;
-    private final Semaphore requestPermits = new Semaphore(REQUESTS_IN_FLIGHT_MAX);
-    private final Semaphore bytePermits = new Semaphore(BUFFERED_BYTES_MAX);
-    private final CountDownLatch closed = new CountDownLatch(1);
-    private final PayloadBuffers buffers = new PayloadBuffers();
+    private final String peer;
+    private final ConnectionContext context;
+    private final long acceptedNs;
     private final Runnable onClosed;
-    private ReplyWriter writer;
+    private final FrameReader reader;
+    private final Semaphore requestPermits = new Semaphore(REQUESTS_IN_FLIGHT_MAX);
+    /** This connection's share of the buffer budget, in 4 KiB pages. */
+    private final Semaphore bufferPages;
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private volatile ReplyWriter writer;
+    private volatile boolean handshakeDone;
+    /** True while the reader waits for the next request header: the only state in which a connection is idle. */
+    private volatile boolean awaitingRequest;
+    /** Set before the watchdog closes the socket, so the reader's I/O error is not counted as a vanished client. */
+    private volatile Timeout closedBy;
+    // Watchdog-thread state: what it saw last and since when.
+    private long seenReadBytes = -1;
+    private long quietSinceNs;
+    private long seenWrittenBytes = -1;
+    private long writeProgressNs;
 
-    Connection(long id, SocketChannel channel, Exports exports, EventLoop loop, NbdServer.Counters counters,
+    /**
+     * @param peer the client's address, for log lines
+     * @param acceptedNs when it was accepted, on the server's clock
+     */
+    Connection(long id, SocketChannel channel, String peer, ConnectionContext context, long acceptedNs,
                Runnable onClosed) {
         this.id = id;
         this.channel = channel;
-        this.exports = exports;
-        this.loop = loop;
-        this.counters = counters;
+        this.peer = peer;
+        this.context = context;
+        this.acceptedNs = acceptedNs;
         this.onClosed = onClosed;
+        this.reader = new FrameReader(channel);
+        long shareBytes = Math.min(context.budget().bytesMax(), CONNECTION_BUFFER_BYTES_MAX);
+        this.bufferPages = new Semaphore((int) (shareBytes / PayloadBuffers.ALIGNMENT_BYTES));
+        this.quietSinceNs = acceptedNs;
+        this.writeProgressNs = acceptedNs;
     }
 
     @Override
     public void run() {
-        FrameReader reader = new FrameReader(channel);
+        NbdCounters counters = context.counters();
         try {
-            Session session = new Negotiation(exports, reader, channel).run();
+            Session session = new Negotiation(context.exports(), reader, channel).run();
+            handshakeDone = true;
             if (session != null) {
-                serve(session, reader);
+                serve(session);
             }
         } catch (ProtocolException e) {
             counters.protocolErrors.incrementAndGet();
+            context.log().line(peer + ": " + e.getMessage() + "; connection closed");
         } catch (IOException e) {
-            counters.clientsGone.incrementAndGet();
+            if (closedBy == null) {
+                counters.clientsGone.incrementAndGet();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (OutOfMemoryError e) {
+            // Only this connection's reader failed to allocate (heap or direct): end it; the others go on.
+            counters.connectionsOutOfMemory.incrementAndGet();
+            context.log().line(peer + ": out of memory (" + e.getMessage() + "); connection closed");
         } finally {
             windDown();
         }
     }
 
-    private void serve(Session session, FrameReader reader) throws IOException, ProtocolException,
-            InterruptedException {
-        writer = new ReplyWriter(channel, "nbd-writer-" + id, this::written);
-        writer.start();
+    private void serve(Session session) throws IOException, ProtocolException, InterruptedException {
+        ReplyWriter started = new ReplyWriter(channel, "nbd-writer-" + id, this::written);
+        writer = started;
+        started.start();
         ByteBuffer headerFrame = ByteBuffer.allocate(REQUEST_HEADER_BYTES);
         while (true) {
             requestPermits.acquire();
-            NbdRequest header;
+            boolean handedOff = false;
             try {
-                if (!reader.readFrameOrEnd(headerFrame.clear())) {
-                    requestPermits.release();
+                awaitingRequest = true;
+                boolean more = reader.readFrameOrEnd(headerFrame.clear());
+                awaitingRequest = false;
+                if (!more) {
                     return; // the client hung up between requests (fio's first connection does)
                 }
-                header = TransmissionCodec.decodeRequest(headerFrame.flip());
-            } catch (IOException | ProtocolException e) {
-                requestPermits.release();
-                throw e;
+                NbdRequest header = TransmissionCodec.decodeRequest(headerFrame.flip());
+                if (header.type() == CMD_DISC) {
+                    return;
+                }
+                admit(session, header);
+                handedOff = true; // its reply now frees the permit
+            } finally {
+                awaitingRequest = false;
+                if (!handedOff) {
+                    requestPermits.release();
+                }
             }
-            if (header.type() == CMD_DISC) {
-                requestPermits.release();
-                return;
-            }
-            admit(session, reader, header);
         }
     }
 
-    /** Takes one request that holds a request permit: refuses it, or reads its payload and passes it on. */
-    private void admit(Session session, FrameReader reader, NbdRequest header) throws IOException,
-            ProtocolException, InterruptedException {
-        boolean payload = header.type() == CMD_WRITE;
-        boolean dataReply = header.type() == CMD_READ;
-        if ((payload || dataReply) && header.lengthBytes() > Negotiation.BLOCK_MAXIMUM_BYTES) {
-            if (payload && header.lengthBytes() > REFUSED_PAYLOAD_BYTES_MAX) {
-                requestPermits.release();
-                throw new ProtocolException("WRITE of " + header.lengthBytes() + " bytes: too large to consume");
+    /**
+     * Takes one request that holds a request permit. Returns once it has been answered or handed to the loop
+     * (its reply then frees what it holds); throws, having freed everything but the permit, if the connection
+     * must end.
+     */
+    private void admit(Session session, NbdRequest header) throws IOException, ProtocolException,
+            InterruptedException {
+        boolean write = header.type() == CMD_WRITE;
+        long lengthBytes = header.lengthBytes();
+        if ((write || header.type() == CMD_READ) && lengthBytes > REQUEST_BYTES_MAX) {
+            if (write && lengthBytes > REFUSED_PAYLOAD_BYTES_MAX) {
+                throw new ProtocolException("WRITE of " + lengthBytes + " bytes: too large to consume");
             }
-            if (payload) {
-                skip(reader, header.lengthBytes());
+            if (write) {
+                reader.skip(lengthBytes);
             }
-            counters.idle.begin();
-            new InFlightRequest(header, null, 0, session, writer, buffers).error(EINVAL,
-                    "length " + header.lengthBytes() + " exceeds the maximum of " + Negotiation.BLOCK_MAXIMUM_BYTES
-                    + " bytes");
+            answerNow(session, header, EINVAL, "length " + lengthBytes + " exceeds the maximum of "
+                    + REQUEST_BYTES_MAX + " bytes");
             return;
         }
-        long budgetBytes = payload || dataReply ? header.lengthBytes() + ALIGNMENT_SLACK_BYTES
-                : header.type() == CMD_CACHE ? CacheWarmer.CHUNK_BYTES : 0;
-        bytePermits.acquire((int) budgetBytes);
-        counters.idle.begin();
-        ByteBuffer data = null;
-        if (payload) {
+        int bufferLengthBytes = bufferLengthBytes(header);
+        long bufferBytes = bufferLengthBytes == 0 ? 0 : PayloadBuffers.capacityBytes(bufferLengthBytes);
+        takeBudget(bufferBytes);
+        ByteBuffer buffer;
+        try {
+            buffer = bufferLengthBytes == 0 ? null : context.buffers().take(bufferLengthBytes);
+        } catch (OutOfMemoryError e) {
+            // The budget should keep direct memory below the JVM's limit, but other users of direct memory (or a
+            // limit set below the budget) can still make this fail: fail this request, not the server.
+            giveBudget(bufferBytes);
+            context.counters().allocationFailures.incrementAndGet();
+            context.log().line(peer + ": no memory for a " + bufferLengthBytes + "-byte buffer (" + e.getMessage()
+                    + "); request answered ENOMEM");
+            if (write) {
+                reader.skip(lengthBytes);
+            }
+            answerNow(session, header, ENOMEM, "the server is short of buffer memory; retry later");
+            return;
+        }
+        InFlightRequest request = new InFlightRequest(header, buffer, bufferBytes, session, writer,
+                context.buffers());
+        if (write) {
             try {
-                data = buffers.take((int) header.lengthBytes());
-                reader.readFully(data);
-                data.flip();
+                reader.readFully(buffer);
+                buffer.flip();
             } catch (IOException e) {
-                buffers.release(data);
-                bytePermits.release((int) budgetBytes);
-                requestPermits.release();
-                counters.idle.end();
+                request.releaseBuffers();
+                giveBudget(bufferBytes);
                 throw e; // a truncated payload is never written anywhere
             }
         }
-        InFlightRequest request = new InFlightRequest(header, data, budgetBytes, session, writer, buffers);
+        context.counters().idle.begin();
         try {
-            loop.execute(() -> CommandExecutor.execute(request));
+            context.loop().execute(() -> CommandExecutor.execute(request));
         } catch (IllegalStateException stopped) {
             request.error(ESHUTDOWN, "the server is shutting down");
         }
     }
 
-    private void skip(FrameReader reader, long bytes) throws IOException {
+    /** The buffer a request needs: its payload, its READ reply's covering sectors, or a CACHE chunk. */
+    private static int bufferLengthBytes(NbdRequest header) {
+        long lengthBytes = header.lengthBytes();
+        return switch (header.type()) {
+            case CMD_WRITE -> (int) lengthBytes;
+            case CMD_READ -> lengthBytes == 0 ? 0 : (int) lengthBytes + ALIGNMENT_SLACK_BYTES;
+            case CMD_CACHE -> lengthBytes == 0 ? 0 : CacheWarmer.CHUNK_BYTES;
+            default -> 0;
+        };
+    }
+
+    /** Answers a request at once from the reader, holding no buffer. */
+    private void answerNow(Session session, NbdRequest header, int error, String message) {
+        context.counters().idle.begin();
+        new InFlightRequest(header, null, 0, session, writer, context.buffers()).error(error, message);
+    }
+
+    private void takeBudget(long bytes) throws InterruptedException {
+        int pages = (int) (bytes / PayloadBuffers.ALIGNMENT_BYTES);
+        bufferPages.acquire(pages);
         try {
-            reader.skip(bytes);
-        } catch (IOException e) {
-            requestPermits.release();
+            context.budget().acquire(bytes);
+        } catch (InterruptedException e) {
+            bufferPages.release(pages);
             throw e;
         }
+    }
+
+    private void giveBudget(long bytes) {
+        context.budget().release(bytes);
+        bufferPages.release((int) (bytes / PayloadBuffers.ALIGNMENT_BYTES));
     }
 
     /** Called by the writer once a reply has been written or dropped: frees what the request held. */
     private void written(InFlightRequest request) {
         request.releaseBuffers();
-        bytePermits.release((int) request.budgetBytes());
+        giveBudget(request.bufferBytes());
         requestPermits.release();
-        counters.idle.end();
+        context.counters().idle.end();
     }
 
     private void windDown() {
@@ -170,8 +258,9 @@ final class Connection implements Runnable {
             // Every request handed to the loop is answered before the socket closes (the spec: DISC must
             // handle all outstanding requests); the loop always completes what it was given.
             requestPermits.acquireUninterruptibly(REQUESTS_IN_FLIGHT_MAX);
-            if (writer != null) {
-                writer.stopAndJoin();
+            ReplyWriter started = writer;
+            if (started != null) {
+                started.stopAndJoin();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -180,6 +269,46 @@ final class Connection implements Runnable {
             onClosed.run(); // before the latch: whoever waited for the close then sees the connection gone
             closed.countDown();
         }
+    }
+
+    /**
+     * The timeout that has expired, or null. Called by the watchdog every tick; it then closes the connection.
+     * Idle means: handshake done, no request in flight, the reader waiting for a header and no byte read.
+     */
+    Timeout timedOut(long nowNs, NbdLimits limits) {
+        long readBytes = reader.bytesRead();
+        if (!handshakeDone) {
+            return nowNs - acceptedNs >= limits.handshakeTimeout().toNanos() ? Timeout.HANDSHAKE : null;
+        }
+        ReplyWriter started = writer;
+        if (started != null && !limits.replyStallTimeout().isZero()) {
+            long writtenBytes = started.bytesWritten();
+            if (!started.writing() || writtenBytes != seenWrittenBytes) {
+                seenWrittenBytes = writtenBytes;
+                writeProgressNs = nowNs;
+            } else if (nowNs - writeProgressNs >= limits.replyStallTimeout().toNanos()) {
+                return Timeout.REPLY_STALL;
+            }
+        }
+        boolean quiet = awaitingRequest && requestPermits.availablePermits() == REQUESTS_IN_FLIGHT_MAX - 1;
+        if (!quiet || readBytes != seenReadBytes) {
+            seenReadBytes = readBytes;
+            quietSinceNs = nowNs;
+            return null;
+        }
+        return !limits.idleTimeout().isZero() && nowNs - quietSinceNs >= limits.idleTimeout().toNanos()
+                ? Timeout.IDLE : null;
+    }
+
+    /** Closes the connection at once because of {@code timeout}; the reader then winds down. */
+    void close(Timeout timeout) {
+        closedBy = timeout;
+        forceClose();
+    }
+
+    /** The client's address, for log lines. */
+    String peer() {
+        return peer;
     }
 
     /** Stops reading: the reader sees the end of the stream and winds down after answering what it has. */
@@ -196,7 +325,7 @@ final class Connection implements Runnable {
         try {
             channel.close();
         } catch (IOException e) {
-            counters.clientsGone.incrementAndGet();
+            context.counters().clientsGone.incrementAndGet();
         }
     }
 

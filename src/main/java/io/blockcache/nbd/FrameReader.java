@@ -8,7 +8,7 @@ import java.nio.channels.ReadableByteChannel;
 /**
  * Reads whole frames from a blocking channel through a small staging buffer, so that a stream of 28-byte
  * request headers costs one system call per many headers, while large payloads are read straight into their
- * own buffer. Thread rule: the connection's reader thread only.
+ * own buffer. Thread rule: the connection's reader thread only ({@link #bytesRead} any thread).
  */
 final class FrameReader {
     /**
@@ -19,7 +19,8 @@ final class FrameReader {
 
     private final ReadableByteChannel channel;
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_BYTES).flip();
-    private long bytesRead;
+    /** Volatile: the watchdog reads it to tell a quiet connection from a busy one. */
+    private volatile long bytesRead;
 
     FrameReader(ReadableByteChannel channel) {
         this.channel = channel;

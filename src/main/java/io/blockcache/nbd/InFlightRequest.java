@@ -5,61 +5,60 @@ import static io.blockcache.nbd.NbdProtocol.*;
 import java.nio.ByteBuffer;
 
 /**
- * One request between its arrival and its reply: the header, the WRITE payload if any, the buffer budget it
- * holds, and the one way to answer it. Encodes replies in the form the session agreed on (simple, or
- * structured with an error message). Exactly one reply per request; a second is a broken invariant.
+ * One request between its arrival and its reply: the header, its buffer if any (the WRITE payload, the READ
+ * reply's covering sectors or a CACHE chunk, all allocated by the reader so the loop never allocates direct
+ * memory), the budget that buffer holds, and the one way to answer it. Encodes replies in the form the session
+ * agreed on (simple, or structured with an error message). Exactly one reply per request; a second is a broken invariant.
  *
  * <p>Thread rule: created by the reader; answered from the loop (or the reader for early errors).
  */
 final class InFlightRequest {
     private final NbdRequest header;
-    private final ByteBuffer payload;
-    private final long budgetBytes;
+    /** Given back to the pool once the reply is out; null afterwards (the writer's thread). */
+    private ByteBuffer buffer;
+    private final long bufferBytes;
     private final Session session;
     private final ReplyWriter writer;
     private final PayloadBuffers buffers;
-    /** The READ reply's buffer from {@link #replyBuffer}, given back with the payload once the reply is out. */
-    private ByteBuffer replyBuffer;
     private volatile boolean answered;
 
     /**
-     * @param payload the WRITE payload, taken from {@code buffers}, or null
-     * @param buffers the connection's pool: the payload goes back there, and reply buffers come from it
+     * @param buffer the request's buffer, taken from {@code buffers}, or null
+     * @param bufferBytes the budget the buffer holds (its capacity), 0 without one
+     * @param buffers the server's pool, where the buffer goes back
      */
-    InFlightRequest(NbdRequest header, ByteBuffer payload, long budgetBytes, Session session, ReplyWriter writer,
+    InFlightRequest(NbdRequest header, ByteBuffer buffer, long bufferBytes, Session session, ReplyWriter writer,
                     PayloadBuffers buffers) {
         this.header = header;
-        this.payload = payload;
-        this.budgetBytes = budgetBytes;
+        this.buffer = buffer;
+        this.bufferBytes = bufferBytes;
         this.session = session;
         this.writer = writer;
         this.buffers = buffers;
     }
 
     /**
-     * A buffer of {@code lengthBytes} (position 0, unspecified contents) for this request's READ reply, owned by
-     * the request until its reply has been written. At most one per request. Thread rule: the loop.
+     * The request's buffer as {@code lengthBytes} bytes (position 0, unspecified contents), for a READ reply or a
+     * CACHE chunk; owned by the request until its reply has been written. Thread rule: the loop.
+     *
+     * @throws IllegalStateException if the reader gave this request no buffer that large
      */
-    ByteBuffer replyBuffer(int lengthBytes) {
-        if (replyBuffer != null) {
-            throw new IllegalStateException("request " + header + " took a second reply buffer");
+    ByteBuffer buffer(int lengthBytes) {
+        if (buffer == null || buffer.capacity() < lengthBytes) {
+            throw new IllegalStateException("request " + header + " has no buffer of " + lengthBytes + " bytes");
         }
-        replyBuffer = buffers.take(lengthBytes);
-        return replyBuffer;
+        return buffer.clear().limit(lengthBytes);
     }
 
     /**
-     * Gives the payload and reply buffers back to the pool. Only once the reply has been written or dropped:
-     * the volume is done with the payload when it completes, and the reply data is then on the socket.
-     * Thread rule: the connection's writer.
+     * Gives the buffer back to the pool. Only once the reply has been written or dropped (or the request was
+     * never handed on): the volume is done with the payload when it completes, and the reply data is then on
+     * the socket. Thread rule: the connection's writer, or its reader for a request it abandons.
      */
     void releaseBuffers() {
-        if (payload != null) {
-            buffers.release(payload);
-        }
-        if (replyBuffer != null) {
-            buffers.release(replyBuffer);
-            replyBuffer = null;
+        if (buffer != null) {
+            buffers.release(buffer);
+            buffer = null;
         }
     }
 
@@ -69,12 +68,12 @@ final class InFlightRequest {
 
     /** The WRITE payload (position 0, limit = length), or null for other commands. */
     ByteBuffer payload() {
-        return payload;
+        return header.type() == CMD_WRITE ? buffer : null;
     }
 
-    /** Buffer bytes this request was allowed to hold (released when its reply has been written). */
-    long budgetBytes() {
-        return budgetBytes;
+    /** Buffer bytes this request holds of the budget (released when its reply has been written). */
+    long bufferBytes() {
+        return bufferBytes;
     }
 
     Session session() {

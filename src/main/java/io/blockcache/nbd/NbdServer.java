@@ -3,6 +3,7 @@ package io.blockcache.nbd;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.Volume;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
@@ -11,8 +12,11 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import jdk.net.ExtendedSocketOptions;
 
 /**
  * Serves volumes over NBD (fixed newstyle handshake, structured replies, multi-conn). Each connection runs on
@@ -20,33 +24,32 @@ import java.util.concurrent.atomic.AtomicLong;
  * writer, so the loop never blocks on a socket.
  *
  * <p>Protocol choices (block sizes, error values, FAST_ZERO, metadata contexts) are documented on
- * {@link Negotiation}, {@link CommandExecutor} and {@link MetaContext}. Limits: {@link #CONNECTIONS_MAX}
- * connections, each bounded as {@link Connection} says.
+ * {@link Negotiation}, {@link CommandExecutor} and {@link MetaContext}. Limits ({@link NbdLimits}): connections in
+ * total and per client address (more are closed at accept), a handshake timeout, an optional idle timeout and a
+ * reply stall timeout ({@link ConnectionWatchdog}), TCP keepalive, and one buffer budget for every connection
+ * ({@link BufferBudget}); each connection is bounded as {@link Connection} says. What it refuses or cuts off is
+ * counted ({@link #stats}) and logged, rate-limited, to the operator ({@link OperatorLog}).
  *
  * <p>Thread rule: construct, {@link #start}, {@link #stopAccepting}, {@link #awaitIdle} and {@link #close}
  * from any thread except the loop's. Close the server before the loop: requests in flight need the loop to
  * complete.
  */
 public final class NbdServer implements AutoCloseable {
-    /** Connections served at once; more are closed at accept. 64 MiB of buffers each bounds memory. */
-    public static final int CONNECTIONS_MAX = 256;
     /** How long {@link #close} lets connections answer what they have before cutting them off. */
     static final Duration CLOSE_GRACE = Duration.ofSeconds(10);
-
-    /** Live counters shared with the connections; any thread. */
-    static final class Counters {
-        final IdleTracker idle = new IdleTracker();
-        final AtomicLong accepted = new AtomicLong();
-        final AtomicLong refused = new AtomicLong();
-        final AtomicLong protocolErrors = new AtomicLong();
-        final AtomicLong clientsGone = new AtomicLong();
-    }
+    /** Keepalive probes after the first, and their spacing: a dead peer is found 60 s after the first probe. */
+    static final int KEEPALIVE_PROBES = 6;
+    static final int KEEPALIVE_INTERVAL_SECONDS = 10;
 
     private final InetSocketAddress bindAddress;
-    private final Exports exports;
     private final EventLoop loop;
-    private final Counters counters = new Counters();
+    private final NbdLimits limits;
+    private final NbdCounters counters = new NbdCounters();
+    private final ConnectionContext context;
+    private final ConnectionWatchdog watchdog;
     private final ConcurrentSkipListMap<Long, Connection> connections = new ConcurrentSkipListMap<>();
+    /** Open connections per client address (only counts; no iteration, so hash order never matters). */
+    private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
     private final AtomicLong nextConnectionId = new AtomicLong();
     private volatile ServerSocketChannel listener;
     private volatile InetSocketAddress boundAddress;
@@ -61,9 +64,24 @@ public final class NbdServer implements AutoCloseable {
      * @param loop the loop that owns the volumes
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop) {
+        this(bindAddress, exports, loop, NbdLimits.DEFAULTS, line -> { });
+    }
+
+    /**
+     * @param limits what clients are allowed
+     * @param log takes one line for the operator per refused connection, timeout, protocol violation or
+     *     allocation failure (rate-limited), from the server's threads
+     */
+    public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
+                     Consumer<String> log) {
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
-        this.exports = new Exports(Objects.requireNonNull(exports, "exports"));
         this.loop = Objects.requireNonNull(loop, "loop");
+        this.limits = Objects.requireNonNull(limits, "limits");
+        OperatorLog operatorLog = new OperatorLog(log, loop);
+        BufferBudget budget = new BufferBudget(limits.bufferBytesMax() & -PayloadBuffers.ALIGNMENT_BYTES);
+        this.context = new ConnectionContext(new Exports(Objects.requireNonNull(exports, "exports")), loop, limits,
+                counters, new PayloadBuffers(), budget, operatorLog);
+        this.watchdog = new ConnectionWatchdog(connections.values(), limits, counters, operatorLog, loop);
     }
 
     /** Binds and starts accepting connections. */
@@ -74,6 +92,7 @@ public final class NbdServer implements AutoCloseable {
         listener = ServerSocketChannel.open().bind(bindAddress);
         boundAddress = (InetSocketAddress) listener.getLocalAddress();
         acceptor = Thread.ofVirtual().name("nbd-accept").start(this::acceptLoop);
+        watchdog.start();
     }
 
     /** The bound address (with the real port when 0 was asked); still answers after {@link #stopAccepting}. */
@@ -127,6 +146,7 @@ public final class NbdServer implements AutoCloseable {
     @Override
     public void close() {
         stopAccepting(); // first: the acceptor has ended, so no connection is added behind the loops below
+        watchdog.stop();
         for (Connection connection : connections.values()) {
             connection.shutdownInput();
         }
@@ -162,6 +182,26 @@ public final class NbdServer implements AutoCloseable {
         return counters.protocolErrors.get();
     }
 
+    /** The limits this server enforces. */
+    public NbdLimits limits() {
+        return limits;
+    }
+
+    /** The counters now; any thread. */
+    public NbdServerStats stats() {
+        BufferBudget budget = context.budget();
+        return new NbdServerStats(connections.size(), counters.accepted.get(), counters.refusedConnectionsMax.get(),
+                counters.refusedAddressMax.get(), counters.handshakeTimeouts.get(), counters.idleTimeouts.get(),
+                counters.replyStallTimeouts.get(), counters.protocolErrors.get(), counters.idle.inFlight(),
+                budget.bytesMax(), budget.bytesInUse(), budget.bytesInUsePeak(), budget.waitsTotal(),
+                counters.allocationFailures.get(), counters.connectionsOutOfMemory.get());
+    }
+
+    /** The watchdog, for tests that drive its checks. */
+    ConnectionWatchdog watchdog() {
+        return watchdog;
+    }
+
     private void acceptLoop() {
         while (true) {
             SocketChannel channel;
@@ -175,26 +215,67 @@ public final class NbdServer implements AutoCloseable {
             }
             counters.accepted.incrementAndGet();
             if (acceptingStopped) {
-                counters.refused.incrementAndGet();
+                counters.refusedStopping.incrementAndGet();
                 closeQuietly(channel);
                 return;
             }
-            if (connections.size() >= CONNECTIONS_MAX) {
-                counters.refused.incrementAndGet();
-                closeQuietly(channel);
-                continue;
-            }
-            long id = nextConnectionId.incrementAndGet();
-            try {
-                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            } catch (IOException e) {
-                closeQuietly(channel);
-                continue;
-            }
-            Connection connection = new Connection(id, channel, exports, loop, counters,
-                    () -> connections.remove(id));
-            connections.put(id, connection);
-            Thread.ofVirtual().name("nbd-connection-" + id).start(connection);
+            admit(channel);
+        }
+    }
+
+    /** Serves a new connection, or closes it at once if a connection limit is reached. */
+    private void admit(SocketChannel channel) {
+        InetAddress address;
+        try {
+            address = ((InetSocketAddress) channel.getRemoteAddress()).getAddress();
+            configure(channel);
+        } catch (IOException e) {
+            counters.clientsGone.incrementAndGet();
+            closeQuietly(channel);
+            return;
+        }
+        String peer = address.getHostAddress();
+        if (connections.size() >= limits.connectionsMax()) {
+            counters.refusedConnectionsMax.incrementAndGet();
+            context.log().line(peer + ": refused, " + limits.connectionsMax() + " connections are open (the limit)");
+            closeQuietly(channel);
+            return;
+        }
+        // Only this thread adds, so the count cannot pass the limit between this check and the put below.
+        if (perAddress.merge(address, 1, Integer::sum) > limits.connectionsPerAddressMax()) {
+            forget(address);
+            counters.refusedAddressMax.incrementAndGet();
+            context.log().line(peer + ": refused, " + limits.connectionsPerAddressMax()
+                    + " connections from this address are open (the limit per address)");
+            closeQuietly(channel);
+            return;
+        }
+        long id = nextConnectionId.incrementAndGet();
+        Connection connection = new Connection(id, channel, peer, context, loop.nowNs(), () -> {
+            connections.remove(id);
+            forget(address);
+        });
+        connections.put(id, connection);
+        Thread.ofVirtual().name("nbd-connection-" + id).start(connection);
+    }
+
+    private void forget(InetAddress address) {
+        perAddress.computeIfPresent(address, (key, count) -> count == 1 ? null : count - 1);
+    }
+
+    /** No Nagle delay for small replies; keepalive so that a vanished peer frees its slot. */
+    private void configure(SocketChannel channel) throws IOException {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        long keepaliveIdleSeconds = limits.tcpKeepaliveIdle().toSeconds();
+        if (keepaliveIdleSeconds <= 0) {
+            return;
+        }
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        // Linux and macOS take the timings; elsewhere the system's defaults apply (typically 2 h before probing).
+        if (channel.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int) keepaliveIdleSeconds);
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, KEEPALIVE_INTERVAL_SECONDS);
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, KEEPALIVE_PROBES);
         }
     }
 

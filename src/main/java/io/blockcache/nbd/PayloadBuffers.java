@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * Direct buffers for one connection's WRITE payloads and READ replies, reused from request to request.
+ * Direct buffers for the WRITE payloads, READ replies and CACHE chunks of every connection of a server, reused
+ * from request to request.
  *
  * <p>Why direct, and why pooled: the JDK moves a heap buffer through a temporary direct buffer (one extra copy)
  * on every socket and {@code FileChannel} call, and a fresh heap buffer per request costs its zeroing and GC
@@ -14,22 +15,24 @@ import java.util.ArrayDeque;
  *
  * <p>Sizes: requests are served from power-of-two classes from {@value #SMALLEST_CLASS_BYTES} bytes to
  * {@value #LARGEST_CLASS_BYTES} bytes; a larger request (rare: clients split at the preferred block size) gets
- * a buffer of its own that is not kept.
+ * a buffer of its own, rounded up to 4 KiB, that is not kept. {@link #capacityBytes} says in advance what a
+ * request will get, so the {@link BufferBudget} is charged the real capacity.
  *
- * <p>Bounds: buffers in use are bounded by the connection's byte budget (each is at most twice the budget of
- * its request, from the rounding up to a class); free buffers kept for reuse by {@link #RETAINED_BYTES_MAX}.
- * Past that, a returned buffer is dropped and the garbage collector frees its memory.
+ * <p>Bounds: buffers in use are bounded by the server's {@link BufferBudget}; free buffers kept for reuse, over
+ * all connections, by {@link #RETAINED_BYTES_MAX}. Past that, a returned buffer is dropped and the garbage
+ * collector frees its memory. One pool for the server (not one per connection) so that the memory kept for
+ * reuse does not grow with the number of connections.
  *
- * <p>Thread rule: any thread (the reader takes payload buffers, the loop takes reply buffers, the writer gives
- * both back); the short critical sections are synchronised.
+ * <p>Thread rule: any thread (readers take buffers, writers give them back); the short critical sections are
+ * synchronised.
  */
 final class PayloadBuffers {
     /** Smallest class: one page, the smallest block clients send in practice. */
     static final int SMALLEST_CLASS_BYTES = 4 << 10;
     /** Largest pooled class: 4 MiB, above every client's usual preferred block size (fio's 1 MiB jobs, qemu). */
     static final int LARGEST_CLASS_BYTES = 4 << 20;
-    /** Free bytes kept per connection: 32 requests of 1 MiB, so fio at iodepth 32 never allocates again. */
-    static final long RETAINED_BYTES_MAX = 32L << 20;
+    /** Free bytes kept for the server: 64 requests of 1 MiB, so fio at iodepth 32 on two jobs never allocates. */
+    static final long RETAINED_BYTES_MAX = 64L << 20;
     /** Address alignment of every buffer: the largest logical block size O_DIRECT asks for in practice. */
     static final int ALIGNMENT_BYTES = 4096;
 
@@ -50,6 +53,9 @@ final class PayloadBuffers {
     /**
      * A direct buffer with position 0 and limit {@code lengthBytes}; its contents are unspecified. The caller
      * owns it until it hands it back with {@link #release}.
+     *
+     * @throws OutOfMemoryError if the JVM's direct memory is used up (the caller's to handle: it is a client's
+     *     request that fails, not the server)
      */
     ByteBuffer take(int lengthBytes) {
         if (lengthBytes < 0) {
@@ -57,8 +63,7 @@ final class PayloadBuffers {
         }
         int sizeClass = sizeClass(lengthBytes);
         if (sizeClass < 0) {
-            int roundedBytes = (lengthBytes + ALIGNMENT_BYTES - 1) & -ALIGNMENT_BYTES;
-            return allocate(roundedBytes).limit(lengthBytes);
+            return allocate(roundedBytes(lengthBytes)).limit(lengthBytes);
         }
         ByteBuffer buffer;
         synchronized (this) {
@@ -88,6 +93,12 @@ final class PayloadBuffers {
         }
     }
 
+    /** The capacity {@link #take} gives a request of {@code lengthBytes}: a multiple of 4 KiB. */
+    static long capacityBytes(int lengthBytes) {
+        int sizeClass = sizeClass(lengthBytes);
+        return sizeClass < 0 ? roundedBytes(lengthBytes) : (long) SMALLEST_CLASS_BYTES << sizeClass;
+    }
+
     /** Free bytes kept for reuse now. */
     synchronized long retainedBytes() {
         return retainedBytes;
@@ -105,6 +116,10 @@ final class PayloadBuffers {
         }
         int rounded = Math.max(SMALLEST_CLASS_BYTES, Integer.highestOneBit(Math.max(1, lengthBytes - 1)) << 1);
         return Integer.numberOfTrailingZeros(rounded) - Integer.numberOfTrailingZeros(SMALLEST_CLASS_BYTES);
+    }
+
+    private static int roundedBytes(int lengthBytes) {
+        return (lengthBytes + ALIGNMENT_BYTES - 1) & -ALIGNMENT_BYTES;
     }
 
     /** A new aligned direct buffer of exactly {@code capacityBytes}, a multiple of the alignment. */

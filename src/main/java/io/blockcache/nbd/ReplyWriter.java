@@ -47,6 +47,9 @@ final class ReplyWriter {
     private final java.util.function.Consumer<InFlightRequest> written;
     private final Thread thread;
     private volatile boolean broken;
+    /** Bytes written so far and whether a write is under way: the watchdog's view of a stalled client. */
+    private volatile long bytesWritten;
+    private volatile boolean writing;
 
     /**
      * @param written told, on the writer thread, once each reply has been written or dropped
@@ -77,6 +80,16 @@ final class ReplyWriter {
         return broken;
     }
 
+    /** Reply bytes written to the socket so far; any thread. */
+    long bytesWritten() {
+        return bytesWritten;
+    }
+
+    /** True while replies are being written (a client that does not read keeps this true); any thread. */
+    boolean writing() {
+        return writing;
+    }
+
     /** Asks the writer to end after the replies already queued, and waits for it. */
     void stopAndJoin() throws InterruptedException {
         send(STOP);
@@ -96,7 +109,13 @@ final class ReplyWriter {
                     buffers.addAll(List.of(reply.buffers()));
                 }
             }
-            writeAll(buffers.toArray(ByteBuffer[]::new));
+            try {
+                writeAll(buffers.toArray(ByteBuffer[]::new));
+            } catch (OutOfMemoryError e) {
+                // Even then every reply of the batch must reach `written` below, or its request's permits and
+                // budget would never come back; drop the client instead (the server's other connections go on).
+                fail();
+            }
             for (Reply reply : batch) {
                 if (reply != STOP) {
                     written.accept(reply.request());
@@ -133,21 +152,30 @@ final class ReplyWriter {
         if (broken || buffers.length == 0) {
             return;
         }
+        writing = true;
         try {
             long left = 0;
             for (ByteBuffer buffer : buffers) {
                 left += buffer.remaining();
             }
             while (left > 0) {
-                left -= out.write(buffers);
+                long n = out.write(buffers);
+                left -= n;
+                bytesWritten += n; // only this thread writes it
             }
         } catch (IOException e) {
-            broken = true;
-            try {
-                out.close(); // wakes the reader too, so the connection winds down
-            } catch (IOException ignored) {
-                // already failing; the connection is going away either way
-            }
+            fail();
+        } finally {
+            writing = false;
+        }
+    }
+
+    private void fail() {
+        broken = true;
+        try {
+            out.close(); // wakes the reader too, so the connection winds down
+        } catch (IOException ignored) {
+            // already failing; the connection is going away either way
         }
     }
 }

@@ -24,7 +24,7 @@ class NbdBadInputTest {
     @Test
     void outOfRangeOverflowingAndOversizedRequestsGetTheirErrors() throws Exception {
         // Proves EINVAL for reads past the end, ENOSPC for writes and zeroes past the end, overflowing offsets,
-        // lengths over 32 MiB (a WRITE's payload is consumed so the stream stays in sync), unknown commands
+        // lengths over 64 MiB (a WRITE's payload is consumed so the stream stays in sync), unknown commands
         // and flags; structured and simple sessions alike.
         try (NbdFixture fixture = new NbdFixture();
              NbdTestClient simple = fixture.client().go("default", false);
@@ -39,8 +39,8 @@ class NbdBadInputTest {
                 assertThat(client.call(0, CMD_READ, -512, 1024, null).error()).isEqualTo(EINVAL);
                 assertThat(client.call(0, CMD_WRITE, Long.MAX_VALUE - 100, 512, new byte[512]).error())
                         .isEqualTo(ENOSPC);
-                assertThat(client.call(0, CMD_READ, 0, (32 << 20) + 1, null).error()).isEqualTo(EINVAL);
-                assertThat(client.call(0, CMD_WRITE, 0, (32 << 20) + 1, new byte[(32 << 20) + 1]).error())
+                assertThat(client.call(0, CMD_READ, 0, (64 << 20) + 1, null).error()).isEqualTo(EINVAL);
+                assertThat(client.call(0, CMD_WRITE, 0, (64 << 20) + 1, new byte[(64 << 20) + 1]).error())
                         .isEqualTo(EINVAL);
                 assertThat(client.call(0, 99, 0, 0, null).error()).isEqualTo(EINVAL);
                 assertThat(client.call(CMD_FLAG_REQ_ONE, CMD_READ, 0, 512, null).error()).isEqualTo(EINVAL);

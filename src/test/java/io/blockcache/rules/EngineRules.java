@@ -55,7 +55,10 @@ final class EngineRules {
                     + "and waits for its writer at close",
             "nbd.ReplyWriter", "a connection's writer thread: parks until a reply is ready; stop joins it",
             "nbd.NbdServer", "stopAccepting joins the acceptor thread (a foreign thread's call, never the loop's)",
-            "nbd.IdleTracker", "awaitIdle waits on its monitor, called by a stopping server's thread");
+            "nbd.IdleTracker", "awaitIdle waits on its monitor, called by a stopping server's thread",
+            "nbd.BufferBudget", "a connection's reader waits for buffer budget (never the loop: buffers are taken "
+                    + "before a request is handed to it)",
+            "nbd.ConnectionWatchdog", "its own virtual thread parks between ticks of the timeout checks");
 
     private EngineRules() {
     }

@@ -1,0 +1,22 @@
+package io.blockcache.nbd;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Live counters shared by a server and its connections; any thread. */
+final class NbdCounters {
+    final IdleTracker idle = new IdleTracker();
+    final AtomicLong accepted = new AtomicLong();
+    /** Connections closed at accept because the server was stopping. */
+    final AtomicLong refusedStopping = new AtomicLong();
+    final AtomicLong refusedConnectionsMax = new AtomicLong();
+    final AtomicLong refusedAddressMax = new AtomicLong();
+    final AtomicLong handshakeTimeouts = new AtomicLong();
+    final AtomicLong idleTimeouts = new AtomicLong();
+    final AtomicLong replyStallTimeouts = new AtomicLong();
+    final AtomicLong protocolErrors = new AtomicLong();
+    final AtomicLong clientsGone = new AtomicLong();
+    /** Requests answered ENOMEM because a buffer could not be allocated (the JVM's direct memory ran out). */
+    final AtomicLong allocationFailures = new AtomicLong();
+    /** Connections ended by an out-of-memory error elsewhere on their threads. */
+    final AtomicLong connectionsOutOfMemory = new AtomicLong();
+}
