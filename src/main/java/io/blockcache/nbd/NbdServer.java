@@ -74,13 +74,19 @@ public final class NbdServer implements AutoCloseable {
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
                      Consumer<String> log) {
+        this(bindAddress, exports, loop, limits, log, new PayloadBuffers());
+    }
+
+    /** As above with a given buffer pool (tests inject allocation failures through it). */
+    NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
+              Consumer<String> log, PayloadBuffers buffers) {
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
         this.loop = Objects.requireNonNull(loop, "loop");
         this.limits = Objects.requireNonNull(limits, "limits");
         OperatorLog operatorLog = new OperatorLog(log, loop);
         BufferBudget budget = new BufferBudget(limits.bufferBytesMax() & -PayloadBuffers.ALIGNMENT_BYTES);
         this.context = new ConnectionContext(new Exports(Objects.requireNonNull(exports, "exports")), loop, limits,
-                counters, new PayloadBuffers(), budget, operatorLog);
+                counters, buffers, budget, operatorLog);
         this.watchdog = new ConnectionWatchdog(connections.values(), limits, counters, operatorLog, loop);
     }
 

@@ -44,7 +44,16 @@ final class PayloadBuffers {
     private long retainedBytes;
     private long allocatedCount;
 
+    /** Allocates {@code capacity + ALIGNMENT_BYTES} direct bytes; tests replace it to make allocation fail. */
+    private final java.util.function.IntFunction<ByteBuffer> allocator;
+
     PayloadBuffers() {
+        this(ByteBuffer::allocateDirect);
+    }
+
+    /** @param allocator makes a direct buffer of the given capacity (or throws {@link OutOfMemoryError}) */
+    PayloadBuffers(java.util.function.IntFunction<ByteBuffer> allocator) {
+        this.allocator = allocator;
         for (int i = 0; i < CLASS_COUNT; i++) {
             free[i] = new ArrayDeque<>();
         }
@@ -127,7 +136,7 @@ final class PayloadBuffers {
         synchronized (this) {
             allocatedCount++;
         }
-        return ByteBuffer.allocateDirect(capacityBytes + ALIGNMENT_BYTES).alignedSlice(ALIGNMENT_BYTES)
+        return allocator.apply(capacityBytes + ALIGNMENT_BYTES).alignedSlice(ALIGNMENT_BYTES)
                 .limit(capacityBytes).slice();
     }
 }

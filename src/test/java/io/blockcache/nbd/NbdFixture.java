@@ -20,9 +20,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * A real loop, a formatted cache set on memory devices (two 16 MiB volumes, "default" and "second"), and an
- * NBD server on 127.0.0.1 with an ephemeral port. The first volume's backing device is gated (reads can be
- * held) and its cache device can inject faults.
+ * A real loop, a formatted cache set on memory devices (two 16 MiB volumes by default, "default" and "second"),
+ * and an NBD server on 127.0.0.1 with an ephemeral port. The first volume's backing device is gated (reads can be
+ * held) and its cache device can inject faults. The server's operator log lines are kept in {@link #log}.
  */
 final class NbdFixture implements AutoCloseable {
     static final long VOLUME_BYTES = 16L << 20;
@@ -34,11 +34,17 @@ final class NbdFixture implements AutoCloseable {
     final CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10);
     final CacheSet cacheSet;
     final NbdServer server;
+    final java.util.Queue<String> log = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     NbdFixture() throws Exception {
+        this(VOLUME_BYTES, NbdLimits.DEFAULTS, new PayloadBuffers());
+    }
+
+    /** Volumes of {@code volumeBytes}, a server with {@code limits} and the buffer pool {@code buffers}. */
+    NbdFixture(long volumeBytes, NbdLimits limits, PayloadBuffers buffers) throws Exception {
         cacheDevice = new FaultyDevice(new MemoryDevice(loop, 32L << 20, 512), loop, FaultPlan.none(), new Prng(7));
-        backing = new GatedDevice(new MemoryDevice(loop, VOLUME_BYTES + (1 << 20), 512), loop);
-        MemoryDevice second = new MemoryDevice(loop, VOLUME_BYTES + (1 << 20), 512);
+        backing = new GatedDevice(new MemoryDevice(loop, volumeBytes + (1 << 20), 512), loop);
+        MemoryDevice second = new MemoryDevice(loop, volumeBytes + (1 << 20), 512);
         backings = List.of(new BackingSpec("default", backing), new BackingSpec("second", second));
         Outcome<Void> formatted = onLoop(done -> CacheSet.format(loop, cacheDevice, backings, options, new Prng(1),
                 fraction -> { }, done));
@@ -57,7 +63,7 @@ final class NbdFixture implements AutoCloseable {
         Map<String, Volume> exports = new LinkedHashMap<>();
         exports.put("default", cacheSet.volume("default"));
         exports.put("second", cacheSet.volume("second"));
-        server = new NbdServer(new InetSocketAddress("127.0.0.1", 0), exports, loop);
+        server = new NbdServer(new InetSocketAddress("127.0.0.1", 0), exports, loop, limits, log::add, buffers);
         server.start();
     }
 

@@ -47,7 +47,23 @@ final class NbdTestClient implements AutoCloseable {
     private boolean greeted;
 
     NbdTestClient(InetSocketAddress address) throws IOException {
-        socket = new Socket(address.getAddress(), address.getPort());
+        this(address, null, 0);
+    }
+
+    /**
+     * @param localAddress the address to connect from (another 127.x address looks like another client), or null
+     * @param receiveBufferBytes the socket's receive buffer, or 0 for the system's default
+     */
+    NbdTestClient(InetSocketAddress address, java.net.InetAddress localAddress, int receiveBufferBytes)
+            throws IOException {
+        socket = new Socket();
+        if (receiveBufferBytes > 0) {
+            socket.setReceiveBufferSize(receiveBufferBytes);
+        }
+        if (localAddress != null) {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+        }
+        socket.connect(address);
         socket.setSoTimeout(20_000); // a hung server fails the test instead of hanging it
         socket.setTcpNoDelay(true);
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
