@@ -10,14 +10,12 @@ import io.blockcache.volume.VolumeConfig;
 import java.nio.ByteBuffer;
 
 /**
- * Carries out one transmission request on the volumes' loop and answers it: checks flags and ranges, maps
- * commands to volume calls, and volume outcomes to NBD error values.
+ * Carries out one transmission request on the volumes' loop and answers it: maps commands to volume calls, and
+ * volume outcomes to NBD error values. What must be refused (flags, ranges, FAST_ZERO) {@link RequestCheck}
+ * decides, on the reader before anything is allocated; the check is repeated here because it costs nothing.
  *
- * <p>Decisions: a range past the end is EINVAL for READ, TRIM, CACHE and BLOCK_STATUS and ENOSPC for WRITE
- * and WRITE_ZEROES (the spec's advice). FAST_ZERO is always refused with ENOTSUP: write-zeroes writes zeroes
- * to the backing device in 1 MiB pieces, which is not faster than a write, so the client is better off
- * falling back at once. NO_HOLE needs nothing: zeroes are always written, never punched. TRIM only discards
- * the whole sectors inside its range (it is a hint). FUA is accepted on every command.
+ * <p>Decisions: NO_HOLE needs nothing: zeroes are always written, never punched. TRIM only discards the whole
+ * sectors inside its range (it is a hint). FUA is accepted on every command.
  *
  * <p>Thread rule: the volumes' loop thread.
  */
@@ -27,24 +25,13 @@ final class CommandExecutor {
     private CommandExecutor() {
     }
 
-    /** Flags each command may carry (any other bit is EINVAL); READ may carry DF only when structured. */
-    static int allowedFlags(int type, boolean structuredReplies) {
-        return CMD_FLAG_FUA | switch (type) {
-            case CMD_READ -> structuredReplies ? CMD_FLAG_DF : 0;
-            case CMD_WRITE_ZEROES -> CMD_FLAG_NO_HOLE | CMD_FLAG_FAST_ZERO;
-            case CMD_BLOCK_STATUS -> CMD_FLAG_REQ_ONE;
-            default -> 0;
-        };
-    }
-
     /** Runs the request; its reply is sent from here or from a later completion. */
     static void execute(InFlightRequest request) {
         NbdRequest header = request.header();
         Session session = request.session();
-        int unknown = header.flags() & ~allowedFlags(header.type(), session.structuredReplies());
-        if (unknown != 0) {
-            request.error(EINVAL, "flags 0x" + Integer.toHexString(unknown) + " are not valid for command "
-                    + header.type());
+        RequestCheck.Refusal refusal = RequestCheck.refusal(header, session); // the reader asked too; cheap
+        if (refusal != null) {
+            request.error(refusal.error(), refusal.message());
             return;
         }
         Export export = session.export();
@@ -54,16 +41,14 @@ final class CommandExecutor {
             case CMD_FLUSH -> export.volume().flush(result -> answer(request, result, false));
             case CMD_TRIM -> trim(export, request);
             case CMD_CACHE -> cache(export.volume(), request);
-            case CMD_BLOCK_STATUS -> blockStatus(export.volume(), request);
-            default -> request.error(EINVAL, "unknown command " + header.type());
+            case CMD_BLOCK_STATUS -> request.chunks(BlockStatusReporter.chunks(export.volume(), header,
+                    session.contexts()));
+            default -> throw new IllegalStateException("RequestCheck passed unknown command " + header.type());
         }
     }
 
     private static void read(Volume volume, InFlightRequest request) {
         NbdRequest header = request.header();
-        if (refuseRange(volume, request, EINVAL)) {
-            return;
-        }
         if (header.lengthBytes() == 0) {
             request.data(ByteBuffer.allocate(0));
             return;
@@ -93,13 +78,6 @@ final class CommandExecutor {
 
     private static void write(Export export, InFlightRequest request) {
         NbdRequest header = request.header();
-        if (header.has(CMD_FLAG_FAST_ZERO)) {
-            request.error(ENOTSUP, "zeroing is not faster than writing on this server");
-            return;
-        }
-        if (refuseRange(export.volume(), request, ENOSPC)) {
-            return;
-        }
         if (header.lengthBytes() == 0) {
             request.ok();
             return;
@@ -111,9 +89,6 @@ final class CommandExecutor {
 
     private static void trim(Export export, InFlightRequest request) {
         NbdRequest header = request.header();
-        if (refuseRange(export.volume(), request, EINVAL)) {
-            return;
-        }
         long startSector = (header.offsetBytes() + SECTOR_BYTES - 1) / SECTOR_BYTES;
         long endSector = (header.offsetBytes() + header.lengthBytes()) / SECTOR_BYTES;
         if (endSector <= startSector) {
@@ -135,45 +110,12 @@ final class CommandExecutor {
 
     private static void cache(Volume volume, InFlightRequest request) {
         NbdRequest header = request.header();
-        if (refuseRange(volume, request, EINVAL)) {
-            return;
-        }
         if (header.lengthBytes() == 0) {
             request.ok();
             return;
         }
         CacheWarmer.warm(volume, new SectorSpan(header.offsetBytes(), header.lengthBytes()),
                 request.buffer(CacheWarmer.CHUNK_BYTES), result -> answer(request, result, false));
-    }
-
-    private static void blockStatus(Volume volume, InFlightRequest request) {
-        NbdRequest header = request.header();
-        if (request.session().contexts().isEmpty()) {
-            request.error(EINVAL, "BLOCK_STATUS needs a metadata context selected with NBD_OPT_SET_META_CONTEXT");
-            return;
-        }
-        if (header.lengthBytes() == 0) {
-            request.error(EINVAL, "BLOCK_STATUS of zero bytes");
-            return;
-        }
-        if (refuseRange(volume, request, EINVAL)) {
-            return;
-        }
-        request.chunks(BlockStatusReporter.chunks(volume, header, request.session().contexts()));
-    }
-
-    /** Answers {@code error} if the request's range is not inside the volume; returns true if it did. */
-    private static boolean refuseRange(Volume volume, InFlightRequest request, int error) {
-        NbdRequest header = request.header();
-        long offsetBytes = header.offsetBytes();
-        long lengthBytes = header.lengthBytes();
-        long sizeBytes = volume.sizeBytes();
-        if (offsetBytes >= 0 && lengthBytes <= sizeBytes && offsetBytes <= sizeBytes - lengthBytes) {
-            return false;
-        }
-        request.error(error, "range [" + Long.toUnsignedString(offsetBytes) + ", +" + lengthBytes
-                + ") is outside the export of " + sizeBytes + " bytes");
-        return true;
     }
 
     /** Answers from a volume outcome. */

@@ -173,6 +173,15 @@ final class Connection implements Runnable {
                     + REQUEST_BYTES_MAX + " bytes");
             return;
         }
+        RequestCheck.Refusal refusal = RequestCheck.refusal(header, session);
+        if (refusal != null) {
+            // Refused before any budget or buffer is taken: a flood of bad requests costs no memory.
+            if (write) {
+                reader.skip(lengthBytes);
+            }
+            answerNow(session, header, refusal.error(), refusal.message());
+            return;
+        }
         int bufferLengthBytes = bufferLengthBytes(header);
         long bufferBytes = bufferLengthBytes == 0 ? 0 : PayloadBuffers.capacityBytes(bufferLengthBytes);
         takeBudget(bufferBytes);
