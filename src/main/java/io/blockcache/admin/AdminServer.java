@@ -63,6 +63,8 @@ public final class AdminServer implements AutoCloseable {
     private final KnobApi knobs;
     private final Drains drains;
     private final DrainJobWriter drainWriter;
+    /** The NBD server's counters, set by whoever runs one beside this API (null: none). */
+    private volatile Supplier<NbdSnapshot> nbdCounters;
     private HttpServer server;
     private ExecutorService executor;
 
@@ -247,7 +249,17 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private StatsSnapshot snapshot() {
-        return onLoop(() -> StatsCollector.collect(set, cacheDevice, backings, drains));
+        StatsSnapshot snapshot = onLoop(() -> StatsCollector.collect(set, cacheDevice, backings, drains));
+        Supplier<NbdSnapshot> nbd = nbdCounters;
+        return nbd == null ? snapshot : snapshot.withNbd(nbd.get()); // atomics: read here, not on the loop
+    }
+
+    /**
+     * Adds the NBD server's counters to {@code /api/stats} and {@code /metrics}; {@code counters} is called on an
+     * HTTP thread for every request. Any thread.
+     */
+    public void nbdCounters(Supplier<NbdSnapshot> counters) {
+        this.nbdCounters = counters;
     }
 
     private <T> T onLoop(Supplier<T> task) {

@@ -43,6 +43,9 @@ final class PrometheusText {
         text.backings(stats.backings());
         text.writeback(stats.volumes());
         text.gc(stats.gc());
+        if (stats.nbd() != null) {
+            text.nbd(stats.nbd());
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(OUTPUT_BYTES_INITIAL);
         try {
             WRITER.write(out, text.families.snapshots());
@@ -209,6 +212,31 @@ final class PrometheusText {
     private void volumeGauge(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String help,
                              ToDoubleFunction<StatsSnapshot.VolumeSnapshot> value) {
         families.gauge(name, help, perVolume(volumes, value));
+    }
+
+    private void nbd(NbdSnapshot nbd) {
+        gauge("blockcache_nbd_connections", "NBD connections being served.", nbd.connectionsOpen());
+        counter("blockcache_nbd_connections_accepted_total", "NBD connections accepted.", nbd.connectionsAccepted());
+        families.counter("blockcache_nbd_connections_refused_total", "NBD connections closed at accept by a limit.",
+                List.of(Sample.of(nbd.refusedConnectionsMax(), "limit", "total"),
+                        Sample.of(nbd.refusedAddressMax(), "limit", "address")));
+        families.counter("blockcache_nbd_timeouts_total", "NBD connections closed by a timeout.", List.of(
+                Sample.of(nbd.handshakeTimeouts(), "timeout", "handshake"),
+                Sample.of(nbd.idleTimeouts(), "timeout", "idle"),
+                Sample.of(nbd.replyStallTimeouts(), "timeout", "reply_stall")));
+        counter("blockcache_nbd_protocol_errors_total", "NBD connections closed for breaking the protocol.",
+                nbd.protocolErrors());
+        gauge("blockcache_nbd_requests_in_flight", "NBD requests received and not yet answered.",
+                nbd.requestsInFlight());
+        gauge("blockcache_nbd_buffer_max_bytes", "The NBD buffer budget.", nbd.bufferBytesMax());
+        gauge("blockcache_nbd_buffer_bytes", "NBD buffer bytes held by requests.", nbd.bufferBytesInUse());
+        gauge("blockcache_nbd_buffer_peak_bytes", "The most NBD buffer bytes held at once.",
+                nbd.bufferBytesInUsePeak());
+        counter("blockcache_nbd_buffer_waits_total", "NBD requests that waited for buffer budget.", nbd.bufferWaits());
+        counter("blockcache_nbd_allocation_failures_total",
+                "NBD requests answered ENOMEM because a buffer could not be allocated.", nbd.allocationFailures());
+        counter("blockcache_nbd_connections_out_of_memory_total", "NBD connections ended by an out-of-memory error.",
+                nbd.connectionsOutOfMemory());
     }
 
     private void wbCounter(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String help,

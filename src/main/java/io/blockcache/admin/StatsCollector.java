@@ -53,7 +53,7 @@ final class StatsCollector {
         for (BackingSpec backing : backings) {
             devices.add(device(backing.name(), backing.device().counters()));
         }
-        return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set));
+        return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set), null);
     }
 
     private static WritebackSnapshot writeback(Writeback writeback, BlockDevice backing, BlockDevice engineBacking,

@@ -3,7 +3,8 @@ package io.blockcache.admin;
 /**
  * Renders a {@link StatsSnapshot} as the JSON document of {@code GET /api/stats}. Names carry their unit
  * last ({@code dirtyBytes}, {@code p99Us}, {@code rateSectorsPerSecond}); sector counts are 512-byte sectors.
- * Each volume holds a {@code writeback} object; the top level a {@code gc} object for the whole cache.
+ * Each volume holds a {@code writeback} object; the top level a {@code gc} object for the whole cache and, when
+ * an NBD server runs beside the API, an {@code nbd} object with its connection, timeout and buffer counters.
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
  */
@@ -26,7 +27,30 @@ final class StatsJson {
         }
         json.endArray();
         gc(json.name("gc"), stats.gc());
+        if (stats.nbd() != null) {
+            nbd(json.name("nbd"), stats.nbd());
+        }
         return json.endObject().toString();
+    }
+
+    private static void nbd(JsonWriter json, NbdSnapshot nbd) {
+        json.beginObject()
+                .field("connectionsOpen", nbd.connectionsOpen())
+                .field("connectionsAccepted", nbd.connectionsAccepted())
+                .field("refusedConnectionsMax", nbd.refusedConnectionsMax())
+                .field("refusedAddressMax", nbd.refusedAddressMax())
+                .field("handshakeTimeouts", nbd.handshakeTimeouts())
+                .field("idleTimeouts", nbd.idleTimeouts())
+                .field("replyStallTimeouts", nbd.replyStallTimeouts())
+                .field("protocolErrors", nbd.protocolErrors())
+                .field("requestsInFlight", nbd.requestsInFlight())
+                .field("bufferBytesMax", nbd.bufferBytesMax())
+                .field("bufferBytesInUse", nbd.bufferBytesInUse())
+                .field("bufferBytesInUsePeak", nbd.bufferBytesInUsePeak())
+                .field("bufferWaits", nbd.bufferWaits())
+                .field("allocationFailures", nbd.allocationFailures())
+                .field("connectionsOutOfMemory", nbd.connectionsOutOfMemory())
+                .endObject();
     }
 
     private static void volume(JsonWriter json, StatsSnapshot.VolumeSnapshot volume) {

@@ -10,12 +10,18 @@ import java.util.List;
  * @param cache the cache device's bucket space, journal and checkpoints
  * @param backings one entry per backing device, in volume order
  * @param gc garbage collection of the cache
+ * @param nbd the NBD server's counters, or null where no NBD server runs beside the admin API
  */
 public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings,
-                            GcSnapshot gc) {
+                            GcSnapshot gc, NbdSnapshot nbd) {
     public StatsSnapshot {
         volumes = List.copyOf(volumes);
         backings = List.copyOf(backings);
+    }
+
+    /** This snapshot with the NBD server's counters (null: none). */
+    public StatsSnapshot withNbd(NbdSnapshot counters) {
+        return new StatsSnapshot(volumes, cache, backings, gc, counters);
     }
 
     /**

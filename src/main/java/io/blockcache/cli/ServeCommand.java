@@ -64,6 +64,36 @@ final class ServeCommand implements Callable<Integer> {
             description = "Properties file with the long flags' names as keys, plus knob.NAME=VALUE lines.")
     private Path config;
 
+    @Option(names = "--nbd-handshake-timeout", paramLabel = "DURATION",
+            description = "Close NBD connections that have not finished the handshake by then (default: 10s).")
+    private String nbdHandshakeTimeout;
+
+    @Option(names = "--nbd-idle-timeout", paramLabel = "DURATION",
+            description = "Close NBD connections idle this long; 0 or off: never (default: off).")
+    private String nbdIdleTimeout;
+
+    @Option(names = "--nbd-reply-timeout", paramLabel = "DURATION",
+            description = "Close NBD connections whose client has not read a reply for this long; 0: never"
+                    + " (default: 60s).")
+    private String nbdReplyTimeout;
+
+    @Option(names = "--nbd-keepalive", paramLabel = "DURATION",
+            description = "TCP keepalive: first probe after this idle time; 0: off (default: 60s).")
+    private String nbdKeepalive;
+
+    @Option(names = "--nbd-connections-max", paramLabel = "N",
+            description = "NBD connections served at once (default: 256).")
+    private String nbdConnectionsMax;
+
+    @Option(names = "--nbd-connections-per-address-max", paramLabel = "N",
+            description = "NBD connections served at once from one client address (default: 64).")
+    private String nbdConnectionsPerAddressMax;
+
+    @Option(names = "--nbd-buffer-max", paramLabel = "SIZE",
+            description = "Direct memory for NBD request and reply buffers over all connections; requests wait"
+                    + " for it (default: 256M).")
+    private String nbdBufferMax;
+
     @Option(names = "--allow-remote",
             description = "Allow non-loopback listen addresses (NBD and the admin API have no authentication).")
     private boolean allowRemote;
@@ -75,7 +105,7 @@ final class ServeCommand implements Callable<Integer> {
         ServeSettings settings;
         try {
             settings = ServeSettings.resolve(new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
-                    nbdListen, adminListen, mode, config, allowRemote));
+                    nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags()));
         } catch (IllegalArgumentException | java.io.IOException e) {
             err.println("blockcache serve: " + e.getMessage());
             err.flush();
@@ -109,6 +139,22 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** The {@code --nbd-*} limit flags that were given, by key. */
+    private java.util.Map<String, String> nbdLimitFlags() {
+        java.util.Map<String, String> given = new java.util.LinkedHashMap<>();
+        String[][] pairs = {{NbdLimitSettings.HANDSHAKE_TIMEOUT, nbdHandshakeTimeout},
+            {NbdLimitSettings.IDLE_TIMEOUT, nbdIdleTimeout}, {NbdLimitSettings.REPLY_TIMEOUT, nbdReplyTimeout},
+            {NbdLimitSettings.KEEPALIVE, nbdKeepalive}, {NbdLimitSettings.CONNECTIONS_MAX, nbdConnectionsMax},
+            {NbdLimitSettings.CONNECTIONS_PER_ADDRESS_MAX, nbdConnectionsPerAddressMax},
+            {NbdLimitSettings.BUFFER_MAX, nbdBufferMax}};
+        for (String[] pair : pairs) {
+            if (pair[1] != null) {
+                given.put(pair[0], pair[1]);
+            }
+        }
+        return given;
     }
 
     private static void printBanner(PrintWriter out, ServeSettings settings, ServeRuntime runtime) {

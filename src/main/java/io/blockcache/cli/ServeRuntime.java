@@ -1,6 +1,7 @@
 package io.blockcache.cli;
 
 import io.blockcache.admin.AdminServer;
+import io.blockcache.admin.NbdSnapshot;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.FileDeviceOptions;
@@ -14,6 +15,7 @@ import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
 import io.blockcache.nbd.NbdServer;
+import io.blockcache.nbd.NbdServerStats;
 import io.blockcache.volume.Volume;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -223,12 +225,27 @@ final class ServeRuntime {
         for (String name : set.exportNames()) {
             exports.put(name, set.volume(name));
         }
+        String memoryProblem = NbdLimitSettings.directMemoryProblem(settings.nbdLimits());
+        if (memoryProblem != null) {
+            throw new ServeException(memoryProblem);
+        }
         try {
-            nbd = new NbdServer(settings.nbdListen(), exports, loop);
+            nbd = new NbdServer(settings.nbdListen(), exports, loop, settings.nbdLimits(), line -> {
+                err.println("blockcache serve: " + line);
+                err.flush();
+            });
             nbd.start();
         } catch (IOException e) {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
         }
+        admin.nbdCounters(() -> nbdSnapshot(nbd.stats()));
+    }
+
+    private static NbdSnapshot nbdSnapshot(NbdServerStats s) {
+        return new NbdSnapshot(s.connectionsOpen(), s.connectionsAccepted(), s.refusedConnectionsMax(),
+                s.refusedAddressMax(), s.handshakeTimeouts(), s.idleTimeouts(), s.replyStallTimeouts(),
+                s.protocolErrors(), s.requestsInFlight(), s.bufferBytesMax(), s.bufferBytesInUse(),
+                s.bufferBytesInUsePeak(), s.bufferWaits(), s.allocationFailures(), s.connectionsOutOfMemory());
     }
 
     /**

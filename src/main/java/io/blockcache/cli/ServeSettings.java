@@ -1,5 +1,6 @@
 package io.blockcache.cli;
 
+import io.blockcache.nbd.NbdLimits;
 import io.blockcache.volume.CacheMode;
 import java.io.IOException;
 import java.io.Reader;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * Everything {@code serve} needs, resolved once and validated here: a flag wins over the config file, the
@@ -23,10 +25,11 @@ import java.util.TreeMap;
  *
  * @param backings export name to backing file, in the order given
  * @param knobs knob name to value, applied in name order after open
+ * @param nbdLimits what NBD clients are allowed ({@link NbdLimitSettings})
  */
 record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
-                     Map<String, String> knobs) {
+                     Map<String, String> knobs, NbdLimits nbdLimits) {
     /** Default cache file size: 1 GiB, enough to see caching at work without filling a laptop. */
     static final String CACHE_SIZE_DEFAULT = "1G";
     /** Default backing file size: 8 GiB, sparse, so it costs only what is written. */
@@ -38,13 +41,25 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, l
     static final String DATA_DIR_DEFAULT = "data";
     static final String EXPORT_DEFAULT = "default";
 
-    private static final Set<String> CONFIG_KEYS = Set.of("data-dir", "cache", "backing", "cache-size", "backing-size",
-            "nbd-listen", "admin-listen", "mode", "allow-remote");
+    private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
+            "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote"),
+            NbdLimitSettings.KEYS.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
 
-    /** The flags as given; null where a flag was not given. */
+    /**
+     * The flags as given; null where a flag was not given.
+     *
+     * @param nbdLimits the {@code --nbd-*} limit flags given, by name without the dashes
+     */
     record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
-                 String nbdListen, String adminListen, String mode, Path config, boolean allowRemote) {
+                 String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
+                 Map<String, String> nbdLimits) {
+        /** The flags without NBD limit flags. */
+        Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
+              String nbdListen, String adminListen, String mode, Path config, boolean allowRemote) {
+            this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
+                    Map.of());
+        }
     }
 
     /**
@@ -85,7 +100,8 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, l
         return new ServeSettings(dataDir, cacheFile, backings(backingSpecs),
                 ByteSizes.parse(pick(flags.cacheSize(), config, "cache-size", CACHE_SIZE_DEFAULT)),
                 ByteSizes.parse(pick(flags.backingSize(), config, "backing-size", BACKING_SIZE_DEFAULT)),
-                nbd, admin, mode(pick(flags.mode(), config, "mode", "writeback")), knobs);
+                nbd, admin, mode(pick(flags.mode(), config, "mode", "writeback")), knobs,
+                NbdLimitSettings.resolve(flags.nbdLimits(), config));
     }
 
     private static String pick(String flag, Properties config, String key, String fallback) {

@@ -47,7 +47,7 @@ final class Connection implements Runnable {
     static final int ALIGNMENT_SLACK_BYTES = 2 * SectorSpan.SECTOR_BYTES;
     /** The largest buffer one request holds: the covering sectors of a maximum-size unaligned READ. */
     static final long REQUEST_BUFFER_BYTES_MAX =
-            PayloadBuffers.capacityBytes(REQUEST_BYTES_MAX + ALIGNMENT_SLACK_BYTES);
+            PayloadBuffers.directBytes(REQUEST_BYTES_MAX + ALIGNMENT_SLACK_BYTES);
     /** Buffer bytes one connection may hold: two maximum-size requests, so one client cannot take every byte. */
     static final long CONNECTION_BUFFER_BYTES_MAX = 2 * REQUEST_BUFFER_BYTES_MAX;
 
@@ -183,7 +183,7 @@ final class Connection implements Runnable {
             return;
         }
         int bufferLengthBytes = bufferLengthBytes(header);
-        long bufferBytes = bufferLengthBytes == 0 ? 0 : PayloadBuffers.capacityBytes(bufferLengthBytes);
+        long bufferBytes = bufferLengthBytes == 0 ? 0 : PayloadBuffers.directBytes(bufferLengthBytes);
         takeBudget(bufferBytes);
         ByteBuffer buffer;
         try {

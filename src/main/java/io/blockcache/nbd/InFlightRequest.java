@@ -24,7 +24,7 @@ final class InFlightRequest {
 
     /**
      * @param buffer the request's buffer, taken from {@code buffers}, or null
-     * @param bufferBytes the budget the buffer holds (its capacity), 0 without one
+     * @param bufferBytes the budget the buffer holds (its direct bytes), 0 without one
      * @param buffers the server's pool, where the buffer goes back
      */
     InFlightRequest(NbdRequest header, ByteBuffer buffer, long bufferBytes, Session session, ReplyWriter writer,

@@ -73,6 +73,16 @@ public record NbdLimits(Duration handshakeTimeout, Duration idleTimeout, Duratio
         }
     }
 
+    /**
+     * The most direct memory the server's buffers can take under these limits: the budget, the pool's free
+     * buffers (twice its retained bytes, counting each buffer's alignment page) and every connection's staging
+     * buffer.
+     */
+    public long directMemoryBytesMax() {
+        return bufferBytesMax + 2 * PayloadBuffers.RETAINED_BYTES_MAX
+                + (long) connectionsMax * (FrameReader.STAGING_BYTES + PayloadBuffers.ALIGNMENT_BYTES);
+    }
+
     /** These limits with other timeouts (tests use short ones). */
     public NbdLimits withTimeouts(Duration handshake, Duration idle, Duration replyStall) {
         return new NbdLimits(handshake, idle, replyStall, tcpKeepaliveIdle, connectionsMax, connectionsPerAddressMax,

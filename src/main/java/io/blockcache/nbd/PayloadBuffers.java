@@ -15,8 +15,8 @@ import java.util.ArrayDeque;
  *
  * <p>Sizes: requests are served from power-of-two classes from {@value #SMALLEST_CLASS_BYTES} bytes to
  * {@value #LARGEST_CLASS_BYTES} bytes; a larger request (rare: clients split at the preferred block size) gets
- * a buffer of its own, rounded up to 4 KiB, that is not kept. {@link #capacityBytes} says in advance what a
- * request will get, so the {@link BufferBudget} is charged the real capacity.
+ * a buffer of its own, rounded up to 4 KiB, that is not kept. {@link #directBytes} says in advance what a
+ * request's buffer will take, so the {@link BufferBudget} is charged the real direct memory.
  *
  * <p>Bounds: buffers in use are bounded by the server's {@link BufferBudget}; free buffers kept for reuse, over
  * all connections, by {@link #RETAINED_BYTES_MAX}. Past that, a returned buffer is dropped and the garbage
@@ -31,7 +31,10 @@ final class PayloadBuffers {
     static final int SMALLEST_CLASS_BYTES = 4 << 10;
     /** Largest pooled class: 4 MiB, above every client's usual preferred block size (fio's 1 MiB jobs, qemu). */
     static final int LARGEST_CLASS_BYTES = 4 << 20;
-    /** Free bytes kept for the server: 64 requests of 1 MiB, so fio at iodepth 32 on two jobs never allocates. */
+    /**
+     * Free bytes kept for the server (capacity; with each buffer's alignment page at most twice that in direct
+     * memory): 64 requests of 1 MiB, so fio at iodepth 32 on two jobs never allocates.
+     */
     static final long RETAINED_BYTES_MAX = 64L << 20;
     /** Address alignment of every buffer: the largest logical block size O_DIRECT asks for in practice. */
     static final int ALIGNMENT_BYTES = 4096;
@@ -106,6 +109,14 @@ final class PayloadBuffers {
     static long capacityBytes(int lengthBytes) {
         int sizeClass = sizeClass(lengthBytes);
         return sizeClass < 0 ? roundedBytes(lengthBytes) : (long) SMALLEST_CLASS_BYTES << sizeClass;
+    }
+
+    /**
+     * The direct memory a buffer for {@code lengthBytes} takes: its capacity and the page allocated beyond it to
+     * align it. What a request is charged against the {@link BufferBudget}; a multiple of 4 KiB.
+     */
+    static long directBytes(int lengthBytes) {
+        return capacityBytes(lengthBytes) + ALIGNMENT_BYTES;
     }
 
     /** Free bytes kept for reuse now. */

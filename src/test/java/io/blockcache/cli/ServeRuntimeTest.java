@@ -47,6 +47,27 @@ class ServeRuntimeTest {
     }
 
     @Test
+    void nbdLimitsFromTheConfigAreEnforcedLoggedAndCountedInStatsAndMetrics() throws Exception {
+        // Proves serve passes its NBD limits on: a silent socket is closed at the configured handshake timeout,
+        // the operator sees one line, and /api/stats and /metrics count it beside the buffer budget.
+        Path config = dir.resolve("limits.properties");
+        Files.writeString(config, "nbd-handshake-timeout=1s\nnbd-buffer-max=128M\n");
+        ServeRuntime runtime = ServeRuntime.start(settings(dir.resolve("data"), config), err);
+        try (java.net.Socket silent = new java.net.Socket(runtime.nbdAddress().getAddress(),
+                runtime.nbdAddress().getPort())) {
+            silent.setSoTimeout(20_000); // bounds the wait for the server's close
+            assertThat(silent.getInputStream().readAllBytes()).hasSize(18); // the greeting, then the close
+            assertThat(get(runtime, "/api/stats")).contains("\"handshakeTimeouts\":1")
+                    .contains("\"bufferBytesMax\":" + (128L << 20));
+            assertThat(get(runtime, "/metrics")).contains("blockcache_nbd_timeouts_total{timeout=\"handshake\"} 1")
+                    .contains("blockcache_nbd_buffer_max_bytes " + (128L << 20));
+        } finally {
+            assertThat(runtime.stop()).isTrue();
+        }
+        assertThat(errText.toString()).contains("handshake not finished within 1000 ms; connection closed");
+    }
+
+    @Test
     void startsFreshStopsCleanAndRestartsWithTheData() throws Exception {
         // Proves the serve life cycle: format new files, admin API up, stop marks the superblock clean, and the
         // next start reopens the same files with the data written before.

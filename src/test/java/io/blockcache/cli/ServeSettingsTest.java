@@ -35,6 +35,42 @@ class ServeSettingsTest {
     }
 
     @Test
+    void nbdLimitsComeFromFlagsOverTheConfigOverDefaultsAndBadOnesGetOneLine() throws Exception {
+        // Proves every --nbd-* limit is read (flag over config over default), 0/off turns a timeout off, and a
+        // bad value is refused naming its flag.
+        Path config = dir.resolve("limits.properties");
+        Files.writeString(config, "nbd-idle-timeout=off\nnbd-connections-max=100\nnbd-buffer-max=512M\n");
+        ServeSettings settings = ServeSettings.resolve(new ServeSettings.Flags(null, null, null, null, null, null,
+                null, null, config, false, Map.of("nbd-connections-max", "50", "nbd-handshake-timeout", "5s",
+                "nbd-reply-timeout", "0", "nbd-keepalive", "2m", "nbd-connections-per-address-max", "10")));
+        io.blockcache.nbd.NbdLimits limits = settings.nbdLimits();
+        assertThat(limits.handshakeTimeout()).hasSeconds(5);
+        assertThat(limits.idleTimeout()).isZero();
+        assertThat(limits.replyStallTimeout()).isZero();
+        assertThat(limits.tcpKeepaliveIdle()).hasMinutes(2);
+        assertThat(limits.connectionsMax()).isEqualTo(50);
+        assertThat(limits.connectionsPerAddressMax()).isEqualTo(10);
+        assertThat(limits.bufferBytesMax()).isEqualTo(512L << 20);
+        assertThat(ServeSettings.resolve(flags(null, null, null, null, false)).nbdLimits())
+                .isEqualTo(io.blockcache.nbd.NbdLimits.DEFAULTS);
+        assertThatThrownBy(() -> ServeSettings.resolve(limitFlag("nbd-handshake-timeout", "0")))
+                .hasMessageContaining("--nbd-handshake-timeout");
+        assertThatThrownBy(() -> ServeSettings.resolve(limitFlag("nbd-connections-max", "many")))
+                .hasMessage("--nbd-connections-max takes a whole number, got \"many\"");
+        assertThatThrownBy(() -> ServeSettings.resolve(limitFlag("nbd-buffer-max", "1M")))
+                .hasMessageStartingWith("NBD limits: the NBD buffer budget must be");
+        assertThatThrownBy(() -> ServeSettings.resolve(limitFlag("nbd-connections-per-address-max", "300")))
+                .hasMessageContaining("connections per address must be 1..256");
+        assertThat(NbdLimitSettings.directMemoryProblem(io.blockcache.nbd.NbdLimits.DEFAULTS.withBufferBytesMax(
+                1L << 40))).contains("raise -XX:MaxDirectMemorySize");
+    }
+
+    private static ServeSettings.Flags limitFlag(String key, String value) {
+        return new ServeSettings.Flags(null, null, null, null, null, null, null, null, null, false,
+                Map.of(key, value));
+    }
+
+    @Test
     void flagsWinOverTheConfigFileWhichWinsOverDefaults() throws Exception {
         // Proves precedence and the config file's keys, including knob lines and a list of backings.
         Path config = dir.resolve("serve.properties");
