@@ -169,8 +169,8 @@ final class Connection implements Runnable {
             if (write) {
                 reader.skip(lengthBytes);
             }
-            answerNow(session, header, EINVAL, "length " + lengthBytes + " exceeds the maximum of "
-                    + REQUEST_BYTES_MAX + " bytes");
+            refuse(session, header, new RequestCheck.Refusal(EINVAL, "length " + lengthBytes
+                    + " exceeds the maximum of " + REQUEST_BYTES_MAX + " bytes"));
             return;
         }
         RequestCheck.Refusal refusal = RequestCheck.refusal(header, session);
@@ -179,7 +179,7 @@ final class Connection implements Runnable {
             if (write) {
                 reader.skip(lengthBytes);
             }
-            answerNow(session, header, refusal.error(), refusal.message());
+            refuse(session, header, refusal);
             return;
         }
         int bufferLengthBytes = bufferLengthBytes(header);
@@ -230,6 +230,18 @@ final class Connection implements Runnable {
             case CMD_CACHE -> lengthBytes == 0 ? 0 : CacheWarmer.CHUNK_BYTES;
             default -> 0;
         };
+    }
+
+    /**
+     * Answers a refused request and tells the operator (rate-limited), except for FAST_ZERO, which clients such
+     * as qemu-img send to probe whether zeroing is fast and which is no client error.
+     */
+    private void refuse(Session session, NbdRequest header, RequestCheck.Refusal refusal) {
+        if (refusal.error() != ENOTSUP) {
+            context.log().line(peer + ": request " + header.type() + " refused with error " + refusal.error() + ": "
+                    + refusal.message());
+        }
+        answerNow(session, header, refusal.error(), refusal.message());
     }
 
     /** Answers a request at once from the reader, holding no buffer. */

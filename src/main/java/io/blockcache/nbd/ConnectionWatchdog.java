@@ -57,7 +57,11 @@ final class ConnectionWatchdog {
             while (!stopped) {
                 LockSupport.parkNanos(this, tickNs);
                 if (!stopped) {
-                    check();
+                    try {
+                        check();
+                    } catch (OutOfMemoryError e) {
+                        log.line("out of memory checking timeouts (" + e.getMessage() + "); checking again next tick");
+                    }
                 }
             }
         });

@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
  * One request between its arrival and its reply: the header, its buffer if any (the WRITE payload, the READ
  * reply's covering sectors or a CACHE chunk, all allocated by the reader so the loop never allocates direct
  * memory), the budget that buffer holds, and the one way to answer it. Encodes replies in the form the session
- * agreed on (simple, or structured with an error message). Exactly one reply per request; a second is a broken invariant.
+ * agreed on (simple, or structured with an error message). Exactly one reply per request; a second is a broken
+ * invariant.
  *
  * <p>Thread rule: created by the reader; answered from the loop (or the reader for early errors).
  */

@@ -225,7 +225,15 @@ public final class NbdServer implements AutoCloseable {
                 closeQuietly(channel);
                 return;
             }
-            admit(channel);
+            try {
+                admit(channel);
+            } catch (OutOfMemoryError e) {
+                // Not even a connection's thread could be made: refuse this one and keep accepting, so that the
+                // clients already served (and those that come once memory is back) are not locked out.
+                counters.connectionsOutOfMemory.incrementAndGet();
+                context.log().line("out of memory accepting a connection (" + e.getMessage() + "); refused");
+                closeQuietly(channel);
+            }
         }
     }
 

@@ -47,7 +47,7 @@ final class RequestCheck {
                     : range(header, session, ENOSPC);
             case CMD_FLUSH -> null;
             case CMD_BLOCK_STATUS -> session.contexts().isEmpty()
-                    ? new Refusal(EINVAL, "BLOCK_STATUS needs a metadata context selected with NBD_OPT_SET_META_CONTEXT")
+                    ? new Refusal(EINVAL, "BLOCK_STATUS needs a metadata context set with NBD_OPT_SET_META_CONTEXT")
                     : header.lengthBytes() == 0 ? new Refusal(EINVAL, "BLOCK_STATUS of zero bytes")
                     : range(header, session, EINVAL);
             default -> new Refusal(EINVAL, "unknown command " + header.type());

@@ -106,8 +106,8 @@ final class WireFuzzClient {
                 int last = finalReply(in, option.option());
                 if (option.expectedFinal() != WireFrames.ANY_FINAL ? last != option.expectedFinal()
                         : last != REP_ACK && last >= 0) {
-                    throw new IOException("option " + option.option() + " got reply type 0x"
-                            + Integer.toHexString(last) + ", expected 0x" + Integer.toHexString(option.expectedFinal()));
+                    throw new IOException("option " + option.option() + " got reply type 0x" + Integer.toHexString(last)
+                            + ", expected 0x" + Integer.toHexString(option.expectedFinal()));
                 }
             }
             sent += batch;
