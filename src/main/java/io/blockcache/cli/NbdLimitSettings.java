@@ -86,42 +86,38 @@ final class NbdLimitSettings {
 
     private static Duration duration(Map<String, String> flags, Properties config, String key, Duration fallback,
                                      boolean mayBeOff) {
-        String text = pick(flags, config, key);
-        if (text == null) {
-            return fallback;
-        }
-        if (mayBeOff && (text.equals("0") || text.equalsIgnoreCase("off"))) {
-            return Duration.ZERO;
-        }
-        try {
-            return Duration.ofSeconds(Durations.parseSeconds(text));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--" + key + ": " + e.getMessage() + (mayBeOff ? "; 0 or off: never"
-                    : ""));
-        }
+        return parsed(flags, config, key, fallback, text -> mayBeOff && (text.equals("0")
+                || text.equalsIgnoreCase("off")) ? Duration.ZERO : Duration.ofSeconds(Durations.parseSeconds(text)),
+                mayBeOff ? "; 0 or off: never" : "");
     }
 
     private static int count(Map<String, String> flags, Properties config, String key, int fallback) {
-        String text = pick(flags, config, key);
-        if (text == null) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + key + " takes a whole number, got \"" + text + "\"");
-        }
+        return parsed(flags, config, key, fallback, text -> {
+            try {
+                return Integer.parseInt(text);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("takes a whole number, got \"" + text + "\"");
+            }
+        }, "");
     }
 
     private static long size(Map<String, String> flags, Properties config, String key, long fallback) {
+        return parsed(flags, config, key, fallback, ByteSizes::parse, "");
+    }
+
+    /** The flag's or config's value parsed, or {@code fallback}; a parse error names the flag. */
+    private static <T> T parsed(Map<String, String> flags, Properties config, String key, T fallback,
+                                java.util.function.Function<String, T> parser, String hint) {
         String text = pick(flags, config, key);
         if (text == null) {
             return fallback;
         }
         try {
-            return ByteSizes.parse(text);
+            return parser.apply(text);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--" + key + ": " + e.getMessage());
+            String message = e.getMessage();
+            String separator = message.startsWith("takes") ? " " : ": ";
+            throw new IllegalArgumentException("--" + key + separator + message + hint);
         }
     }
 }
