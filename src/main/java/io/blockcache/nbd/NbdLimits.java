@@ -26,9 +26,9 @@ public record NbdLimits(Duration handshakeTimeout, Duration idleTimeout, Duratio
                         long bufferBytesMax) {
     /**
      * Defaults. Handshake 10 s: QEMU's NBD server limit (NBD_DEFAULT_HANDSHAKE_MAX_SECS, added with the fix of
-     * CVE-2024-7409, a denial of service by connections that never finish the handshake). Idle off, as in
-     * nbd-server ({@code timeout = 0}), qemu-nbd and nbdkit. Reply stall 60 s: twice the Linux nbd driver's
-     * default request timeout of 30 s, so a client that is merely slow is never cut off. Keepalive probes after
+     * CVE-2024-7409, a denial of service by connections that never finish the handshake). Idle off (see
+     * {@code idleTimeout}). Reply stall 60 s: long enough that a client that is merely slow (a busy VM, a
+     * congested link) is not cut off. Keepalive probes after
      * 60 s instead of the kernel's 2 h, so a vanished peer frees its slot within about two minutes. 256
      * connections, 64 per address (every local client shares 127.0.0.1; fio's jobs and qemu's multi-conn use a
      * few each). 256 MiB of buffers: four maximum-size requests, well under the JVM's default direct-memory
