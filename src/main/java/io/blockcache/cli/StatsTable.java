@@ -52,7 +52,23 @@ final class StatsTable {
             writeback(out, text(v.get("name")), (Map<?, ?>) v.get("writeback"));
         }
         gc(out, (Map<?, ?>) stats.get("gc"));
+        if (stats.get("nbd") instanceof Map<?, ?> nbd) {
+            nbd(out, nbd);
+        }
         return out.toString();
+    }
+
+    /** One line: connections, what the limits refused or cut off, and the buffer budget (docs/OPERATIONS.md). */
+    private static void nbd(StringBuilder out, Map<?, ?> n) {
+        out.append(String.format(Locale.ROOT, "nbd: %s connections (%s accepted; refused %s by the total, %s by the"
+                        + " address limit); timeouts %s handshake, %s idle, %s reply; %s protocol errors; buffers %s of"
+                        + " %s (peak %s), %s waits, %s allocation failures%n",
+                integer(n.get("connectionsOpen")), integer(n.get("connectionsAccepted")),
+                integer(n.get("refusedConnectionsMax")), integer(n.get("refusedAddressMax")),
+                integer(n.get("handshakeTimeouts")), integer(n.get("idleTimeouts")),
+                integer(n.get("replyStallTimeouts")), integer(n.get("protocolErrors")),
+                bytes(n.get("bufferBytesInUse")), bytes(n.get("bufferBytesMax")), bytes(n.get("bufferBytesInUsePeak")),
+                integer(n.get("bufferWaits")), integer(n.get("allocationFailures"))));
     }
 
     /** Two or three lines per volume: state and progress; every PI term (as writeback_rate_debug); a drain. */

@@ -4,8 +4,10 @@
  * that runs each connection's reader and reply writer on their own virtual threads and hands requests to the
  * volumes' loop.
  *
- * <p>Owns: per-connection bounds (requests and buffered bytes in flight), the per-export sector range lock
- * that makes read-modify-write of partial sectors safe, and the mapping of volume outcomes to NBD errors.
+ * <p>Owns: the bounds against hostile clients ({@link io.blockcache.nbd.NbdLimits}: timeouts, connection limits,
+ * one buffer budget for every connection; docs/OPERATIONS.md "Limits"), per-connection bounds (requests and
+ * buffered bytes in flight), the per-export sector range lock that makes read-modify-write of partial sectors
+ * safe, and the mapping of volume outcomes to NBD errors.
  * Threads: codecs on any thread; readers and writers on their virtual threads; request execution, the range
  * lock and block status on the loop thread. Talks to volumes only through their public API.
  */

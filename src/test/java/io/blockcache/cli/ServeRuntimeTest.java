@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +62,9 @@ class ServeRuntimeTest {
                     .contains("\"bufferBytesMax\":" + (128L << 20));
             assertThat(get(runtime, "/metrics")).contains("blockcache_nbd_timeouts_total{timeout=\"handshake\"} 1")
                     .contains("blockcache_nbd_buffer_max_bytes " + (128L << 20));
+            Map<?, ?> stats = (Map<?, ?>) JsonReader.parse(get(runtime, "/api/stats"));
+            assertThat(StatsTable.format(stats)).contains("nbd: 0 connections (1 accepted; refused 0 by the total,"
+                    + " 0 by the address limit); timeouts 1 handshake, 0 idle, 0 reply;", "buffers 0 B of 128.0 MiB");
         } finally {
             assertThat(runtime.stop()).isTrue();
         }
