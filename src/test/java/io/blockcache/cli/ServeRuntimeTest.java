@@ -60,8 +60,8 @@ class ServeRuntimeTest {
             assertThat(silent.getInputStream().readAllBytes()).hasSize(18); // the greeting, then the close
             assertThat(get(runtime, "/api/stats")).contains("\"handshakeTimeouts\":1")
                     .contains("\"bufferBytesMax\":" + (128L << 20));
-            assertThat(get(runtime, "/metrics")).contains("blockcache_nbd_timeouts_total{timeout=\"handshake\"} 1")
-                    .contains("blockcache_nbd_buffer_max_bytes " + (128L << 20));
+            assertThat(get(runtime, "/metrics")).contains("blockcache_nbd_timeouts_total{timeout=\"handshake\"} 1.0")
+                    .contains("blockcache_nbd_buffer_max_bytes " + (double) (128L << 20));
             Map<?, ?> stats = (Map<?, ?>) JsonReader.parse(get(runtime, "/api/stats"));
             assertThat(StatsTable.format(stats)).contains("nbd: 0 connections (1 accepted; refused 0 by the total,"
                     + " 0 by the address limit); timeouts 1 handshake, 0 idle, 0 reply;", "buffers 0 B of 128.0 MiB");
