@@ -42,6 +42,17 @@ class NbdshInteropTest {
     }
 
     @Test
+    void requestsOf64MiBRoundTripThroughLibnbd() throws Exception {
+        // Proves a real client's 64 MiB WRITE and READ (the reference tester's integrityhuge sizes) are served
+        // while 32 MiB stays the advertised maximum (huge.py asserts each step).
+        try (ServeProcess serve = ServeProcess.start(dir.resolve("data"), "serve", "", "80M")) {
+            ExternalTool.Run run = nbdsh(serve, "huge.py", List.of());
+            assertThat(run.exitCode()).as(run.describe() + "\n--- serve\n" + serve.log()).isZero();
+            assertThat(run.out()).contains("OK huge");
+        }
+    }
+
+    @Test
     void flushedAndFuaDataSurviveKillMinusNineIncludingAFlushOnAnotherConnection() throws Exception {
         // Proves durability contract rule 1 end to end: data flushed on its own connection, data written on one
         // connection and flushed on another (multi-conn), and FUA data all read back after SIGKILL and restart.

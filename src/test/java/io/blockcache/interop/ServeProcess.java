@@ -42,6 +42,12 @@ final class ServeProcess implements AutoCloseable {
 
     /** {@link #start(Path, String)} with more lines for the config file (e.g. {@code knob.NAME=VALUE}). */
     static ServeProcess start(Path dataDir, String name, String moreConfig) throws IOException, InterruptedException {
+        return start(dataDir, name, moreConfig, BACKING_SIZE);
+    }
+
+    /** {@link #start(Path, String, String)} with a backing file of {@code backingSize} (when it is created). */
+    static ServeProcess start(Path dataDir, String name, String moreConfig, String backingSize)
+            throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
         // Interop tests check what clients see of cached and dirty data, so that state must not move under them:
@@ -53,7 +59,7 @@ final class ServeProcess implements AutoCloseable {
                 + "knob.volume.default.congested_write_threshold_us=0\n" + moreConfig);
         List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
                 "io.blockcache.cli.Main", "serve", "--data-dir", dataDir.toString(),
-                "--cache-size", CACHE_SIZE, "--backing-size", BACKING_SIZE,
+                "--cache-size", CACHE_SIZE, "--backing-size", backingSize,
                 "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", config.toString());
         Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
         BufferedReader out = new BufferedReader(
