@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * order they complete.
  *
  * <p>Memory is bounded three ways: at most {@link #REQUESTS_IN_FLIGHT_MAX} requests in flight; at most
- * {@link #CONNECTION_BUFFER_BYTES_MAX} bytes of buffers (capped by the server's budget); and the server's one
+ * {@link ConnectionBudget#CONNECTION_BUFFER_BYTES_MAX} bytes of buffers (capped by the server's budget); and the
+ * server's one
  * {@link BufferBudget} over all connections. A request takes its bytes, waiting if need be, before anything is
  * allocated or read for it, and all of its buffers (WRITE payload, READ reply, CACHE chunk) are allocated here on
  * the reader, never on the loop. If the JVM cannot allocate one anyway, only that request fails (ENOMEM, its
@@ -45,11 +46,6 @@ final class Connection implements Runnable {
     static final long REFUSED_PAYLOAD_BYTES_MAX = 2L * REQUEST_BYTES_MAX;
     /** Per-request slack for the sectors an unaligned READ reads around its range. */
     static final int ALIGNMENT_SLACK_BYTES = 2 * SectorSpan.SECTOR_BYTES;
-    /** The largest buffer one request holds: the covering sectors of a maximum-size unaligned READ. */
-    static final long REQUEST_BUFFER_BYTES_MAX =
-            PayloadBuffers.directBytes(REQUEST_BYTES_MAX + ALIGNMENT_SLACK_BYTES);
-    /** Buffer bytes one connection may hold: two maximum-size requests, so one client cannot take every byte. */
-    static final long CONNECTION_BUFFER_BYTES_MAX = 2 * REQUEST_BUFFER_BYTES_MAX;
 
     /** Why the watchdog closes a connection. */
     enum Timeout { HANDSHAKE, IDLE, REPLY_STALL }
@@ -62,8 +58,7 @@ final class Connection implements Runnable {
     private final Runnable onClosed;
     private final FrameReader reader;
     private final Semaphore requestPermits = new Semaphore(REQUESTS_IN_FLIGHT_MAX);
-    /** This connection's share of the buffer budget, in 4 KiB pages. */
-    private final Semaphore bufferPages;
+    private final ConnectionBudget budget;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile ReplyWriter writer;
     private volatile boolean handshakeDone;
@@ -90,8 +85,7 @@ final class Connection implements Runnable {
         this.acceptedNs = acceptedNs;
         this.onClosed = onClosed;
         this.reader = new FrameReader(channel);
-        long shareBytes = Math.min(context.budget().bytesMax(), CONNECTION_BUFFER_BYTES_MAX);
-        this.bufferPages = new Semaphore((int) (shareBytes / PayloadBuffers.ALIGNMENT_BYTES));
+        this.budget = new ConnectionBudget(context.budget());
         this.quietSinceNs = acceptedNs;
         this.writeProgressNs = acceptedNs;
     }
@@ -182,16 +176,16 @@ final class Connection implements Runnable {
             refuse(session, header, refusal);
             return;
         }
-        int bufferLengthBytes = bufferLengthBytes(header);
-        long bufferBytes = bufferLengthBytes == 0 ? 0 : PayloadBuffers.directBytes(bufferLengthBytes);
-        takeBudget(bufferBytes);
+        int bufferLengthBytes = ConnectionBudget.bufferLengthBytes(header);
+        long bufferBytes = ConnectionBudget.bytesFor(bufferLengthBytes);
+        budget.take(bufferBytes);
         ByteBuffer buffer;
         try {
             buffer = bufferLengthBytes == 0 ? null : context.buffers().take(bufferLengthBytes);
         } catch (OutOfMemoryError e) {
             // The budget should keep direct memory below the JVM's limit, but other users of direct memory (or a
             // limit set below the budget) can still make this fail: fail this request, not the server.
-            giveBudget(bufferBytes);
+            budget.give(bufferBytes);
             context.counters().allocationFailures.incrementAndGet();
             context.log().line(peer + ": no memory for a " + bufferLengthBytes + "-byte buffer (" + e.getMessage()
                     + "); request answered ENOMEM");
@@ -209,7 +203,7 @@ final class Connection implements Runnable {
                 buffer.flip();
             } catch (IOException e) {
                 request.releaseBuffers();
-                giveBudget(bufferBytes);
+                budget.give(bufferBytes);
                 throw e; // a truncated payload is never written anywhere
             }
         }
@@ -219,17 +213,6 @@ final class Connection implements Runnable {
         } catch (IllegalStateException stopped) {
             request.error(ESHUTDOWN, "the server is shutting down");
         }
-    }
-
-    /** The buffer a request needs: its payload, its READ reply's covering sectors, or a CACHE chunk. */
-    private static int bufferLengthBytes(NbdRequest header) {
-        long lengthBytes = header.lengthBytes();
-        return switch (header.type()) {
-            case CMD_WRITE -> (int) lengthBytes;
-            case CMD_READ -> lengthBytes == 0 ? 0 : (int) lengthBytes + ALIGNMENT_SLACK_BYTES;
-            case CMD_CACHE -> lengthBytes == 0 ? 0 : CacheWarmer.CHUNK_BYTES;
-            default -> 0;
-        };
     }
 
     /**
@@ -250,26 +233,10 @@ final class Connection implements Runnable {
         new InFlightRequest(header, null, 0, session, writer, context.buffers()).error(error, message);
     }
 
-    private void takeBudget(long bytes) throws InterruptedException {
-        int pages = (int) (bytes / PayloadBuffers.ALIGNMENT_BYTES);
-        bufferPages.acquire(pages);
-        try {
-            context.budget().acquire(bytes);
-        } catch (InterruptedException e) {
-            bufferPages.release(pages);
-            throw e;
-        }
-    }
-
-    private void giveBudget(long bytes) {
-        context.budget().release(bytes);
-        bufferPages.release((int) (bytes / PayloadBuffers.ALIGNMENT_BYTES));
-    }
-
     /** Called by the writer once a reply has been written or dropped: frees what the request held. */
     private void written(InFlightRequest request) {
         request.releaseBuffers();
-        giveBudget(request.bufferBytes());
+        budget.give(request.bufferBytes());
         requestPermits.release();
         context.counters().idle.end();
     }

@@ -40,7 +40,7 @@ public record NbdLimits(Duration handshakeTimeout, Duration idleTimeout, Duratio
     /** Connections beyond this are not a setting but a mistake (each costs two virtual threads and 64 KiB). */
     public static final int CONNECTIONS_LIMIT = 65_536;
     /** The budget must hold the largest request's buffer, or such a request would wait forever. */
-    public static final long BUFFER_BYTES_MIN = Connection.REQUEST_BUFFER_BYTES_MAX;
+    public static final long BUFFER_BYTES_MIN = ConnectionBudget.REQUEST_BUFFER_BYTES_MAX;
     /** An upper bound that catches a unit mistake (a size given in bytes where KiB was meant is still fine). */
     public static final long BUFFER_BYTES_LIMIT = 1L << 40;
 

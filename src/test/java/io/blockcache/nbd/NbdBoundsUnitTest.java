@@ -73,7 +73,7 @@ class NbdBoundsUnitTest {
         assertThatThrownBy(() -> d.withConnections(10, 11)).hasMessageContaining("per address must be 1..10");
         assertThatThrownBy(() -> d.withConnections(0, 1)).hasMessageContaining("connections must be 1..");
         assertThatThrownBy(() -> d.withBufferBytesMax(1 << 20)).hasMessageContaining("at least one maximum-size");
-        assertThat(NbdLimits.BUFFER_BYTES_MIN).isEqualTo(Connection.REQUEST_BUFFER_BYTES_MAX)
+        assertThat(NbdLimits.BUFFER_BYTES_MIN).isEqualTo(ConnectionBudget.REQUEST_BUFFER_BYTES_MAX)
                 .isGreaterThan(Connection.REQUEST_BYTES_MAX);
         assertThat(ConnectionWatchdog.tickNs(d)).isEqualTo(ConnectionWatchdog.TICK_NS_MAX); // 10 s / 4, capped
         assertThat(ConnectionWatchdog.tickNs(d.withTimeouts(Duration.ofSeconds(10), Duration.ofMillis(400),

@@ -58,6 +58,7 @@ final class EngineRules {
             "nbd.IdleTracker", "awaitIdle waits on its monitor, called by a stopping server's thread",
             "nbd.BufferBudget", "a connection's reader waits for buffer budget (never the loop: buffers are taken "
                     + "before a request is handed to it)",
+            "nbd.ConnectionBudget", "a connection's reader waits for its share of the buffer budget",
             "nbd.ConnectionWatchdog", "its own virtual thread parks between ticks of the timeout checks");
 
     private EngineRules() {
