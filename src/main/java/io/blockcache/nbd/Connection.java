@@ -195,23 +195,32 @@ final class Connection implements Runnable {
             answerNow(session, header, ENOMEM, "the server is short of buffer memory; retry later");
             return;
         }
-        InFlightRequest request = new InFlightRequest(header, buffer, bufferBytes, session, writer,
-                context.buffers());
-        if (write) {
-            try {
-                reader.readFully(buffer);
+        InFlightRequest request;
+        boolean handedOff = false;
+        try {
+            request = new InFlightRequest(header, buffer, bufferBytes, session, writer, context.buffers());
+            if (write) {
+                reader.readFully(buffer); // a truncated payload throws here and is never written anywhere
                 buffer.flip();
-            } catch (IOException e) {
-                request.releaseBuffers();
+            }
+            context.counters().idle.begin();
+            handedOff = true; // from here the reply gives everything back
+        } finally {
+            if (!handedOff) { // an I/O error, or an out-of-memory error: nothing may leak from the budget
+                if (buffer != null) {
+                    context.buffers().release(buffer);
+                }
                 budget.give(bufferBytes);
-                throw e; // a truncated payload is never written anywhere
             }
         }
-        context.counters().idle.begin();
         try {
             context.loop().execute(() -> CommandExecutor.execute(request));
         } catch (IllegalStateException stopped) {
             request.error(ESHUTDOWN, "the server is shutting down");
+        } catch (OutOfMemoryError e) {
+            // The loop's queue could not take it; the request must still be answered, or its permits never return.
+            context.counters().allocationFailures.incrementAndGet();
+            request.error(ENOMEM, "the server is short of memory; retry later");
         }
     }
 
