@@ -41,10 +41,21 @@ final class NbdLimitSettings {
                     duration(flags, config, KEEPALIVE, d.tcpKeepaliveIdle(), true),
                     count(flags, config, CONNECTIONS_MAX, d.connectionsMax()),
                     count(flags, config, CONNECTIONS_PER_ADDRESS_MAX, d.connectionsPerAddressMax()),
-                    size(flags, config, BUFFER_MAX, d.bufferBytesMax()));
+                    size(flags, config, BUFFER_MAX, defaultBufferBytes(count(flags, config, CONNECTIONS_MAX,
+                            d.connectionsMax()))));
         } catch (IllegalArgumentException e) {
             throw e.getMessage().startsWith("--") ? e : new IllegalArgumentException("NBD limits: " + e.getMessage());
         }
+    }
+
+    /**
+     * The default budget, or less where the JVM's direct-memory limit is too small for it with the pool and the
+     * connections' read buffers (a small machine's default heap), but never below the minimum: then
+     * {@link #directMemoryProblem} says what to do.
+     */
+    static long defaultBufferBytes(int connectionsMax) {
+        long fittingBytes = (directMemoryLimitBytes() - NbdLimits.directBytesBesideBudget(connectionsMax)) & -4096L;
+        return Math.max(NbdLimits.BUFFER_BYTES_MIN, Math.min(NbdLimits.DEFAULTS.bufferBytesMax(), fittingBytes));
     }
 
     /**

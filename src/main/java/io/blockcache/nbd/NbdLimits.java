@@ -79,7 +79,12 @@ public record NbdLimits(Duration handshakeTimeout, Duration idleTimeout, Duratio
      * buffer.
      */
     public long directMemoryBytesMax() {
-        return bufferBytesMax + 2 * PayloadBuffers.RETAINED_BYTES_MAX
+        return bufferBytesMax + directBytesBesideBudget(connectionsMax);
+    }
+
+    /** The direct memory beside the budget: the pool's free buffers and every connection's staging buffer. */
+    public static long directBytesBesideBudget(int connectionsMax) {
+        return 2 * PayloadBuffers.RETAINED_BYTES_MAX
                 + (long) connectionsMax * (FrameReader.STAGING_BYTES + PayloadBuffers.ALIGNMENT_BYTES);
     }
 

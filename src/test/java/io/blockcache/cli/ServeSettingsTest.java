@@ -52,7 +52,10 @@ class ServeSettingsTest {
         assertThat(limits.connectionsPerAddressMax()).isEqualTo(10);
         assertThat(limits.bufferBytesMax()).isEqualTo(512L << 20);
         assertThat(ServeSettings.resolve(flags(null, null, null, null, false)).nbdLimits())
-                .isEqualTo(io.blockcache.nbd.NbdLimits.DEFAULTS);
+                .isEqualTo(io.blockcache.nbd.NbdLimits.DEFAULTS); // the tests' JVM has room for the default budget
+        assertThat(NbdLimitSettings.defaultBufferBytes(256)).isEqualTo(256L << 20);
+        assertThat(NbdLimitSettings.defaultBufferBytes(1 << 30)) // far too many connections' buffers: the minimum
+                .isEqualTo(io.blockcache.nbd.NbdLimits.BUFFER_BYTES_MIN);
         assertThatThrownBy(() -> ServeSettings.resolve(limitFlag("nbd-handshake-timeout", "0")))
                 .hasMessageContaining("--nbd-handshake-timeout");
         assertThatThrownBy(() -> ServeSettings.resolve(limitFlag("nbd-connections-max", "many")))
