@@ -20,7 +20,7 @@ import java.util.function.LongPredicate;
  * <p><b>Stale keys:</b> keys whose generation no longer matches their bucket stay stored (and counted)
  * until overwritten, removed, or dropped by GC; lookups report them as holes.
  *
- * <p><b>Memory:</b> a B+tree ({@link ExtentTree}) with 28 bytes per extent in leaf arrays; see
+ * <p><b>Memory:</b> a B+tree ({@link ExtentTree}) with 24 bytes per extent in leaf arrays; see
  * docs/BENCHMARKS.md for measured bytes per extent.
  *
  * <p><b>Thread rule:</b> not thread-safe; owned by the cache's loop thread, which makes every call.
@@ -28,6 +28,11 @@ import java.util.function.LongPredicate;
 public final class ExtentIndex {
     /** An extent is at most one bucket; buckets are at most 8 MiB (docs/FORMAT.md §2). */
     public static final int EXTENT_LENGTH_MAX_SECTORS = 16384;
+    /**
+     * Every stored extent ends at or below this sector (2^47 sectors = 64 PiB): a leaf packs start and length
+     * into one {@code long} (see {@link LeafNode}). Volumes are refused above it ({@code VolumeConfig}).
+     */
+    public static final long SECTOR_LIMIT = 1L << 47;
     /** Returned by scans when they reached the end of the index; the caller wraps to sector 0. */
     public static final long CURSOR_END = -1L;
     /** Leaf capacity: 128 extents (3.5 KiB of arrays), a compromise between split cost and fill slack. */
@@ -125,7 +130,7 @@ public final class ExtentIndex {
             do {
                 LeafNode leaf = tree.cursorLeaf;
                 int i = tree.cursorIndex;
-                long pieceStart = leaf.start[i];
+                long pieceStart = leaf.start(i);
                 if (pieceStart >= end) {
                     break;
                 }
@@ -152,7 +157,7 @@ public final class ExtentIndex {
         long location = leaf.location[i];
         int span = leaf.crcSpan[i];
         int crcOffset = ExtentLocation.offsetInBucketSectors(location) - CrcSpan.cutHeadSectors(span);
-        int into = (int) (from - leaf.start[i]);
+        int into = (int) (from - leaf.start(i));
         visitor.extent(from, (int) (to - from), into == 0 ? location : ExtentLocation.shifted(location, into),
                 leaf.crc[i], crcOffset, CrcSpan.originalLengthSectors(span));
     }
@@ -217,7 +222,7 @@ public final class ExtentIndex {
             long extentEnd = leaf.end(i);
             examined++;
             if (filter.test(leaf.location[i])) {
-                visitPiece(leaf, i, leaf.start[i], extentEnd, visitor);
+                visitPiece(leaf, i, leaf.start(i), extentEnd, visitor);
                 visited++;
             }
             if (!tree.advance()) {
@@ -245,12 +250,12 @@ public final class ExtentIndex {
         int i = tree.cursorIndex;
         for (int node = 0; node < nodes && leaf != null; node++) {
             for (; i < leaf.count; i++) {
-                visitPiece(leaf, i, leaf.start[i], leaf.end(i), visitor);
+                visitPiece(leaf, i, leaf.start(i), leaf.end(i), visitor);
             }
             leaf = leaf.next;
             i = 0;
         }
-        return leaf == null ? CURSOR_END : leaf.start[0];
+        return leaf == null ? CURSOR_END : leaf.start(0);
     }
 
     /**
@@ -310,5 +315,7 @@ public final class ExtentIndex {
         checkRange(startSector, lengthSectors);
         require(lengthSectors <= EXTENT_LENGTH_MAX_SECTORS, "extent of %d sectors is longer than a bucket",
                 lengthSectors);
+        require(startSector + lengthSectors <= SECTOR_LIMIT, "extent [%d, +%d) ends beyond the index's 2^47 sectors",
+                startSector, lengthSectors);
     }
 }

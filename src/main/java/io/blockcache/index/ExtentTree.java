@@ -10,8 +10,9 @@ import java.util.Arrays;
  * nothing about overlaps: {@link ExtentIndex} keeps extents disjoint and uses this as a sorted map.
  *
  * <p>Deletion merges or rebalances underfull nodes (below half full) so memory per extent stays bounded.
- * A leaf that overflows by an append at its end keeps 7/8 of its entries, so sequential filling leaves
- * leaves nearly full instead of half full. Depth is bounded by {@link #HEIGHT_MAX}; descents use an
+ * A full leaf first shifts entries into a sibling with room and splits only when its siblings are full; a leaf
+ * that overflows by an append at its end keeps 7/8 of its entries, so sequential filling leaves leaves nearly
+ * full instead of half full. Depth is bounded by {@link #HEIGHT_MAX}; descents use an
  * explicit path, no recursion. Owner thread only.
  */
 final class ExtentTree {
@@ -79,7 +80,7 @@ final class ExtentTree {
     /** Points the cursor at the first extent that starts at or after {@code sector}; false if none. */
     boolean seekCeiling(long sector) {
         if (seekFloor(sector)) {
-            return cursorLeaf.start[cursorIndex] == sector || advance();
+            return cursorLeaf.start(cursorIndex) == sector || advance();
         }
         return size > 0 && setCursor(firstLeaf, 0);
     }
@@ -106,28 +107,76 @@ final class ExtentTree {
         int i = leaf.floorIndex(start) + 1;
         if (leaf.count < leafCapacity) {
             leaf.insertAt(i, start, length, location, crc32c, crcSpan);
-        } else {
-            int split = i == leafCapacity ? leafCapacity - leafCapacity / 8 : leafCapacity / 2;
-            LeafNode right = new LeafNode(leafCapacity);
-            LeafNode.copy(leaf, split, right, 0, leafCapacity - split);
-            right.count = leafCapacity - split;
-            leaf.count = split;
-            right.next = leaf.next;
-            right.prev = leaf;
-            if (leaf.next != null) {
-                leaf.next.prev = right;
-            }
-            leaf.next = right;
-            leafCount++;
-            if (i >= split) {
-                right.insertAt(i - split, start, length, location, crc32c, crcSpan);
-            } else {
-                leaf.insertAt(i, start, length, location, crc32c, crcSpan);
-            }
-            insertSeparator(right.start[0], right);
+        } else if (!insertViaSibling(leaf, i, start, length, location, crc32c, crcSpan)) {
+            splitAndInsert(leaf, i, start, length, location, crc32c, crcSpan);
         }
         size++;
         cursorLeaf = null;
+    }
+
+    /**
+     * A full leaf first hands entries to a sibling under the same parent that has room (as a B*-tree does), and
+     * splits only when both neighbours are full: random inserts then leave leaves ≈ 80 % full instead of the
+     * ≈ 69 % (ln 2) of split-at-half, which is what keeps the index under 32 bytes per extent
+     * (docs/BENCHMARKS.md "Memory per extent"). Half the sibling's room is handed over, so the next few inserts
+     * into this leaf do not shift again; an insert at either end of the run of entries that would move stays put
+     * (it would only change which side of the separator it lands on).
+     *
+     * @return false if no sibling had room (nothing changed)
+     */
+    private boolean insertViaSibling(LeafNode leaf, int i, long start, int length, long location, int crc32c,
+                                     int crcSpan) {
+        if (height == 0) {
+            return false;
+        }
+        InnerNode parent = pathNode[height - 1];
+        int child = pathIndex[height - 1];
+        if (child > 0 && ((LeafNode) parent.children[child - 1]).count < leafCapacity && i > 0) {
+            LeafNode left = (LeafNode) parent.children[child - 1];
+            int moved = Math.min(i, (leafCapacity - left.count + 1) / 2);
+            LeafNode.copy(leaf, 0, left, left.count, moved);
+            left.count += moved;
+            LeafNode.copy(leaf, moved, leaf, 0, leaf.count - moved);
+            leaf.count -= moved;
+            leaf.insertAt(i - moved, start, length, location, crc32c, crcSpan);
+            parent.keys[child] = leaf.start(0);
+            return true;
+        }
+        if (child + 1 < parent.count && ((LeafNode) parent.children[child + 1]).count < leafCapacity
+                && i < leafCapacity) {
+            LeafNode right = (LeafNode) parent.children[child + 1];
+            int moved = Math.min(leafCapacity - i, (leafCapacity - right.count + 1) / 2);
+            LeafNode.copy(right, 0, right, moved, right.count);
+            LeafNode.copy(leaf, leaf.count - moved, right, 0, moved);
+            right.count += moved;
+            leaf.count -= moved;
+            leaf.insertAt(i, start, length, location, crc32c, crcSpan);
+            parent.keys[child + 1] = right.start(0);
+            return true;
+        }
+        return false;
+    }
+
+    private void splitAndInsert(LeafNode leaf, int i, long start, int length, long location, int crc32c,
+                                int crcSpan) {
+        int split = i == leafCapacity ? leafCapacity - leafCapacity / 8 : leafCapacity / 2;
+        LeafNode right = new LeafNode(leafCapacity);
+        LeafNode.copy(leaf, split, right, 0, leafCapacity - split);
+        right.count = leafCapacity - split;
+        leaf.count = split;
+        right.next = leaf.next;
+        right.prev = leaf;
+        if (leaf.next != null) {
+            leaf.next.prev = right;
+        }
+        leaf.next = right;
+        leafCount++;
+        if (i >= split) {
+            right.insertAt(i - split, start, length, location, crc32c, crcSpan);
+        } else {
+            leaf.insertAt(i, start, length, location, crc32c, crcSpan);
+        }
+        insertSeparator(right.start(0), right);
     }
 
     /** Adds {@code child} after the path's node at the lowest inner level, splitting upwards as needed. */
@@ -169,7 +218,7 @@ final class ExtentTree {
     void delete(long start) {
         LeafNode leaf = descend(start);
         int i = leaf.floorIndex(start);
-        check(i >= 0 && leaf.start[i] == start, "no extent starts at sector %d", start);
+        check(i >= 0 && leaf.start(i) == start, "no extent starts at sector %d", start);
         leaf.removeAt(i);
         size--;
         cursorLeaf = null;
@@ -210,7 +259,7 @@ final class ExtentTree {
             left.count += moved;
             right.count -= moved;
         }
-        parent.keys[separatorIndex] = right.start[0];
+        parent.keys[separatorIndex] = right.start(0);
     }
 
     /** Fixes underfull inner nodes from {@code level} upwards after a child was removed there. */

@@ -32,7 +32,7 @@ final class MatchingRewrite {
         while (position < end && tree.seekFirstEndingAfter(position)) {
             LeafNode leaf = tree.cursorLeaf;
             int i = tree.cursorIndex;
-            long pieceStart = leaf.start[i];
+            long pieceStart = leaf.start(i);
             if (pieceStart >= end) {
                 break;
             }
@@ -55,7 +55,7 @@ final class MatchingRewrite {
     /** Rewrites {@code [from, to)} of entry {@code i} (cleaned, or moved to {@code target}); returns its length. */
     private long rewritePiece(LeafNode leaf, int i, long from, long to, long target, int targetCrc,
                               long rangeStart, int rangeLength, boolean move) {
-        long pieceStart = leaf.start[i];
+        long pieceStart = leaf.start(i);
         long pieceEnd = leaf.end(i);
         long location = leaf.location[i];
         int crc = leaf.crc[i];

@@ -20,13 +20,13 @@ final class RangeCutter {
     long cut(long start, long end) {
         long removed = 0;
         if (tree.seekFloor(start) && tree.cursorLeaf.end(tree.cursorIndex) > start
-                && tree.cursorLeaf.start[tree.cursorIndex] < start) {
+                && tree.cursorLeaf.start(tree.cursorIndex) < start) {
             LeafNode leaf = tree.cursorLeaf;
             int i = tree.cursorIndex;
-            long extentStart = leaf.start[i];
+            long extentStart = leaf.start(i);
             long extentEnd = leaf.end(i);
             long cutEnd = Math.min(extentEnd, end);
-            leaf.length[i] = (int) (start - extentStart); // a tail trim keeps the start: order holds
+            leaf.setLength(i, (int) (start - extentStart)); // a tail trim keeps the start: order holds
             removed += tally.left(leaf.location[i], (int) (cutEnd - start));
             if (extentEnd > end) {
                 int cut = (int) (end - extentStart);
@@ -35,10 +35,10 @@ final class RangeCutter {
                 return removed;
             }
         }
-        while (tree.seekCeiling(start) && tree.cursorLeaf.start[tree.cursorIndex] < end) {
+        while (tree.seekCeiling(start) && tree.cursorLeaf.start(tree.cursorIndex) < end) {
             LeafNode leaf = tree.cursorLeaf;
             int i = tree.cursorIndex;
-            long extentStart = leaf.start[i];
+            long extentStart = leaf.start(i);
             long extentEnd = leaf.end(i);
             long location = leaf.location[i];
             int crc = leaf.crc[i];

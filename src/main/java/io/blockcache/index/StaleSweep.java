@@ -37,20 +37,20 @@ final class StaleSweep {
                 long location = leaf.location[i];
                 if (generations.currentGeneration(ExtentLocation.bucket(location))
                         != ExtentLocation.generation(location)) {
-                    staleStarts[stale++] = leaf.start[i];
+                    staleStarts[stale++] = leaf.start(i);
                 }
             }
             leaf = leaf.next;
             i = 0;
         }
-        long cursor = leaf == null ? ExtentIndex.CURSOR_END : leaf.start[0];
+        long cursor = leaf == null ? ExtentIndex.CURSOR_END : leaf.start(0);
         for (int k = 0; k < stale; k++) {
             tree.seekFloor(staleStarts[k]);
             LeafNode at = tree.cursorLeaf;
             int j = tree.cursorIndex;
-            check(at != null && at.start[j] == staleStarts[k], "stale extent at %d vanished", staleStarts[k]);
+            check(at != null && at.start(j) == staleStarts[k], "stale extent at %d vanished", staleStarts[k]);
             long location = at.location[j];
-            int length = at.length[j];
+            int length = at.length(j);
             tree.delete(staleStarts[k]);
             tally.left(location, length);
         }

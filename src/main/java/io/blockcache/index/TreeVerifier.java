@@ -59,8 +59,8 @@ final class TreeVerifier {
         check(leaf.prev == previousLeaf, "leaf's backward link is wrong");
         check(leaf.count > 0 || tree.height == 0, "empty non-root leaf");
         for (int i = 0; i < leaf.count; i++) {
-            long start = leaf.start[i];
-            int length = leaf.length[i];
+            long start = leaf.start(i);
+            int length = leaf.length(i);
             long location = leaf.location[i];
             int span = leaf.crcSpan[i];
             check(start >= lowerBound && start < upperBound, "extent at %d outside its node's [%d, %d)", start,

@@ -1,5 +1,7 @@
 package io.blockcache.volume;
 
+import io.blockcache.index.ExtentIndex;
+
 /**
  * The immutable settings of one volume, validated here once.
  *
@@ -24,6 +26,10 @@ public record VolumeConfig(int volumeId, long sizeBytes, long backingDataOffsetB
         }
         if (sizeBytes <= 0 || sizeBytes % 512 != 0) {
             throw new IllegalArgumentException("sizeBytes must be a positive multiple of 512: " + sizeBytes);
+        }
+        if (sizeBytes / 512 > ExtentIndex.SECTOR_LIMIT) {
+            throw new IllegalArgumentException("volume of " + sizeBytes + " bytes is larger than the extent index's"
+                    + " limit of 2^47 sectors (64 PiB)");
         }
         if (backingDataOffsetBytes < 0 || backingDataOffsetBytes % 512 != 0) {
             throw new IllegalArgumentException("backingDataOffsetBytes must be a non-negative multiple of 512: "

@@ -3,6 +3,7 @@ package io.blockcache.index;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.blockcache.loop.Prng;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -236,5 +237,40 @@ class ExtentIndexTest {
         assertThat(ExtentLocation.dirty(location)).isTrue();
         assertThat(location).isPositive();
         assertThat(ExtentLocation.dirty(ExtentLocation.withDirty(location, false))).isFalse();
+    }
+
+    @Test
+    void randomInsertsShiftIntoSiblingsAndKeepLeavesFourFifthsFull() {
+        // Proves the B*-style shift: random-order inserts fill leaves >= 80 % (split-at-half alone gives ~69 %).
+        ExtentIndex big = new ExtentIndex(ExtentListener.NONE, false, 128, 64);
+        int extents = 100_000;
+        int[] order = new int[extents];
+        for (int i = 0; i < extents; i++) {
+            order[i] = i;
+        }
+        Prng prng = new Prng(7);
+        for (int i = extents - 1; i > 0; i--) {
+            int j = prng.nextInt(i + 1);
+            int swap = order[i];
+            order[i] = order[j];
+            order[j] = swap;
+        }
+        for (int slot : order) {
+            big.insert(slot * 16L, 8, slot / 256, 0, 0, true, slot);
+        }
+        big.verify();
+        double fill = extents / (big.nodeCount() * 128.0);
+        assertThat(fill).isGreaterThan(0.80);
+        assertThat(big.extentCount()).isEqualTo(extents);
+    }
+
+    @Test
+    void anExtentEndingBeyondTwoToThe47SectorsIsRefused() {
+        // Proves the packed start/length limit is checked, with a message, before anything is stored.
+        assertThatThrownBy(() -> index.insert(ExtentIndex.SECTOR_LIMIT - 4, 8, 1, 0, 0, true, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2^47");
+        index.insert(ExtentIndex.SECTOR_LIMIT - 8, 8, 1, 0, 0, true, 1);
+        assertThat(lookup(index, ExtentIndex.SECTOR_LIMIT - 8, 8, GENERATION_ZERO)).containsExactly(
+                (ExtentIndex.SECTOR_LIMIT - 8) + "+8 @b1+0 g0 D crc 1 over +0/8");
     }
 }
