@@ -1,7 +1,6 @@
 package io.blockcache.admin;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
@@ -13,13 +12,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The admin HTTP API of one cache set, on the JDK's {@link HttpServer}:
+ * The admin HTTP API of one cache set, on the JDK's {@link com.sun.net.httpserver.HttpServer}:
  * <ul>
  *   <li>{@code GET /api/stats}: JSON ({@link StatsJson});</li>
  *   <li>{@code GET /metrics}: Prometheus text format 0.0.4 ({@link PrometheusText});</li>
@@ -44,8 +40,6 @@ import java.util.function.Supplier;
 public final class AdminServer implements AutoCloseable {
     /** How long a request waits for the loop: far above a healthy loop's latency, short enough for a human. */
     static final long LOOP_ANSWER_MS_MAX = 5_000;
-    /** HTTP worker threads: the API serves a few operators and a scraper, not clients of the data path. */
-    static final int HTTP_THREADS = 4;
     /** Largest request body accepted (a knob value); anything longer is not a knob value. */
     static final int REQUEST_BODY_BYTES_MAX = 4096;
     private static final String VOLUMES_PREFIX = "/api/volumes/";
@@ -53,8 +47,6 @@ public final class AdminServer implements AutoCloseable {
     private static final java.util.Set<String> DRAIN_ACTIONS = java.util.Set.of("pause", "resume", "cancel");
     /** How long an answer waits for the drain-job file: a few fsyncs on a healthy disk. */
     static final Duration DRAIN_SAVE_WAIT = Duration.ofSeconds(10);
-    /** Connections waiting to be accepted; the JDK's default is system dependent. */
-    private static final int BACKLOG = 16;
 
     private final InetSocketAddress bindAddress;
     private final CacheSet set;
@@ -65,8 +57,7 @@ public final class AdminServer implements AutoCloseable {
     private final DrainJobWriter drainWriter;
     /** The NBD server's counters, set by whoever runs one beside this API (null: none). */
     private volatile Supplier<NbdSnapshot> nbdCounters;
-    private HttpServer server;
-    private ExecutorService executor;
+    private AdminEndpoint endpoint;
 
     /**
      * @param bindAddress where to listen; port 0 picks a free port (see {@link #address()})
@@ -103,45 +94,40 @@ public final class AdminServer implements AutoCloseable {
 
     /** Binds and starts serving. */
     public void start() throws IOException {
-        if (server != null) {
+        if (endpoint != null) {
             throw new IllegalStateException("admin server already started");
         }
-        server = HttpServer.create(bindAddress, BACKLOG);
-        executor = Executors.newFixedThreadPool(HTTP_THREADS, runnable -> {
-            Thread thread = new Thread(runnable, "admin-http");
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
-        server.start();
+        endpoint = AdminEndpoint.bind(bindAddress, this::handle);
+    }
+
+    /**
+     * Starts serving on an endpoint that is already listening (the one that answered during recovery,
+     * {@link RecoveryAdmin}): from now on its requests come here, and {@link #close} closes it.
+     */
+    public void start(AdminEndpoint listening) {
+        if (endpoint != null) {
+            throw new IllegalStateException("admin server already started");
+        }
+        endpoint = listening;
+        endpoint.answerWith(this::handle);
     }
 
     /** The bound address (with the real port when 0 was asked). */
     public InetSocketAddress address() {
-        if (server == null) {
+        if (endpoint == null) {
             throw new IllegalStateException("admin server not started");
         }
-        return server.getAddress();
+        return endpoint.address();
     }
 
     /** Stops listening and ends the worker threads; requests being answered get at most one second. */
     @Override
     public void close() {
-        if (server == null) {
+        if (endpoint == null) {
             return;
         }
-        server.stop(1);
+        endpoint.close();
         drainWriter.close();
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(LOOP_ANSWER_MS_MAX, TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void handle(HttpExchange exchange) throws IOException {

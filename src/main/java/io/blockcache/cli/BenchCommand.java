@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
             BenchNbdCommand.class,
             BenchWritebackCommand.class,
             BenchGcCommand.class,
+            BenchRecoveryCommand.class,
         })
 final class BenchCommand implements Runnable {
     @Spec

@@ -1,7 +1,9 @@
 package io.blockcache.cli;
 
+import io.blockcache.admin.AdminEndpoint;
 import io.blockcache.admin.AdminServer;
 import io.blockcache.admin.NbdSnapshot;
+import io.blockcache.admin.RecoveryAdmin;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.FileDeviceOptions;
@@ -11,6 +13,7 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Knob;
 import io.blockcache.engine.Outcome;
+import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
@@ -51,6 +54,9 @@ final class ServeRuntime {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private CacheSet set;
     private AdminServer admin;
+    /** Listens from before recovery on; handed to {@link #admin} once the cache set is open. */
+    private AdminEndpoint adminEndpoint;
+    private final RecoveryProgress recovery = new RecoveryProgress();
     private NbdServer nbd;
     private boolean stopping;
     private volatile boolean shutdownClean;
@@ -94,7 +100,12 @@ final class ServeRuntime {
 
     /** Where the admin API listens. */
     InetSocketAddress adminAddress() {
-        return admin.address();
+        return adminEndpoint.address();
+    }
+
+    /** How far the open got (loop-thread rule applies), for tests. */
+    RecoveryProgress recovery() {
+        return recovery;
     }
 
     private void startAll() throws ServeException {
@@ -105,7 +116,14 @@ final class ServeRuntime {
         if (fresh) {
             format(cacheDevice, backings, options);
         }
-        Outcome<CacheSet> opened = onLoop(done -> CacheSet.open(loop, cacheDevice, backings, options, done));
+        try {
+            // Listen before recovery, so that a long open answers /api/stats with its progress (RecoveryAdmin).
+            adminEndpoint = AdminEndpoint.bind(settings.adminListen(), new RecoveryAdmin(loop, recovery));
+        } catch (IOException e) {
+            throw new ServeException("cannot listen for the admin API on " + settings.adminListen() + ": " + e);
+        }
+        Outcome<CacheSet> opened = onLoop(done -> CacheSet.open(loop, cacheDevice, backings, options, recovery,
+                done));
         if (!opened.isOk()) {
             throw new ServeException("cannot open the cache set in " + settings.cacheFile() + ": " + opened.error());
         }
@@ -117,11 +135,7 @@ final class ServeRuntime {
             err.flush();
         });
         restoreDrains(drainJobs);
-        try {
-            admin.start();
-        } catch (IOException e) {
-            throw new ServeException("cannot listen for the admin API on " + settings.adminListen() + ": " + e);
-        }
+        admin.start(adminEndpoint);
         startNbd();
     }
 
@@ -319,6 +333,9 @@ final class ServeRuntime {
     }
 
     private void closeDevicesAndLoop() {
+        if (adminEndpoint != null) {
+            adminEndpoint.close(); // after a failed start too (idempotent after the admin server closed it)
+        }
         if (!devices.isEmpty() && loop.failure() == null) {
             try {
                 this.<Boolean>onLoop(done -> {

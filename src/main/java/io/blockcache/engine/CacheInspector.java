@@ -5,6 +5,7 @@ import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.JournalScanner;
 import io.blockcache.format.SuperblockPair;
+import io.blockcache.journal.CheckpointReader;
 import io.blockcache.journal.JournalRecovery;
 import java.util.List;
 import java.util.function.Consumer;
@@ -78,13 +79,22 @@ public final class CacheInspector {
                 stop(walk.failure());
                 return;
             }
+            List<CheckpointItem> items = List.of();
+            if (recovery.checkpoint() != null) {
+                try {
+                    items = CheckpointReader.read(recovery.checkpoint(), walk.checkpointBuckets());
+                } catch (JournalRecovery.CorruptJournalException e) {
+                    stop(e.getMessage());
+                    return;
+                }
+            }
             if (!pair.chosen().cleanShutdown()) {
                 // The audit checks every recorded extent (a damaged clean record is still damage), but open
                 // will not serve the clean ones: say so, so that the report matches what open does.
                 problems.note("not shut down cleanly: open keeps only the dirty extents and drops the clean"
                         + " ones (docs/FORMAT.md §7 rule 10)");
             }
-            audit(pair.chosen(), walk.checkpointItems());
+            audit(pair.chosen(), items);
         });
     }
 

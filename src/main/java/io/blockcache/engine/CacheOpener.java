@@ -5,8 +5,8 @@ import io.blockcache.format.AttachCheck;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.CacheSuperblock;
-import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.SuperblockPair;
+import io.blockcache.journal.CheckpointCursor;
 import io.blockcache.journal.JournalRecovery;
 import io.blockcache.loop.EventLoop;
 import java.util.ArrayList;
@@ -19,39 +19,45 @@ import java.util.function.Consumer;
  * here is just another crash.
  *
  * <p>Steps: the metadata walk shared with {@code check} ({@link MetadataWalker}: superblocks, journal ring,
- * newest checkpoint), each backing header against the superblock's record of it; then {@link CacheSetBuilder}
- * replays and wires the cache set.
+ * newest checkpoint's buckets), each backing header against the superblock's record of it; then
+ * {@link RecoveryReplay} applies the checkpoint and the journal in bounded slices (the checkpoint verified as it is
+ * decoded, whole before anything is written) and {@link CacheSetBuilder} wires the cache set. Every step reports
+ * to a {@link RecoveryProgress}.
  */
 final class CacheOpener {
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
     private final List<BackingSpec> specs;
     private final CacheSetOptions options;
+    private final RecoveryProgress progress;
     private final Consumer<Outcome<CacheSet>> done;
     private SuperblockPair pair;
     private final List<BackingSpec> ordered = new ArrayList<>();
     private JournalRecovery journal;
-    private List<CheckpointItem> checkpointItems;
+    private List<byte[]> checkpointBuckets;
 
     private CacheOpener(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> specs, CacheSetOptions options,
-                        Consumer<Outcome<CacheSet>> done) {
+                        RecoveryProgress progress, Consumer<Outcome<CacheSet>> done) {
         this.loop = loop;
         this.cacheDevice = cacheDevice;
         this.specs = specs;
         this.options = options;
+        this.progress = progress;
         this.done = done;
     }
 
     static void open(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> specs, CacheSetOptions options,
-                     Consumer<Outcome<CacheSet>> done) {
-        new CacheOpener(loop, cacheDevice, specs, options, done).walkMetadata();
+                     RecoveryProgress progress, Consumer<Outcome<CacheSet>> done) {
+        new CacheOpener(loop, cacheDevice, specs, options, progress, done).walkMetadata();
     }
 
     private void fail(String message) {
+        progress.failed(message);
         done.accept(Outcome.failed(message));
     }
 
     private void walkMetadata() {
+        progress.enter(RecoveryProgress.Phase.READING_METADATA, 0);
         MetadataWalker.walk(cacheDevice, walk -> {
             if (!walk.ok()) {
                 fail(walk.failure());
@@ -59,7 +65,8 @@ final class CacheOpener {
             }
             pair = walk.pair();
             journal = walk.journal();
-            checkpointItems = walk.checkpointItems();
+            checkpointBuckets = walk.checkpointBuckets();
+            progress.enter(RecoveryProgress.Phase.CHECKING_BACKINGS, ordered.size());
             String mismatch = matchBackings(pair.chosen());
             if (mismatch != null) {
                 fail(mismatch);
@@ -101,7 +108,7 @@ final class CacheOpener {
                 fail(String.join("; ", refusals));
                 return;
             }
-            build(checkpointItems);
+            replay();
             return;
         }
         BlockDevice device = ordered.get(index).device();
@@ -119,11 +126,33 @@ final class CacheOpener {
         });
     }
 
-    private void build(List<CheckpointItem> checkpointItems) {
+    private void replay() {
+        CacheSetBuilder builder = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal);
+        CheckpointCursor cursor;
+        try {
+            builder.prepare();
+            cursor = journal.checkpoint() == null ? null
+                    : new CheckpointCursor(journal.checkpoint(), checkpointBuckets);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            fail("recovery failed while replaying metadata: " + e.getMessage());
+            return;
+        }
+        checkpointBuckets = null; // the cursor holds them; let them go with it
+        long checkpointExtents = journal.checkpoint() == null ? 0 : journal.checkpoint().extentCount();
+        new RecoveryReplay(loop, progress, builder.replayer(), cursor, journal.replay(), !pair.chosen().cleanShutdown(),
+                builder.indexes(), builder.space(), failure -> {
+                    if (failure != null) {
+                        fail(failure);
+                    } else {
+                        wire(builder);
+                    }
+                }).start(checkpointExtents);
+    }
+
+    private void wire(CacheSetBuilder builder) {
         CacheSet set;
         try {
-            set = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal)
-                    .build(checkpointItems);
+            set = builder.finish();
         } catch (IllegalStateException | IllegalArgumentException e) {
             // Replay found metadata that breaks an invariant: corruption the checksums did not catch. Fail-stop.
             fail("recovery failed while replaying metadata: " + e.getMessage());
@@ -131,11 +160,21 @@ final class CacheOpener {
         }
         CacheSuperblock superblock = pair.chosen();
         if (!pair.otherNeedsRepair() && !superblock.cleanShutdown()) {
-            done.accept(Outcome.ok(set));
+            serving(set);
             return;
         }
         // Repair a damaged copy, and clear the clean-shutdown flag so a crash from now on reads as unclean.
-        set.rewriteSuperblock(0, result -> done.accept(result.ok() ? Outcome.ok(set)
-                : Outcome.failed("rewriting the superblock at open failed: " + result.message())));
+        set.rewriteSuperblock(0, result -> {
+            if (result.ok()) {
+                serving(set);
+            } else {
+                fail("rewriting the superblock at open failed: " + result.message());
+            }
+        });
+    }
+
+    private void serving(CacheSet set) {
+        progress.enter(RecoveryProgress.Phase.DONE, 0);
+        done.accept(Outcome.ok(set));
     }
 }

@@ -130,7 +130,17 @@ public final class CacheSet {
      */
     public static void open(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings,
                             CacheSetOptions options, Consumer<Outcome<CacheSet>> done) {
-        CacheOpener.open(loop, cacheDevice, backings, options, done);
+        open(loop, cacheDevice, backings, options, new RecoveryProgress(), done);
+    }
+
+    /**
+     * Like {@link #open(EventLoop, BlockDevice, List, CacheSetOptions, Consumer)}, reporting to {@code progress}
+     * as it goes. The replay runs in slices of bounded work on the loop (docs/ARCHITECTURE.md §4.6), so other loop
+     * tasks — an admin request reading {@code progress} — run between them.
+     */
+    public static void open(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings,
+                            CacheSetOptions options, RecoveryProgress progress, Consumer<Outcome<CacheSet>> done) {
+        CacheOpener.open(loop, cacheDevice, backings, options, progress, done);
     }
 
     /** The volumes, in the order the superblock records their backing devices. */

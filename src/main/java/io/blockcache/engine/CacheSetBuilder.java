@@ -12,13 +12,11 @@ import io.blockcache.device.IoJoin;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
-import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.JournalScanner;
 import io.blockcache.gc.CheckpointPort;
 import io.blockcache.gc.GarbageCollector;
 import io.blockcache.gc.GcConfig;
 import io.blockcache.index.ExtentIndex;
-import io.blockcache.index.ExtentLocation;
 import io.blockcache.journal.CheckpointWriter;
 import io.blockcache.journal.JournalRecovery;
 import io.blockcache.journal.JournalRing;
@@ -35,20 +33,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Wires a cache set from what recovery read: replays the checkpoint and the journal into fresh indexes,
- * drops stale keys, recounts every bucket's live and dirty sectors, gives each bucket its state, and
- * connects journal, space, checkpoints and volumes.
+ * Wires a cache set from what recovery read, in two halves around the sliced replay ({@link RecoveryReplay}, which
+ * applies the checkpoint and the journal, drops stale keys and recounts every bucket's live and dirty sectors):
+ * {@link #prepare} makes the empty structures, {@link #finish} gives each bucket its state and connects journal,
+ * space, checkpoints and volumes.
  */
 final class CacheSetBuilder {
-    /** Leaves per step when sweeping stale keys at start-up. */
-    private static final int SWEEP_NODES = 1024;
-
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
     private final List<BackingSpec> backings;
     private final CacheSetOptions options;
     private final CacheSuperblock superblock;
     private final JournalRecovery recovery;
+    private final Map<Integer, ExtentIndex> indexes = new LinkedHashMap<>();
+    private CacheLayout layout;
+    private BucketTable table;
+    private JournalWriter journal;
+    private CacheSpace space;
 
     CacheSetBuilder(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options,
                     CacheSuperblock superblock, JournalRecovery recovery) {
@@ -62,37 +63,51 @@ final class CacheSetBuilder {
         this.recovery = recovery;
     }
 
-    CacheSet build(List<CheckpointItem> checkpointItems) {
-        CacheLayout layout = new CacheLayout(superblock.dataStartBytes(), superblock.bucketSizeBytes(),
-                superblock.bucketCount());
-        BucketTable table = new BucketTable(superblock.bucketCount(), layout.bucketSectors());
+    /**
+     * Creates the empty structures the replay fills (bucket table, journal writer, space, one index per volume),
+     * with incremental counting off until {@link #finish}. Nothing is read or written.
+     */
+    void prepare() {
+        layout = new CacheLayout(superblock.dataStartBytes(), superblock.bucketSizeBytes(), superblock.bucketCount());
+        table = new BucketTable(superblock.bucketCount(), layout.bucketSectors());
         CacheSpace[] spaceRef = new CacheSpace[1];
         JournalRing ring = new JournalRing(superblock.bucketOffsetBytes(superblock.journalFirstBucket()),
                 superblock.bucketSizeBytes(), superblock.journalBuckets());
         for (JournalScanner.ScannedEntry walked : recovery.walked()) {
             ring.noteEntry(walked.ringOffsetBytes(), walked.entry().sequence());
         }
-        JournalWriter journal = new JournalWriter(loop, cacheDevice, ring, recovery.next(), options.journalDelayNs(),
+        journal = new JournalWriter(loop, cacheDevice, ring, recovery.next(), options.journalDelayNs(),
                 Math.min(options.journalEntryBytesMax(), superblock.bucketSizeBytes()),
                 sequence -> spaceRef[0].allocator().onJournalDurable(sequence));
-        CacheSpace space = new CacheSpace(layout, table, journal);
+        space = new CacheSpace(layout, table, journal);
         space.allocator().setReuseWanted(() -> journal.commit(committed -> { })); // failures stick in the journal
         spaceRef[0] = space;
-
-        Map<Integer, ExtentIndex> indexes = new LinkedHashMap<>();
         for (AttachedBacking attached : superblock.backings()) {
             indexes.put(attached.volumeId(), new ExtentIndex(space, options.verifyIndexEachOperation()));
         }
         space.setCounting(false);
-        Replayer replayer = new Replayer(table, indexes);
-        replayer.applyCheckpoint(checkpointItems);
-        replayer.applyEntries(recovery.replay());
-        if (!superblock.cleanShutdown()) {
-            replayer.distrustCleanExtents();
-        }
-        for (ExtentIndex index : indexes.values()) {
-            sweepAndRecount(index, space);
-        }
+    }
+
+    /** What the replay applies the checkpoint and the journal through. */
+    Replayer replayer() {
+        return new Replayer(table, indexes);
+    }
+
+    /** The volumes' indexes, in superblock order. */
+    List<ExtentIndex> indexes() {
+        return List.copyOf(indexes.values());
+    }
+
+    /** The space whose generations and recount the replay uses. */
+    CacheSpace space() {
+        return space;
+    }
+
+    /**
+     * After the replay (stale keys dropped, buckets recounted): gives every bucket its state and wires journal,
+     * space, checkpoints, volumes, writeback and GC. O(buckets).
+     */
+    CacheSet finish() {
         List<Integer> checkpointBuckets = recovery.checkpoint() == null ? List.of() : recovery.checkpoint().buckets();
         assignStates(table, checkpointBuckets);
         space.setCounting(true);
@@ -130,20 +145,6 @@ final class CacheSetBuilder {
                 CheckpointPort.of(checkpoints), () -> volumes.stream().anyMatch(v -> v.counters().inFlight() > 0),
                 GcConfig.defaults()));
         return set;
-    }
-
-    /** Drops keys made stale by generation bumps, then counts live and dirty sectors of every bucket. */
-    private static void sweepAndRecount(ExtentIndex index, CacheSpace space) {
-        long cursor = 0;
-        while (cursor != ExtentIndex.CURSOR_END) {
-            cursor = index.dropStaleInNodes(cursor, SWEEP_NODES, space);
-        }
-        cursor = 0;
-        while (cursor != ExtentIndex.CURSOR_END) {
-            cursor = index.forEachInNodes(cursor, SWEEP_NODES, (start, length, location, crc, crcOffset, crcLength) ->
-                    space.recount(ExtentLocation.bucket(location), ExtentLocation.generation(location), length,
-                            ExtentLocation.dirty(location)));
-        }
     }
 
     private void assignStates(BucketTable table, List<Integer> checkpointBuckets) {

@@ -2,10 +2,8 @@ package io.blockcache.engine;
 
 import io.blockcache.device.BlockDevice;
 import io.blockcache.format.CacheSuperblock;
-import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.DecodeResult;
 import io.blockcache.format.SuperblockPair;
-import io.blockcache.journal.CheckpointReader;
 import io.blockcache.journal.JournalRecovery;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +16,9 @@ import java.util.function.Consumer;
  * open refuses, or the reverse (issue 13). Steps (docs/FORMAT.md §8): both superblock copies (read past
  * latent sector errors: an unreadable copy counts as invalid), the journal ring (read past latent sector
  * errors, see {@link JournalRecovery#recover(byte[], int, java.util.BitSet)}), the newest checkpoint's buckets.
- * It only reads. What to do with a failure is the caller's policy: open refuses, check reports and stops.
+ * It only reads. The checkpoint's chunks are decoded and verified by the caller, through one
+ * {@link io.blockcache.journal.CheckpointCursor} (check at once, open in slices while it replays). What to do
+ * with a failure is the caller's policy: open refuses, check reports and stops.
  *
  * <p>Thread rule: the device's loop thread; {@code done} runs there, exactly once.
  */
@@ -28,10 +28,11 @@ final class MetadataWalker {
      *
      * @param pair the superblock pair, or null if neither copy was valid
      * @param journal the journal recovery, or null if the walk stopped before or at it
-     * @param checkpointItems the newest checkpoint's items (empty if there is none), or null if not reached
+     * @param checkpointBuckets the contents of the newest checkpoint's buckets in CheckpointDone order (empty if
+     *     there is none; not yet decoded or verified), or null if not reached
      * @param failure why the walk stopped early, or null if it got through
      */
-    record Walk(SuperblockPair pair, JournalRecovery journal, List<CheckpointItem> checkpointItems, String failure) {
+    record Walk(SuperblockPair pair, JournalRecovery journal, List<byte[]> checkpointBuckets, String failure) {
         /** True if every step succeeded. */
         boolean ok() {
             return failure == null;
@@ -97,16 +98,7 @@ final class MetadataWalker {
 
     private void readCheckpoint(CacheSuperblock superblock, int index, List<byte[]> contents) {
         if (journal.checkpoint() == null || index == journal.checkpoint().buckets().size()) {
-            List<CheckpointItem> items = List.of();
-            if (journal.checkpoint() != null) {
-                try {
-                    items = CheckpointReader.read(journal.checkpoint(), contents);
-                } catch (JournalRecovery.CorruptJournalException e) {
-                    stop(e.getMessage());
-                    return;
-                }
-            }
-            done.accept(new Walk(pair, journal, items, null));
+            done.accept(new Walk(pair, journal, contents, null));
             return;
         }
         int bucket = journal.checkpoint().buckets().get(index);

@@ -16,9 +16,6 @@ import java.util.Map;
  * replay is idempotent, and a crash during recovery is just another crash.
  */
 final class Replayer {
-    /** Leaves visited per step when dropping clean extents. */
-    private static final int NODES_PER_STEP = 1024;
-
     private final BucketTable table;
     private final Map<Integer, ExtentIndex> indexes;
 
@@ -30,11 +27,7 @@ final class Replayer {
     void applyCheckpoint(List<CheckpointItem> items) {
         for (CheckpointItem item : items) {
             switch (item) {
-                case CheckpointItem.GenerationSlice slice -> {
-                    for (int i = 0; i < slice.generations().size(); i++) {
-                        table.setGeneration(slice.firstBucket() + i, slice.generations().get(i));
-                    }
-                }
+                case CheckpointItem.GenerationSlice slice -> applyGenerations(slice, 0, slice.generations().size());
                 case CheckpointItem.ExtentRun run -> {
                     for (JournalRecord.ExtentInsert extent : run.extents()) {
                         insert(extent);
@@ -53,55 +46,60 @@ final class Replayer {
     }
 
     /**
-     * After an unclean stop no clean extent is trusted (docs/FORMAT.md §7 rule 10): drops every clean extent of
-     * every volume. Called by open ({@link CacheSetBuilder}); check audits every recorded extent and notes
-     * that open will drop the clean ones ({@link CacheInspector}).
-     */
-    void distrustCleanExtents() {
-        for (ExtentIndex index : indexes.values()) {
-            dropCleanExtents(index);
-        }
-    }
-
-    /**
      * After an unclean stop no clean extent is trusted (docs/FORMAT.md §7 rule 10): a write to the backing
      * device may have landed after the record that made the extent clean while the record of its removal was
      * lost with the power, so the copy may be older than the backing data. Dirty extents stay: they are newer
-     * than the backing device by construction and are written back.
+     * than the backing device by construction and are written back. Open calls this in slices
+     * ({@link RecoveryReplay}); check audits every recorded extent and notes that open drops the clean ones
+     * ({@link CacheInspector}).
+     *
+     * <p>Drops the clean extents among those of {@code nodes} leaves from {@code fromSector} (collected first,
+     * removed after, since removals rebalance leaves; the returned cursor is a sector, which they do not move).
+     *
+     * @param ranges scratch space for the slice's clean ranges, at least {@code nodes} leaves' worth
+     * @return the cursor for the next slice, or {@link ExtentIndex#CURSOR_END}
      */
-    private static void dropCleanExtents(ExtentIndex index) {
-        Ranges clean = new Ranges();
-        long cursor = 0;
-        while (cursor != ExtentIndex.CURSOR_END) {
-            cursor = index.forEachInNodes(cursor, NODES_PER_STEP, (start, length, location, crc, crcAt, crcLength) -> {
-                if (!ExtentLocation.dirty(location)) {
-                    clean.add(start, length);
-                }
-            });
+    static long dropCleanInNodes(ExtentIndex index, long fromSector, int nodes, Ranges ranges) {
+        ranges.size = 0;
+        long cursor = index.forEachInNodes(fromSector, nodes, (start, length, location, crc, crcAt, crcLength) -> {
+            ranges.visited++;
+            if (!ExtentLocation.dirty(location)) {
+                ranges.add(start, length);
+            }
+        });
+        for (int i = 0; i < ranges.size; i++) {
+            index.remove(ranges.starts[i], ranges.lengths[i]);
         }
-        for (int i = 0; i < clean.size; i++) {
-            index.remove(clean.starts[i], clean.lengths[i]);
-        }
+        return cursor;
     }
 
-    /** Ranges collected without an object per range (an index may hold millions of extents). */
-    private static final class Ranges {
-        long[] starts = new long[64];
-        int[] lengths = new int[64];
+    /** Ranges of one slice, collected without an object per range; {@code visited} counts extents looked at. */
+    static final class Ranges {
+        final long[] starts;
+        final int[] lengths;
         int size;
+        long visited;
+
+        Ranges(int capacity) {
+            starts = new long[capacity];
+            lengths = new int[capacity];
+        }
 
         void add(long start, int length) {
-            if (size == starts.length) {
-                starts = java.util.Arrays.copyOf(starts, size * 2);
-                lengths = java.util.Arrays.copyOf(lengths, size * 2);
-            }
             starts[size] = start;
             lengths[size] = length;
             size++;
         }
     }
 
-    private void apply(JournalRecord record) {
+    /** Applies generations {@code [from, to)} of a checkpoint's generation slice. */
+    void applyGenerations(CheckpointItem.GenerationSlice slice, int from, int to) {
+        for (int i = from; i < to; i++) {
+            table.setGeneration(slice.firstBucket() + i, slice.generations().get(i));
+        }
+    }
+
+    void apply(JournalRecord record) {
         switch (record) {
             case JournalRecord.ExtentInsert insert -> insert(insert);
             case JournalRecord.ExtentRemove remove -> index(remove.volumeId()).remove(remove.startSector(),
@@ -115,7 +113,7 @@ final class Replayer {
         }
     }
 
-    private void insert(JournalRecord.ExtentInsert extent) {
+    void insert(JournalRecord.ExtentInsert extent) {
         index(extent.volumeId()).insert(extent.startSector(), extent.lengthSectors(), extent.bucket(),
                 extent.offsetInBucketSectors(), extent.generation(), extent.dirty(), extent.crc32c(),
                 extent.crcSpanStartSectors(), extent.crcSpanLengthSectors());

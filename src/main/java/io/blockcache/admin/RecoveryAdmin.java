@@ -1,0 +1,91 @@
+package io.blockcache.admin;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.blockcache.engine.RecoveryProgress;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.loop.LoopCalls;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * What the admin API answers while the cache set is still being opened: {@code GET /api/stats} gives
+ * {@code {"recovery": {...}}} (phase, work done in it, extents replayed, slices) read on the loop — so an answer is
+ * also the proof that recovery leaves the loop free between its slices — and every other path answers 503 with
+ * the phase, since nothing else exists yet (docs/ARCHITECTURE.md §4.6).
+ *
+ * <p>Thread rule: requests run on the endpoint's worker threads and hop to the loop with {@link LoopCalls}.
+ */
+public final class RecoveryAdmin implements HttpHandler {
+    private final EventLoop loop;
+    private final RecoveryProgress progress;
+
+    /** Answers from {@code progress}, which {@code loop} owns. */
+    public RecoveryAdmin(EventLoop loop, RecoveryProgress progress) {
+        this.loop = loop;
+        this.progress = progress;
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+        try {
+            String json;
+            try {
+                json = LoopCalls.<String>await(loop, done -> done.accept(render(progress)),
+                        Duration.ofMillis(AdminServer.LOOP_ANSWER_MS_MAX));
+            } catch (LoopCalls.NoAnswer e) {
+                send(exchange, 503, error(e.getMessage()));
+                return;
+            }
+            String path = exchange.getRequestURI().getPath();
+            if (path.equals("/api/stats") && exchange.getRequestMethod().equals("GET")) {
+                send(exchange, 200, json);
+            } else {
+                send(exchange, 503, error("the cache set is still being opened (" + json + "); only GET /api/stats"
+                        + " answers until it serves"));
+            }
+        } finally {
+            exchange.close();
+        }
+    }
+
+    /** {@code {"recovery": {...}}}; on the loop thread. */
+    static String render(RecoveryProgress progress) {
+        JsonWriter json = new JsonWriter().beginObject().name("recovery");
+        field(json, progress);
+        return json.endObject().toString();
+    }
+
+    /** Writes the recovery object's value (an object) at the writer's current position. */
+    static void field(JsonWriter json, RecoveryProgress progress) {
+        json.beginObject()
+                .field("phase", progress.phase().jsonName())
+                .field("unitsDone", progress.unitsDone())
+                .field("unitsTotal", progress.unitsTotal())
+                .field("extentsDone", progress.extentsReplayed())
+                .field("extentsTotal", progress.extentsTotal())
+                .field("slices", progress.slices())
+                .field("sliceUnitsPeak", progress.sliceUnitsPeak())
+                .field("sliceNsMax", progress.sliceNsMax());
+        if (progress.failure() != null) {
+            json.field("failure", progress.failure());
+        }
+        json.endObject();
+    }
+
+    private static String error(String message) {
+        return new JsonWriter().beginObject().field("error", message).endObject().toString();
+    }
+
+    private static void send(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = (body + "\n").getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+}

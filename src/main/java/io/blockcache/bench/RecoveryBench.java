@@ -1,0 +1,148 @@
+package io.blockcache.bench;
+
+import io.blockcache.device.FileDevice;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.Outcome;
+import io.blockcache.engine.RecoveryProgress;
+import io.blockcache.loop.RealLoop;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * {@code bench recovery} (issue 10): seconds from {@code CacheSet.open} to serving for a cache of N extents, after a
+ * crash (checkpoint + journal tail; clean extents would be dropped, docs/FORMAT.md §7 rule 10) and after a clean
+ * stop (everything in the shutdown checkpoint), with how the replay was sliced and the longest time the loop kept a
+ * task waiting meanwhile ({@link LoopLagProbe}). The image is built by {@link RecoveryImage}.
+ *
+ * <p>Both opens run in this JVM, one after the other, on files the fill has just written: the page cache holds
+ * them, so this is a warm restart's recovery, not a cold disk's. Thread rule: the caller's thread.
+ */
+public final class RecoveryBench {
+    private static final long CALL_SECONDS_MAX = 600;
+
+    /**
+     * What to run.
+     *
+     * @param extents dirty 4 KiB extents in the cache
+     * @param dir where the sparse cache and backing files go (deleted at the end)
+     */
+    public record Plan(long extents, Path dir) {
+        /** Issue 10's size: 10 million extents. */
+        public static Plan full(Path dir) {
+            return new Plan(10_000_000, dir);
+        }
+
+        /** A minute or so: 1 million extents. */
+        public static Plan quick(Path dir) {
+            return new Plan(1_000_000, dir);
+        }
+    }
+
+    private RecoveryBench() {
+    }
+
+    /** Builds the image, opens it after the crash and after a clean stop, prints a table or JSON lines. */
+    public static List<String> run(Plan plan, boolean json, PrintStream out, PrintStream log) throws Exception {
+        log.println("bench recovery: " + String.format(Locale.ROOT, "%,d", plan.extents()) + " extents in "
+                + plan.dir() + ", max heap " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
+        RecoveryImage image = new RecoveryImage(plan.dir());
+        List<BenchRow> rows = new ArrayList<>();
+        try {
+            image.build(plan.extents(), log::println);
+            rows.add(open(image, "crash", plan.extents(), log::println, true));
+            rows.add(open(image, "clean", plan.extents(), log::println, false));
+        } finally {
+            image.delete();
+        }
+        List<String> lines = new ArrayList<>();
+        if (json) {
+            rows.forEach(row -> lines.add(row.toJson()));
+        } else {
+            lines.add(String.format(Locale.ROOT, "%-6s %11s %11s %9s %9s %9s %9s %7s %8s %8s %8s %8s", "case",
+                    "extents", "replayed", "serve s", "read s", "replay s", "wire s", "slices", "units", "slice ms",
+                    "lag ms", "heap MiB"));
+            for (BenchRow r : rows) {
+                lines.add(String.format(Locale.ROOT, "%-6s %,11d %,11d %9.2f %9.2f %9.2f %9.2f %,7d %8d %8.2f %8.1f"
+                        + " %8.0f", r.policy(), (long) r.number("extentsAfterOpen"),
+                        (long) r.number("extentsReplayed"), r.number("secondsToServing"),
+                        r.number("readMetadataSeconds"), r.number("replaySeconds"), r.number("wiringSeconds"),
+                        (long) r.number("slices"), (long) r.number("sliceUnitsPeak"), r.number("sliceMsMax"),
+                        r.number("loopLagMsMax"), r.number("heapMiBAfterOpen")));
+            }
+        }
+        lines.forEach(out::println);
+        return lines;
+    }
+
+    /** Opens the image, measures, and stops (cleanly if {@code thenShutDown}, so the next open finds a clean stop). */
+    private static BenchRow open(RecoveryImage image, String name, long extents, Consumer<String> log,
+                                 boolean thenShutDown) throws Exception {
+        RealLoop loop = new RealLoop("blockcache-loop");
+        try {
+            FileDevice cache = FileDevice.open(loop, image.cacheFile, RecoveryImage.deviceOptions());
+            FileDevice backing = FileDevice.open(loop, image.backingFile, RecoveryImage.deviceOptions());
+            List<BackingSpec> backings = List.of(new BackingSpec("default", backing));
+            RecoveryProgress progress = new RecoveryProgress();
+            System.gc();
+            LoopLagProbe probe = new LoopLagProbe(loop, progress);
+            probe.start();
+            long startNs = System.nanoTime();
+            CacheSet set = LoopAwait.<Outcome<CacheSet>>call(loop, CALL_SECONDS_MAX,
+                    done -> CacheSet.open(loop, cache, backings, image.options, progress, done)).orThrow();
+            long servingNs = System.nanoTime() - startNs;
+            long lagNsMax = probe.stop();
+            LoopAwait.run(loop, CALL_SECONDS_MAX, () -> set.knobs().find("writeback.default.running").set("false"));
+            long[] numbers = LoopAwait.call(loop, CALL_SECONDS_MAX, done -> done.accept(new long[] {
+                progress.extentsReplayed(), progress.slices(), progress.sliceUnitsPeak(), progress.sliceNsMax(),
+                set.volumes().get(0).index().extents().extentCount()}));
+            System.gc();
+            long heapBytes = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+            Map<RecoveryProgress.Phase, Long> seen = probe.phaseFirstSeenNs();
+            BenchRow row = new BenchRow("recovery", name)
+                    .with("extents", extents)
+                    .with("extentsAfterOpen", numbers[4])
+                    .with("extentsReplayed", numbers[0])
+                    .with("secondsToServing", servingNs / 1e9)
+                    .with("readMetadataSeconds", between(seen, RecoveryProgress.Phase.READING_METADATA,
+                            RecoveryProgress.Phase.CHECKPOINT))
+                    .with("replaySeconds", between(seen, RecoveryProgress.Phase.CHECKPOINT,
+                            RecoveryProgress.Phase.WIRING))
+                    .with("wiringSeconds", seen.containsKey(RecoveryProgress.Phase.WIRING)
+                            ? (servingNs - seen.get(RecoveryProgress.Phase.WIRING)) / 1e9 : null)
+                    .with("slices", numbers[1])
+                    .with("sliceUnitsPeak", numbers[2])
+                    .with("sliceMsMax", numbers[3] / 1e6)
+                    .with("loopLagMsMax", lagNsMax / 1e6)
+                    .with("heapMiBAfterOpen", heapBytes / (double) (1 << 20));
+            log.accept("bench recovery: " + name + " open: " + row.toJson());
+            if (thenShutDown) {
+                long shutdownStartNs = System.nanoTime();
+                LoopAwait.io(loop, CALL_SECONDS_MAX, "clean shutdown", set::shutdown);
+                log.accept(String.format(Locale.ROOT, "bench recovery: clean shutdown (checkpoint of every extent) in"
+                        + " %.1f s", (System.nanoTime() - shutdownStartNs) / 1e9));
+            }
+            LoopAwait.run(loop, CALL_SECONDS_MAX, () -> {
+                cache.close();
+                backing.close();
+            });
+            return row;
+        } finally {
+            loop.close();
+        }
+    }
+
+    /** Seconds from when {@code from} was first seen to when {@code to} was, or null if either was not seen. */
+    private static Double between(Map<RecoveryProgress.Phase, Long> seen, RecoveryProgress.Phase from,
+                                  RecoveryProgress.Phase to) {
+        Long start = seen.get(from);
+        Long end = seen.get(to);
+        return start == null || end == null ? null : (end - start) / 1e9;
+    }
+}

@@ -1,0 +1,247 @@
+package io.blockcache.engine;
+
+import io.blockcache.cache.CacheSpace;
+import io.blockcache.format.CheckpointItem;
+import io.blockcache.format.JournalEntry;
+import io.blockcache.format.JournalRecord;
+import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.journal.CheckpointCursor;
+import io.blockcache.journal.JournalRecovery;
+import io.blockcache.loop.EventLoop;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Replays a checkpoint and the journal into fresh indexes as bounded duty cycles on the loop (Agrona's habit): each
+ * slice does at most {@link #SLICE_UNITS_MAX} work units and then yields with {@code loop.execute}, so that a
+ * recovery of millions of extents never holds the loop for long and the admin API answers while it runs (issue
+ * 10). The steps are those of docs/FORMAT.md §8 step 5, in order: the checkpoint chunk by chunk
+ * ({@link CheckpointCursor}: a chunk's items are applied as they are decoded, the digest and extent count are checked
+ * when the last chunk was read, and nothing is written before that), the journal record by record, after an unclean
+ * stop the clean extents dropped (§7 rule 10), then stale keys dropped and every bucket recounted.
+ *
+ * <p>Nothing here writes: a failure (a corrupt checkpoint, metadata that breaks an index invariant) ends the
+ * replay with a message and leaves only memory to collect. Thread rule: the loop's thread.
+ */
+final class RecoveryReplay {
+    /**
+     * Work units per slice: an extent or record applied, or an extent visited by a sweep. 4096 extent inserts take
+     * well under a millisecond on one core (docs/BENCHMARKS.md "Recovery"), far below the 10 ms a slice may hold the
+     * loop, and 4096 is a whole number of 128-extent leaves for the sweeps.
+     */
+    static final int SLICE_UNITS_MAX = 4096;
+    /** Leaves per sweep slice: each holds at most {@link ExtentIndex#LEAF_CAPACITY_DEFAULT} extents. */
+    private static final int SLICE_LEAVES = SLICE_UNITS_MAX / ExtentIndex.LEAF_CAPACITY_DEFAULT;
+
+    private final EventLoop loop;
+    private final RecoveryProgress progress;
+    private final Replayer replayer;
+    private final CheckpointCursor checkpoint;
+    private final List<JournalEntry> entries;
+    private final boolean distrustClean;
+    private final List<ExtentIndex> indexes;
+    private final CacheSpace space;
+    private final Consumer<String> done;
+    private final Replayer.Ranges ranges = new Replayer.Ranges(SLICE_UNITS_MAX);
+
+    private List<CheckpointItem> chunk = List.of();
+    private int itemIndex;
+    private int withinItem;
+    private int entryIndex;
+    private int recordIndex;
+    private int volumeIndex;
+    private long sweepCursor;
+
+    /**
+     * @param checkpoint the checkpoint to apply, or null if there is none
+     * @param distrustClean drop every clean extent after replay (the last stop was not clean)
+     * @param done gets null once everything was replayed, or why recovery must refuse
+     */
+    RecoveryReplay(EventLoop loop, RecoveryProgress progress, Replayer replayer, CheckpointCursor checkpoint,
+                   List<JournalEntry> entries, boolean distrustClean, List<ExtentIndex> indexes, CacheSpace space,
+                   Consumer<String> done) {
+        this.loop = loop;
+        this.progress = progress;
+        this.replayer = replayer;
+        this.checkpoint = checkpoint;
+        this.entries = entries;
+        this.distrustClean = distrustClean;
+        this.indexes = indexes;
+        this.space = space;
+        this.done = done;
+    }
+
+    /** Starts with the checkpoint; later slices run as loop tasks. */
+    void start(long checkpointExtents) {
+        long journalInserts = 0;
+        for (JournalEntry entry : entries) {
+            for (JournalRecord record : entry.records()) {
+                if (record instanceof JournalRecord.ExtentInsert) {
+                    journalInserts++;
+                }
+            }
+        }
+        progress.expectExtents(checkpointExtents + journalInserts);
+        progress.enter(RecoveryProgress.Phase.CHECKPOINT, checkpointExtents);
+        loop.execute(this::slice);
+    }
+
+    private void slice() {
+        long startNs = loop.nowNs();
+        int units;
+        try {
+            units = switch (progress.phase()) {
+                case CHECKPOINT -> checkpointSlice();
+                case JOURNAL -> journalSlice();
+                case DROPPING_CLEAN -> dropCleanSlice();
+                case RECOUNTING -> recountSlice();
+                default -> throw new IllegalStateException("replay slice in phase " + progress.phase());
+            };
+        } catch (JournalRecovery.CorruptJournalException e) {
+            done.accept(e.getMessage());
+            return;
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // Metadata that breaks an invariant: corruption the checksums did not catch. Fail-stop.
+            done.accept("recovery failed while replaying metadata: " + e.getMessage());
+            return;
+        }
+        progress.slice(units, loop.nowNs() - startNs);
+        if (progress.phase() == RecoveryProgress.Phase.WIRING) {
+            done.accept(null);
+        } else {
+            loop.execute(this::slice);
+        }
+    }
+
+    /** Applies up to a slice of the current chunk's items; decodes the next chunk first if this one is done. */
+    private int checkpointSlice() throws JournalRecovery.CorruptJournalException {
+        if (itemIndex == chunk.size()) {
+            List<CheckpointItem> next = checkpoint == null ? null : checkpoint.nextChunk();
+            if (next == null) {
+                progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords());
+                return 0;
+            }
+            chunk = next;
+            itemIndex = 0;
+            withinItem = 0;
+        }
+        int units = 0;
+        while (units < SLICE_UNITS_MAX && itemIndex < chunk.size()) {
+            CheckpointItem item = chunk.get(itemIndex);
+            int size = switch (item) {
+                case CheckpointItem.GenerationSlice slice -> slice.generations().size();
+                case CheckpointItem.ExtentRun run -> run.extents().size();
+            };
+            int to = Math.min(size, withinItem + SLICE_UNITS_MAX - units);
+            switch (item) {
+                case CheckpointItem.GenerationSlice slice -> replayer.applyGenerations(slice, withinItem, to);
+                case CheckpointItem.ExtentRun run -> {
+                    for (int i = withinItem; i < to; i++) {
+                        replayer.insert(run.extents().get(i));
+                    }
+                    progress.extentsReplayed(to - withinItem);
+                }
+            }
+            units += to - withinItem;
+            withinItem = to;
+            if (withinItem == size) {
+                itemIndex++;
+                withinItem = 0;
+            }
+        }
+        return units;
+    }
+
+    private long journalRecords() {
+        long records = 0;
+        for (JournalEntry entry : entries) {
+            records += entry.records().size();
+        }
+        return records;
+    }
+
+    private int journalSlice() {
+        int units = 0;
+        while (units < SLICE_UNITS_MAX && entryIndex < entries.size()) {
+            List<JournalRecord> records = entries.get(entryIndex).records();
+            int to = Math.min(records.size(), recordIndex + SLICE_UNITS_MAX - units);
+            int inserts = 0;
+            for (int i = recordIndex; i < to; i++) {
+                JournalRecord record = records.get(i);
+                replayer.apply(record);
+                inserts += record instanceof JournalRecord.ExtentInsert ? 1 : 0;
+            }
+            progress.extentsReplayed(inserts);
+            units += to - recordIndex;
+            recordIndex = to;
+            if (recordIndex == records.size()) {
+                entryIndex++;
+                recordIndex = 0;
+            }
+        }
+        if (entryIndex == entries.size()) {
+            enterSweep(distrustClean ? RecoveryProgress.Phase.DROPPING_CLEAN : RecoveryProgress.Phase.RECOUNTING);
+        }
+        return units;
+    }
+
+    private void enterSweep(RecoveryProgress.Phase phase) {
+        long extents = 0;
+        for (ExtentIndex index : indexes) {
+            extents += index.extentCount();
+        }
+        progress.enter(phase, extents);
+        volumeIndex = 0;
+        sweepCursor = 0;
+    }
+
+    private int dropCleanSlice() {
+        ranges.visited = 0;
+        if (volumeIndex < indexes.size()) {
+            sweepCursor = Replayer.dropCleanInNodes(indexes.get(volumeIndex), sweepCursor, SLICE_LEAVES, ranges);
+            nextVolumeAtEnd();
+        }
+        if (volumeIndex == indexes.size()) {
+            enterSweep(RecoveryProgress.Phase.RECOUNTING);
+        }
+        return (int) ranges.visited;
+    }
+
+    /**
+     * Drops keys made stale by generation bumps and counts every live extent into its bucket: one walk, stale
+     * keys collected and removed after it (the recount ignores them: their generation is not current).
+     */
+    private int recountSlice() {
+        ranges.size = 0;
+        ranges.visited = 0;
+        if (volumeIndex < indexes.size()) {
+            ExtentIndex index = indexes.get(volumeIndex);
+            sweepCursor = index.forEachInNodes(sweepCursor, SLICE_LEAVES, (start, length, location, crc, at, span) -> {
+                ranges.visited++;
+                int bucket = ExtentLocation.bucket(location);
+                if (space.currentGeneration(bucket) != ExtentLocation.generation(location)) {
+                    ranges.add(start, length);
+                } else {
+                    space.recount(bucket, ExtentLocation.generation(location), length,
+                            ExtentLocation.dirty(location));
+                }
+            });
+            for (int i = 0; i < ranges.size; i++) {
+                index.remove(ranges.starts[i], ranges.lengths[i]);
+            }
+            nextVolumeAtEnd();
+        }
+        if (volumeIndex == indexes.size()) {
+            progress.enter(RecoveryProgress.Phase.WIRING, 0);
+        }
+        return (int) ranges.visited;
+    }
+
+    private void nextVolumeAtEnd() {
+        if (sweepCursor == ExtentIndex.CURSOR_END) {
+            volumeIndex++;
+            sweepCursor = 0;
+        }
+    }
+}
