@@ -275,11 +275,11 @@ public final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static String error(String message) {
+    static String error(String message) {
         return new JsonWriter().beginObject().field("error", message).endObject().toString();
     }
 
-    private static void sendJson(HttpExchange exchange, int status, String json) throws IOException {
+    static void sendJson(HttpExchange exchange, int status, String json) throws IOException {
         send(exchange, status, json, "application/json");
     }
 

@@ -6,8 +6,6 @@ import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.LoopCalls;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -36,15 +34,15 @@ public final class RecoveryAdmin implements HttpHandler {
                 json = LoopCalls.<String>await(loop, done -> done.accept(render(progress)),
                         Duration.ofMillis(AdminServer.LOOP_ANSWER_MS_MAX));
             } catch (LoopCalls.NoAnswer e) {
-                send(exchange, 503, error(e.getMessage()));
+                AdminServer.sendJson(exchange, 503, AdminServer.error(e.getMessage()));
                 return;
             }
             String path = exchange.getRequestURI().getPath();
             if (path.equals("/api/stats") && exchange.getRequestMethod().equals("GET")) {
-                send(exchange, 200, json);
+                AdminServer.sendJson(exchange, 200, json);
             } else {
-                send(exchange, 503, error("the cache set is still being opened (" + json + "); only GET /api/stats"
-                        + " answers until it serves"));
+                AdminServer.sendJson(exchange, 503, AdminServer.error("the cache set is still being opened (" + json
+                        + "); only GET /api/stats answers until it serves"));
             }
         } finally {
             exchange.close();
@@ -73,19 +71,5 @@ public final class RecoveryAdmin implements HttpHandler {
             json.field("failure", progress.failure());
         }
         json.endObject();
-    }
-
-    private static String error(String message) {
-        return new JsonWriter().beginObject().field("error", message).endObject().toString();
-    }
-
-    private static void send(HttpExchange exchange, int status, String body) throws IOException {
-        byte[] bytes = (body + "\n").getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        exchange.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
     }
 }

@@ -2,17 +2,15 @@ package io.blockcache.bench;
 
 import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.RealLoop;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Measures, from outside, how long a real loop keeps other tasks waiting while it recovers: a thread posts a tiny
- * task every {@value #PERIOD_US} µs and records the time until it ran (the most a request would have waited), and
- * the task notes when each recovery phase was first seen. This covers everything the loop did, the sliced replay
- * and the steps that are not sliced alike.
+ * task every {@value #PERIOD_US} µs and records the time until it ran (the most a request would have waited) and
+ * the recovery phase the longest wait ended in. This covers everything the loop did, the sliced replay and the
+ * steps that are not sliced alike.
  *
  * <p>Thread rule: {@link #start} and {@link #stop} from the benchmark's thread; the probe runs on its own.
  */
@@ -24,11 +22,10 @@ final class LoopLagProbe {
 
     private final RealLoop loop;
     private final RecoveryProgress progress;
-    private final Map<RecoveryProgress.Phase, Long> phaseFirstSeenNs = new EnumMap<>(RecoveryProgress.Phase.class);
     private volatile boolean stopping;
     private volatile long lagNsMax;
+    private volatile RecoveryProgress.Phase lagPhase;
     private Thread thread;
-    private long startNs;
 
     LoopLagProbe(RealLoop loop, RecoveryProgress progress) {
         this.loop = loop;
@@ -36,7 +33,6 @@ final class LoopLagProbe {
     }
 
     void start() {
-        startNs = System.nanoTime();
         thread = new Thread(this::probe, "recovery-lag-probe");
         thread.setDaemon(true);
         thread.start();
@@ -49,9 +45,9 @@ final class LoopLagProbe {
         return lagNsMax;
     }
 
-    /** When each phase was first seen, in ns since {@link #start} (read after {@link #stop}). */
-    synchronized Map<RecoveryProgress.Phase, Long> phaseFirstSeenNs() {
-        return new EnumMap<>(phaseFirstSeenNs);
+    /** The recovery phase in which the longest wait ended (read after {@link #stop}). */
+    RecoveryProgress.Phase lagPhase() {
+        return lagPhase;
     }
 
     private void probe() {
@@ -59,10 +55,10 @@ final class LoopLagProbe {
             long postedNs = System.nanoTime();
             CountDownLatch ran = new CountDownLatch(1);
             loop.execute(() -> {
-                long nowNs = System.nanoTime();
-                lagNsMax = Math.max(lagNsMax, nowNs - postedNs);
-                synchronized (this) {
-                    phaseFirstSeenNs.putIfAbsent(progress.phase(), nowNs - startNs);
+                long lagNs = System.nanoTime() - postedNs;
+                if (lagNs > lagNsMax) {
+                    lagNsMax = lagNs;
+                    lagPhase = progress.phase();
                 }
                 ran.countDown();
             });

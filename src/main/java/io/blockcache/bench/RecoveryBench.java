@@ -8,11 +8,11 @@ import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.RealLoop;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -65,16 +65,17 @@ public final class RecoveryBench {
         if (json) {
             rows.forEach(row -> lines.add(row.toJson()));
         } else {
-            lines.add(String.format(Locale.ROOT, "%-6s %11s %11s %9s %9s %9s %9s %7s %8s %8s %8s %8s", "case",
-                    "extents", "replayed", "serve s", "read s", "replay s", "wire s", "slices", "units", "slice ms",
-                    "lag ms", "heap MiB"));
+            lines.add(String.format(Locale.ROOT, "%-6s %11s %11s %8s %8s %8s %8s %8s %7s %6s %8s %6s %8s %9s %-16s"
+                    + " %8s", "case", "extents", "replayed", "serve s", "cpu s", "read s", "replay s", "wire s",
+                    "slices", "units", "slice ms", ">10ms", "avg ms", "lag ms", "lag in", "heap MiB"));
             for (BenchRow r : rows) {
-                lines.add(String.format(Locale.ROOT, "%-6s %,11d %,11d %9.2f %9.2f %9.2f %9.2f %,7d %8d %8.2f %8.1f"
-                        + " %8.0f", r.policy(), (long) r.number("extentsAfterOpen"),
-                        (long) r.number("extentsReplayed"), r.number("secondsToServing"),
+                lines.add(String.format(Locale.ROOT, "%-6s %,11d %,11d %8.2f %8.2f %8.2f %8.2f %8.2f %,7d %6d %8.2f"
+                        + " %6d %8.2f %9.1f %-16s %8.0f", r.policy(), (long) r.number("extentsAfterOpen"),
+                        (long) r.number("extentsReplayed"), r.number("secondsToServing"), r.number("loopCpuSeconds"),
                         r.number("readMetadataSeconds"), r.number("replaySeconds"), r.number("wiringSeconds"),
                         (long) r.number("slices"), (long) r.number("sliceUnitsPeak"), r.number("sliceMsMax"),
-                        r.number("loopLagMsMax"), r.number("heapMiBAfterOpen")));
+                        (long) r.number("slicesOver10Ms"), r.number("sliceMsAverage"), r.number("loopLagMsMax"),
+                        r.get("loopLagPhase"), r.number("heapMiBAfterOpen")));
             }
         }
         lines.forEach(out::println);
@@ -85,6 +86,7 @@ public final class RecoveryBench {
     private static BenchRow open(RecoveryImage image, String name, long extents, Consumer<String> log,
                                  boolean thenShutDown) throws Exception {
         RealLoop loop = new RealLoop("blockcache-loop");
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         try {
             FileDevice cache = FileDevice.open(loop, image.cacheFile, RecoveryImage.deviceOptions());
             FileDevice backing = FileDevice.open(loop, image.backingFile, RecoveryImage.deviceOptions());
@@ -94,32 +96,35 @@ public final class RecoveryBench {
             LoopLagProbe probe = new LoopLagProbe(loop, progress);
             probe.start();
             long startNs = System.nanoTime();
+            long loopCpuStartNs = threads.getThreadCpuTime(loop.thread().threadId());
             CacheSet set = LoopAwait.<Outcome<CacheSet>>call(loop, CALL_SECONDS_MAX,
                     done -> CacheSet.open(loop, cache, backings, image.options, progress, done)).orThrow();
             long servingNs = System.nanoTime() - startNs;
+            long loopCpuNs = threads.getThreadCpuTime(loop.thread().threadId()) - loopCpuStartNs;
             long lagNsMax = probe.stop();
             LoopAwait.run(loop, CALL_SECONDS_MAX, () -> set.knobs().find("writeback.default.running").set("false"));
-            long[] numbers = LoopAwait.call(loop, CALL_SECONDS_MAX, done -> done.accept(new long[] {
-                progress.extentsReplayed(), progress.slices(), progress.sliceUnitsPeak(), progress.sliceNsMax(),
-                set.volumes().get(0).index().extents().extentCount()}));
+            BenchRow row = LoopAwait.call(loop, CALL_SECONDS_MAX, done -> done.accept(new BenchRow("recovery", name)
+                    .with("extents", extents)
+                    .with("extentsAfterOpen", (long) set.volumes().get(0).index().extents().extentCount())
+                    .with("extentsReplayed", progress.extentsReplayed())
+                    .with("secondsToServing", servingNs / 1e9)
+                    .with("readMetadataSeconds", seconds(progress.nsBetween(RecoveryProgress.Phase.READING_METADATA,
+                            RecoveryProgress.Phase.CHECKPOINT)))
+                    .with("replaySeconds", seconds(progress.nsBetween(RecoveryProgress.Phase.CHECKPOINT,
+                            RecoveryProgress.Phase.WIRING)))
+                    .with("wiringSeconds", seconds(progress.nsBetween(RecoveryProgress.Phase.WIRING,
+                            RecoveryProgress.Phase.DONE)))
+                    .with("slices", progress.slices())
+                    .with("sliceUnitsPeak", (long) progress.sliceUnitsPeak())
+                    .with("sliceMsMax", progress.sliceNsMax() / 1e6)
+                    .with("slicesOver10Ms", progress.slicesOverBudget())
+                    .with("sliceMsAverage", progress.nsBetween(RecoveryProgress.Phase.CHECKPOINT,
+                            RecoveryProgress.Phase.WIRING) / 1e6 / Math.max(1, progress.slices()))));
             System.gc();
             long heapBytes = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-            Map<RecoveryProgress.Phase, Long> seen = probe.phaseFirstSeenNs();
-            BenchRow row = new BenchRow("recovery", name)
-                    .with("extents", extents)
-                    .with("extentsAfterOpen", numbers[4])
-                    .with("extentsReplayed", numbers[0])
-                    .with("secondsToServing", servingNs / 1e9)
-                    .with("readMetadataSeconds", between(seen, RecoveryProgress.Phase.READING_METADATA,
-                            RecoveryProgress.Phase.CHECKPOINT))
-                    .with("replaySeconds", between(seen, RecoveryProgress.Phase.CHECKPOINT,
-                            RecoveryProgress.Phase.WIRING))
-                    .with("wiringSeconds", seen.containsKey(RecoveryProgress.Phase.WIRING)
-                            ? (servingNs - seen.get(RecoveryProgress.Phase.WIRING)) / 1e9 : null)
-                    .with("slices", numbers[1])
-                    .with("sliceUnitsPeak", numbers[2])
-                    .with("sliceMsMax", numbers[3] / 1e6)
+            row.with("loopCpuSeconds", loopCpuNs / 1e9)
                     .with("loopLagMsMax", lagNsMax / 1e6)
+                    .with("loopLagPhase", probe.lagPhase() == null ? null : probe.lagPhase().jsonName())
                     .with("heapMiBAfterOpen", heapBytes / (double) (1 << 20));
             log.accept("bench recovery: " + name + " open: " + row.toJson());
             if (thenShutDown) {
@@ -138,11 +143,7 @@ public final class RecoveryBench {
         }
     }
 
-    /** Seconds from when {@code from} was first seen to when {@code to} was, or null if either was not seen. */
-    private static Double between(Map<RecoveryProgress.Phase, Long> seen, RecoveryProgress.Phase from,
-                                  RecoveryProgress.Phase to) {
-        Long start = seen.get(from);
-        Long end = seen.get(to);
-        return start == null || end == null ? null : (end - start) / 1e9;
+    private static Double seconds(long ns) {
+        return ns < 0 ? null : ns / 1e9;
     }
 }

@@ -55,7 +55,7 @@ final class RecoveryImage {
     void build(long extents, Consumer<String> log) throws IOException {
         delete();
         long dataBytes = extents * EXTENT_SECTORS * BlockDevice.SECTOR_BYTES;
-        long cacheBytes = (long) (dataBytes / FILL_FRACTION) + (256L << 20);
+        long cacheBytes = ((long) (dataBytes / FILL_FRACTION) + (256L << 20)) & ~((1L << 20) - 1);
         long backingBytes = dataBytes + (2L << 20);
         RealLoop loop = new RealLoop("recovery-image-loop");
         try {

@@ -57,7 +57,7 @@ final class CacheOpener {
     }
 
     private void walkMetadata() {
-        progress.enter(RecoveryProgress.Phase.READING_METADATA, 0);
+        progress.enter(RecoveryProgress.Phase.READING_METADATA, 0, loop.nowNs());
         MetadataWalker.walk(cacheDevice, walk -> {
             if (!walk.ok()) {
                 fail(walk.failure());
@@ -66,7 +66,7 @@ final class CacheOpener {
             pair = walk.pair();
             journal = walk.journal();
             checkpointBuckets = walk.checkpointBuckets();
-            progress.enter(RecoveryProgress.Phase.CHECKING_BACKINGS, ordered.size());
+            progress.enter(RecoveryProgress.Phase.CHECKING_BACKINGS, ordered.size(), loop.nowNs());
             String mismatch = matchBackings(pair.chosen());
             if (mismatch != null) {
                 fail(mismatch);
@@ -174,7 +174,7 @@ final class CacheOpener {
     }
 
     private void serving(CacheSet set) {
-        progress.enter(RecoveryProgress.Phase.DONE, 0);
+        progress.enter(RecoveryProgress.Phase.DONE, 0, loop.nowNs());
         done.accept(Outcome.ok(set));
     }
 }

@@ -1,5 +1,6 @@
 package io.blockcache.engine;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -40,6 +41,9 @@ public final class RecoveryProgress {
         }
     }
 
+    /** The most loop time a slice should take: issue 10's 10 ms (measured, not enforced: slices count work units). */
+    public static final long SLICE_NS_BUDGET = 10_000_000L;
+
     private Phase phase = Phase.WAITING;
     private long unitsDone;
     private long unitsTotal;
@@ -48,12 +52,31 @@ public final class RecoveryProgress {
     private long slices;
     private int sliceUnitsPeak;
     private long sliceNsMax;
+    private long slicesOverBudget;
     private String failure;
+    /** Loop time at which each phase was entered; {@code Long.MIN_VALUE} for a phase not entered. */
+    private final long[] phaseStartNs = new long[Phase.values().length];
 
-    void enter(Phase next, long total) {
+    /** Creates the progress of an open that has not started. */
+    public RecoveryProgress() {
+        Arrays.fill(phaseStartNs, Long.MIN_VALUE);
+    }
+
+    void enter(Phase next, long total, long nowNs) {
         phase = next;
         unitsDone = 0;
         unitsTotal = total;
+        phaseStartNs[next.ordinal()] = nowNs;
+    }
+
+    /**
+     * Loop time from entering {@code from} to entering {@code to}, in ns (0 in simulated time), or -1 if either
+     * was not entered (no clean extents to drop after a clean stop, an open that failed).
+     */
+    public long nsBetween(Phase from, Phase to) {
+        long start = phaseStartNs[from.ordinal()];
+        long end = phaseStartNs[to.ordinal()];
+        return start == Long.MIN_VALUE || end == Long.MIN_VALUE ? -1 : end - start;
     }
 
     void expectExtents(long total) {
@@ -70,6 +93,9 @@ public final class RecoveryProgress {
         slices++;
         sliceUnitsPeak = Math.max(sliceUnitsPeak, units);
         sliceNsMax = Math.max(sliceNsMax, elapsedNs);
+        if (elapsedNs > SLICE_NS_BUDGET) {
+            slicesOverBudget++;
+        }
     }
 
     void failed(String message) {
@@ -115,6 +141,14 @@ public final class RecoveryProgress {
     /** The longest slice in loop time, in ns (0 in simulated time, where work takes no time). */
     public long sliceNsMax() {
         return sliceNsMax;
+    }
+
+    /**
+     * Slices that took longer than {@link #SLICE_NS_BUDGET} of loop time: with at most
+     * {@link RecoveryReplay#SLICE_UNITS_MAX} units each, these are slices the loop thread was preempted or paused in.
+     */
+    public long slicesOverBudget() {
+        return slicesOverBudget;
     }
 
     /** Why open failed, or null. */

@@ -83,7 +83,7 @@ final class RecoveryReplay {
             }
         }
         progress.expectExtents(checkpointExtents + journalInserts);
-        progress.enter(RecoveryProgress.Phase.CHECKPOINT, checkpointExtents);
+        progress.enter(RecoveryProgress.Phase.CHECKPOINT, checkpointExtents, loop.nowNs());
         loop.execute(this::slice);
     }
 
@@ -119,7 +119,7 @@ final class RecoveryReplay {
         if (itemIndex == chunk.size()) {
             List<CheckpointItem> next = checkpoint == null ? null : checkpoint.nextChunk();
             if (next == null) {
-                progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords());
+                progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords(), loop.nowNs());
                 return 0;
             }
             chunk = next;
@@ -191,7 +191,7 @@ final class RecoveryReplay {
         for (ExtentIndex index : indexes) {
             extents += index.extentCount();
         }
-        progress.enter(phase, extents);
+        progress.enter(phase, extents, loop.nowNs());
         volumeIndex = 0;
         sweepCursor = 0;
     }
@@ -233,7 +233,7 @@ final class RecoveryReplay {
             nextVolumeAtEnd();
         }
         if (volumeIndex == indexes.size()) {
-            progress.enter(RecoveryProgress.Phase.WIRING, 0);
+            progress.enter(RecoveryProgress.Phase.WIRING, 0, loop.nowNs());
         }
         return (int) ranges.visited;
     }
