@@ -58,7 +58,7 @@ final class CacheOpener {
 
     private void walkMetadata() {
         progress.enter(RecoveryProgress.Phase.READING_METADATA, 0, loop.nowNs());
-        MetadataWalker.walk(cacheDevice, walk -> {
+        MetadataWalker.walk(cacheDevice, loop::execute, walk -> {
             if (!walk.ok()) {
                 fail(walk.failure());
                 return;

@@ -40,18 +40,29 @@ final class MetadataWalker {
     }
 
     private final BlockDevice cacheDevice;
+    private final Consumer<Runnable> yielder;
     private final Consumer<Walk> done;
     private SuperblockPair pair;
     private JournalRecovery journal;
 
-    private MetadataWalker(BlockDevice cacheDevice, Consumer<Walk> done) {
+    private MetadataWalker(BlockDevice cacheDevice, Consumer<Runnable> yielder, Consumer<Walk> done) {
         this.cacheDevice = cacheDevice;
+        this.yielder = yielder;
         this.done = done;
     }
 
-    /** Walks {@code cacheDevice}'s metadata; {@code done} gets what was found. */
+    /** Walks {@code cacheDevice}'s metadata in one go (check); {@code done} gets what was found. */
     static void walk(BlockDevice cacheDevice, Consumer<Walk> done) {
-        new MetadataWalker(cacheDevice, done).readSuperblocks();
+        new MetadataWalker(cacheDevice, null, done).readSuperblocks();
+    }
+
+    /**
+     * Walks {@code cacheDevice}'s metadata, decoding the journal ring in bounded steps
+     * ({@link JournalRecovery.Steps}) with {@code yielder} (the loop's {@code execute}) between them, so that open
+     * leaves the loop to other tasks while it decodes a full ring; {@code done} gets what was found.
+     */
+    static void walk(BlockDevice cacheDevice, Consumer<Runnable> yielder, Consumer<Walk> done) {
+        new MetadataWalker(cacheDevice, yielder, done).readSuperblocks();
     }
 
     private void stop(String failure) {
@@ -85,15 +96,26 @@ final class MetadataWalker {
     private void readJournal(CacheSuperblock superblock) {
         int ringBytes = Math.multiplyExact(superblock.journalBuckets(), superblock.bucketSizeBytes());
         long ringStartBytes = superblock.bucketOffsetBytes(superblock.journalFirstBucket());
-        DeviceBytes.readSalvaging(cacheDevice, ringStartBytes, ringBytes, read -> {
-            try {
-                journal = JournalRecovery.recover(read.bytes(), superblock.bucketSizeBytes(), read.unreadableBlocks());
-            } catch (JournalRecovery.CorruptJournalException e) {
-                stop(e.getMessage() + " (ring byte 0 is cache byte " + ringStartBytes + ")");
-                return;
+        DeviceBytes.readSalvaging(cacheDevice, ringStartBytes, ringBytes, read -> decodeJournal(superblock,
+                new JournalRecovery.Steps(read.bytes(), superblock.bucketSizeBytes(), read.unreadableBlocks()),
+                ringStartBytes));
+    }
+
+    /** Takes the journal recovery's steps: all at once for check, one per loop task for open. */
+    private void decodeJournal(CacheSuperblock superblock, JournalRecovery.Steps steps, long ringStartBytes) {
+        try {
+            while (!steps.step()) {
+                if (yielder != null) {
+                    yielder.accept(() -> decodeJournal(superblock, steps, ringStartBytes));
+                    return;
+                }
             }
-            readCheckpoint(superblock, 0, new ArrayList<>());
-        });
+            journal = steps.result();
+        } catch (JournalRecovery.CorruptJournalException e) {
+            stop(e.getMessage() + " (ring byte 0 is cache byte " + ringStartBytes + ")");
+            return;
+        }
+        readCheckpoint(superblock, 0, new ArrayList<>());
     }
 
     private void readCheckpoint(CacheSuperblock superblock, int index, List<byte[]> contents) {

@@ -96,36 +96,69 @@ public final class JournalScanner {
      * whose previousEntryCrc must be {@code startPreviousCrc}; at most one lap of the ring.
      */
     public Scan scan(RingReader reader, long startOffsetBytes, long startSequence, int startPreviousCrc) {
+        Walk walk = walk(reader, startOffsetBytes, startSequence, startPreviousCrc);
+        Scan scan = null;
+        while (scan == null) {
+            scan = walk.step(Integer.MAX_VALUE);
+        }
+        return scan;
+    }
+
+    /** The same walk as {@link #scan}, taken a few entries at a time ({@link Walk#step}). */
+    public Walk walk(RingReader reader, long startOffsetBytes, long startSequence, int startPreviousCrc) {
         Checks.require(startOffsetBytes >= 0 && startOffsetBytes < ringBytes
                 && startOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
                 "startOffsetBytes must be 4 KiB aligned inside the ring, got %d", startOffsetBytes);
-        List<ScannedEntry> entries = new ArrayList<>();
-        long offset = startOffsetBytes;
-        long sequence = startSequence;
-        int previousCrc = startPreviousCrc;
-        long walkedBytes = 0;
-        while (walkedBytes < ringBytes) {
-            Attempt here = attempt(reader, offset, sequence, previousCrc);
-            if (!here.valid() && offset % bucketSizeBytes != 0) {
-                long skip = bucketSizeBytes - offset % bucketSizeBytes;
-                Attempt next = attempt(reader, (offset + skip) % ringBytes, sequence, previousCrc);
-                if (next.valid()) {
-                    walkedBytes += skip;
-                    offset = (offset + skip) % ringBytes;
-                    here = next;
-                }
-            }
-            if (!here.valid()) {
-                return stop(reader, entries, here, offset, sequence, previousCrc);
-            }
-            entries.add(new ScannedEntry(offset, here.entry()));
-            previousCrc = here.entry().entryCrc();
-            sequence++;
-            walkedBytes += here.entry().entryBytes();
-            offset = (offset + here.entry().entryBytes()) % ringBytes;
+        return new Walk(reader, startOffsetBytes, startSequence, startPreviousCrc);
+    }
+
+    /**
+     * A walk in progress: recovery takes it in steps so that a long journal tail does not hold the loop
+     * (docs/ARCHITECTURE.md §4.6). Taken to its end, it is exactly {@link #scan}.
+     */
+    public final class Walk {
+        private final RingReader reader;
+        private final List<ScannedEntry> entries = new ArrayList<>();
+        private long offset;
+        private long sequence;
+        private int previousCrc;
+        private long walkedBytes;
+
+        private Walk(RingReader reader, long offset, long sequence, int previousCrc) {
+            this.reader = reader;
+            this.offset = offset;
+            this.sequence = sequence;
+            this.previousCrc = previousCrc;
         }
-        return new Scan(entries, StopReason.RING_WRAPPED, offset, sequence, previousCrc, null,
-                "walked the whole ring of " + ringBytes + " bytes; next sequence " + sequence);
+
+        /** Accepts at most {@code entriesMax} more entries; returns the scan once the walk ended, else null. */
+        public Scan step(int entriesMax) {
+            for (int taken = 0; taken < entriesMax; taken++) {
+                if (walkedBytes >= ringBytes) {
+                    return new Scan(entries, StopReason.RING_WRAPPED, offset, sequence, previousCrc, null,
+                            "walked the whole ring of " + ringBytes + " bytes; next sequence " + sequence);
+                }
+                Attempt here = attempt(reader, offset, sequence, previousCrc);
+                if (!here.valid() && offset % bucketSizeBytes != 0) {
+                    long skip = bucketSizeBytes - offset % bucketSizeBytes;
+                    Attempt next = attempt(reader, (offset + skip) % ringBytes, sequence, previousCrc);
+                    if (next.valid()) {
+                        walkedBytes += skip;
+                        offset = (offset + skip) % ringBytes;
+                        here = next;
+                    }
+                }
+                if (!here.valid()) {
+                    return stop(reader, entries, here, offset, sequence, previousCrc);
+                }
+                entries.add(new ScannedEntry(offset, here.entry()));
+                previousCrc = here.entry().entryCrc();
+                sequence++;
+                walkedBytes += here.entry().entryBytes();
+                offset = (offset + here.entry().entryBytes()) % ringBytes;
+            }
+            return null;
+        }
     }
 
     /** One try at decoding the expected entry at one offset: the entry, or why not. */

@@ -58,10 +58,161 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
      */
     public static JournalRecovery recover(byte[] ring, int bucketSizeBytes, BitSet unreadableBlocks)
             throws CorruptJournalException {
-        JournalRecovery recovered = recoverReadable(ring, bucketSizeBytes);
-        // The walk stopped at `stop`: a newer durable entry, if any, would start there (or, if it did not fit, at
-        // the next bucket's start) and lie within that bucket. An unreadable block there cannot be told apart
-        // from a torn or never-written one. (Blocks the walk read are readable: a zeroed block stops the walk.)
+        Steps steps = new Steps(ring, bucketSizeBytes, unreadableBlocks);
+        while (!steps.step()) {
+            // all at once: check and tests; open takes the same steps as loop tasks (MetadataWalker)
+        }
+        return steps.result();
+    }
+
+    /**
+     * {@link #recover(byte[], int, BitSet)} in bounded steps, so that recovery can yield the loop between them
+     * (docs/ARCHITECTURE.md §4.6): each step decodes at most about one journal bucket's worth of the ring — the
+     * first entry of one bucket, the entries that start in {@value #BLOCKS_PER_STEP} 4 KiB blocks, or one entry
+     * of the hash-chain walk. The steps and their order are those of the one-call form, which is built on them.
+     * Pure: no I/O. Thread rule: one thread at a time.
+     */
+    public static final class Steps {
+        /** 4 KiB blocks looked at per step of the search for the newest valid entry: 256 KiB of ring. */
+        static final int BLOCKS_PER_STEP = 64;
+
+        private final byte[] ring;
+        private final int bucketSizeBytes;
+        private final BitSet unreadableBlocks;
+        private final int buckets;
+        private final long[] firstSequence;
+        private JournalEntry newest;
+        private int bucket;
+        private int block;
+        private long[] newestAnywhere;
+        private JournalEntry start;
+        private JournalScanner.Walk walk;
+        private JournalRecovery result;
+
+        /** Starts a recovery from the ring's bytes; see {@link #recover(byte[], int, BitSet)}. */
+        public Steps(byte[] ring, int bucketSizeBytes, BitSet unreadableBlocks) {
+            this.ring = ring;
+            this.bucketSizeBytes = bucketSizeBytes;
+            this.unreadableBlocks = unreadableBlocks;
+            this.buckets = ring.length / bucketSizeBytes;
+            this.firstSequence = new long[buckets];
+        }
+
+        /**
+         * Takes one bounded step.
+         *
+         * @return true once the recovery is complete ({@link #result} answers)
+         * @throws CorruptJournalException if durable entries are damaged, missing or unreadable
+         */
+        public boolean step() throws CorruptJournalException {
+            if (result != null) {
+                return true;
+            }
+            if (bucket < buckets) {
+                DecodeResult<JournalEntry> first = JournalEntry.decode(ring, bucket * bucketSizeBytes,
+                        bucketSizeBytes);
+                if (first.isOk()) {
+                    firstSequence[bucket] = first.value().sequence();
+                    if (newest == null || first.value().sequence() > newest.sequence()) {
+                        newest = first.value();
+                    }
+                }
+                bucket++;
+                return false;
+            }
+            if (block < ring.length / 4096) {
+                int end = Math.min(ring.length / 4096, block + BLOCKS_PER_STEP);
+                newestAnywhere = newestValidEntry(ring, bucketSizeBytes, block, end, newestAnywhere);
+                block = end;
+                return false;
+            }
+            if (walk == null) {
+                if (newest == null) {
+                    if (newestAnywhere != null) {
+                        throw new CorruptJournalException("journal is corrupt: "
+                                + damagedEntry(ring, bucketSizeBytes, 0) + "no journal bucket starts with a valid"
+                                + " entry, but entry sequence " + newestAnywhere[0] + " at ring byte "
+                                + newestAnywhere[1] + " is valid");
+                    }
+                    result = checkUnreadable(new JournalRecovery(List.of(), null, JournalPosition.fresh(), List.of(),
+                            "empty journal"), ring, bucketSizeBytes, unreadableBlocks);
+                    return true;
+                }
+                int startBucket = startBucket(firstSequence, newest.checkpointSequence());
+                start = JournalEntry.decode(ring, startBucket * bucketSizeBytes, bucketSizeBytes).value();
+                walk = new JournalScanner(ring.length, bucketSizeBytes).walk((offset, length) -> slice(ring, offset,
+                        length), (long) startBucket * bucketSizeBytes, start.sequence(), start.previousEntryCrc());
+                return false;
+            }
+            JournalScanner.Scan scan = walk.step(1);
+            if (scan == null) {
+                return false;
+            }
+            result = checkUnreadable(finish(scan), ring, bucketSizeBytes, unreadableBlocks);
+            return true;
+        }
+
+        /** The recovery; only after {@link #step} returned true. */
+        public JournalRecovery result() {
+            if (result == null) {
+                throw new IllegalStateException("journal recovery is not complete");
+            }
+            return result;
+        }
+
+        private JournalRecovery finish(JournalScanner.Scan scan) throws CorruptJournalException {
+            if (!scan.stopReason().normalEnd()) {
+                throw new CorruptJournalException("journal is corrupt: " + scan.message());
+            }
+            long walkedLast = scan.entries().isEmpty() ? 0
+                    : scan.entries().get(scan.entries().size() - 1).entry().sequence();
+            if (newestAnywhere != null && newestAnywhere[0] > walkedLast) {
+                // Entry N+1 is written only once N is durable, so a valid entry beyond the end of the chain means
+                // the chain broke on durable entries, not on a torn tail.
+                throw new CorruptJournalException("journal is corrupt: " + damagedEntry(ring, bucketSizeBytes,
+                        walkedLast) + "the chain ends after sequence " + walkedLast + " (" + scan.message()
+                        + "), but entry sequence " + newestAnywhere[0] + " at ring byte " + newestAnywhere[1]
+                        + " is valid");
+            }
+            JournalRecord.CheckpointDone checkpoint = null;
+            for (JournalScanner.ScannedEntry scanned : scan.entries()) {
+                for (JournalRecord record : scanned.entry().records()) {
+                    if (record instanceof JournalRecord.CheckpointDone done) {
+                        checkpoint = done;
+                    }
+                }
+            }
+            long replayFrom = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
+            if (checkpoint == null && newest.checkpointSequence() > 0) {
+                throw new CorruptJournalException("journal entries name checkpoint start "
+                        + newest.checkpointSequence() + " but no CheckpointDone record for it survives in the walk"
+                        + " from sequence " + start.sequence());
+            }
+            if (!scan.entries().isEmpty() && scan.entries().get(0).entry().sequence() > Math.max(replayFrom, 1)) {
+                throw new CorruptJournalException("journal walk starts at sequence " + scan.entries().get(0).entry()
+                        .sequence() + " but replay must start at " + Math.max(replayFrom, 1)
+                        + ": entries are missing");
+            }
+            List<JournalEntry> replay = new ArrayList<>();
+            for (JournalScanner.ScannedEntry scanned : scan.entries()) {
+                if (scanned.entry().sequence() >= replayFrom) {
+                    replay.add(scanned.entry());
+                }
+            }
+            long checkpointSequence = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
+            JournalPosition next = new JournalPosition(scan.stopOffsetBytes(), scan.stopSequence(),
+                    scan.lastEntryCrc(), checkpointSequence);
+            return new JournalRecovery(replay, checkpoint, next, scan.entries(), scan.message());
+        }
+    }
+
+    /**
+     * The walk stopped at {@code recovered.next()}: a newer durable entry, if any, would start there (or, if it did
+     * not fit, at the next bucket's start) and lie within that bucket. An unreadable block there cannot be told
+     * apart from a torn or never-written one. (Blocks the walk read are readable: a zeroed block stops the walk.)
+     */
+    private static JournalRecovery checkUnreadable(JournalRecovery recovered, byte[] ring, int bucketSizeBytes,
+                                                   BitSet unreadableBlocks) throws CorruptJournalException {
         long stop = recovered.next().ringOffsetBytes();
         int blocksPerBucket = bucketSizeBytes / 4096;
         int ringBlocks = ring.length / 4096;
@@ -79,92 +230,25 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
         return recovered;
     }
 
-    private static JournalRecovery recoverReadable(byte[] ring, int bucketSizeBytes) throws CorruptJournalException {
-        int buckets = ring.length / bucketSizeBytes;
-        long[] firstSequence = new long[buckets];
-        JournalEntry newest = null;
-        for (int b = 0; b < buckets; b++) {
-            DecodeResult<JournalEntry> first = JournalEntry.decode(ring, b * bucketSizeBytes, bucketSizeBytes);
-            if (first.isOk()) {
-                firstSequence[b] = first.value().sequence();
-                if (newest == null || first.value().sequence() > newest.sequence()) {
-                    newest = first.value();
-                }
-            }
-        }
-        long[] newestAnywhere = newestValidEntry(ring, bucketSizeBytes);
-        if (newest == null) {
-            if (newestAnywhere != null) {
-                throw new CorruptJournalException("journal is corrupt: " + damagedEntry(ring, bucketSizeBytes, 0)
-                        + "no journal bucket starts with a valid entry, but entry sequence " + newestAnywhere[0]
-                        + " at ring byte " + newestAnywhere[1] + " is valid");
-            }
-            return new JournalRecovery(List.of(), null, JournalPosition.fresh(), List.of(), "empty journal");
-        }
-        int startBucket = startBucket(firstSequence, newest.checkpointSequence());
-        DecodeResult<JournalEntry> start = JournalEntry.decode(ring, startBucket * bucketSizeBytes, bucketSizeBytes);
-        JournalScanner scanner = new JournalScanner(ring.length, bucketSizeBytes);
-        JournalScanner.Scan scan = scanner.scan((offset, length) -> slice(ring, offset, length),
-                (long) startBucket * bucketSizeBytes, start.value().sequence(), start.value().previousEntryCrc());
-        if (!scan.stopReason().normalEnd()) {
-            throw new CorruptJournalException("journal is corrupt: " + scan.message());
-        }
-        long walkedLast = scan.entries().isEmpty() ? 0
-                : scan.entries().get(scan.entries().size() - 1).entry().sequence();
-        if (newestAnywhere != null && newestAnywhere[0] > walkedLast) {
-            // Entry N+1 is written only once N is durable, so a valid entry beyond the end of the chain means the
-            // chain broke on durable entries, not on a torn tail.
-            throw new CorruptJournalException("journal is corrupt: " + damagedEntry(ring, bucketSizeBytes, walkedLast)
-                    + "the chain ends after sequence " + walkedLast + " (" + scan.message() + "), but entry sequence "
-                    + newestAnywhere[0] + " at ring byte " + newestAnywhere[1] + " is valid");
-        }
-        JournalRecord.CheckpointDone checkpoint = null;
-        for (JournalScanner.ScannedEntry scanned : scan.entries()) {
-            for (JournalRecord record : scanned.entry().records()) {
-                if (record instanceof JournalRecord.CheckpointDone done) {
-                    checkpoint = done;
-                }
-            }
-        }
-        long replayFrom = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
-        if (checkpoint == null && newest.checkpointSequence() > 0) {
-            throw new CorruptJournalException("journal entries name checkpoint start " + newest.checkpointSequence()
-                    + " but no CheckpointDone record for it survives in the walk from sequence "
-                    + start.value().sequence());
-        }
-        if (!scan.entries().isEmpty() && scan.entries().get(0).entry().sequence() > Math.max(replayFrom, 1)) {
-            throw new CorruptJournalException("journal walk starts at sequence " + scan.entries().get(0).entry()
-                    .sequence() + " but replay must start at " + Math.max(replayFrom, 1) + ": entries are missing");
-        }
-        List<JournalEntry> replay = new ArrayList<>();
-        for (JournalScanner.ScannedEntry scanned : scan.entries()) {
-            if (scanned.entry().sequence() >= replayFrom) {
-                replay.add(scanned.entry());
-            }
-        }
-        long checkpointSequence = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
-        JournalPosition next = new JournalPosition(scan.stopOffsetBytes(), scan.stopSequence(), scan.lastEntryCrc(),
-                checkpointSequence);
-        return new JournalRecovery(replay, checkpoint, next, scan.entries(), scan.message());
-    }
-
     /**
-     * The valid entry with the highest sequence at any 4 KiB position of the ring, as {sequence, ring offset},
-     * or null. Costs one header check per block and a CRC per entry found: a few milliseconds per 8 MiB ring.
+     * The valid entry with the highest sequence at the 4 KiB positions {@code [fromBlock, toBlock)} of the ring,
+     * or {@code newest} if none is newer, as {sequence, ring offset}, or null. Costs one header check per block
+     * and a CRC per entry found: a few milliseconds per 8 MiB ring.
      */
-    private static long[] newestValidEntry(byte[] ring, int bucketSizeBytes) {
-        long[] newest = null;
-        for (int offset = 0; offset < ring.length; offset += 4096) {
+    private static long[] newestValidEntry(byte[] ring, int bucketSizeBytes, int fromBlock, int toBlock,
+                                           long[] newest) {
+        long[] found = newest;
+        for (int offset = fromBlock * 4096; offset < toBlock * 4096; offset += 4096) {
             int roomInBucket = bucketSizeBytes - offset % bucketSizeBytes;
             if (!JournalEntry.peekEntryBytes(ring, offset, roomInBucket).isOk()) {
                 continue;
             }
             DecodeResult<JournalEntry> entry = JournalEntry.decode(ring, offset, roomInBucket);
-            if (entry.isOk() && (newest == null || entry.value().sequence() > newest[0])) {
-                newest = new long[] {entry.value().sequence(), offset};
+            if (entry.isOk() && (found == null || entry.value().sequence() > found[0])) {
+                found = new long[] {entry.value().sequence(), offset};
             }
         }
-        return newest;
+        return found;
     }
 
     /**

@@ -94,6 +94,32 @@ class JournalWriterTest {
     }
 
     @Test
+    void recoveryInStepsTakesOneBoundedPieceAtATimeAndEndsWithTheSameResult() throws Exception {
+        // Proves the stepped recovery open uses: first entries a bucket a step, the 4 KiB search 64 blocks a step,
+        // the chain walk an entry a step; and it finds what the one-call form finds.
+        JournalWriter writer = writer(device, 4);
+        int entries = 12;
+        for (int entry = 0; entry < entries; entry++) {
+            for (int i = 0; i < 100; i++) {
+                writer.append(new JournalRecord.ExtentRemove(0, entry * 1000L + i, 1));
+            }
+            assertThat(commit(writer)).isEqualTo(IoResult.OK);
+        }
+        byte[] ring = ring(4);
+        JournalRecovery.Steps steps = new JournalRecovery.Steps(ring, BUCKET_BYTES, new java.util.BitSet());
+        int taken = 1;
+        while (!steps.step()) {
+            taken++;
+        }
+        int blocks = ring.length / 4096;
+        // 4 first-entry steps, 128 blocks / 64 = 2 search steps, 1 to start the walk, 12 entries + the stop.
+        assertThat(taken).isEqualTo(4 + blocks / JournalRecovery.Steps.BLOCKS_PER_STEP + 1 + entries + 1);
+        JournalRecovery whole = JournalRecovery.recover(ring, BUCKET_BYTES);
+        assertThat(steps.result().replay()).isEqualTo(whole.replay());
+        assertThat(steps.result().next()).isEqualTo(whole.next()).isEqualTo(writer.position());
+    }
+
+    @Test
     void aFailedFlushFailsThisAndEveryLaterCommit() {
         // Proves durability-contract item 5 (docs/ARCHITECTURE.md §5): after a failure nothing is reported durable
         // again.
