@@ -5,6 +5,7 @@ import io.blockcache.device.IoCallback;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.CacheSuperblock;
+import io.blockcache.index.ExtentIndex;
 import io.blockcache.loop.Prng;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -87,6 +88,10 @@ final class CacheFormatter {
             if (Geometry.volumeBytes(spec.device().sizeBytes()) < 4096) {
                 return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
                         + " bytes is too small: it needs more than its 1 MiB header";
+            }
+            if (Geometry.volumeBytes(spec.device().sizeBytes()) / 512 > ExtentIndex.SECTOR_LIMIT) {
+                return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
+                        + " bytes is too large: a volume is at most 2^47 sectors (64 PiB, the extent index's limit)";
             }
         }
         return null;

@@ -2,7 +2,10 @@ package io.blockcache.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.MemoryDevice;
+import io.blockcache.index.ExtentIndex;
 import io.blockcache.loop.Prng;
 import java.io.RandomAccessFile;
 import java.nio.file.Path;
@@ -75,5 +78,24 @@ class BackingIdentityTest {
                 .contains("belongs to another cache set: found cache set " + otherCacheSet + ", expected " + myCacheSet)
                 .contains("is the wrong device: found backing uuid " + otherBackingUuid + ", expected " + myBacking);
         assertThat(mine.open().error()).as("its own backing device still opens").isNull();
+    }
+
+    @Test
+    void aBackingDeviceLargerThanTheIndexCanAddressIsRefusedAtFormat() {
+        // Proves a volume beyond 2^47 sectors (the index packs start and length in one long) is refused at
+        // format with a one-line reason, before anything is written.
+        SimCacheSet mine = new SimCacheSet();
+        long tooLargeBytes = (ExtentIndex.SECTOR_LIMIT + 1) * 512 + (2L << 20);
+        BlockDevice huge = new ForwardingDevice(mine.backing) {
+            @Override
+            public long sizeBytes() {
+                return tooLargeBytes;
+            }
+        };
+        Outcome<Void> formatted = mine.await(done -> CacheSet.format(mine.loop, mine.cache,
+                List.of(new BackingSpec(SimCacheSet.EXPORT, huge)), SimCacheSet.OPTIONS, new Prng(3), fraction -> { },
+                done));
+        assertThat(formatted.error()).contains("is too large: a volume is at most 2^47 sectors");
+        assertThat(mine.cache.allocatedPages()).isZero();
     }
 }
