@@ -87,14 +87,22 @@ class RecoveryReplayTest {
         return set;
     }
 
-    /** Opens again while a ticker task re-posts itself, counting its turns that fall inside replay phases. */
+    /**
+     * Opens again while a ticker task re-posts itself, counting its turns that fall inside replay phases and
+     * checking, from outside the replay's own accounting, that no more than a slice's bound of extents was applied
+     * between two turns.
+     */
     private CacheSet openWithTicker(RecoveryProgress progress, int[] ticksDuringReplay) {
         int[] ticks = new int[1];
+        long[] lastReplayed = new long[1];
+        long[] mostBetweenTicks = new long[1];
         Runnable[] ticker = new Runnable[1];
         ticker[0] = () -> {
             if (REPLAY_PHASES.contains(progress.phase())) {
                 ticksDuringReplay[0]++;
             }
+            mostBetweenTicks[0] = Math.max(mostBetweenTicks[0], progress.extentsReplayed() - lastReplayed[0]);
+            lastReplayed[0] = progress.extentsReplayed();
             boolean over = progress.phase() == RecoveryProgress.Phase.DONE
                     || progress.phase() == RecoveryProgress.Phase.FAILED;
             if (!over && ++ticks[0] < TICKS_MAX) {
@@ -106,6 +114,8 @@ class RecoveryReplayTest {
             loop.execute(ticker[0]);
         });
         assertThat(opened.error()).as("open").isNull();
+        assertThat(mostBetweenTicks[0]).as("extents applied between two turns of the ticker").isPositive()
+                .isLessThanOrEqualTo(RecoveryReplay.SLICE_UNITS_MAX);
         return opened.value();
     }
 
