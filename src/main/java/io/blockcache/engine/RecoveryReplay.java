@@ -26,9 +26,10 @@ import java.util.function.Consumer;
  */
 final class RecoveryReplay {
     /**
-     * Work units per slice: an extent or record applied, or an extent visited by a sweep. 4096 extent inserts take
-     * well under a millisecond on one core (docs/BENCHMARKS.md "Recovery"), far below the 10 ms a slice may hold the
-     * loop, and 4096 is a whole number of 128-extent leaves for the sweeps.
+     * Work units per slice: an extent or record applied, or an extent visited by a sweep (the slice that starts a
+     * checkpoint chunk also decodes it, at most 256 KiB). Slices of 4096 took 0.2–0.6 ms on average in
+     * {@code bench recovery} (docs/BENCHMARKS.md "Recovery"), far below the 10 ms a slice may hold the loop, and
+     * 4096 is a whole number of 128-extent leaves for the sweeps.
      */
     static final int SLICE_UNITS_MAX = 4096;
     /** Leaves per sweep slice: each holds at most {@link ExtentIndex#LEAF_CAPACITY_DEFAULT} extents. */
