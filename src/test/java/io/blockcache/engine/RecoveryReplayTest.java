@@ -147,16 +147,6 @@ class RecoveryReplayTest {
     }
 
     private <T> T await(Consumer<Consumer<T>> op) {
-        Object[] box = new Object[1];
-        boolean[] answered = new boolean[1];
-        op.accept(value -> {
-            box[0] = value;
-            answered[0] = true;
-        });
-        loop.runUntil(() -> answered[0]);
-        assertThat(answered[0]).as("operation answered").isTrue();
-        @SuppressWarnings("unchecked")
-        T value = (T) box[0];
-        return value;
+        return SimCacheSet.await(loop, op);
     }
 }

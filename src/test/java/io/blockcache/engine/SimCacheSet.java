@@ -63,6 +63,11 @@ final class SimCacheSet {
     }
 
     <T> T await(Consumer<Consumer<T>> op) {
+        return await(loop, op);
+    }
+
+    /** Starts {@code op} and runs {@code loop} until it answered; fails the test if it never does. */
+    static <T> T await(SimLoop loop, Consumer<Consumer<T>> op) {
         Object[] box = new Object[1];
         boolean[] answered = new boolean[1];
         op.accept(value -> {
