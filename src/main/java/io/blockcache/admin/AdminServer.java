@@ -283,7 +283,7 @@ public final class AdminServer implements AutoCloseable {
         send(exchange, status, json, "application/json");
     }
 
-    private static void send(HttpExchange exchange, int status, String body, String contentType) throws IOException {
+    static void send(HttpExchange exchange, int status, String body, String contentType) throws IOException {
         byte[] bytes = (body + "\n").getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", contentType);
         exchange.getResponseHeaders().set("Cache-Control", "no-store");

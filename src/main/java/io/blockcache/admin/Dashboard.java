@@ -27,7 +27,7 @@ final class Dashboard {
             canvas{border:1px solid #ddd;background:#fcfcfc}
             #err{color:#b00}
             </style></head>
-            <body><h1>blockcache</h1><p id="err"></p>
+            <body><h1>blockcache</h1><p id="err"></p><p id="recovery"></p>
             <div id="live"></div>
             <h2>Volumes</h2><table id="volumes"></table>
             <h2>Writeback</h2><table id="writeback"></table>
@@ -140,6 +140,13 @@ final class Dashboard {
               try{
                 const s=await (await fetch('/api/stats')).json();
                 document.getElementById('err').textContent='';
+                const rec=document.getElementById('recovery');
+                if(s.recovery){const r=s.recovery;
+                  rec.textContent='Opening the cache (recovery): '+r.phase+', '+count(r.extentsDone)+' of '
+                    +count(r.extentsTotal)+' extents'+(r.unitsTotal>0?' ('+Math.floor(100*r.unitsDone/r.unitsTotal)
+                    +' % of this phase)':'')+(r.failure?'; failed: '+r.failure:'');
+                  document.body.dataset.polls=String(Number(document.body.dataset.polls||0)+1);return}
+                rec.textContent='';
                 live(s,Date.now());
                 table('volumes',['volume','mode','size','hit ratio','dirty','cached','bypassed sectors',
                     'in flight','p50 µs','p99 µs','p99.9 µs'],

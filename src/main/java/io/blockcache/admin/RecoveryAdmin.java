@@ -11,8 +11,9 @@ import java.time.Duration;
 /**
  * What the admin API answers while the cache set is still being opened: {@code GET /api/stats} gives
  * {@code {"recovery": {...}}} (phase, work done in it, extents replayed, slices) read on the loop — so an answer is
- * also the proof that recovery leaves the loop free between its slices — and every other path answers 503 with
- * the phase, since nothing else exists yet (docs/ARCHITECTURE.md §4.6).
+ * also the proof that recovery leaves the loop free between its slices — {@code GET /} gives the dashboard, which
+ * shows that progress until the cache serves, and every other path answers 503 with the phase, since nothing else
+ * exists yet (docs/ARCHITECTURE.md §4.6).
  *
  * <p>Thread rule: requests run on the endpoint's worker threads and hop to the loop with {@link LoopCalls}.
  */
@@ -38,11 +39,14 @@ public final class RecoveryAdmin implements HttpHandler {
                 return;
             }
             String path = exchange.getRequestURI().getPath();
-            if (path.equals("/api/stats") && exchange.getRequestMethod().equals("GET")) {
+            boolean get = exchange.getRequestMethod().equals("GET");
+            if (path.equals("/") && get) {
+                AdminServer.send(exchange, 200, Dashboard.HTML, "text/html; charset=utf-8");
+            } else if (path.equals("/api/stats") && get) {
                 AdminServer.sendJson(exchange, 200, json);
             } else {
                 AdminServer.sendJson(exchange, 503, AdminServer.error("the cache set is still being opened (" + json
-                        + "); only GET /api/stats answers until it serves"));
+                        + "); only GET /api/stats and the dashboard answer until it serves"));
             }
         } finally {
             exchange.close();

@@ -83,6 +83,9 @@ class RecoveryAdminTest {
         HttpResponse<String> knobs = get("/api/knobs");
         assertThat(knobs.statusCode()).isEqualTo(503);
         assertThat(knobs.body()).contains("still being opened");
+        HttpResponse<String> page = get("/");
+        assertThat(page.statusCode()).as("the dashboard, which shows the recovery's progress").isEqualTo(200);
+        assertThat(page.body()).contains("id=\"recovery\"", "Opening the cache (recovery)");
 
         // 2. On the loop: let the read complete (the replay queues its first slice), ask for stats, and return only
         //    once that request's task is queued behind the first slice: it must be answered between two slices.
