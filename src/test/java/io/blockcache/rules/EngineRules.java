@@ -31,10 +31,10 @@ import java.util.concurrent.locks.LockSupport;
 final class EngineRules {
     /**
      * Packages that live on real threads by design: {@code loop} is where time and threads come from;
-     * {@code cli}, {@code admin} and {@code bench} are foreign threads that wait for the loop
-     * ({@code LoopCalls}) and measure in real time.
+     * {@code cli}, {@code admin}, {@code bench}, {@code host} and {@code embed} are foreign threads that wait for
+     * the loop ({@code LoopCalls}, futures) and measure or open files in real time.
      */
-    static final List<String> EXEMPT_PACKAGES = List.of("loop", "cli", "admin", "bench");
+    static final List<String> EXEMPT_PACKAGES = List.of("loop", "cli", "admin", "bench", "host", "embed");
 
     /**
      * Classes outside those packages that may read the wall clock, with the reason (none may sleep or draw

@@ -42,8 +42,12 @@ class LayeringTest {
                 "writeback", "gc", "engine", "sim"}),
             Map.entry("bench", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "sim"}),
+            Map.entry("host", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
+                "writeback", "gc", "engine"}),
+            Map.entry("embed", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
+                "writeback", "gc", "engine", "host"}),
             Map.entry("cli", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
-                "writeback", "gc", "engine", "sim", "nbd", "admin", "fuzz", "bench"}));
+                "writeback", "gc", "engine", "sim", "nbd", "admin", "fuzz", "bench", "host", "embed"}));
 
     /** The layering rule: every package a layer of its own that may use only its {@link #ALLOWED} packages. */
     static ArchRule layering() {

@@ -1,0 +1,259 @@
+package io.blockcache.host;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.FileDevice;
+import io.blockcache.device.FileDeviceOptions;
+import io.blockcache.device.IoResult;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.Knob;
+import io.blockcache.engine.Outcome;
+import io.blockcache.engine.RecoveryProgress;
+import io.blockcache.loop.LoopCalls;
+import io.blockcache.loop.Prng;
+import io.blockcache.loop.RealLoop;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.DoubleConsumer;
+
+/**
+ * One cache set on files and its own real loop: created and formatted when the cache file is new, recovered
+ * when it is not, with the configured knobs applied; {@link #shutdown} stops it cleanly and {@link #close}
+ * releases the devices and the loop.
+ *
+ * <p>Thread rule: every method from a thread other than the loop's (it waits for the loop); the accessors
+ * hand out loop-owned objects, which only the loop thread may use.
+ */
+public final class CacheHost implements AutoCloseable {
+    /** How long format, open, shutdown or a device close may take before the host gives up on the loop. */
+    public static final Duration LOOP_STEP_TIMEOUT = Duration.ofSeconds(120);
+
+    private final HostFiles files;
+    private final Consumer<String> log;
+    private final RealLoop loop;
+    private final List<BlockDevice> devices = new ArrayList<>();
+    private final List<BackingSpec> backings = new ArrayList<>();
+    private CacheSet set;
+    private boolean closed;
+
+    /** Runs once the files are ready and before recovery starts (serve binds its admin endpoint there). */
+    @FunctionalInterface
+    public interface BeforeRecovery {
+        /** @throws HostException to refuse the open, with the message for the user */
+        void run(RealLoop loop) throws HostException;
+    }
+
+    private CacheHost(HostFiles files, String loopName, Consumer<String> log) {
+        this.files = files;
+        this.log = log;
+        this.loop = new RealLoop(loopName);
+    }
+
+    /**
+     * Opens (or creates and formats) the files and the cache set and applies the knobs. On failure everything
+     * already opened is closed again.
+     *
+     * @param loopName the loop thread's name
+     * @param log told one line per notable step (files created, formatting), without a prefix
+     * @param formatProgress told the fraction done in [0, 1] while a new cache is formatted
+     * @throws HostException with the message for the user (the engine's own message for open errors)
+     */
+    public static CacheHost open(HostFiles files, String loopName, Consumer<String> log,
+                                 DoubleConsumer formatProgress) throws HostException {
+        return open(files, loopName, log, formatProgress, new RecoveryProgress(), loop -> { });
+    }
+
+    /**
+     * {@link #open(HostFiles, String, Consumer, DoubleConsumer)} that reports recovery's progress to
+     * {@code recovery} (its loop-thread rule applies) and runs {@code beforeRecovery} just before recovery starts.
+     */
+    public static CacheHost open(HostFiles files, String loopName, Consumer<String> log, DoubleConsumer formatProgress,
+                                 RecoveryProgress recovery, BeforeRecovery beforeRecovery) throws HostException {
+        CacheHost host = new CacheHost(files, loopName, log);
+        try {
+            host.openAll(formatProgress, recovery, beforeRecovery);
+            return host;
+        } catch (HostException | RuntimeException e) {
+            host.close();
+            throw e;
+        }
+    }
+
+    /** The cache set (loop-thread rule applies). */
+    public CacheSet cacheSet() {
+        return set;
+    }
+
+    /** The loop that owns the cache set. */
+    public RealLoop loop() {
+        return loop;
+    }
+
+    /** The cache device. */
+    public FileDevice cacheDevice() {
+        return (FileDevice) devices.get(0);
+    }
+
+    /** The backing devices with their export names, in volume order. */
+    public List<BackingSpec> backings() {
+        return List.copyOf(backings);
+    }
+
+    /** What was opened. */
+    public HostFiles files() {
+        return files;
+    }
+
+    private void openAll(DoubleConsumer formatProgress, RecoveryProgress recovery, BeforeRecovery beforeRecovery)
+            throws HostException {
+        boolean fresh = !Files.exists(files.cacheFile());
+        openFiles(fresh);
+        if (fresh) {
+            format(formatProgress);
+        }
+        beforeRecovery.run(loop);
+        Outcome<CacheSet> opened = onLoop(done -> CacheSet.open(loop, cacheDevice(), backings, files.options(),
+                recovery, done));
+        if (!opened.isOk()) {
+            throw new HostException("cannot open the cache set in " + files.cacheFile() + ": " + opened.error());
+        }
+        set = opened.value();
+        String problem = applyKnobs(files.knobs());
+        if (problem != null) {
+            throw new HostException(problem);
+        }
+    }
+
+    private void openFiles(boolean fresh) throws HostException {
+        // 512-byte logical blocks: the volume passes sector-aligned requests straight down to both devices.
+        FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
+        try {
+            devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
+            for (Map.Entry<String, Path> backing : files.backings().entrySet()) {
+                boolean exists = Files.exists(backing.getValue());
+                if (!fresh && !exists) {
+                    throw new HostException("backing file " + backing.getValue() + " of export \"" + backing.getKey()
+                            + "\" is missing, but the cache " + files.cacheFile() + " exists and may hold its dirty"
+                            + " data; refusing to attach an empty file. Restore the file or give its path with"
+                            + " --backing " + backing.getKey() + "=FILE.");
+                }
+                if (fresh && exists) {
+                    log.accept("attaching the existing file " + backing.getValue() + " as export \""
+                            + backing.getKey() + "\"; its first 1 MiB becomes the blockcache backing header");
+                }
+                FileDevice device = openOrCreate(backing.getValue(), files.backingSizeBytes(), !exists, deviceOptions);
+                devices.add(device);
+                backings.add(new BackingSpec(backing.getKey(), device));
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new HostException("cannot open the device files: " + e.getMessage());
+        }
+    }
+
+    private FileDevice openOrCreate(Path path, long sizeBytes, boolean create, FileDeviceOptions options)
+            throws IOException {
+        if (!create) {
+            return FileDevice.open(loop, path, options);
+        }
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        log.accept("creating " + path + " (" + size(sizeBytes) + ", sparse)");
+        return FileDevice.create(loop, path, sizeBytes, options);
+    }
+
+    private static String size(long bytes) {
+        return bytes % (1L << 30) == 0 ? (bytes >> 30) + " GiB"
+                : bytes % (1L << 20) == 0 ? (bytes >> 20) + " MiB" : bytes + " bytes";
+    }
+
+    private void format(DoubleConsumer progress) throws HostException {
+        log.accept("formatting " + files.cacheFile() + " for " + files.backings().keySet());
+        // UUIDs must differ between cache sets; the engine takes them from a Prng, so seed it unpredictably
+        // (the host is outside the deterministic engine).
+        Prng ids = new Prng(new SecureRandom().nextLong());
+        Outcome<Void> formatted = onLoop(done -> CacheSet.format(loop, cacheDevice(), backings, files.options(), ids,
+                progress, done));
+        if (!formatted.isOk()) {
+            throw new HostException("formatting " + files.cacheFile() + " failed: " + formatted.error()
+                    + " (delete the new files before retrying)");
+        }
+    }
+
+    /**
+     * Sets each knob, in the map's order, on the loop; stops at the first refusal.
+     *
+     * @return null if all were set, else one line naming the knob, the value and why it was refused
+     */
+    public String applyKnobs(Map<String, String> knobs) throws HostException {
+        for (Map.Entry<String, String> knob : knobs.entrySet()) {
+            String problem = this.<String>onLoop(done -> done.accept(setKnob(knob.getKey(), knob.getValue())));
+            if (problem != null) {
+                return "knob." + knob.getKey() + "=" + knob.getValue() + ": " + problem;
+            }
+        }
+        return null;
+    }
+
+    private String setKnob(String name, String value) {
+        Knob found = set.knobs().find(name);
+        if (found == null) {
+            return "no knob named \"" + name + "\"; knobs: " + set.knobs().list().stream().map(Knob::name).toList();
+        }
+        try {
+            found.set(value);
+            return null;
+        } catch (IllegalArgumentException refused) {
+            return refused.getMessage() + " (" + found.description() + ")";
+        }
+    }
+
+    /**
+     * Shuts the cache set down cleanly (journal committed, checkpoint, clean flag) once no request is in flight.
+     *
+     * @return the outcome; not OK means the next open recovers from the journal
+     */
+    public IoResult shutdown() throws HostException {
+        if (set == null) {
+            return IoResult.OK;
+        }
+        return this.<IoResult>onLoop(done -> set.shutdown(done::accept));
+    }
+
+    /** Closes the devices and stops the loop (after {@link #shutdown}, or instead of it after a failure). */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (!devices.isEmpty() && loop.failure() == null) {
+            try {
+                this.<Boolean>onLoop(done -> {
+                    devices.forEach(BlockDevice::close); // FileDevice.close must run on its loop
+                    done.accept(true);
+                });
+            } catch (HostException e) {
+                log.accept("closing the device files: " + e.getMessage());
+            }
+        }
+        loop.close();
+    }
+
+    /** Runs an asynchronous operation on the loop and waits for the value it hands to {@code done}. */
+    public <T> T onLoop(Consumer<Consumer<T>> operation) throws HostException {
+        try {
+            return LoopCalls.await(loop, operation, LOOP_STEP_TIMEOUT);
+        } catch (LoopCalls.NoAnswer e) {
+            throw new HostException(e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.blockcache.host;
+
+import io.blockcache.engine.CacheSetOptions;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a {@link CacheHost} opens, validated once here.
+ *
+ * @param cacheFile the cache device file; created with {@code cacheSizeBytes} and formatted when absent
+ * @param cacheSizeBytes size of a new cache file, in bytes
+ * @param backings export name to backing file, in volume order; missing files are created sparse with
+ *     {@code backingSizeBytes}, but only together with a new cache (an existing cache may hold their dirty data)
+ * @param backingSizeBytes size of a new backing file, in bytes
+ * @param options the cache set's options (geometry when formatting, the rest when opening)
+ * @param knobs knob name to value, applied in name order after open
+ */
+public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Path> backings, long backingSizeBytes,
+                        CacheSetOptions options, Map<String, String> knobs) {
+    public HostFiles {
+        if (cacheFile == null || options == null) {
+            throw new IllegalArgumentException("a cache file and options are required");
+        }
+        if (backings == null || backings.isEmpty()) {
+            throw new IllegalArgumentException("at least one backing file is required");
+        }
+        if (cacheSizeBytes <= 0 || backingSizeBytes <= 0) {
+            throw new IllegalArgumentException("file sizes must be positive: cache " + cacheSizeBytes
+                    + " bytes, backing " + backingSizeBytes + " bytes");
+        }
+        backings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(backings));
+        knobs = java.util.Collections.unmodifiableMap(new TreeMap<>(knobs == null ? Map.of() : knobs));
+    }
+}
