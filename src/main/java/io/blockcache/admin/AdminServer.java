@@ -58,6 +58,7 @@ public final class AdminServer implements AutoCloseable {
     /** The NBD server's counters, set by whoever runs one beside this API (null: none). */
     private volatile Supplier<NbdSnapshot> nbdCounters;
     private AdminEndpoint endpoint;
+    private volatile Reloader reloader;
 
     /**
      * @param bindAddress where to listen; port 0 picks a free port (see {@link #address()})
@@ -90,6 +91,11 @@ public final class AdminServer implements AutoCloseable {
      */
     public List<String> restoreDrains(List<DrainJobRecord> saved) {
         return onLoop(() -> drains.restore(saved));
+    }
+
+    /** Serves {@code POST /api/reload} with {@code reloader}; without one the endpoint answers 404. */
+    public void setReloader(Reloader newReloader) {
+        reloader = newReloader;
     }
 
     /** Binds and starts serving. */
@@ -153,16 +159,35 @@ public final class AdminServer implements AutoCloseable {
                 } else {
                     sendJson(exchange, 404, error("no such drain action: " + rest + " (pause, resume or cancel)"));
                 }
+            } else if (path.equals("/api/reload")) {
+                reload(exchange, method);
             } else if (path.equals("/") || path.equals("/index.html")) {
                 requireGet(exchange, method, () -> Dashboard.HTML, "text/html; charset=utf-8");
             } else {
                 sendJson(exchange, 404, error("no such endpoint: " + path
-                        + " (try /api/stats, /metrics, /api/knobs, /api/volumes/NAME/drain or /)"));
+                        + " (try /api/stats, /metrics, /api/knobs, /api/volumes/NAME/drain, /api/reload or /)"));
             }
         } catch (Unavailable e) {
             sendJson(exchange, 503, error(e.getMessage()));
         } finally {
             exchange.close();
+        }
+    }
+
+    private void reload(HttpExchange exchange, String method) throws IOException {
+        Reloader current = reloader;
+        if (!method.equals("POST")) {
+            sendJson(exchange, 405, error(method + " is not allowed on a reload; use POST"));
+        } else if (current == null) {
+            sendJson(exchange, 404, error("nothing to reload: this server was started without a configuration file"));
+        } else {
+            try {
+                JsonWriter json = new JsonWriter().beginObject().name("changes").beginArray();
+                current.reload().forEach(json::value);
+                sendJson(exchange, 200, json.endArray().endObject().toString());
+            } catch (IllegalArgumentException refused) {
+                sendJson(exchange, 400, error(refused.getMessage()));
+            }
         }
     }
 

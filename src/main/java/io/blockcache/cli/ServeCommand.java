@@ -98,18 +98,35 @@ final class ServeCommand implements Callable<Integer> {
             description = "Allow non-loopback listen addresses (NBD and the admin API have no authentication).")
     private boolean allowRemote;
 
+    @Option(names = "--print-jvm-options", hidden = true,
+            description = "Print the JVM flags bin/blockcache runs this serve with (JvmSizing) and exit.")
+    private boolean printJvmOptions;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ServeSettings settings;
+        ServeSettings.Flags flags = new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
+                nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags());
         try {
-            settings = ServeSettings.resolve(new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
-                    nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags()));
+            settings = ServeSettings.resolve(flags);
         } catch (IllegalArgumentException | java.io.IOException e) {
             err.println("blockcache serve: " + e.getMessage());
             err.flush();
             return 2;
+        }
+        if (printJvmOptions) {
+            JvmSizing sizing = JvmSizing.forCache(cacheBytes(settings), settings.backings().size(),
+                    settings.nbdLimits());
+            String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
+            if (warning != null) {
+                err.println("blockcache serve: " + warning);
+                err.flush();
+            }
+            out.println(String.join(" ", sizing.options()));
+            out.flush();
+            return 0;
         }
         ServeRuntime runtime;
         try {
@@ -119,7 +136,12 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        SystemdNotify systemd = SystemdNotify.fromEnvironment();
+        if (config != null) {
+            runtime.setReloader(new ConfigReload(flags, settings, runtime.host()));
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            notify(systemd, err, "STOPPING=1", "STATUS=stopping: journal commit, checkpoint, clean shutdown");
             err.println("blockcache serve: stopping (journal commit, checkpoint, clean shutdown)...");
             err.flush();
             boolean clean = runtime.stop();
@@ -130,6 +152,9 @@ final class ServeCommand implements Callable<Integer> {
             Runtime.getRuntime().halt(clean ? 0 : 1);
         }, "blockcache-shutdown"));
         printBanner(out, settings, runtime);
+        // Recovery is done and both listeners are up: only now may systemd order dependent units after us.
+        notify(systemd, err, "READY=1", "STATUS=serving " + settings.backings().keySet() + " on nbd://"
+                + hostPort(runtime.nbdAddress()) + ", admin http://" + hostPort(runtime.adminAddress()));
         while (!runtime.awaitStopped(LIVENESS_CHECK_PERIOD)) {
             if (runtime.loop().failure() != null) {
                 err.println("blockcache serve: the cache stopped on an internal error (fail-stop): "
@@ -155,6 +180,30 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         return given;
+    }
+
+    private static void notify(SystemdNotify systemd, PrintWriter err, String... assignments) {
+        String problem = systemd.notify(assignments);
+        if (problem != null) {
+            err.println("blockcache serve: telling systemd " + assignments[0] + " failed: " + problem);
+            err.flush();
+        }
+    }
+
+    /**
+     * The cache's size: the existing file's or block device's (it wins over --cache-size; FileChannel.size asks
+     * the kernel for a block device's size), else the size a new file gets.
+     */
+    private static long cacheBytes(ServeSettings settings) {
+        if (!java.nio.file.Files.exists(settings.cacheFile())) {
+            return settings.cacheSizeBytes();
+        }
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(settings.cacheFile())) {
+            long existing = channel.size();
+            return existing > 0 ? existing : settings.cacheSizeBytes();
+        } catch (java.io.IOException e) {
+            return settings.cacheSizeBytes(); // serve itself will say why it cannot open the file
+        }
     }
 
     private static void printBanner(PrintWriter out, ServeSettings settings, ServeRuntime runtime) {

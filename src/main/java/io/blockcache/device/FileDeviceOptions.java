@@ -35,6 +35,14 @@ public record FileDeviceOptions(int queueDepth, boolean direct, int logicalBlock
     public static final FileDeviceOptions DEFAULTS =
             new FileDeviceOptions(QUEUE_DEPTH_DEFAULT, DIRECT_DEFAULT, LOGICAL_BLOCK_BYTES_DEFAULT, false);
 
+    /**
+     * The most direct (off-heap) memory a device with these options holds, in bytes: one bounce buffer per I/O
+     * thread (ChannelIo), with room for its alignment.
+     */
+    public long directBytesMax() {
+        return (long) queueDepth * (ChannelIo.BOUNCE_BYTES + Math.max(logicalBlockBytes, 4096));
+    }
+
     /** @throws IllegalArgumentException if a value is out of its documented range */
     public FileDeviceOptions {
         if (queueDepth < 1 || queueDepth > QUEUE_DEPTH_MAX) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,11 +43,24 @@ final class ServeProcess implements AutoCloseable {
 
     /** {@link #start(Path, String)} with more lines for the config file (e.g. {@code knob.NAME=VALUE}). */
     static ServeProcess start(Path dataDir, String name, String moreConfig) throws IOException, InterruptedException {
-        return start(dataDir, name, moreConfig, BACKING_SIZE);
+        return start(dataDir, name, moreConfig, BACKING_SIZE, Map.of());
     }
 
     /** {@link #start(Path, String, String)} with a backing file of {@code backingSize} (when it is created). */
     static ServeProcess start(Path dataDir, String name, String moreConfig, String backingSize)
+            throws IOException, InterruptedException {
+        return start(dataDir, name, moreConfig, backingSize, Map.of());
+    }
+
+    /** {@link #start(Path, String, String)} with more environment variables for the child (e.g. NOTIFY_SOCKET). */
+    static ServeProcess start(Path dataDir, String name, String moreConfig, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        return start(dataDir, name, moreConfig, BACKING_SIZE, environment);
+    }
+
+    /** The general form: a backing file of {@code backingSize} and more environment variables for the child. */
+    static ServeProcess start(Path dataDir, String name, String moreConfig, String backingSize,
+                              Map<String, String> environment)
             throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
@@ -61,7 +75,10 @@ final class ServeProcess implements AutoCloseable {
                 "io.blockcache.cli.Main", "serve", "--data-dir", dataDir.toString(),
                 "--cache-size", CACHE_SIZE, "--backing-size", backingSize,
                 "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", config.toString());
-        Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(log.toFile());
+        builder.environment().remove("NOTIFY_SOCKET"); // a test run under systemd must not notify the real manager
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
@@ -90,6 +107,16 @@ final class ServeProcess implements AutoCloseable {
     /** The admin API's {@code HOST:PORT}. */
     String adminHostPort() {
         return "127.0.0.1:" + adminPort;
+    }
+
+    /** The process id of the serve JVM. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Where serve listens for NBD. */
+    int nbdPort() {
+        return nbdPort;
     }
 
     /** What serve printed on standard error so far (for assertion messages). */

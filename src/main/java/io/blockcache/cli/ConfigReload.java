@@ -1,0 +1,91 @@
+package io.blockcache.cli;
+
+import io.blockcache.admin.Reloader;
+import io.blockcache.engine.Knob;
+import io.blockcache.host.CacheHost;
+import io.blockcache.host.HostException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * {@code serve}'s reload ({@code POST /api/reload}, {@code blockcache reload}, systemd's {@code ExecReload}): reads
+ * the config file again with the same flags, sets every {@code knob.NAME} line whose value differs from the live
+ * one, and names each other setting that changed, which takes effect only at the next start (files, sizes,
+ * listen addresses, the initial mode). A file that does not parse or validate changes nothing.
+ *
+ * <p>Thread rule: an admin HTTP thread; it waits for the loop.
+ */
+final class ConfigReload implements Reloader {
+    private final ServeSettings.Flags flags;
+    private final ServeSettings running;
+    private final CacheHost host;
+
+    ConfigReload(ServeSettings.Flags flags, ServeSettings running, CacheHost host) {
+        this.flags = flags;
+        this.running = running;
+        this.host = host;
+    }
+
+    @Override
+    public synchronized List<String> reload() {
+        ServeSettings next;
+        try {
+            next = ServeSettings.resolve(flags);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read " + flags.config() + ": " + e.getMessage()
+                    + "; nothing changed");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(flags.config() + ": " + e.getMessage() + "; nothing changed");
+        }
+        List<String> changes = new ArrayList<>();
+        for (Map.Entry<String, String> knob : next.knobs().entrySet()) {
+            String live = liveValue(knob.getKey());
+            if (live != null && live.equals(knob.getValue())) {
+                continue;
+            }
+            String problem = apply(knob.getKey(), knob.getValue());
+            if (problem != null) {
+                throw new IllegalArgumentException((changes.isEmpty() ? "" : "applied " + changes + "; then ")
+                        + problem + "; later knobs not applied");
+            }
+            changes.add("knob." + knob.getKey() + ": " + live + " -> " + knob.getValue());
+        }
+        restartOnly(changes, "data-dir", running.dataDir(), next.dataDir());
+        restartOnly(changes, "cache", running.cacheFile(), next.cacheFile());
+        restartOnly(changes, "backing", running.backings(), next.backings());
+        restartOnly(changes, "cache-size", running.cacheSizeBytes(), next.cacheSizeBytes());
+        restartOnly(changes, "backing-size", running.backingSizeBytes(), next.backingSizeBytes());
+        restartOnly(changes, "nbd-listen", running.nbdListen(), next.nbdListen());
+        restartOnly(changes, "admin-listen", running.adminListen(), next.adminListen());
+        restartOnly(changes, "mode", running.mode(), next.mode());
+        return changes;
+    }
+
+    private String liveValue(String name) {
+        try {
+            return host.<String>onLoop(done -> {
+                Knob knob = host.cacheSet().knobs().find(name);
+                done.accept(knob == null ? null : knob.get());
+            });
+        } catch (HostException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    private String apply(String name, String value) {
+        try {
+            return host.applyKnobs(Map.of(name, value));
+        } catch (HostException e) {
+            return e.getMessage();
+        }
+    }
+
+    private static void restartOnly(List<String> changes, String key, Object was, Object now) {
+        if (!Objects.equals(was, now)) {
+            changes.add(key + ": " + was + " -> " + now + " takes effect at the next start, not on reload");
+        }
+    }
+}

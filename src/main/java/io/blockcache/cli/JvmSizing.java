@@ -1,0 +1,97 @@
+package io.blockcache.cli;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.FileDeviceOptions;
+import io.blockcache.nbd.NbdLimits;
+import java.util.List;
+
+/**
+ * The JVM flags {@code bin/blockcache serve} runs with, from the size of the cache (docs/OPERATIONS.md,
+ * "Memory"). The heap holds the extent index, which grows with the extents the cache can hold, and a fixed
+ * base; direct memory holds I/O buffers, bounded by the NBD server's buffer budget and the file devices' bounce
+ * buffers.
+ * Both limits are worst cases, so no load ends in an OutOfMemoryError; the JVM commits memory as it is used, so
+ * resident memory follows the load, not the limits (docs/BENCHMARKS.md, "Process memory").
+ *
+ * @param heapBytesMax {@code -Xmx}
+ * @param directBytesMax {@code -XX:MaxDirectMemorySize}
+ */
+record JvmSizing(long heapBytesMax, long directBytesMax) {
+    /**
+     * Heap besides the index: bucket table, journal and checkpoint buffers, writeback and GC state, NBD and admin
+     * objects, and G1's room to copy young objects. 96 MiB: a 2 GiB cache serving 4 KiB random writes peaked at
+     * about 40 MiB of heap in use (docs/BENCHMARKS.md, "Process memory"), so more than twice that.
+     */
+    static final long HEAP_BASE_BYTES = 96L << 20;
+    /**
+     * Index bytes per extent, the budget of docs/BENCHMARKS.md ("Memory per extent": measured 32-42, worst case
+     * by construction 58 with every leaf half full).
+     */
+    static final int INDEX_BYTES_PER_EXTENT_MAX = 64;
+    /** The smallest extent the cache holds: one sector. Every live extent owns at least one cache sector. */
+    static final int EXTENT_BYTES_MIN = BlockDevice.SECTOR_BYTES;
+    /** Heap above the largest index, in percent, so that G1 has free regions to evacuate into. */
+    static final int GC_HEADROOM_PERCENT = 25;
+    /** Direct memory besides connections and devices: extent-reader pools, zero buffers, JDK socket buffers. */
+    static final long DIRECT_SLACK_BYTES = 64L << 20;
+    /** The smallest initial heap: the JVM grows it with use, so idle memory stays small. */
+    static final long HEAP_INITIAL_BYTES = 32L << 20;
+
+    /**
+     * The limits for a cache device of {@code cacheBytes} with {@code backingDevices} backing devices, served with
+     * {@code nbd}'s limits. The NBD budget counts at least its default: without {@code --nbd-buffer-max} serve
+     * shrinks the default to fit the JVM it runs in, and the JVM that asks here is not that one.
+     */
+    static JvmSizing forCache(long cacheBytes, int backingDevices, NbdLimits nbd) {
+        if (cacheBytes <= 0 || backingDevices <= 0) {
+            throw new IllegalArgumentException("cache size and backing devices must be positive: " + cacheBytes
+                    + " bytes, " + backingDevices + " devices");
+        }
+        long extentsMax = cacheBytes / EXTENT_BYTES_MIN;
+        long indexBytesMax = Math.multiplyExact(extentsMax, INDEX_BYTES_PER_EXTENT_MAX);
+        long heap = HEAP_BASE_BYTES + indexBytesMax + indexBytesMax / 100 * GC_HEADROOM_PERCENT;
+        long devices = (1L + backingDevices) * FileDeviceOptions.DEFAULTS.directBytesMax();
+        long nbdBytes = Math.max(nbd.bufferBytesMax(), NbdLimits.DEFAULTS.bufferBytesMax())
+                + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());
+        long direct = nbdBytes + devices + DIRECT_SLACK_BYTES;
+        return new JvmSizing(roundUpMiB(heap), roundUpMiB(direct));
+    }
+
+    /**
+     * A warning when the heap limit passes three quarters of {@code ramBytes}, else null. The limit assumes every
+     * extent is one sector; with 4 KiB writes the index needs an eighth of it, so such a cache works until its
+     * small writes outgrow memory, and the operator should know that before it happens.
+     */
+    String ramWarning(long ramBytes) {
+        if (ramBytes <= 0 || heapBytesMax <= ramBytes / 4 * 3) {
+            return null;
+        }
+        return "the heap limit " + (heapBytesMax >>> 20) + " MiB (room to index one extent per 512-byte sector of"
+                + " the cache) is more than 3/4 of this machine's " + (ramBytes >>> 20) + " MiB of RAM; 4 KiB writes"
+                + " need about 1/8 of it, 512-byte writes all of it (docs/OPERATIONS.md, \"Memory\")";
+    }
+
+    /** This machine's physical memory in bytes, or 0 if the JVM cannot tell. */
+    static long physicalRamBytes() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getTotalMemorySize();
+        }
+        return 0;
+    }
+
+    private static long roundUpMiB(long bytes) {
+        return (bytes + (1L << 20) - 1) >>> 20 << 20;
+    }
+
+    /**
+     * The flags: G1 (short pauses with a large old generation holding the index; in the measurement it kept
+     * resident memory lowest of G1, ZGC and Serial), a small initial heap, the two limits, and exit on an
+     * OutOfMemoryError all the same (a cache that cannot allocate must stop; the next start recovers from the
+     * journal).
+     */
+    List<String> options() {
+        return List.of("-XX:+UseG1GC", "-Xms" + (HEAP_INITIAL_BYTES >>> 20) + "m", "-Xmx" + (heapBytesMax >>> 20) + "m",
+                "-XX:MaxDirectMemorySize=" + (directBytesMax >>> 20) + "m", "-XX:+ExitOnOutOfMemoryError");
+    }
+}
