@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Resident memory of `serve` under load (issue 10, docs/BENCHMARKS.md "Process memory"): starts bin/blockcache serve
+# with a 2 GiB cache on fresh files, runs fio's nbd engine (4 KiB random writes, QD32, one connection) for SECONDS
+# and samples VmRSS of /proc/PID/status every 0.5 s; prints idle RSS, the samples, the peak (VmHWM) and fio's IOPS.
+#   scripts/serve-rss.sh [SECONDS]        e.g. BLOCKCACHE_JAVA_OPTS=-XX:+UseZGC scripts/serve-rss.sh 20
+# Environment: DIR for the files (default /var/tmp/serve-rss), PORT (default 12809; admin on PORT+1),
+# LAUNCHER (default bin/blockcache of this checkout). Needs fio with the nbd engine.
+set -euo pipefail
+SECONDS_RUN=${1:-20}; D=${DIR:-/var/tmp/serve-rss}; P=${PORT:-12809}
+L=${LAUNCHER:-$(cd "$(dirname "$0")/.." && pwd)/bin/blockcache}
+mkdir -p "$D"; rm -f "$D"/*.img
+"$L" serve --cache "$D/cache.img" --backing "default=$D/backing.img" --cache-size 2G --backing-size 4G \
+  --nbd-listen 127.0.0.1:$P --admin-listen 127.0.0.1:$((P+1)) > "$D/serve.log" 2>&1 &
+LP=$!
+for _ in $(seq 200); do (echo > /dev/tcp/127.0.0.1/$P) 2>/dev/null && break; sleep 0.3; done
+JP=$(pgrep -P $LP java || echo $LP)  # the launcher execs java, so usually the same PID
+rss() { awk '/^VmRSS/ {print int($2/1024)}' /proc/$JP/status; }
+echo "idle RSS MiB: $(rss)   JVM: $(tr '\0' ' ' < /proc/$JP/cmdline | grep -o -- ' -X[^ ]*' | tr -d '\n')"
+fio --ioengine=nbd --name=rss --rw=randwrite --bs=4k --iodepth=32 --size=1g --time_based=1 --runtime=$SECONDS_RUN \
+  --norandommap=1 --randrepeat=0 --uri=nbd://127.0.0.1:$P/default --output-format=json > "$D/fio.json" &
+FP=$!
+samples=""
+while kill -0 $FP 2>/dev/null; do samples="$samples $(rss)"; sleep 0.5; done
+wait $FP
+echo "RSS MiB every 0.5 s:$samples"
+echo "peak RSS MiB (VmHWM): $(awk '/^VmHWM/ {print int($2/1024)}' /proc/$JP/status)"
+echo "fio write IOPS: $(grep -m1 '"iops"' <(sed -n '/"write"/,/}/p' "$D/fio.json") | tr -dc '0-9.')"
+kill $LP; wait $LP || true
