@@ -3,12 +3,13 @@
 # with a 2 GiB cache on fresh files, runs fio's nbd engine (4 KiB random writes, QD32, one connection) for SECONDS
 # and samples VmRSS of /proc/PID/status every 0.5 s; prints idle RSS, the samples, the peak (VmHWM) and fio's IOPS.
 #   scripts/serve-rss.sh [SECONDS]        e.g. BLOCKCACHE_JAVA_OPTS=-XX:+UseZGC scripts/serve-rss.sh 20
-# Environment: DIR for the files (default /var/tmp/serve-rss), PORT (default 12809; admin on PORT+1),
-# LAUNCHER (default bin/blockcache of this checkout). Needs fio with the nbd engine.
+# Environment: DIR for the files (default /var/tmp/serve-rss; each run in its own subdirectory), PORT (default
+# 12809; admin on PORT+1), LAUNCHER (default bin/blockcache of this checkout; an installed copy does not rebuild
+# when the sources change during a series). Needs fio with the nbd engine.
 set -euo pipefail
-SECONDS_RUN=${1:-20}; D=${DIR:-/var/tmp/serve-rss}; P=${PORT:-12809}
+SECONDS_RUN=${1:-20}; D=${DIR:-/var/tmp/serve-rss}/run-$$; P=${PORT:-12809}
 L=${LAUNCHER:-$(cd "$(dirname "$0")/.." && pwd)/bin/blockcache}
-mkdir -p "$D"; rm -f "$D"/*.img
+mkdir -p "$D"
 "$L" serve --cache "$D/cache.img" --backing "default=$D/backing.img" --cache-size 2G --backing-size 4G \
   --nbd-listen 127.0.0.1:$P --admin-listen 127.0.0.1:$((P+1)) > "$D/serve.log" 2>&1 &
 LP=$!
@@ -24,5 +25,11 @@ while kill -0 $FP 2>/dev/null; do samples="$samples $(rss)"; sleep 0.5; done
 wait $FP
 echo "RSS MiB every 0.5 s:$samples"
 echo "peak RSS MiB (VmHWM): $(awk '/^VmHWM/ {print int($2/1024)}' /proc/$JP/status)"
+J="$(dirname "$(readlink -f /proc/$JP/exe)")/jcmd"
+[ -x "$J" ] && echo "heap after the run: $("$J" $JP GC.heap_info 2>/dev/null | grep -m1 -o 'total.*used [0-9]*K')"
+S="$(dirname "$J")/jstat"
+[ -x "$S" ] && echo "GC: $("$S" -gcutil $JP | awk 'NR==1 {for (i = 1; i <= NF; i++) c[$i] = i} NR==2 {
+  print "young " $c["YGC"] " (" $c["YGCT"] " s), full " $c["FGC"] ", concurrent " $c["CGC"] ", total " $c["GCT"] " s"}')"
 echo "fio write IOPS: $(grep -m1 '"iops"' <(sed -n '/"write"/,/}/p' "$D/fio.json") | tr -dc '0-9.')"
 kill $LP; wait $LP || true
+rm -rf "$D" &  # deleting 6 GiB of written sparse files can take a minute on a busy disk: not in the next run's way

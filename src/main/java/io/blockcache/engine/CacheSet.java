@@ -24,8 +24,8 @@ import java.util.function.Consumer;
 import java.util.function.DoubleConsumer;
 
 /**
- * One cache device and the backing devices attached to it, each served as a {@link Volume}: the library
- * API of blockcache.
+ * One cache device and the backing devices attached to it, each served as a {@link Volume}: the engine's
+ * entry point (internal; applications use {@code io.blockcache.embed.BlockCache}, which wraps it on its own loop).
  *
  * <p>Life cycle: {@link #format} once; {@link #open} at every start (this is recovery: newest valid
  * superblock, newest checkpoint, journal replay — and after a crash, just the same); {@link #shutdown} to

@@ -2,7 +2,8 @@
  * The composition root of one cache set: formatting a cache device and its backing devices, opening them
  * (recovery: newest superblock, checkpoint, journal replay), and wiring the journal, the bucket space, the
  * indexes and the {@link io.blockcache.volume.Volume}s together; and {@link io.blockcache.engine.CacheInspector},
- * which walks the same recovery steps read-only and reports instead of failing. The library API starts here.
+ * which walks the same recovery steps read-only and reports instead of failing. Internal: applications embed
+ * the cache through {@code io.blockcache.embed}, which runs a cache set on its own loop thread.
  *
  * <p>Depends on every engine package below it; nothing in the engine depends on it. Thread rule: every call
  * on the cache set's loop thread; results arrive as callbacks there.

@@ -149,6 +149,25 @@ class AdminServerTest {
     }
 
     @Test
+    void everyMetricFamilyIsDocumentedInOperations() throws Exception {
+        // Proves docs/OPERATIONS.md §7 has a row for every family /metrics exports (a new metric needs its meaning).
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("docs/OPERATIONS.md"));
+        List<String> families = Arrays.stream(send("GET", "/metrics", null).body().split("\n"))
+                .filter(line -> line.startsWith("# TYPE ")).map(line -> line.split(" ")[2]).toList();
+        assertThat(families).hasSizeGreaterThan(40);
+        assertThat(families).allSatisfy(name -> assertThat(doc).contains("| `" + name + "` |"));
+    }
+
+    @Test
+    void reloadAnswersOnlyWithAReloaderAndOnlyToPost() throws Exception {
+        // Proves POST /api/reload is refused with a reason when serve has no config file, and other verbs are 405.
+        HttpResponse<String> none = send("POST", "/api/reload", "");
+        assertThat(none.statusCode()).isEqualTo(404);
+        assertThat(none.body()).contains("started without a configuration file");
+        assertThat(send("GET", "/api/reload", null).statusCode()).isEqualTo(405);
+    }
+
+    @Test
     void metricsFollowThePrometheusTextFormat() throws Exception {
         // Proves /metrics: every sample belongs to a family announced by HELP and TYPE lines, names carry units.
         assertThat(cache.write(4096, 8192)).isEqualTo(IoResult.OK);
