@@ -73,7 +73,7 @@ public final class BlockCache implements AutoCloseable {
             host.close();
             throw e;
         }
-        cache.watchLoop();
+        cache.requests.watch(host.loop());
         return cache;
     }
 
@@ -90,22 +90,6 @@ public final class BlockCache implements AutoCloseable {
             Volume volume = host.cacheSet().volume(entry.getKey()); // the reference only; used on the loop
             volumes.put(entry.getKey(), new CachedVolume(entry.getKey(), volume, entry.getValue(), requests));
         }
-    }
-
-    /** When the loop stops on its own (an internal error, fail-stop), fail every request still waiting. */
-    private void watchLoop() {
-        Thread watcher = new Thread(() -> {
-            try {
-                host.loop().thread().join();
-            } catch (InterruptedException e) {
-                return;
-            }
-            Throwable failure = host.loop().failure();
-            requests.failAll(failure == null ? "the cache is closed"
-                    : "the cache stopped on an internal error (fail-stop): " + failure);
-        }, "blockcache-embed-watch");
-        watcher.setDaemon(true);
-        watcher.start();
     }
 
     /** The volume names, in the order the cache records them. */

@@ -4,6 +4,7 @@ import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.loop.EventLoop;
+import io.blockcache.loop.RealLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -92,6 +93,25 @@ final class Requests {
         for (Map.Entry<CompletableFuture<Void>, String> entry : pending.entrySet()) {
             finish(entry.getKey(), entry.getValue(), IoResult.error(IoStatus.CLOSED, reason));
         }
+    }
+
+    /**
+     * Starts a daemon thread that waits for {@code loop}'s thread to end (closed, or stopped on an internal error:
+     * fail-stop) and then fails every request still in flight with the reason, so no future waits forever.
+     */
+    void watch(RealLoop loop) {
+        Thread watcher = new Thread(() -> {
+            try {
+                loop.thread().join();
+            } catch (InterruptedException e) {
+                return;
+            }
+            Throwable failure = loop.failure();
+            failAll(failure == null ? "the cache is closed"
+                    : "the cache stopped on an internal error (fail-stop): " + failure);
+        }, "blockcache-embed-watch");
+        watcher.setDaemon(true);
+        watcher.start();
     }
 
     /** Waits up to {@code timeout} until no request is in flight; true if none is. */
