@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EmbeddingExampleTest {
     private static final Path DOC = Path.of("docs/EMBEDDING.md");
-    private static final Pattern EXAMPLE = Pattern.compile("## A complete example.*?```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern EXAMPLE =
+            Pattern.compile("## A complete example.*?```java\\n(.*?)```", Pattern.DOTALL);
     private static final long RUN_SECONDS_MAX = 120;
 
     @TempDir
