@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.device.FileDeviceOptions;
-import io.blockcache.nbd.NbdServer;
+import io.blockcache.nbd.NbdLimits;
 import org.junit.jupiter.api.Test;
 
 /** The JVM sizing rule of bin/blockcache serve (README "Memory", docs/OPERATIONS.md). */
@@ -14,34 +14,44 @@ class JvmSizingTest {
     @Test
     void heapScalesWithTheExtentsTheCacheCanHold() {
         // Proves -Xmx = 96 MiB + (cache / 512 B) extents x 64 B x 1.25, computed by hand for 2 GiB and 1 TiB.
-        JvmSizing twoGiB = JvmSizing.forCache(2L << 30, 1);
+        JvmSizing twoGiB = JvmSizing.forCache(2L << 30, 1, NbdLimits.DEFAULTS);
         assertThat(twoGiB.heapBytesMax()).isEqualTo(96 * MIB + (4L << 20) * 64 * 5 / 4); // 416 MiB
         assertThat(twoGiB.options()).contains("-Xmx416m", "-XX:+UseG1GC", "-Xms32m", "-XX:+ExitOnOutOfMemoryError");
-        JvmSizing oneTiB = JvmSizing.forCache(1L << 40, 1);
+        JvmSizing oneTiB = JvmSizing.forCache(1L << 40, 1, NbdLimits.DEFAULTS);
         assertThat(oneTiB.heapBytesMax() - 96 * MIB).isEqualTo(512 * (twoGiB.heapBytesMax() - 96 * MIB));
         // The worst-case index (every extent one sector, every leaf half full: 58 B) always fits with room to spare.
         for (long cacheBytes = 64 * MIB; cacheBytes <= (1L << 42); cacheBytes *= 4) {
             long indexWorstBytes = cacheBytes / 512 * 58;
-            assertThat(JvmSizing.forCache(cacheBytes, 1).heapBytesMax()).isGreaterThan(indexWorstBytes * 5 / 4);
+            assertThat(JvmSizing.forCache(cacheBytes, 1, NbdLimits.DEFAULTS).heapBytesMax())
+                    .isGreaterThan(indexWorstBytes * 5 / 4);
         }
     }
 
     @Test
-    void directMemoryCoversEveryNamedBufferBound() {
-        // Proves MaxDirectMemorySize covers the NBD connections' bounds and one bounce buffer per device I/O thread.
-        JvmSizing sizing = JvmSizing.forCache(1L << 30, 3);
+    void directMemoryCoversTheNbdBudgetAndEveryDeviceBounceBuffer() {
+        // Proves MaxDirectMemorySize covers NbdLimits.directMemoryBytesMax (at least the default budget, even when
+        // a smaller one was asked) and one bounce buffer per device I/O thread; a bigger budget raises it.
+        JvmSizing sizing = JvmSizing.forCache(1L << 30, 3, NbdLimits.DEFAULTS);
         long devices = 4 * FileDeviceOptions.DEFAULTS.directBytesMax();
-        assertThat(sizing.directBytesMax()).isGreaterThanOrEqualTo(NbdServer.directBytesMax() + devices);
-        assertThat(NbdServer.directBytesMax()).isEqualTo(NbdServer.CONNECTIONS_MAX * ((128 + 32) * MIB + 64 * 1024));
+        assertThat(sizing.directBytesMax())
+                .isGreaterThanOrEqualTo(NbdLimits.DEFAULTS.directMemoryBytesMax() + devices);
         assertThat(sizing.options()).contains("-XX:MaxDirectMemorySize=" + (sizing.directBytesMax() / MIB) + "m");
+        NbdLimits small = new NbdLimits(NbdLimits.DEFAULTS.handshakeTimeout(), NbdLimits.DEFAULTS.idleTimeout(),
+                NbdLimits.DEFAULTS.replyStallTimeout(), NbdLimits.DEFAULTS.tcpKeepaliveIdle(), 256, 64,
+                NbdLimits.BUFFER_BYTES_MIN);
+        assertThat(JvmSizing.forCache(1L << 30, 3, small).directBytesMax()).isEqualTo(sizing.directBytesMax());
+        NbdLimits big = new NbdLimits(NbdLimits.DEFAULTS.handshakeTimeout(), NbdLimits.DEFAULTS.idleTimeout(),
+                NbdLimits.DEFAULTS.replyStallTimeout(), NbdLimits.DEFAULTS.tcpKeepaliveIdle(), 256, 64, 1L << 30);
+        assertThat(JvmSizing.forCache(1L << 30, 3, big).directBytesMax())
+                .isEqualTo(sizing.directBytesMax() + (1L << 30) - NbdLimits.DEFAULTS.bufferBytesMax());
     }
 
     @Test
     void warnsWhenTheHeapLimitPassesTheMachinesMemoryAndRefusesNonsense() {
         // Proves an operator hears when the worst case outgrows RAM, and bad inputs are refused with a message.
-        assertThat(JvmSizing.forCache(2L << 30, 1).ramWarning(16L << 30)).isNull();
-        assertThat(JvmSizing.forCache(1L << 40, 1).ramWarning(16L << 30)).contains("more than 3/4")
+        assertThat(JvmSizing.forCache(2L << 30, 1, NbdLimits.DEFAULTS).ramWarning(16L << 30)).isNull();
+        assertThat(JvmSizing.forCache(1L << 40, 1, NbdLimits.DEFAULTS).ramWarning(16L << 30)).contains("more than 3/4")
                 .contains("16384 MiB of RAM");
-        assertThatThrownBy(() -> JvmSizing.forCache(0, 1)).hasMessageContaining("must be positive");
+        assertThatThrownBy(() -> JvmSizing.forCache(0, 1, NbdLimits.DEFAULTS)).hasMessageContaining("must be positive");
     }
 }
