@@ -39,7 +39,7 @@ final class IndexPrefill {
             }
             int bucket = reservation.bucket();
             volume.index().insertPiece(extent * extentSectors, extentSectors, bucket, reservation.offsetSectors(),
-                    space.currentGeneration(bucket), false, crc, 0, extentSectors);
+                    space.currentGeneration(bucket), false, crc, 0, extentSectors, 0);
             space.allocator().unpin(bucket);
         }
     }

@@ -2,6 +2,7 @@ package io.blockcache.engine;
 
 import io.blockcache.writeback.Writeback;
 import io.blockcache.writeback.WritebackOrder;
+import io.blockcache.writeback.WritebackOrdering;
 import io.blockcache.writeback.WritebackPolicy;
 import io.blockcache.writeback.WritebackSettings;
 import java.util.Locale;
@@ -29,6 +30,9 @@ final class WritebackKnobs {
         add(knobs, p + "order", "key order of modern passes: lba, fifo or auto; default lba", writeback,
                 s -> s.order().name().toLowerCase(Locale.ROOT),
                 (b, v) -> b.order(parseEnum(WritebackOrder.class, v)));
+        add(knobs, p + "ordering", "none, or epochs: write back FLUSH by FLUSH (docs/WRITEBACK.md); default none",
+                writeback, s -> s.ordering().name().toLowerCase(Locale.ROOT),
+                (b, v) -> b.ordering(parseEnum(WritebackOrdering.class, v)));
         add(knobs, p + "percent", "dirty target, % of the volume's cache share, 0..100; default 10", writeback,
                 s -> String.valueOf(s.percent()), (b, v) -> b.percent((int) parseLong(v)));
         add(knobs, p + "rate_max_sectors_per_second", "writeback rate ceiling, idle included; 0 = none (default)",

@@ -149,7 +149,7 @@ final class MovingGc {
         for (long[] match : matches) {
             int into = (int) (match[0] - chunkStart);
             index.insertPiece(match[0], (int) match[1], newBucket, newOffset + into, newGeneration, match[2] == 1,
-                    crc32c, into, lengthSectors);
+                    crc32c, into, lengthSectors, VolumeIndex.EPOCH_UNCHANGED); // same data, same epoch
         }
     }
 

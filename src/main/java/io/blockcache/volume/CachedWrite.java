@@ -28,6 +28,8 @@ final class CachedWrite {
     private final boolean dirty;
     private final List<Piece> pieces = new ArrayList<>();
     private final WritePoint writePoint;
+    /** The epoch in force when the write was routed: its dirty extents belong to it (docs/WRITEBACK.md). */
+    private final long epoch;
 
     /** One extent of the write: where its sectors went in the cache and their checksum. */
     private record Piece(long startSector, int lengthSectors, int bucket, int offsetSectors, int generation,
@@ -40,6 +42,7 @@ final class CachedWrite {
         this.data = data;
         this.dirty = dirty;
         this.writePoint = dirty ? context.space.dirtyWritePoint() : context.space.cleanWritePoint();
+        this.epoch = context.index.epochs().current();
     }
 
     /**
@@ -115,7 +118,7 @@ final class CachedWrite {
                 if (from < to) {
                     int cutHead = (int) (from - piece.startSector);
                     context.index.insertPiece(from, (int) (to - from), piece.bucket, piece.offsetSectors + cutHead,
-                            piece.generation, dirty, piece.crc32c, cutHead, piece.lengthSectors);
+                            piece.generation, dirty, piece.crc32c, cutHead, piece.lengthSectors, epoch);
                 }
             });
         }

@@ -25,11 +25,15 @@ final class RangeEraser {
     void discard(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
         // Queued only behind an overlapping write the throttle holds, so requests keep their submission order;
         // not held for writeback in flight: the discard passes the backing write gate after it.
-        context.throttle.admit(startSector, lengthSectors, 0,
-                () -> discardNow(startSector, lengthSectors, lengthBytes, done));
+        context.throttle.admit(startSector, lengthSectors, 0, () -> context.epochGate.submit(startSector,
+                lengthSectors, () -> discardNow(startSector, lengthSectors, lengthBytes, done), done));
     }
 
-    private void discardNow(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
+    /** Returns false, having changed nothing, while epoch ordering holds it (it acts on the backing device). */
+    private boolean discardNow(long startSector, long lengthSectors, long lengthBytes, IoCallback done) {
+        if (!context.mayGoAround()) {
+            return false;
+        }
         context.hooks.frontEndChanging(startSector, lengthSectors);
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
@@ -40,23 +44,28 @@ final class RangeEraser {
                     done.complete(result.ok() ? IoResult.OK
                             : IoResult.error(IoStatus.IO_ERROR, "backing device discard failed: " + result.message()));
                 }));
+        return true;
     }
 
     /** Makes {@code [startSector, + lengthSectors)} read as zeroes; with {@code fua}, durable when done. */
     void writeZeroes(long startSector, long lengthSectors, boolean fua, IoCallback done) {
         // Like a discard: queued only behind an overlapping held write, and not held for writeback, since the
         // zeroes pass the backing write gate after any overlapping writeback write and so land last.
-        context.throttle.admit(startSector, lengthSectors, 0,
-                () -> writeZeroesNow(startSector, lengthSectors, fua, done));
+        context.throttle.admit(startSector, lengthSectors, 0, () -> context.epochGate.submit(startSector,
+                lengthSectors, () -> writeZeroesNow(startSector, lengthSectors, fua, done), done));
     }
 
-    private void writeZeroesNow(long startSector, long lengthSectors, boolean fua, IoCallback done) {
+    /** Returns false, having changed nothing, while epoch ordering holds it (it acts on the backing device). */
+    private boolean writeZeroesNow(long startSector, long lengthSectors, boolean fua, IoCallback done) {
+        if (!context.mayGoAround()) {
+            return false;
+        }
         context.hooks.frontEndChanging(startSector, lengthSectors);
         if (context.index.overlapsDirty(startSector, lengthSectors)) {
             // Zeroes are written to the backing device and made durable before the dirty copies go.
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, flushes::noteBackingWrite)
                     .writeZeroes(zeroWriter, fua ? result -> flushes.afterFua(result, done) : done);
-            return;
+            return true;
         }
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
@@ -73,5 +82,6 @@ final class RangeEraser {
                         done.complete(result);
                     }
                 }));
+        return true;
     }
 }

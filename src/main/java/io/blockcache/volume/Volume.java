@@ -92,6 +92,42 @@ public final class Volume implements BlockDevice {
         context.hooks = java.util.Objects.requireNonNull(hooks, "hooks");
     }
 
+    /**
+     * Turns epoch ordering on or off for the front end (writeback's knob {@code ordering} calls this): with it, a
+     * write over dirty data of an older epoch, and anything going straight to the backing device while an older
+     * epoch is dirty, waits ({@link EpochGate}). Turning it off releases what waits.
+     */
+    public void setEpochOrdering(boolean on) {
+        Checks.onLoop(context.loop, "Volume.setEpochOrdering");
+        context.epochOrdering = on;
+        context.epochGate.retry();
+    }
+
+    /** Whether the front end keeps epoch order now. */
+    public boolean epochOrdering() {
+        return context.epochOrdering;
+    }
+
+    /** Writeback cleaned data (an older epoch may be done): requests waiting for it are tried again. */
+    public void epochsAdvanced() {
+        context.epochGate.retry();
+    }
+
+    /** Writeback failed: requests waiting for older epochs are refused with {@code reason} (they cannot know when). */
+    public void failEpochWaiters(String reason) {
+        context.epochGate.failAll(reason);
+    }
+
+    /** Front-end requests waiting for older epochs to be written back now. */
+    public int epochWaiters() {
+        return context.epochGate.size();
+    }
+
+    /** Front-end requests that ever had to wait for older epochs (a statistic). */
+    public long epochWaitsTotal() {
+        return context.epochGate.heldTotal();
+    }
+
     /** The backing device this volume caches (writeback writes to it directly). */
     public BlockDevice backingDevice() {
         return context.backingDevice;
@@ -175,6 +211,9 @@ public final class Volume implements BlockDevice {
             deliver(done, IoResult.OK);
             return;
         }
+        if (fua) {
+            context.index.epochs().close(); // a FUA write starts a new epoch: it and what follows come after
+        }
         router.write(offsetBytes / SECTOR_BYTES, src, fua, done);
     }
 
@@ -185,6 +224,7 @@ public final class Volume implements BlockDevice {
             deliver(done, closedResult());
             return;
         }
+        context.index.epochs().close(); // writes acknowledged before now belong to the closed epoch or older ones
         flushes.flush(done);
     }
 

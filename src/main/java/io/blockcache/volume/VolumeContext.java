@@ -27,6 +27,9 @@ final class VolumeContext {
     final WriteThrottle throttle;
     volatile CacheMode mode;
     WritebackHooks hooks = WritebackHooks.NONE;
+    /** Writeback keeps FLUSH order (knob {@code writeback.<volume>.ordering=epochs}): the front end must too. */
+    boolean epochOrdering;
+    final EpochGate epochGate = new EpochGate(this);
 
     VolumeContext(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
                   CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
@@ -44,6 +47,24 @@ final class VolumeContext {
         this.journal = journal;
         this.mode = config.mode();
         this.extentReader = new CacheExtentReader(this.cacheDevice, layout, space.allocator());
+    }
+
+    /**
+     * With epoch ordering: false while dirty data of an older epoch overlaps the range (replacing it would lose a
+     * FLUSH boundary on the backing device, docs/WRITEBACK.md).
+     */
+    boolean mayReplaceDirty(long startSector, long lengthSectors) {
+        DirtyEpochs epochs = index.epochs();
+        return !epochOrdering || !epochs.anyOlderThan(startSector, lengthSectors, epochs.current());
+    }
+
+    /**
+     * With epoch ordering: false while any older epoch is still dirty, since data going straight to the backing
+     * device now would land before it.
+     */
+    boolean mayGoAround() {
+        DirtyEpochs epochs = index.epochs();
+        return !epochOrdering || epochs.oldest() >= epochs.current();
     }
 
     /** Byte offset on the backing device of volume sector {@code sector}. */

@@ -1,7 +1,10 @@
 package io.blockcache.volume;
 
 import io.blockcache.cache.CacheSpace;
+import static io.blockcache.loop.Checks.check;
+
 import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.ExtentLocation;
 import io.blockcache.index.LookupVisitor;
 import io.blockcache.journal.MetadataJournal;
 
@@ -13,7 +16,14 @@ import io.blockcache.journal.MetadataJournal;
  * <p>Thread rule: owned by the cache's loop thread.
  */
 public final class VolumeIndex {
+    /** Passed as the epoch of an insert that re-points an extent without changing its data (a GC move). */
+    public static final long EPOCH_UNCHANGED = -1;
+
+    /** Extents per scan slice when seeding epochs after a restart. */
+    private static final int SEED_SLICE_EXTENTS = 4096;
+
     private final int volumeId;
+    private final DirtyEpochs epochs = new DirtyEpochs();
     private final ExtentIndex index;
     private final MetadataJournal journal;
     private final CacheSpace space;
@@ -31,6 +41,34 @@ public final class VolumeIndex {
         return volumeId;
     }
 
+    /** The epochs of the dirty sectors (docs/WRITEBACK.md, "Epoch ordering"); read-only use outside this package. */
+    public DirtyEpochs epochs() {
+        return epochs;
+    }
+
+    /**
+     * After a restart's replay: every recovered dirty extent joins epoch 0 and new writes start at epoch 1 (the
+     * epochs are not persisted; docs/WRITEBACK.md says why that is safe and what it costs).
+     */
+    public void seedEpochsFromIndex() {
+        long cursor = 0;
+        do { // bounded: each slice visits at most a slice of the index, and the cursor only moves forward
+            cursor = index.scan(cursor, ExtentLocation::dirty, SEED_SLICE_EXTENTS, SEED_SLICE_EXTENTS,
+                    (start, length, location, crc, crcOffset, crcLength) -> epochs.seed(start, length));
+        } while (cursor != ExtentIndex.CURSOR_END);
+        epochs.startAfterRecovered();
+        checkEpochs();
+    }
+
+    /**
+     * The bookkeeping of epochs must match the index exactly (a dirty sector without an epoch could be written
+     * back out of order). O(1): both keep a running count.
+     */
+    private void checkEpochs() {
+        check(epochs.sectors() == index.dirtySectors(), "volume %s: epochs hold %s dirty sectors, the index %s",
+                volumeId, epochs.sectors(), index.dirtySectors());
+    }
+
     /** The underlying index, for read-only use (lookups, scans, statistics). */
     public ExtentIndex extents() {
         return index;
@@ -45,28 +83,62 @@ public final class VolumeIndex {
      * cache claiming a copy of data the backing device lost, and a later eviction would make the block flip
      * back to older contents. Losing a clean extent in a crash costs only a miss. Checkpoints, which do
      * carry clean extents, flush the backing devices first.
+     *
+     * @param epoch the epoch of a dirty extent's write ({@link DirtyEpochs}); {@link #EPOCH_UNCHANGED} for a move
+     *     of an extent whose range already holds the same data (GC), which keeps the range's epoch
      */
     public void insertPiece(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
-                            int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
+                            int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
+                            long epoch) {
         if (dirty) {
             journal.appendInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
                     true, crc32c, crcCutHeadSectors, crcLengthSectors);
         }
         index.insert(startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c,
                 crcCutHeadSectors, crcLengthSectors);
+        if (epoch != EPOCH_UNCHANGED) {
+            if (dirty) {
+                epochs.set(startSector, lengthSectors, epoch);
+            } else {
+                epochs.clear(startSector, lengthSectors);
+            }
+        }
+        checkEpochs();
     }
 
     /** Journals and applies the removal of {@code [startSector, + lengthSectors)}; returns sectors removed. */
     public long remove(long startSector, int lengthSectors) {
         journal.appendRemove(volumeId, startSector, lengthSectors);
-        return index.remove(startSector, lengthSectors);
+        long removed = index.remove(startSector, lengthSectors);
+        epochs.clear(startSector, lengthSectors);
+        checkEpochs();
+        return removed;
     }
 
     /** Journals and applies a conditional clean marking (writeback); returns sectors cleaned. */
     public long markClean(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
                           int generation) {
         journal.appendClean(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
-        return index.markClean(startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
+        long cleaned = index.markClean(startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
+        if (cleaned > 0) {
+            // Only the sectors still at that location were cleaned; a newer write's stay dirty in their epoch.
+            index.lookup(startSector, lengthSectors, space, new LookupVisitor() {
+                @Override
+                public void hole(long start, int length) {
+                    epochs.clear(start, length);
+                }
+
+                @Override
+                public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
+                                   int crcLengthSectors) {
+                    if (!ExtentLocation.dirty(location)) {
+                        epochs.clear(start, length);
+                    }
+                }
+            });
+        }
+        checkEpochs();
+        return cleaned;
     }
 
     /**
@@ -85,7 +157,7 @@ public final class VolumeIndex {
             @Override
             public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
                                int crcLengthSectors) {
-                found[0] |= io.blockcache.index.ExtentLocation.dirty(location);
+                found[0] |= ExtentLocation.dirty(location);
             }
         };
         while (position < end && !found[0]) {

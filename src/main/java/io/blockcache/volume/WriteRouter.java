@@ -36,10 +36,8 @@ final class WriteRouter {
                 ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
                 : BypassReason.NONE;
         long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
-        context.throttle.admit(startSector, lengthSectors, delayNs, () -> {
-            context.hooks.frontEndChanging(startSector, lengthSectors);
-            route(startSector, src, fua, bypass, durable, done);
-        });
+        context.throttle.admit(startSector, lengthSectors, delayNs, () -> context.epochGate.submit(startSector,
+                lengthSectors, () -> route(startSector, src, fua, bypass, durable, done), done));
     }
 
     /**
@@ -69,22 +67,30 @@ final class WriteRouter {
      * cache has no room it takes the ordered path around it ({@link OrderedAroundWrite}). The bypass policy's
      * {@code bypass} applies only to a write that overlaps no dirty data; it sends a write-back write around the
      * cache and keeps a write-through write from leaving a clean copy.
+     *
+     * @return false, having changed nothing, if epoch ordering makes the write wait ({@link EpochGate})
      */
-    private void route(long startSector, ByteBuffer src, boolean fua, BypassReason bypass, IoCallback durable,
-                       IoCallback done) {
+    private boolean route(long startSector, ByteBuffer src, boolean fua, BypassReason bypass, IoCallback durable,
+                          IoCallback done) {
         int lengthSectors = src.remaining() / SECTOR_BYTES;
         CacheMode mode = context.mode;
         boolean underWriteback = context.hooks.writebackInFlight(startSector, lengthSectors);
         boolean overDirty = underWriteback || context.index.overlapsDirty(startSector, lengthSectors);
         // Never bypass over dirty data: the rules below for writes over dirty data stay exactly as they are.
         boolean bypassed = bypass != BypassReason.NONE && !overDirty;
+        boolean intoCache = (mode == CacheMode.WRITEBACK && !bypassed) || overDirty;
+        // Epoch ordering: wait (changing nothing) while this write would overtake an older epoch's writeback.
+        if (!context.mayReplaceDirty(startSector, lengthSectors) || (!intoCache && !context.mayGoAround())) {
+            return false;
+        }
+        context.hooks.frontEndChanging(startSector, lengthSectors);
         if (bypassed && (mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH)) {
             context.stats.countBypass(bypass, lengthSectors);
         }
         // A write over dirty data goes into the cache whatever the mode (bcache forces such writes into
         // writeback): going around would have to drop the dirty copy before the new data is durable, and an
         // old copy being written back could land on the backing device after it.
-        if ((mode == CacheMode.WRITEBACK && !bypassed) || overDirty) {
+        if (intoCache) {
             CachedWrite cached = new CachedWrite(context, startSector, src, true);
             if (cached.reserve()) {
                 if (overDirty && mode != CacheMode.WRITEBACK) {
@@ -99,19 +105,24 @@ final class WriteRouter {
                     }
                     durable.complete(result);
                 });
-                return;
+                return true;
             }
             // No free bucket: go around the cache. Over dirty data that is the ordered path; it passes the
-            // backing write gate after any overlapping writeback write, so old data never lands last.
+            // backing write gate after any overlapping writeback write, so old data never lands last. With epoch
+            // ordering only once the older epochs are written back (the failed reservation changed nothing).
+            if (!context.mayGoAround()) {
+                return false;
+            }
         }
         if (overDirty) {
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, flushes::noteBackingWrite)
                     .writeData(src, durable);
-            return;
+            return true;
         }
         // Going around invalidates every cached copy the write overlaps, bypassed or not (docs/ARCHITECTURE.md §1.2
         // item 5).
         writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH && !bypassed, durable);
+        return true;
     }
 
     /**

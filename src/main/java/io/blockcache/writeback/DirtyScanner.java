@@ -19,6 +19,14 @@ final class DirtyScanner {
     /** Extents examined per refill slice: a few hundred microseconds of work at most. */
     static final int EXAMINED_PER_SLICE = 2048;
 
+    /** Which dirty ranges writeback may take now (epoch ordering: only the oldest epoch's). */
+    interface RangeFilter {
+        /** Any range. */
+        RangeFilter ALL = (startSector, lengthSectors) -> true;
+
+        boolean test(long startSector, long lengthSectors);
+    }
+
     private final TreeMap<Long, DirtyKey> buffer = new TreeMap<>();
     private long cursor;
     private long bufferedSectors;
@@ -27,19 +35,19 @@ final class DirtyScanner {
 
     /**
      * Scans one slice from the cursor into the buffer, up to {@code capacity} keys in it. A key is taken if
-     * {@code filter} accepts its location and it overlaps no key in flight.
+     * {@code filter} accepts its location, {@code eligible} its range, and it overlaps no key in flight.
      *
      * @return true if the cursor wrapped around the end of the index in this slice
      */
-    boolean refillSlice(ExtentIndex index, LongPredicate filter, int capacity, InFlightKeys inFlight,
-                        DirtyAges ages) {
+    boolean refillSlice(ExtentIndex index, LongPredicate filter, RangeFilter eligible, int capacity,
+                        InFlightKeys inFlight, DirtyAges ages) {
         int room = capacity - buffer.size();
         if (room <= 0) {
             return false;
         }
         long next = index.scan(cursor, filter, room, EXAMINED_PER_SLICE,
                 (start, length, location, crc, crcOffset, crcLength) -> {
-                    if (!inFlight.overlaps(start, length)) {
+                    if (!inFlight.overlaps(start, length) && eligible.test(start, length)) {
                         add(new DirtyKey(start, length, location, crc, crcOffset, crcLength,
                                 ages.agedSinceNs(ExtentLocation.bucket(location))));
                         foundSinceWrap = true;

@@ -18,6 +18,7 @@ final class KeySources {
     private final DirtyAges ages;
     private final Runnable pumpLater;
     private boolean expiryActive;
+    private DirtyScanner.RangeFilter eligible = DirtyScanner.RangeFilter.ALL;
 
     /** @param pumpLater asks for another engine step later (a scan slice found nothing yet) */
     KeySources(VolumeIndex index, InFlightKeys inFlight, DirtyAges ages, Runnable pumpLater) {
@@ -30,6 +31,18 @@ final class KeySources {
     /** Lets the main scan look again from its cursor (something it skipped may be takeable now). */
     void rearm() {
         scanner.rearm();
+    }
+
+    /** Restricts which dirty ranges the scans take from now on (epoch ordering); both scans look again. */
+    void restrict(DirtyScanner.RangeFilter filter) {
+        eligible = filter;
+        scanner.rearm();
+        expiredScanner.rearm();
+    }
+
+    /** The restriction in force (a pass checks its keys against it again: the oldest epoch may have changed). */
+    DirtyScanner.RangeFilter eligible() {
+        return eligible;
     }
 
     /** The periodic sample: decides whether expired keys exist and lets both scans look again. */
@@ -58,7 +71,7 @@ final class KeySources {
                 long thresholdNs = nowNs - settings.dirtyExpireNs();
                 expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
                         && ages.agedSinceNs(ExtentLocation.bucket(location)) <= thresholdNs,
-                        settings.bufferKeysMax(), inFlight, ages);
+                        eligible, settings.bufferKeysMax(), inFlight, ages);
             }
             if (!expiredScanner.isEmpty()) {
                 return expiredScanner;
@@ -66,7 +79,8 @@ final class KeySources {
         }
         if (scanner.size() < settings.bufferKeysMax() / 2 && !scanner.exhausted()
                 && index.extents().dirtySectors() > 0) {
-            scanner.refillSlice(index.extents(), ExtentLocation::dirty, settings.bufferKeysMax(), inFlight, ages);
+            scanner.refillSlice(index.extents(), ExtentLocation::dirty, eligible, settings.bufferKeysMax(), inFlight,
+                    ages);
             if (scanner.isEmpty() && !scanner.exhausted()) {
                 pumpLater.run(); // keep scanning in the next step, not in this one
             }

@@ -17,7 +17,8 @@ import java.util.PriorityQueue;
  * </ul>
  * Like bcache, a pass stops before its key count reaches the limit or once its size has reached the sector
  * limit (so one large key may take it past). Keys the index no longer holds exactly, that overlap a key in
- * flight, or that a front-end write in flight may be replacing, are dropped (a later pass finds them again).
+ * flight, that a front-end write in flight may be replacing, or that are no longer of the oldest epoch (epoch
+ * ordering), are dropped (a later pass finds them again).
  *
  * <p>Thread rule: the loop thread.
  */
@@ -29,7 +30,7 @@ final class PassPicker {
     /** Picks up to {@code keysMax} keys / {@code sectorsMax} sectors from {@code source}, in issue order. */
     List<DirtyKey> pick(DirtyScanner source, WritebackPolicy policy, WritebackOrder order, int keysMax,
                         int sectorsMax, VolumeIndex index, InFlightKeys inFlight, Volume volume,
-                        WritebackCounters counters) {
+                        DirtyScanner.RangeFilter eligible, WritebackCounters counters) {
         List<DirtyKey> taken = new ArrayList<>();
         long sectors = 0;
         while (taken.size() < keysMax && sectors < sectorsMax) {
@@ -45,7 +46,8 @@ final class PassPicker {
                 break;
             }
             if (inFlight.overlaps(key.startSector(), key.lengthSectors()) || !check.stillDirty(index, key)
-                    || volume.frontEndWriteInFlight(key.startSector(), key.lengthSectors())) {
+                    || volume.frontEndWriteInFlight(key.startSector(), key.lengthSectors())
+                    || !eligible.test(key.startSector(), key.lengthSectors())) {
                 counters.keysDropped.incrementAndGet();
                 continue;
             }

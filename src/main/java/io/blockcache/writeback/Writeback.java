@@ -72,6 +72,7 @@ public final class Writeback {
     private final DrainJobs drains;
     private String lastError;
     private long lastErrorNs;
+    private boolean faultIgnoreEpochs;
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -152,6 +153,7 @@ public final class Writeback {
         }
         stopped = false;
         volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages));
+        applyOrdering();
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
         rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
     }
@@ -188,7 +190,36 @@ public final class Writeback {
         Checks.onLoop(loop, "Writeback.setSettings");
         this.settings = Objects.requireNonNull(newSettings, "settings");
         sources.rearm();
+        if (!stopped) {
+            applyOrdering();
+        }
         loop.execute(this::pump);
+    }
+
+    /**
+     * Epoch ordering (docs/WRITEBACK.md): passes take only keys of the oldest epoch that is still dirty (keys stay
+     * dirty until their clean marking, which comes after a backing flush, so the next epoch starts only once this
+     * one is written and flushed); the front end holds what would overtake it.
+     */
+    private void applyOrdering() {
+        boolean epochs = settings.ordering() == WritebackOrdering.EPOCHS;
+        volume.setEpochOrdering(epochs);
+        io.blockcache.volume.DirtyEpochs dirtyEpochs = index.epochs();
+        sources.restrict(!epochs || faultIgnoreEpochs ? DirtyScanner.RangeFilter.ALL
+                : (start, length) -> !dirtyEpochs.anyNewerThan(start, length, dirtyEpochs.oldest()));
+    }
+
+    /**
+     * A fault point for the simulator (FoundationDB style; docs/TESTING.md): with {@code on}, passes ignore epoch
+     * boundaries although the knob says {@code epochs} — the planted bug the fuzz's prefix oracle must catch. Never
+     * set outside tests.
+     */
+    public void setFaultIgnoreEpochs(boolean on) {
+        Checks.onLoop(loop, "Writeback.setFaultIgnoreEpochs");
+        faultIgnoreEpochs = on;
+        if (!stopped) {
+            applyOrdering();
+        }
     }
 
     /** Counters (any thread). */
@@ -336,7 +367,9 @@ public final class Writeback {
     void pump() {
         // A drain overrides the pause, as bcache's detach overrides writeback_running=0: else it would never end.
         // A paused drain job holds every pass: the operator asked for the backing device back.
-        if (stopped || (!settings.running() && !draining()) || drains.paused()) {
+        // Requests waiting for older epochs override both too: without writeback they would wait forever.
+        boolean waiters = volume.epochWaiters() > 0;
+        if (stopped || (!settings.running() && !draining() && !waiters) || (drains.paused() && !waiters)) {
             return;
         }
         long nowNs = loop.nowNs();
@@ -355,7 +388,7 @@ public final class Writeback {
             return false;
         }
         boolean modern = settings.policy() == WritebackPolicy.MODERN;
-        boolean fullSpeed = draining() || idle.idle();
+        boolean fullSpeed = draining() || idle.idle() || volume.epochWaiters() > 0;
         DirtyScanner source = sources.choose(nowNs, settings);
         if (source == null) {
             return false;
@@ -380,7 +413,7 @@ public final class Writeback {
         }
         WritebackOrder order = PassPicker.resolve(settings.order(), source, settings);
         List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight,
-                volume, counters);
+                volume, sources.eligible(), counters);
         if (keys.isEmpty()) {
             return !source.isEmpty();
         }
@@ -441,6 +474,7 @@ public final class Writeback {
         lastError = failure;
         lastErrorNs = loop.nowNs();
         drains.fail("drain stopped: writeback " + failure + "; the dirty data stays in the cache");
+        volume.failEpochWaiters("writeback " + failure); // epochs never skip ahead; the caller hears why
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
         sources.rearm();
@@ -452,6 +486,10 @@ public final class Writeback {
                 inFlight.remove(key);
             }
             backoffNs = 0;
+            if (settings.ordering() == WritebackOrdering.EPOCHS) {
+                sources.restrict(sources.eligible()); // the oldest epoch may be done: both scans look again
+                loop.execute(volume::epochsAdvanced); // not inside the flush callback: requests may run now
+            }
         } else {
             giveUp(keys, failure);
         }

@@ -31,19 +31,22 @@ import java.util.Objects;
  * @param fragmentBoost whether bcache's fragmentation term may raise P ({@code writeback_consider_fragment})
  * @param bufferKeysMax bound of the dirty-key buffer (bcache keybuf: 500)
  * @param autoLargeKeySectors mean key size from which {@link WritebackOrder#AUTO} issues in FIFO order
+ * @param ordering whether writeback keeps the order of the client's FLUSHes (docs/WRITEBACK.md, "Epoch ordering")
  */
 public record WritebackSettings(boolean running, WritebackPolicy policy, WritebackOrder order, int percent,
                                 long rateMaxSectorsPerSecond, long rateMinSectorsPerSecond, int proportionalInverse,
                                 int integralInverse, long rateUpdateNs, int keysPerPassBusy, int sectorsPerPassBusy,
                                 int keysPerPassIdle, int sectorsPerPassIdle, int ioInFlightMax,
                                 int backingIoSectorsMax, long idleSampleNs, long classicIdleNs, long dirtyExpireNs,
-                                boolean fragmentBoost, int bufferKeysMax, int autoLargeKeySectors) {
+                                boolean fragmentBoost, int bufferKeysMax, int autoLargeKeySectors,
+                                WritebackOrdering ordering) {
     private static final long MS = 1_000_000L;
     private static final long SECOND = 1_000_000_000L;
 
     public WritebackSettings {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(order, "order");
+        Objects.requireNonNull(ordering, "ordering");
         require(percent >= 0 && percent <= 100, "percent must be in [0, 100]: %s", percent);
         require(rateMaxSectorsPerSecond >= 0, "rate_max must be >= 0 (0 = no ceiling): %s", rateMaxSectorsPerSecond);
         require(rateMinSectorsPerSecond >= 1 && rateMinSectorsPerSecond <= 1_000_000_000L,
@@ -80,7 +83,8 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
      */
     public static WritebackSettings defaults() {
         return new WritebackSettings(true, WritebackPolicy.MODERN, WritebackOrder.LBA, 10, 0, 8, 40, 10_000,
-                5 * SECOND, 5, 5000, 80, 80_000, 64, 2048, 100 * MS, 30 * SECOND, 30 * SECOND, true, 500, 1024);
+                5 * SECOND, 5, 5000, 80, 80_000, 64, 2048, 100 * MS, 30 * SECOND, 30 * SECOND, true, 500, 1024,
+                WritebackOrdering.NONE);
     }
 
     /** A builder starting from these settings. */
@@ -111,6 +115,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         private boolean fragmentBoost;
         private int bufferKeysMax;
         private int autoLargeKeySectors;
+        private WritebackOrdering ordering;
 
         private Builder(WritebackSettings s) {
             running = s.running;
@@ -134,6 +139,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
             fragmentBoost = s.fragmentBoost;
             bufferKeysMax = s.bufferKeysMax;
             autoLargeKeySectors = s.autoLargeKeySectors;
+            ordering = s.ordering;
         }
 
         public Builder running(boolean v) { running = v; return this; }
@@ -157,13 +163,15 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         public Builder fragmentBoost(boolean v) { fragmentBoost = v; return this; }
         public Builder bufferKeysMax(int v) { bufferKeysMax = v; return this; }
         public Builder autoLargeKeySectors(int v) { autoLargeKeySectors = v; return this; }
+        public Builder ordering(WritebackOrdering v) { ordering = v; return this; }
 
         /** Validates and returns the settings. */
         public WritebackSettings build() {
             return new WritebackSettings(running, policy, order, percent, rateMaxSectorsPerSecond,
                     rateMinSectorsPerSecond, proportionalInverse, integralInverse, rateUpdateNs, keysPerPassBusy,
                     sectorsPerPassBusy, keysPerPassIdle, sectorsPerPassIdle, ioInFlightMax, backingIoSectorsMax,
-                    idleSampleNs, classicIdleNs, dirtyExpireNs, fragmentBoost, bufferKeysMax, autoLargeKeySectors);
+                    idleSampleNs, classicIdleNs, dirtyExpireNs, fragmentBoost, bufferKeysMax, autoLargeKeySectors,
+                    ordering);
         }
     }
 }

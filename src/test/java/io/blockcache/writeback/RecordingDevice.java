@@ -3,6 +3,8 @@ package io.blockcache.writeback;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,10 +52,17 @@ final class RecordingDevice extends ForwardingDevice {
         held.forEach(Runnable::run);
     }
 
+    /** Fail every write from now on (the device answers later, as it would). */
+    boolean failWrites;
+
     @Override
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
         if (recording) {
             ops.add(new Op('W', offsetBytes, src.remaining()));
+        }
+        if (failWrites) {
+            inner().flush(ignored -> callback.complete(IoResult.error(IoStatus.IO_ERROR, "injected write error")));
+            return;
         }
         inner().write(offsetBytes, src, fua, callback);
     }
