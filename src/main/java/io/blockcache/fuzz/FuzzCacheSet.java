@@ -44,6 +44,7 @@ final class FuzzCacheSet {
     // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
     private final List<BlockDevice> backingViews = new ArrayList<>();
     private CacheSet set;
+    private boolean plantIgnoreEpochs;
     private long checkpoints;
     private long evictedBuckets;
     private long journalBytes;
@@ -129,6 +130,9 @@ final class FuzzCacheSet {
             for (Map.Entry<String, String> knob : setup.knobs().entrySet()) {
                 setKnob(knob.getKey(), knob.getValue());
             }
+            if (plantIgnoreEpochs) {
+                set.writebacks().forEach(writeback -> writeback.setFaultIgnoreEpochs(true));
+            }
             done.complete(IoResult.OK);
         });
     }
@@ -188,6 +192,21 @@ final class FuzzCacheSet {
     /** Volume {@code index} of the running set. */
     Volume volume(int index) {
         return set.volumes().get(index);
+    }
+
+    /**
+     * Plants a bug for the prefix oracle to catch: from the next open on, writeback ignores epoch boundaries on
+     * volumes whose knob says {@code epochs} ({@code Writeback.setFaultIgnoreEpochs}).
+     */
+    void plantIgnoreEpochs() {
+        plantIgnoreEpochs = true;
+    }
+
+    /** Volume {@code index}'s data as its backing device holds it now (completed writes), read without time. */
+    java.nio.ByteBuffer peekBacking(int index) {
+        java.nio.ByteBuffer contents = java.nio.ByteBuffer.allocate((int) setup.rangeBytes());
+        backingDevices.get(index).peek(volume(index).backingOffsetBytes(0), contents);
+        return contents;
     }
 
     /** The backing device of volume {@code index}. */

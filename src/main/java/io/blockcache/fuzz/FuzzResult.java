@@ -20,8 +20,12 @@ import java.util.Set;
  *     writes), which checksums must catch
  * @param checksumCatches cache reads whose CRC32C failed: damage the checksums caught
  * @param controlActions live control actions (mode switches, drains, GC, checkpoints, knob changes)
+ * @param prefixChecks prefix-oracle checks of volumes with epoch ordering ({@link PrefixOracle})
+ * @param prefixViolationsUnordered prefix-oracle checks of volumes without epoch ordering that found no FLUSH
+ *     boundary (expected, not a failure: they show the oracle is not vacuous)
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
-                         long faultsInjected, long mediaFaults, long checksumCatches, long controlActions) {
+                         long faultsInjected, long mediaFaults, long checksumCatches, long controlActions,
+                         long prefixChecks, long prefixViolationsUnordered) {
 }

@@ -57,12 +57,14 @@ public final class FuzzScenario {
     private int nestedCrashes;
     private int cleanRestarts;
     private final CrashingRecovery recovery;
+    private final PrefixOracle prefixOracle;
 
-    private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage) {
+    private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
+                         boolean drawOrdering) {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
-        this.setup = FuzzSetup.draw(prng.split());
+        this.setup = FuzzSetup.draw(prng.split(), drawOrdering);
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1, watch, trace,
                 backingSabotage);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
@@ -81,6 +83,8 @@ public final class FuzzScenario {
         }
         this.recovery = new CrashingRecovery(loop, runner, prng, NESTED_CRASHES_MAX, 0.4, RECOVERY_CRASH_EVENTS_MAX);
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
+        // Its own stream, from the seed: checking changes nothing, and drawing must not shift the other draws.
+        this.prefixOracle = new PrefixOracle(cacheSet, models, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
     }
 
     /** Runs seed {@code seed}; throws {@link FuzzViolation} if any oracle breaks. */
@@ -98,13 +102,37 @@ public final class FuzzScenario {
      * (a flush that lies, writes that vanish) to show that the oracles catch it.
      */
     public static FuzzResult run(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage) {
-        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage);
+        return run(seed, watch, backingSabotage, false);
+    }
+
+    /**
+     * Runs seed {@code seed}; with {@code plantIgnoreEpochs}, writeback ignores epoch boundaries although the knob
+     * says {@code epochs} (the planted bug the prefix oracle must catch).
+     */
+    public static FuzzResult run(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
+                                 boolean plantIgnoreEpochs) {
+        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, true);
+        if (plantIgnoreEpochs) {
+            scenario.cacheSet.plantIgnoreEpochs();
+        }
+        return scenario.runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} as the generator before issue 14 drew it: no volume gets {@code ordering=epochs}, and
+     * everything else is drawn exactly as then. The seeds of {@code FuzzRegressionTest} were found with it.
+     */
+    public static FuzzResult runUnordered(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), false).runReporting();
+    }
+
+    private FuzzResult runReporting() {
         try {
-            return scenario.run();
+            return run();
         } catch (FuzzViolation e) {
             throw e;
         } catch (ContractViolation | IllegalStateException | IllegalArgumentException e) {
-            throw scenario.violation(e.getMessage(), e);
+            throw violation(e.getMessage(), e);
         }
     }
 
@@ -164,7 +192,7 @@ public final class FuzzScenario {
         return new FuzzResult(seed, loop.traceHash(), crashes, nestedCrashes, cleanRestarts, operations,
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
                 cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
-                controls.actions());
+                controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -190,6 +218,10 @@ public final class FuzzScenario {
                 throw violation("the workload did not finish within its event budget (stalled?)" + stuck, null);
             }
             controls.maybeAct();
+            String broken = prefixOracle.maybeCheck();
+            if (broken != null) {
+                throw violation(broken, null);
+            }
         }
     }
 

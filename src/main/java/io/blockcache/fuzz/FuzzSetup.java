@@ -47,6 +47,15 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
 
     /** Draws a setup from {@code prng}. */
     public static FuzzSetup draw(Prng prng) {
+        return draw(prng, true);
+    }
+
+    /**
+     * Draws a setup from {@code prng}; without {@code drawOrdering} every volume keeps {@code ordering=none} and
+     * nothing is drawn for it: the generator as it was before issue 14, with which the seeds of
+     * {@code FuzzRegressionTest} were found (everything else it draws is the same, in the same order).
+     */
+    public static FuzzSetup draw(Prng prng, boolean drawOrdering) {
         int bucketBytes = BUCKET_BYTES[prng.nextInt(BUCKET_BYTES.length)];
         int volumeCount = 1 + prng.nextInt(3);
         CacheMode firstMode = pick(prng, CacheMode.values());
@@ -84,10 +93,18 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
             knobs.put("writeback." + name + ".dirty_expire_ms", pick(prng, "1000", "30000"));
         }
         knobs.put("gc.free_low_percent", pick(prng, "5", "10"));
-        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, prng.chance(0.7),
-                2 + prng.nextInt(3), 60 + prng.nextInt(240), prng.chance(0.5) ? 0.05 : 0,
-                0.02 + prng.nextDouble() * 0.1,
-                FuzzFaults.draw(prng));
+        boolean hddBacking = prng.chance(0.7);
+        int segments = 2 + prng.nextInt(3);
+        int opsPerSegment = 60 + prng.nextInt(240);
+        double streamChance = prng.chance(0.5) ? 0.05 : 0;
+        double controlChance = 0.02 + prng.nextDouble() * 0.1;
+        FuzzFaults faults = FuzzFaults.draw(prng);
+        // Drawn after everything else, so every earlier draw of an existing seed keeps its value.
+        for (String name : names) {
+            knobs.put("writeback." + name + ".ordering", drawOrdering ? pick(prng, "none", "epochs") : "none");
+        }
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
+                opsPerSegment, streamChance, controlChance, faults);
     }
 
     /** The export name of volume {@code index}. */

@@ -21,6 +21,8 @@ public final class FuzzTotals {
     private long ringWraps;
     private long operations;
     private long controlActions;
+    private long prefixChecks;
+    private long prefixViolationsUnordered;
     private final Set<String> modesCovered = new TreeSet<>();
     private final List<FuzzViolation> violations = new ArrayList<>();
 
@@ -37,6 +39,8 @@ public final class FuzzTotals {
         ringWraps += result.ringWraps();
         operations += result.operations();
         controlActions += result.controlActions();
+        prefixChecks += result.prefixChecks();
+        prefixViolationsUnordered += result.prefixViolationsUnordered();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -91,6 +95,16 @@ public final class FuzzTotals {
         return ringWraps;
     }
 
+    /** Prefix-oracle checks of volumes with epoch ordering. */
+    public long prefixChecks() {
+        return prefixChecks;
+    }
+
+    /** Prefix-oracle checks of unordered volumes that found no FLUSH boundary (not failures). */
+    public long prefixViolationsUnordered() {
+        return prefixViolationsUnordered;
+    }
+
     /** Cache modes covered. */
     public Set<String> modesCovered() {
         return Set.copyOf(modesCovered);
@@ -100,9 +114,10 @@ public final class FuzzTotals {
     public String summaryLine() {
         return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected "
                         + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, "
-                        + "%d ring wraps, %d operations, %d control actions", seeds, violations.size(), crashes,
+                        + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; unordered "
+                        + "volumes broke the prefix %d times)", seeds, violations.size(), crashes,
                 cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered, evictions, checkpoints,
-                ringWraps, operations, controlActions);
+                ringWraps, operations, controlActions, prefixChecks, prefixViolationsUnordered);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -123,6 +138,7 @@ public final class FuzzTotals {
                 + ",\"modesCovered\":" + modes
                 + ",\"evictions\":" + evictions + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
                 + ",\"operations\":" + operations
-                + ",\"controlActions\":" + controlActions + "}";
+                + ",\"controlActions\":" + controlActions + ",\"prefixChecks\":" + prefixChecks
+                + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + "}";
     }
 }

@@ -72,6 +72,11 @@ abstract class AbstractSimDevice implements SimDevice {
     }
 
     @Override
+    public final void peek(long offsetBytes, ByteBuffer dst) {
+        media.read(offsetBytes, dst.duplicate());
+    }
+
+    @Override
     public final void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
         SimRequest request = accept(DeviceOp.READ, offsetBytes, dst.remaining(), dst, false, callback);
         if (request != null) {

@@ -34,6 +34,8 @@ public final class ReferenceModel {
     private final Entry[] floors;
     private long nextSequence = 1;
     private long acknowledgements;
+    /** Per FLUSH or FUA write since the last adopt: {acknowledgements, next sequence} at its submission. */
+    private final List<long[]> boundaries = new ArrayList<>();
     private long durableWrittenSectorsChecked;
 
     /** A model of the first {@code sectorCount} sectors, all zero and durable. */
@@ -84,6 +86,24 @@ public final class ReferenceModel {
                 raiseFloor((int) s, entry);
             }
         }
+    }
+
+    /**
+     * Records an epoch boundary now: a FLUSH's submission, or a FUA write's before {@link #submit} (the engine's
+     * epoch ordering closes an epoch at both; {@link PrefixCheck}).
+     */
+    public void boundary() {
+        boundaries.add(new long[] {acknowledgements, nextSequence});
+    }
+
+    /** The boundaries since the last adopt, oldest first: {acknowledgements, next sequence} at each. */
+    List<long[]> boundaries() {
+        return boundaries;
+    }
+
+    /** A sector's history: every value submitted since the last adopt, the baseline first. */
+    List<Entry> history(int sector) {
+        return histories.get(sector);
     }
 
     /** Records a flush's submission; pass the result to {@link #flushAcknowledged}. */
@@ -151,6 +171,7 @@ public final class ReferenceModel {
 
     /** Takes what was read back after recovery as the new durable state of those sectors. */
     public void adopt(long startSector, ByteBuffer data) {
+        boundaries.clear(); // the adopted contents are the new starting point of every sector
         ByteBuffer in = data.duplicate();
         int sectors = data.remaining() / BlockDevice.SECTOR_BYTES;
         for (int i = 0; i < sectors; i++) {

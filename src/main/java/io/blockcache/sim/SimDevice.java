@@ -3,6 +3,7 @@ package io.blockcache.sim;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
+import java.nio.ByteBuffer;
 import java.util.BitSet;
 
 /**
@@ -54,4 +55,11 @@ public interface SimDevice extends BlockDevice {
 
     /** Flushes failed on purpose so far. */
     long flushesFailed();
+
+    /**
+     * Copies what a read would return now (every completed write, flushed or not) into {@code dst}, at once: no
+     * time passes, no counter moves, no event is scheduled. For oracles that look at a device in the middle of a
+     * run without changing it (the fuzz's prefix oracle).
+     */
+    void peek(long offsetBytes, ByteBuffer dst);
 }

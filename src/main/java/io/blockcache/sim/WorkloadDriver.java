@@ -143,6 +143,7 @@ public final class WorkloadDriver {
         }
         switch (op.kind()) {
             case FLUSH -> {
+                model.boundary();
                 long mark = model.flushSubmitted();
                 target.device().flush(r -> done(submittedEpoch, step, op, r, () -> model.flushAcknowledged(mark)));
             }
@@ -153,6 +154,9 @@ public final class WorkloadDriver {
                         () -> checkRead(step, op, lowest, data)));
             }
             case WRITE -> {
+                if (op.fua()) {
+                    model.boundary();
+                }
                 ReferenceModel.Entry entry = model.submit(op);
                 ByteBuffer data = ByteBuffer.allocate(Math.toIntExact(op.lengthBytes()));
                 for (int i = 0; i < op.lengthSectors(); i++) {

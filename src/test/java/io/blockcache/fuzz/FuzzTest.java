@@ -43,6 +43,10 @@ class FuzzTest {
         assertThat(totals.checkpoints()).isPositive();
         assertThat(totals.ringWraps()).isPositive();
         assertThat(totals.json()).contains("\"cleanRestarts\":").doesNotContain("\"cleanRestarts\":0,");
+        // The prefix oracle ran on volumes with ordering=epochs, and is not vacuous: on unordered volumes the
+        // backing device alone often matched no FLUSH boundary.
+        assertThat(totals.prefixChecks()).as("prefix checks of volumes with epoch ordering").isPositive();
+        assertThat(totals.prefixViolationsUnordered()).as("prefix broken by unordered writeback").isPositive();
         System.out.println(totals.summaryLine());
     }
 
@@ -68,6 +72,17 @@ class FuzzTest {
         // it leaves cached or recovered data that disagrees with it, and some seed reports it.
         FuzzTotals totals = runSeeds(1, SABOTAGE_SEEDS, DroppingWrites::new);
         assertThat(totals.violations()).as("violations with dropped backing writes").isNotEmpty();
+    }
+
+    @Test
+    void writebackThatIgnoresEpochBoundariesIsCaught() throws Exception {
+        // Proves the prefix oracle bites: with writeback taking keys of any epoch although the knob says epochs
+        // (the front end still holds what it must), the backing device alone matches no FLUSH boundary.
+        FuzzTotals totals = FuzzSeeds.run(1, SABOTAGE_SEEDS, Long.MAX_VALUE, 2,
+                seed -> FuzzScenario.run(seed, null, UnaryOperator.identity(), true), t -> { });
+        assertThat(totals.violations()).as("violations with epoch boundaries ignored").isNotEmpty();
+        assertThat(totals.violations()).allSatisfy(violation ->
+                assertThat(violation.getMessage()).contains("is not the volume at any FLUSH boundary"));
     }
 
     /** Runs seeds {@code [first, first + count)} on two threads (the machine's cores). */

@@ -81,4 +81,9 @@ final class BrokenDevice extends ForwardingDevice implements SimDevice {
     public void powerOn(EventLoop newLoop) {
         simInner.powerOn(newLoop);
     }
+
+    @Override
+    public void peek(long offsetBytes, java.nio.ByteBuffer dst) {
+        simInner.peek(offsetBytes, dst);
+    }
 }
