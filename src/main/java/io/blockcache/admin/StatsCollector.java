@@ -11,6 +11,7 @@ import io.blockcache.gc.BucketCounts;
 import io.blockcache.gc.GarbageCollector;
 import io.blockcache.gc.GcStats;
 import io.blockcache.journal.JournalWriter;
+import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeStats;
 import io.blockcache.writeback.RateTerms;
@@ -46,7 +47,7 @@ final class StatsCollector {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             volumes.add(volume(name, set.volumes().get(i),
-                    writeback(set.writebacks().get(i), backings.get(i).device(), set.volumes().get(i).backingDevice(),
+                    writeback(set.writebacks().get(i), set.volumes().get(i), backings.get(i).device(),
                             drains.snapshot(name))));
         }
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
@@ -56,8 +57,9 @@ final class StatsCollector {
         return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set), null);
     }
 
-    private static WritebackSnapshot writeback(Writeback writeback, BlockDevice backing, BlockDevice engineBacking,
+    private static WritebackSnapshot writeback(Writeback writeback, Volume volume, BlockDevice backing,
                                                DrainSnapshot drain) {
+        BlockDevice engineBacking = volume.backingDevice();
         // The engine's view of the backing device makes flush errors sticky; its first failure is why nothing
         // on this volume can be made durable until a restart.
         String backingFailure = engineBacking instanceof StickyFlushDevice sticky ? sticky.firstFailure() : null;
@@ -72,7 +74,16 @@ final class StatsCollector {
                 counters.backingWriteSectors(), counters.passes(), writeback.keysInFlight(),
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
-                counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain);
+                counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain,
+                epochs(settings, volume));
+    }
+
+    private static WritebackSnapshot.Epochs epochs(WritebackSettings settings, Volume volume) {
+        DirtyEpochs epochs = volume.index().epochs();
+        long oldest = epochs.oldest();
+        return new WritebackSnapshot.Epochs(lower(settings.ordering()), epochs.current(),
+                oldest == DirtyEpochs.NONE ? null : oldest, epochs.epochsHeld(), volume.epochWaiters(),
+                volume.epochWaitsTotal());
     }
 
     private static GcSnapshot gc(CacheSet set) {

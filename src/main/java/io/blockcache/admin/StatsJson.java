@@ -116,6 +116,20 @@ final class StatsJson {
                 .field("last", writeback.lastError())
                 .field("backingFailure", writeback.backingFailure())
                 .endObject()
+                .name("epochs").beginObject()
+                .field("ordering", writeback.epochs().ordering())
+                .field("current", writeback.epochs().current())
+                .name("oldestDirty");
+        Long oldestDirty = writeback.epochs().oldestDirty();
+        if (oldestDirty == null) {
+            json.value((String) null);
+        } else {
+            json.value(oldestDirty.longValue());
+        }
+        json.field("dirtyEpochs", writeback.epochs().dirtyEpochs())
+                .field("requestsWaiting", writeback.epochs().requestsWaiting())
+                .field("waitsTotal", writeback.epochs().waitsTotal())
+                .endObject()
                 .name("drain").beginObject();
         drainFields(json, drain);
         json.endObject().endObject();

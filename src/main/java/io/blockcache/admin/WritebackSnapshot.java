@@ -27,17 +27,32 @@ package io.blockcache.admin;
  * @param backingFailure the first failed flush of the backing device, or null: once set, no FLUSH or FUA write
  *     of the volume can succeed, and dirty data stays in the cache, until a restart
  * @param drain the admin API's last drain of this volume
+ * @param epochs epoch ordering (docs/WRITEBACK.md, "Epoch ordering")
  */
 public record WritebackSnapshot(boolean running, String policy, String order, boolean frontEndIdle, long dirtyBytes,
                                 long writtenBackSectors, long backingWriteSectors, long passes, long keysInFlight,
                                 long keysInFlightPeak, long backingWritesInFlight, long backingQueueDepth,
                                 double measuredBackingBytesPerSecond, Rate rate, long readErrors, long checksumErrors,
                                 long writeErrors, long flushErrors, String lastError, String backingFailure,
-                                DrainSnapshot drain) {
+                                DrainSnapshot drain, Epochs epochs) {
 
     /** Every failure counted: each leaves its keys dirty, and writeback retries them after a backoff. */
     public long errors() {
         return readErrors + checksumErrors + writeErrors + flushErrors;
+    }
+
+    /**
+     * Epoch ordering of one volume.
+     *
+     * @param ordering {@code none} or {@code epochs} (knob {@code writeback.<volume>.ordering})
+     * @param current the epoch new writes join (every FLUSH and FUA write closes one)
+     * @param oldestDirty the oldest epoch that still holds dirty data, the one writeback works on; null if none
+     * @param dirtyEpochs epochs that still hold dirty data
+     * @param requestsWaiting front-end requests waiting for older epochs to be written back now
+     * @param waitsTotal front-end requests that ever had to wait
+     */
+    public record Epochs(String ordering, long current, Long oldestDirty, int dirtyEpochs, int requestsWaiting,
+                         long waitsTotal) {
     }
 
     /**

@@ -82,6 +82,14 @@ final class StatsTable {
                 bytes(number(w.get("writtenBackSectors")) * 512), integer(w.get("passes")),
                 integer(w.get("keysInFlight")), integer(w.get("backingQueueDepth")),
                 bytes(w.get("measuredBackingBytesPerSecond")), integer(errors.get("total"))));
+        Map<?, ?> epochs = (Map<?, ?>) w.get("epochs");
+        if (epochs != null && "epochs".equals(epochs.get("ordering"))) {
+            out.append(String.format(Locale.ROOT, "  ordering epochs: current %s, oldest dirty %s (%s epochs dirty), "
+                            + "%s requests waiting for older epochs (%s so far)%n", integer(epochs.get("current")),
+                    epochs.get("oldestDirty") == null ? "none" : integer(epochs.get("oldestDirty")),
+                    integer(epochs.get("dirtyEpochs")), integer(epochs.get("requestsWaiting")),
+                    integer(epochs.get("waitsTotal"))));
+        }
         if (errors.get("backingFailure") != null) {
             out.append("  BACKING DEVICE FAILED: ").append(text(errors.get("backingFailure")))
                     .append(" (no FLUSH can succeed and dirty data stays cached until a restart)\n");

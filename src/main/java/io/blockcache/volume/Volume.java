@@ -260,6 +260,7 @@ public final class Volume implements BlockDevice {
     @Override
     public void close() {
         closed = true;
+        context.epochGate.failAll("the volume was closed"); // writeback stops too: they would wait forever
     }
 
     private IoCallback track(DeviceOp op, long bytes, IoCallback callback) {

@@ -71,6 +71,9 @@ class AdminServerTest {
                 "\"errors\":{\"total\":0,\"cacheRead\":0,\"checksum\":0,\"backingWrite\":0,\"backingFlush\":0,"
                         + "\"last\":null,\"backingFailure\":null}",
                 "\"drain\":{\"id\":0,\"state\":\"none\",");
+        // One write since open, no FLUSH yet: its dirty data is in epoch 1, the current one.
+        assertThat(json).contains("\"epochs\":{\"ordering\":\"none\",\"current\":1,\"oldestDirty\":1,"
+                + "\"dirtyEpochs\":1,\"requestsWaiting\":0,\"waitsTotal\":0}");
         assertThat(json).containsPattern("\"state\":\"(idle|busy)\"");
         // Before the first update (5 s) the rate is bcache's initial 1024 sectors/s; it is never below rate_min 8.
         assertThat(json).containsPattern("\"rateSectorsPerSecond\":([89]|[1-9][0-9]+),\"rate\":\\{\"targetSectors\":"
@@ -227,6 +230,13 @@ class AdminServerTest {
         assertThat(bad.statusCode()).isEqualTo(400);
         assertThat(bad.body()).contains("\"error\":\"mode must be one of writeback, writethrough, writearound, none");
         assertThat(send("GET", "/api/knobs/volume.default.mode", null).body()).contains("\"value\":\"writethrough\"");
+
+        HttpResponse<String> ordering = send("PUT", "/api/knobs/writeback.default.ordering", "epochs");
+        assertThat(ordering.statusCode()).isEqualTo(200);
+        assertThat(cache.<Boolean>onLoop(done -> done.accept(cache.set.volume("default").epochOrdering()))).isTrue();
+        HttpResponse<String> badOrdering = send("PUT", "/api/knobs/writeback.default.ordering", "strict");
+        assertThat(badOrdering.statusCode()).isEqualTo(400);
+        assertThat(badOrdering.body()).contains("expected one of none, epochs, got \\\"strict\\\"");
 
         HttpResponse<String> unknown = send("PUT", "/api/knobs/no.such.knob", "1");
         assertThat(unknown.statusCode()).isEqualTo(404);
