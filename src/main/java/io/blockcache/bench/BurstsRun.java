@@ -65,11 +65,27 @@ final class BurstsRun {
 
     static Result run(String name, long cacheBytes, HddConfig hdd, WritebackSettings settings, Schedule schedule,
                       long seed) {
+        return run(name, cacheBytes, hdd, settings, schedule, seed, FlushCadence.NEVER);
+    }
+
+    /** As the other {@code run}, the writer flushing at {@code cadence}. */
+    static Result run(String name, long cacheBytes, HddConfig hdd, WritebackSettings settings, Schedule schedule,
+                      long seed, FlushCadence cadence) {
         BenchRig rig = new BenchRig(cacheBytes, hdd, settings);
         long offset = rig.volume().backingOffsetBytes(0);
         Probe probe = new Probe(rig, name);
         probe.start();
-        scheduleWrites(rig, new Prng(seed), schedule);
+        scheduleWrites(rig, new Prng(seed), schedule, cadence);
+        // Flushes only while a burst writes, and one after its last write, as a file system syncs only when there
+        // is something to sync: a FLUSH is a front-end request, so flushing through the gaps would keep writeback
+        // from ever seeing the front end idle.
+        for (int k = 0; cadence.intervalNs() > 0 && k < schedule.burstCount(); k++) {
+            long endNs = schedule.lastSubmitNs(k) + cadence.intervalNs();
+            for (long t = schedule.startNs(k) + cadence.intervalNs(); t <= endNs; t += cadence.intervalNs()) {
+                rig.loop.schedule(t - rig.loop.nowNs(), () -> rig.volume().flush(
+                        result -> Checks.check(result.ok(), "flush failed: %s", result)));
+            }
+        }
         double[] ideal = new double[schedule.burstCount()];
         long[] dirtyAtEnd = new long[schedule.burstCount()];
         for (int k = 0; k < schedule.burstCount(); k++) {
@@ -97,7 +113,7 @@ final class BurstsRun {
         return new Result(bursts, probe.curve);
     }
 
-    private static void scheduleWrites(BenchRig rig, Prng prng, Schedule s) {
+    private static void scheduleWrites(BenchRig rig, Prng prng, Schedule s, FlushCadence cadence) {
         long span = rig.volume().sizeBytes() - FrontEndWriter.EXTENT_BYTES_MAX;
         long slots = span / 4096;
         for (int k = 0; k < s.burstCount(); k++) {
@@ -105,7 +121,13 @@ final class BurstsRun {
                 long offset = prng.nextLong(slots) * 4096;
                 int length = 4096 * (1 + prng.nextInt(16));
                 rig.loop.schedule(t - rig.loop.nowNs(), () -> rig.volume().write(offset, FrontEndWriter.data(length),
-                        false, result -> Checks.check(result.ok(), "burst write failed: %s", result)));
+                        false, result -> {
+                            Checks.check(result.ok(), "burst write failed: %s", result);
+                            if (cadence.afterEveryWrite()) {
+                                rig.volume().flush(flushed -> Checks.check(flushed.ok(), "flush failed: %s",
+                                        flushed));
+                            }
+                        }));
             }
         }
     }

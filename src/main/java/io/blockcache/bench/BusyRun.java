@@ -26,8 +26,14 @@ final class BusyRun {
 
     static Result run(long cacheBytes, HddConfig hdd, WritebackSettings settings, Extents set, long windowNs,
                       long readerSeed) {
+        return run(cacheBytes, hdd, settings, set, windowNs, readerSeed, 0);
+    }
+
+    /** As the other {@code run}, the fill flushing every {@code flushEveryWrites} writes (0: never). */
+    static Result run(long cacheBytes, HddConfig hdd, WritebackSettings settings, Extents set, long windowNs,
+                      long readerSeed, int flushEveryWrites) {
         BenchRig rig = new BenchRig(cacheBytes, hdd, settings.toBuilder().running(false).build());
-        FrontEndWriter.writeAll(rig.loop, rig.volume(), 0, set, DrainRun.FILL_DEPTH);
+        FrontEndWriter.writeAll(rig.loop, rig.volume(), 0, set, DrainRun.FILL_DEPTH, flushEveryWrites);
         long dirtyStart = rig.dirtyBytes();
         RandomReader reader = new RandomReader(rig.loop, rig.volume(), new Prng(readerSeed), READ_BYTES);
         reader.start(READ_DEPTH);

@@ -28,8 +28,13 @@ final class DrainRun {
 
     /** Runs one drain of {@code set} under {@code settings} on a {@code hdd} disk behind a {@code cacheBytes} SSD. */
     static Result run(long cacheBytes, HddConfig hdd, WritebackSettings settings, Extents set) {
+        return run(cacheBytes, hdd, settings, set, 0);
+    }
+
+    /** As {@link #run(long, HddConfig, WritebackSettings, Extents)}, the fill flushing every so many writes. */
+    static Result run(long cacheBytes, HddConfig hdd, WritebackSettings settings, Extents set, int flushEveryWrites) {
         BenchRig rig = new BenchRig(cacheBytes, hdd, settings.toBuilder().running(false).build());
-        FrontEndWriter.writeAll(rig.loop, rig.volume(), 0, set, FILL_DEPTH);
+        FrontEndWriter.writeAll(rig.loop, rig.volume(), 0, set, FILL_DEPTH, flushEveryWrites);
         Checks.check(rig.dirtyBytes() == set.totalBytes(), "dirty %s != written %s", rig.dirtyBytes(),
                 set.totalBytes());
         rig.loop.runFor(QUIET_BEFORE_NS);

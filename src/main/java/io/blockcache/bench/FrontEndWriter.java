@@ -34,12 +34,30 @@ final class FrontEndWriter {
      */
     static void writeAll(io.blockcache.loop.SimLoop loop, BlockDevice device, long offsetBytes, Extents set,
                          int depth) {
+        writeAll(loop, device, offsetBytes, set, depth, 0);
+    }
+
+    /**
+     * As {@link #writeAll(io.blockcache.loop.SimLoop, BlockDevice, long, Extents, int)}, with a FLUSH submitted
+     * after every {@code flushEveryWrites}-th write's submission (0: none), as an application that flushes
+     * periodically; returns when the writes and the flushes completed.
+     */
+    static void writeAll(io.blockcache.loop.SimLoop loop, BlockDevice device, long offsetBytes, Extents set,
+                         int depth, int flushEveryWrites) {
         int[] next = {0};
         int[] done = {0};
+        int[] flushesLeft = {0};
         int count = set.count();
         Runnable[] issue = new Runnable[1];
         issue[0] = () -> {
             int i = set.writeOrder()[next[0]++];
+            if (flushEveryWrites > 0 && next[0] % flushEveryWrites == 0) {
+                flushesLeft[0]++;
+                loop.execute(() -> device.flush(result -> {
+                    Checks.check(result.ok(), "flush failed: %s", result);
+                    flushesLeft[0]--;
+                }));
+            }
             device.write(offsetBytes + set.startBytes()[i], data(set.lengthBytes()[i]), false, result -> {
                 Checks.check(result.ok(), "write failed: %s", result);
                 done[0]++;
@@ -51,6 +69,6 @@ final class FrontEndWriter {
         for (int k = 0; k < Math.min(depth, count); k++) {
             issue[0].run();
         }
-        BenchRig.runUntil(loop, () -> done[0] == count);
+        BenchRig.runUntil(loop, () -> done[0] == count && flushesLeft[0] == 0);
     }
 }

@@ -26,6 +26,7 @@ public final class WritebackBench {
     private final HddConfig disk = HddConfig.defaults().withWriteCache(false);
     private final List<BenchRow> rows = new ArrayList<>();
     private final List<Series> burstCurves = new ArrayList<>();
+    private final List<Series> epochCurves = new ArrayList<>();
 
     private WritebackBench(WritebackBenchScale scale, long seed) {
         this.scale = scale;
@@ -45,6 +46,8 @@ public final class WritebackBench {
         bench.sweep();
         progress.accept("bursts");
         bench.bursts();
+        progress.accept("epochs");
+        EpochCost.run(bench.scale, seed, bench.disk, idleSettings(), bench.rows, bench.epochCurves);
         return bench;
     }
 
@@ -59,6 +62,11 @@ public final class WritebackBench {
 
     List<Series> burstCurves() {
         return burstCurves;
+    }
+
+    /** Dirty data over the bursts with a flush a second: classic, modern, epochs. */
+    List<Series> epochCurves() {
+        return epochCurves;
     }
 
     /** Where extents may lie: the whole disk but a margin for the backing header at its start. */

@@ -59,6 +59,36 @@ public final class WritebackReport {
                     r.number("idealTimeToCleanSeconds"), orNever(r.get("idleReactionMs"), "%.0f"),
                     orNever(r.get("busyReactionMs"), "%.0f")));
         }
+        out.append(epochTable(rows));
+        return out.toString();
+    }
+
+    /** The cost of epoch ordering: each experiment and flush cadence, epochs against modern and classic. */
+    private static String epochTable(List<BenchRow> rows) {
+        StringBuilder out = new StringBuilder("\n### epoch ordering\n\n| experiment | flush every | measure | modern "
+                + "| epochs | epochs vs modern | classic (1 s) | epochs vs classic |\n"
+                + "|---|---|---|---|---|---|---|---|\n");
+        // "vs" is a speed ratio, above 1 = epochs better: for a time it is the other's time ÷ epochs' time.
+        String[][] measures = {{"epochs-idle-drain", "writebackMiBPerSecond", "MiB/s"},
+            {"epochs-busy", "frontendIops", "front-end IOPS"}, {"epochs-busy", "writebackMiBPerSecond", "MiB/s"},
+            {"epochs-bursts", "meanTimeToCleanSeconds", "time to clean s"}};
+        for (String[] m : measures) {
+            List<BenchRow> selected = select(rows, m[0], null, null);
+            if (selected.isEmpty()) {
+                continue;
+            }
+            double classic = find(rows, m[0], "classic", null, null).number(m[1]);
+            for (String cadence : List.of("1s", "100ms", "write")) {
+                double modern = find(rows, m[0], "modern", "flushEvery", cadence).number(m[1]);
+                double epochs = find(rows, m[0], "epochs", "flushEvery", cadence).number(m[1]);
+                boolean time = m[1].endsWith("Seconds");
+                out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                        m[0].substring("epochs-".length()), cadence, m[2], figure(modern), figure(epochs),
+                        figure(time ? modern / epochs : epochs / modern), figure(classic),
+                        time && Double.isNaN(classic) && !Double.isNaN(epochs) ? "∞"
+                                : figure(time ? classic / epochs : epochs / classic)));
+            }
+        }
         return out.toString();
     }
 
@@ -92,6 +122,16 @@ public final class WritebackReport {
         LineChart bursts = new LineChart("Bursts: 10 s of writes, 20 s idle; dirty data", "time (s)", "dirty MiB");
         bench.burstCurves().forEach(bursts::add);
         bursts.writePng(dir.resolve("writeback-bursts.png"));
+        if (!bench.epochCurves().isEmpty()) {
+            LineChart epochs = new LineChart("Bursts with a FLUSH every second: dirty data", "time (s)", "dirty MiB");
+            bench.epochCurves().forEach(epochs::add);
+            epochs.writePng(dir.resolve("writeback-epochs-bursts.png"));
+        }
+    }
+
+    /** Two decimals, or "never" for a time that never came (NaN: classic never cleans between bursts). */
+    private static String figure(double value) {
+        return Double.isNaN(value) ? "never" : String.format(Locale.ROOT, "%.2f", value);
     }
 
     private static String orNever(Object value, String format) {

@@ -1,0 +1,97 @@
+package io.blockcache.bench;
+
+import io.blockcache.loop.Prng;
+import io.blockcache.sim.HddConfig;
+import io.blockcache.writeback.WritebackOrdering;
+import io.blockcache.writeback.WritebackPolicy;
+import io.blockcache.writeback.WritebackSettings;
+import java.util.List;
+
+/**
+ * The cost of epoch ordering (issue 14 item 3; docs/WRITEBACK.md, "Epoch ordering"): idle drain, busy front end
+ * and bursts on the HDD model, the front end flushing every second, every 100 ms or after every write, each run
+ * with the modern engine unordered ({@code modern}) and ordered ({@code epochs}), plus bcache's classic algorithm
+ * at a flush a second (it ignores epochs; the flushes only add backing flushes). For the pre-written sets of the
+ * idle drain and the busy case the cadence is turned into writes per FLUSH for an application writing one extent
+ * every {@link WritebackBenchScale#burstWriteIntervalNs()} (the bursts' rate).
+ */
+final class EpochCost {
+    private static final List<FlushCadence> CADENCES = List.of(FlushCadence.EVERY_SECOND, FlushCadence.EVERY_100_MS,
+            FlushCadence.EVERY_WRITE);
+    private static final int EXTENT_BYTES_MIN = 4096;
+    private static final int EXTENT_BYTES_MAX = 65536;
+
+    private EpochCost() {
+    }
+
+    /** Runs the three experiments, adding rows to {@code rows}. */
+    static void run(WritebackBenchScale scale, long seed, HddConfig disk, WritebackSettings idle,
+                    List<BenchRow> rows, List<Series> burstCurves) {
+        long span = disk.sizeBytes() - (64L << 20);
+        Extents drainSet = Extents.random(new Prng(seed + 10), span, scale.busyDirtyBytes(), EXTENT_BYTES_MIN,
+                EXTENT_BYTES_MAX);
+        long interval = scale.burstWriteIntervalNs();
+        for (Variant v : variants()) {
+            int every = v.cadence.writesPerFlush(interval);
+            DrainRun.Result r = DrainRun.run(scale.cacheBytes(), disk, v.settings(idle), drainSet, every);
+            rows.add(v.row("epochs-idle-drain").with("writesPerFlush", every).with("dirtyBytes", r.bytes())
+                    .with("writebackMiBPerSecond", r.mibPerSecond())
+                    .with("meanBackingQueueDepth", r.meanBackingQueueDepth())
+                    .with("timeToCleanSeconds", r.elapsedNs() / 1e9));
+        }
+        Extents busySet = Extents.random(new Prng(seed + 11), span, scale.busyDirtyBytes(), EXTENT_BYTES_MIN,
+                EXTENT_BYTES_MAX);
+        for (Variant v : variants()) {
+            int every = v.cadence.writesPerFlush(interval);
+            BusyRun.Result r = BusyRun.run(scale.cacheBytes(), disk, v.settings(WritebackSettings.defaults()), busySet,
+                    scale.busyWindowNs(), seed + 12, every);
+            rows.add(v.row("epochs-busy").with("writesPerFlush", every).with("frontendIops", r.frontendIops())
+                    .with("frontendP99Us", r.p99Us()).with("writebackMiBPerSecond", r.writebackMiBPerSecond()));
+        }
+        BurstsRun.Schedule schedule = new BurstsRun.Schedule(scale.burstCount(), 10_000_000_000L, 20_000_000_000L,
+                interval);
+        long cacheBytes = Math.min(scale.cacheBytes(), 1L << 30);
+        for (Variant v : variants()) {
+            BurstsRun.Result r = BurstsRun.run(v.name + "/" + v.cadence.label(), cacheBytes, disk,
+                    v.settings(WritebackSettings.defaults()), schedule, seed + 13, v.cadence);
+            double cleanSum = 0;
+            int cleaned = 0;
+            for (BurstsRun.Burst b : r.bursts()) {
+                if (b.timeToCleanSeconds() != null) {
+                    cleanSum += b.timeToCleanSeconds();
+                    cleaned++;
+                }
+            }
+            if (v.cadence == FlushCadence.EVERY_SECOND) {
+                burstCurves.add(r.dirtyMiB());
+            }
+            rows.add(v.row("epochs-bursts").with("bursts", r.bursts().size()).with("burstsCleaned", cleaned)
+                    .with("meanTimeToCleanSeconds", cleaned == 0 ? null : cleanSum / cleaned));
+        }
+    }
+
+    private static List<Variant> variants() {
+        List<Variant> out = new java.util.ArrayList<>();
+        out.add(new Variant("classic", FlushCadence.EVERY_SECOND));
+        for (FlushCadence cadence : CADENCES) {
+            out.add(new Variant("modern", cadence));
+            out.add(new Variant("epochs", cadence));
+        }
+        return out;
+    }
+
+    /** One policy at one cadence. */
+    private record Variant(String name, FlushCadence cadence) {
+        WritebackSettings settings(WritebackSettings base) {
+            return switch (name) {
+                case "classic" -> base.toBuilder().policy(WritebackPolicy.CLASSIC).build();
+                case "epochs" -> base.toBuilder().ordering(WritebackOrdering.EPOCHS).build();
+                default -> base;
+            };
+        }
+
+        BenchRow row(String experiment) {
+            return new BenchRow(experiment, name).with("flushEvery", cadence.label());
+        }
+    }
+}
