@@ -46,7 +46,8 @@ public record WritebackSnapshot(boolean running, String policy, String order, bo
      *
      * @param ordering {@code none} or {@code epochs} (knob {@code writeback.<volume>.ordering})
      * @param current the epoch new writes join (every FLUSH and FUA write closes one)
-     * @param oldestDirty the oldest epoch that still holds dirty data, the one writeback works on; null if none
+     * @param oldestDirty the oldest epoch that still holds dirty data, the one writeback works on; null if none, or if
+ *     ordering is off (epochs of dirty data are kept only while it is on)
      * @param dirtyEpochs epochs that still hold dirty data
      * @param requestsWaiting front-end requests waiting for older epochs to be written back now
      * @param waitsTotal front-end requests that ever had to wait

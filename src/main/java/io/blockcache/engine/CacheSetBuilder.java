@@ -125,10 +125,8 @@ final class CacheSetBuilder {
             checkpoints.addVolume(attached.volumeId(), index);
             VolumeConfig config = new VolumeConfig(attached.volumeId(), attached.volumeSizeBytes(),
                     attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
-            VolumeIndex volumeIndex = new VolumeIndex(attached.volumeId(), index, journal, space);
-            volumeIndex.seedEpochsFromIndex(); // epochs are not persisted: recovered dirty data is epoch 0
-            volumes.add(new Volume(loop, config, cacheDevice, backings.get(i).device(), layout, space, volumeIndex,
-                    journal));
+            volumes.add(new Volume(loop, config, cacheDevice, backings.get(i).device(), layout, space,
+                    new VolumeIndex(attached.volumeId(), index, journal, space), journal));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         long totalBytes = 0;

@@ -15,8 +15,8 @@ import java.util.List;
  * keeps epoch order; on the others it runs too, and its violations are only counted: they show the oracle is not
  * vacuous (unordered writeback does break the prefix).
  *
- * <p>Not checked while a volume still holds dirty data recovered after a restart (epoch 0): epochs are not
- * persisted, so the order among recovered data is lost (docs/WRITEBACK.md, "Epoch ordering"); the check resumes
+ * <p>Not checked while a volume still holds dirty data of unknown order (epoch 0: recovered after a restart, or
+ * dirty when the knob was set; epochs are not persisted, docs/WRITEBACK.md "Epoch ordering"); the check resumes
  * once that data is written back. Draws from its own stream, so that the other draws of a seed are unchanged.
  *
  * <p>Thread rule: the scenario's thread.
@@ -44,8 +44,8 @@ final class PrefixOracle {
         }
         for (int v = 0; v < models.size(); v++) {
             Volume volume = cacheSet.volume(v);
-            if (volume.index().epochs().oldest() == DirtyEpochs.RECOVERED) {
-                continue; // recovered dirty data still pending: its order is not known
+            if (volume.index().epochs().oldest() == DirtyEpochs.ORDER_UNKNOWN) {
+                continue; // dirty data from before ordering (or a restart) still pending: its order is not known
             }
             String broken = PrefixCheck.check(models.get(v), cacheSet.peekBacking(v));
             boolean ordered = cacheSet.set().writeback(FuzzSetup.volumeName(v)).settings().ordering()

@@ -12,9 +12,9 @@ import java.util.TreeMap;
  * to the epoch in force when its write was routed. Kept by LBA, beside the index, because a packed index location
  * has no room for it and because a GC move re-points an extent without changing its range or its epoch.
  *
- * <p>Invariant (checked by {@link VolumeIndex} after every change): the ranges held here are exactly the index's
- * dirty sectors. Not persisted: after a restart every recovered dirty sector is put into epoch 0 and the current
- * epoch starts at 1 ({@link #seed}); docs/WRITEBACK.md says what that costs.
+ * <p>Invariant (checked by {@link VolumeIndex} after every change while {@link #tracking}): the ranges held here are
+ * exactly the index's dirty sectors. Not persisted: when tracking starts (ordering turned on, also right after a
+ * restart) every dirty sector there is joins {@link #ORDER_UNKNOWN}; docs/WRITEBACK.md says what that costs.
  *
  * <p>Memory: one map entry per dirty extent piece (as the index) plus one per epoch that still holds dirty data.
  * Thread rule: the loop thread.
@@ -22,15 +22,19 @@ import java.util.TreeMap;
 public final class DirtyEpochs {
     /** Returned by {@link #oldest()} when nothing is dirty. */
     public static final long NONE = Long.MAX_VALUE;
-    /** The epoch of dirty data recovered after a restart; writes after the restart start at {@code RECOVERED + 1}. */
-    public static final long RECOVERED = 0;
+    /**
+     * The epoch of dirty data whose order is not known: recovered after a restart, or dirty before ordering was
+     * turned on. New writes start at {@code ORDER_UNKNOWN + 1}.
+     */
+    public static final long ORDER_UNKNOWN = 0;
 
     /** Dirty ranges by start sector; values are {end sector, epoch}. Never overlapping. */
     private final TreeMap<Long, long[]> spans = new TreeMap<>();
     /** Dirty sectors per epoch; an epoch leaves the map when its last sector does. */
     private final TreeMap<Long, Long> sectorsByEpoch = new TreeMap<>();
     private long sectors;
-    private long current = RECOVERED + 1;
+    private long current = ORDER_UNKNOWN + 1;
+    private boolean tracking;
 
     /** The epoch new writes join now. */
     public long current() {
@@ -59,6 +63,9 @@ public final class DirtyEpochs {
 
     /** Records {@code [startSector, + lengthSectors)} as dirty data of {@code epoch}, replacing what was there. */
     void set(long startSector, long lengthSectors, long epoch) {
+        if (!tracking) {
+            return;
+        }
         clear(startSector, lengthSectors);
         spans.put(startSector, new long[] {startSector + lengthSectors, epoch});
         count(epoch, lengthSectors);
@@ -66,6 +73,9 @@ public final class DirtyEpochs {
 
     /** Forgets every dirty sector of {@code [startSector, + lengthSectors)}. */
     void clear(long startSector, long lengthSectors) {
+        if (!tracking) {
+            return;
+        }
         long end = startSector + lengthSectors;
         Map.Entry<Long, long[]> floor = spans.lowerEntry(startSector);
         if (floor != null && floor.getValue()[0] > startSector) {
@@ -119,14 +129,33 @@ public final class DirtyEpochs {
         return false;
     }
 
-    /** After a restart: a dirty range of the recovered index joins {@link #RECOVERED}. */
-    void seed(long startSector, long lengthSectors) {
-        set(startSector, lengthSectors, RECOVERED);
+    /**
+     * Whether ranges are recorded at all: only while the volume's writeback keeps epoch order, so that an unordered
+     * volume pays nothing per write (docs/BENCHMARKS.md, loop-thread allocation). Epoch numbers advance either way.
+     */
+    public boolean tracking() {
+        return tracking;
     }
 
-    /** After a restart's seeding: new writes start in the epoch after {@link #RECOVERED}. */
-    void startAfterRecovered() {
-        current = Math.max(current, RECOVERED + 1);
+    /** Starts recording ranges, from nothing; the caller then seeds the dirty data there is ({@link #seed}). */
+    void startTracking() {
+        spans.clear();
+        sectorsByEpoch.clear();
+        sectors = 0;
+        tracking = true;
+    }
+
+    /** Stops recording and forgets every range. */
+    void stopTracking() {
+        spans.clear();
+        sectorsByEpoch.clear();
+        sectors = 0;
+        tracking = false;
+    }
+
+    /** While starting to track: a dirty range already there joins {@link #ORDER_UNKNOWN}. */
+    void seed(long startSector, long lengthSectors) {
+        set(startSector, lengthSectors, ORDER_UNKNOWN);
     }
 
     private void count(long epoch, long delta) {

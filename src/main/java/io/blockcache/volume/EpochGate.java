@@ -90,6 +90,11 @@ final class EpochGate {
         }
     }
 
+    /** True if requests need not pass the gate: ordering is off and nothing is held (so none can overtake). */
+    boolean bypassed() {
+        return !context.epochOrdering && held.isEmpty();
+    }
+
     /** Requests held now. */
     int size() {
         return held.size();

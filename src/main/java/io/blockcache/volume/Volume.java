@@ -100,6 +100,7 @@ public final class Volume implements BlockDevice {
     public void setEpochOrdering(boolean on) {
         Checks.onLoop(context.loop, "Volume.setEpochOrdering");
         context.epochOrdering = on;
+        context.index.trackEpochs(on);
         context.epochGate.retry();
     }
 

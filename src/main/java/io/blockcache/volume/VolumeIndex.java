@@ -19,7 +19,7 @@ public final class VolumeIndex {
     /** Passed as the epoch of an insert that re-points an extent without changing its data (a GC move). */
     public static final long EPOCH_UNCHANGED = -1;
 
-    /** Extents per scan slice when seeding epochs after a restart. */
+    /** Extents per scan slice when epoch tracking starts. */
     private static final int SEED_SLICE_EXTENTS = 4096;
 
     private final int volumeId;
@@ -47,16 +47,24 @@ public final class VolumeIndex {
     }
 
     /**
-     * After a restart's replay: every recovered dirty extent joins epoch 0 and new writes start at epoch 1 (the
-     * epochs are not persisted; docs/WRITEBACK.md says why that is safe and what it costs).
+     * Starts ({@code on}) or stops keeping the epochs of dirty data. Starting puts every dirty extent there is into
+     * {@link DirtyEpochs#ORDER_UNKNOWN} (its order is not known: epochs are not persisted, and none were kept while
+     * off; docs/WRITEBACK.md says what that costs). Cost of starting: one scan of the index.
      */
-    public void seedEpochsFromIndex() {
+    public void trackEpochs(boolean on) {
+        if (on == epochs.tracking()) {
+            return;
+        }
+        if (!on) {
+            epochs.stopTracking();
+            return;
+        }
+        epochs.startTracking();
         long cursor = 0;
-        do { // bounded: each slice visits at most a slice of the index, and the cursor only moves forward
+        do { // bounded: each slice examines at most SEED_SLICE_EXTENTS, and the cursor only moves forward
             cursor = index.scan(cursor, ExtentLocation::dirty, SEED_SLICE_EXTENTS, SEED_SLICE_EXTENTS,
                     (start, length, location, crc, crcOffset, crcLength) -> epochs.seed(start, length));
         } while (cursor != ExtentIndex.CURSOR_END);
-        epochs.startAfterRecovered();
         checkEpochs();
     }
 
@@ -65,8 +73,9 @@ public final class VolumeIndex {
      * back out of order). O(1): both keep a running count.
      */
     private void checkEpochs() {
-        check(epochs.sectors() == index.dirtySectors(), "volume %s: epochs hold %s dirty sectors, the index %s",
-                volumeId, epochs.sectors(), index.dirtySectors());
+        check(!epochs.tracking() || epochs.sectors() == index.dirtySectors(),
+                "volume %s: epochs hold %s dirty sectors, the index %s", volumeId, epochs.sectors(),
+                index.dirtySectors());
     }
 
     /** The underlying index, for read-only use (lookups, scans, statistics). */
@@ -120,7 +129,7 @@ public final class VolumeIndex {
                           int generation) {
         journal.appendClean(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
         long cleaned = index.markClean(startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
-        if (cleaned > 0) {
+        if (cleaned > 0 && epochs.tracking()) {
             // Only the sectors still at that location were cleaned; a newer write's stay dirty in their epoch.
             index.lookup(startSector, lengthSectors, space, new LookupVisitor() {
                 @Override

@@ -36,8 +36,14 @@ final class WriteRouter {
                 ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
                 : BypassReason.NONE;
         long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
-        context.throttle.admit(startSector, lengthSectors, delayNs, () -> context.epochGate.submit(startSector,
-                lengthSectors, () -> route(startSector, src, fua, bypass, durable, done), done));
+        context.throttle.admit(startSector, lengthSectors, delayNs, () -> {
+            if (context.epochGate.bypassed()) {
+                route(startSector, src, fua, bypass, durable, done); // unordered: never waits, allocates nothing more
+            } else {
+                context.epochGate.submit(startSector, lengthSectors,
+                        () -> route(startSector, src, fua, bypass, durable, done), done);
+            }
+        });
     }
 
     /**

@@ -11,7 +11,10 @@ class DirtyEpochsTest {
         // Proves set/clear keep exact per-epoch counts when ranges are cut at the head, in the middle and at the
         // tail (expected values by hand).
         DirtyEpochs epochs = new DirtyEpochs();
-        assertThat(epochs.current()).isEqualTo(DirtyEpochs.RECOVERED + 1);
+        epochs.set(0, 8, 1);
+        assertThat(epochs.sectors()).as("not tracking: nothing recorded").isZero();
+        epochs.startTracking();
+        assertThat(epochs.current()).isEqualTo(DirtyEpochs.ORDER_UNKNOWN + 1);
         assertThat(epochs.oldest()).isEqualTo(DirtyEpochs.NONE);
         epochs.set(0, 100, 1);          // [0,100) e1
         epochs.set(40, 20, 2);          // [0,40) e1, [40,60) e2, [60,100) e1
@@ -38,6 +41,7 @@ class DirtyEpochsTest {
     void closingAnEpochMovesTheCurrentOne() {
         // Proves FLUSH/FUA bookkeeping: each close starts a new epoch; writes recorded before keep theirs.
         DirtyEpochs epochs = new DirtyEpochs();
+        epochs.startTracking();
         long first = epochs.current();
         epochs.set(0, 8, first);
         assertThat(epochs.close()).isEqualTo(first + 1);
