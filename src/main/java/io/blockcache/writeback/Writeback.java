@@ -72,7 +72,7 @@ public final class Writeback {
     private final DrainJobs drains;
     private String lastError;
     private long lastErrorNs;
-    private boolean faultIgnoreEpochs;
+    private final EpochOrder epochOrder;
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -91,6 +91,7 @@ public final class Writeback {
         this.inFlight = new InFlightKeys();
         this.ages = new DirtyAges(space.table(), loop.nowNs());
         this.sources = new KeySources(index, inFlight, ages, () -> loop.execute(this::pump));
+        this.epochOrder = new EpochOrder(loop, volume, sources);
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
         this.passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
         this.drains = new DrainJobs(loop, new DrainJobs.Engine() {
@@ -153,7 +154,7 @@ public final class Writeback {
         }
         stopped = false;
         volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages));
-        applyOrdering();
+        epochOrder.apply(settings.ordering());
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
         rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
     }
@@ -191,22 +192,9 @@ public final class Writeback {
         this.settings = Objects.requireNonNull(newSettings, "settings");
         sources.rearm();
         if (!stopped) {
-            applyOrdering();
+            epochOrder.apply(newSettings.ordering());
         }
         loop.execute(this::pump);
-    }
-
-    /**
-     * Epoch ordering (docs/WRITEBACK.md): passes take only keys of the oldest epoch that is still dirty (keys stay
-     * dirty until their clean marking, which comes after a backing flush, so the next epoch starts only once this
-     * one is written and flushed); the front end holds what would overtake it.
-     */
-    private void applyOrdering() {
-        boolean epochs = settings.ordering() == WritebackOrdering.EPOCHS;
-        volume.setEpochOrdering(epochs);
-        io.blockcache.volume.DirtyEpochs dirtyEpochs = index.epochs();
-        sources.restrict(!epochs || faultIgnoreEpochs ? DirtyScanner.RangeFilter.ALL
-                : (start, length) -> !dirtyEpochs.anyNewerThan(start, length, dirtyEpochs.oldest()));
     }
 
     /**
@@ -216,9 +204,9 @@ public final class Writeback {
      */
     public void setFaultIgnoreEpochs(boolean on) {
         Checks.onLoop(loop, "Writeback.setFaultIgnoreEpochs");
-        faultIgnoreEpochs = on;
+        epochOrder.setFaultIgnoreEpochs(on);
         if (!stopped) {
-            applyOrdering();
+            epochOrder.apply(settings.ordering());
         }
     }
 
@@ -368,7 +356,7 @@ public final class Writeback {
         // A drain overrides the pause, as bcache's detach overrides writeback_running=0: else it would never end.
         // A paused drain job holds every pass: the operator asked for the backing device back.
         // Requests waiting for older epochs override both too: without writeback they would wait forever.
-        boolean waiters = volume.epochWaiters() > 0;
+        boolean waiters = epochOrder.waiters();
         if (stopped || (!settings.running() && !draining() && !waiters) || (drains.paused() && !waiters)) {
             return;
         }
@@ -388,7 +376,7 @@ public final class Writeback {
             return false;
         }
         boolean modern = settings.policy() == WritebackPolicy.MODERN;
-        boolean fullSpeed = draining() || idle.idle() || volume.epochWaiters() > 0;
+        boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters();
         DirtyScanner source = sources.choose(nowNs, settings);
         if (source == null) {
             return false;
@@ -474,7 +462,7 @@ public final class Writeback {
         lastError = failure;
         lastErrorNs = loop.nowNs();
         drains.fail("drain stopped: writeback " + failure + "; the dirty data stays in the cache");
-        volume.failEpochWaiters("writeback " + failure); // epochs never skip ahead; the caller hears why
+        epochOrder.writebackFailed(failure);
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
         sources.rearm();
@@ -486,10 +474,7 @@ public final class Writeback {
                 inFlight.remove(key);
             }
             backoffNs = 0;
-            if (settings.ordering() == WritebackOrdering.EPOCHS) {
-                sources.restrict(sources.eligible()); // the oldest epoch may be done: both scans look again
-                loop.execute(volume::epochsAdvanced); // not inside the flush callback: requests may run now
-            }
+            epochOrder.batchSettled();
         } else {
             giveUp(keys, failure);
         }

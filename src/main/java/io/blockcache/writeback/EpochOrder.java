@@ -1,0 +1,59 @@
+package io.blockcache.writeback;
+
+import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.DirtyEpochs;
+import io.blockcache.volume.Volume;
+
+/**
+ * Writeback's side of epoch ordering (docs/WRITEBACK.md, "Epoch ordering"): passes take only keys of the oldest
+ * epoch that is still dirty. Keys stay dirty until their clean marking, which comes after a backing flush, so the
+ * next epoch starts only once this one is written and flushed; the front end ({@code volume.EpochGate}) holds what
+ * would overtake it, and is told when a batch settles or writeback fails.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+final class EpochOrder {
+    private final EventLoop loop;
+    private final Volume volume;
+    private final KeySources sources;
+    private boolean ordered;
+    private boolean faultIgnoreEpochs;
+
+    EpochOrder(EventLoop loop, Volume volume, KeySources sources) {
+        this.loop = loop;
+        this.volume = volume;
+        this.sources = sources;
+    }
+
+    /** Applies the knob: the front end's holds and the scans' restriction to the oldest epoch. */
+    void apply(WritebackOrdering ordering) {
+        ordered = ordering == WritebackOrdering.EPOCHS;
+        volume.setEpochOrdering(ordered);
+        DirtyEpochs epochs = volume.index().epochs();
+        sources.restrict(!ordered || faultIgnoreEpochs ? DirtyScanner.RangeFilter.ALL
+                : (start, length) -> !epochs.anyNewerThan(start, length, epochs.oldest()));
+    }
+
+    /** The simulator's fault point ({@link Writeback#setFaultIgnoreEpochs}); takes effect at the next apply. */
+    void setFaultIgnoreEpochs(boolean on) {
+        faultIgnoreEpochs = on;
+    }
+
+    /** True while front-end requests wait for older epochs: writeback must run, at full speed, whatever else says. */
+    boolean waiters() {
+        return volume.epochWaiters() > 0;
+    }
+
+    /** A clean batch was applied: the oldest epoch may be done, so both scans look again and held requests retry. */
+    void batchSettled() {
+        if (ordered) {
+            sources.restrict(sources.eligible());
+            loop.execute(volume::epochsAdvanced); // not inside the flush callback: requests may run now
+        }
+    }
+
+    /** Writeback failed: it never skips ahead to a later epoch, so held requests are refused with the reason. */
+    void writebackFailed(String failure) {
+        volume.failEpochWaiters("writeback " + failure);
+    }
+}
