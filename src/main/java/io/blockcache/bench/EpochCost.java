@@ -70,6 +70,20 @@ final class EpochCost {
         }
     }
 
+    /** The front-end hold: writes into a hot range, modern and epochs, a FLUSH every second and every 100 ms. */
+    static void overwrites(WritebackBenchScale scale, long seed, HddConfig disk, List<BenchRow> rows) {
+        long cacheBytes = Math.min(scale.cacheBytes(), 1L << 30);
+        for (FlushCadence cadence : List.of(FlushCadence.EVERY_SECOND, FlushCadence.EVERY_100_MS)) {
+            for (String name : List.of("modern", "epochs")) {
+                Variant v = new Variant(name, cadence);
+                OverwriteRun.Result r = OverwriteRun.run(cacheBytes, disk, v.settings(WritebackSettings.defaults()),
+                        scale.burstWriteIntervalNs(), cadence, seed + 14);
+                rows.add(v.row("epochs-overwrites").with("writes", r.writes()).with("heldWrites", r.heldWrites())
+                        .with("writeP50Us", r.p50Us()).with("writeP99Us", r.p99Us()).with("writeMaxUs", r.maxUs()));
+            }
+        }
+    }
+
     private static List<Variant> variants() {
         List<Variant> out = new java.util.ArrayList<>();
         out.add(new Variant("classic", FlushCadence.EVERY_SECOND));

@@ -48,6 +48,7 @@ public final class WritebackBench {
         bench.bursts();
         progress.accept("epochs");
         EpochCost.run(bench.scale, seed, bench.disk, idleSettings(), bench.rows, bench.epochCurves);
+        EpochCost.overwrites(bench.scale, seed, bench.disk, bench.rows);
         return bench;
     }
 

@@ -89,6 +89,16 @@ public final class WritebackReport {
                                 : figure(time ? classic / epochs : epochs / classic)));
             }
         }
+        List<BenchRow> overwrites = select(rows, "epochs-overwrites", null, null);
+        if (!overwrites.isEmpty()) {
+            out.append("\n### epoch ordering: writes over older epochs\n\n| policy | flush every | writes | held "
+                    + "| p50 µs | p99 µs | max µs |\n|---|---|---|---|---|---|---|\n");
+            for (BenchRow r : overwrites) {
+                out.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |%n", r.policy(),
+                        r.get("flushEvery"), r.number("writes"), r.number("heldWrites"), r.number("writeP50Us"),
+                        r.number("writeP99Us"), r.number("writeMaxUs")));
+            }
+        }
         return out.toString();
     }
 

@@ -17,7 +17,7 @@ import picocli.CommandLine;
 class WritebackBenchTest {
     private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(\"[^\"]*\"|[-0-9.]+|null|true|false)");
     private static final Set<String> EXPERIMENTS = Set.of("idle-drain", "busy", "sweep", "bursts",
-            "epochs-idle-drain", "epochs-busy", "epochs-bursts");
+            "epochs-idle-drain", "epochs-busy", "epochs-bursts", "epochs-overwrites");
     private static final Set<String> POLICIES = Set.of("modern", "classic", "lba", "fifo", "auto", "ideal",
             "epochs");
     /** SPTF makes the sorted sweep a reference, not a strict bound: a policy may beat it by a hair. */
@@ -162,5 +162,10 @@ class WritebackBenchTest {
         for (String line : rows("epochs-bursts", "epochs")) {
             assertThat(number(line, "burstsCleaned")).as(line).isEqualTo(number(line, "bursts"));
         }
+        // Writes into a hot range do land on older epochs: with epochs some wait, unordered none does.
+        assertThat(rows("epochs-overwrites", "epochs")).hasSize(2).allSatisfy(line ->
+                assertThat(number(line, "heldWrites")).as(line).isPositive());
+        assertThat(rows("epochs-overwrites", "modern")).hasSize(2).allSatisfy(line ->
+                assertThat(number(line, "heldWrites")).as(line).isZero());
     }
 }
