@@ -115,6 +115,16 @@ public final class VolumeIndex {
         checkEpochs();
     }
 
+    /**
+     * {@link #insertPiece(long, int, int, int, int, boolean, int, int, int, long)} with a dirty extent joining the
+     * current epoch: for callers that fill an index directly (benches, tests), not the front end's write path.
+     */
+    public void insertPiece(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                            int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
+        insertPiece(startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c,
+                crcCutHeadSectors, crcLengthSectors, epochs.current());
+    }
+
     /** Journals and applies the removal of {@code [startSector, + lengthSectors)}; returns sectors removed. */
     public long remove(long startSector, int lengthSectors) {
         journal.appendRemove(volumeId, startSector, lengthSectors);
