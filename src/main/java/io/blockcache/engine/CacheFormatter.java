@@ -4,6 +4,8 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
+import io.blockcache.format.DamageMapBlock;
+import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.loop.Prng;
@@ -129,8 +131,25 @@ final class CacheFormatter {
             return;
         }
         BackingSpec spec = backings.get(index);
-        DeviceBytes.writeAndFlush(spec.device(), 0, headers.get(index).encode(), step(done,
+        DeviceBytes.writeAndFlush(spec.device(), 0, headerAndEmptyMap(headers.get(index)), step(done,
                 "writing the header of backing device \"" + spec.name() + "\"", () -> writeHeader(index + 1, done)));
+    }
+
+    /**
+     * The header and, behind it, an empty damage map (FORMAT.md §4.1): copy A of every block valid with sequence 1,
+     * copy B zero, so that {@code check --damage} reads a valid, empty map before the first open.
+     */
+    private static byte[] headerAndEmptyMap(BackingHeader header) {
+        DamageMapGeometry geometry = DamageMapGeometry.of(header.dataOffsetBytes(), header.volumeSizeBytes());
+        int mapBytes = geometry == null ? 0 : geometry.areaBytes();
+        byte[] bytes = new byte[BackingHeader.BYTES + mapBytes];
+        System.arraycopy(header.encode(), 0, bytes, 0, BackingHeader.BYTES);
+        for (int b = 0; geometry != null && b < geometry.blockCount(); b++) {
+            byte[] block = new DamageMapBlock(1, header.backingUuid(), geometry.regionBytes(), b,
+                    geometry.blockCount(), 0, 0, new long[DamageMapBlock.WORDS]).encode();
+            System.arraycopy(block, 0, bytes, (int) geometry.copyOffsetBytes(b, 0), DamageMapBlock.BYTES);
+        }
+        return bytes;
     }
 
     private void writeSuperblocks(Consumer<Outcome<Void>> done) {

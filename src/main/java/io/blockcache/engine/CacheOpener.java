@@ -5,17 +5,20 @@ import io.blockcache.format.AttachCheck;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.CacheSuperblock;
+import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.format.SuperblockPair;
 import io.blockcache.journal.CheckpointCursor;
 import io.blockcache.journal.JournalRecovery;
 import io.blockcache.loop.EventLoop;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
  * Opens a cache set: recovery (docs/FORMAT.md §8). Reads only, until everything checked out and was replayed in
- * memory; the first write is the superblock repair or flag change at the very end. So a crash anywhere in
+ * memory; the first writes are the damage maps' marks of the recovered dirty data on the backing devices, then the
+ * superblock repair or flag change at the very end. So a crash anywhere in
  * here is just another crash.
  *
  * <p>Steps: the metadata walk shared with {@code check} ({@link MetadataWalker}: superblocks, journal ring,
@@ -33,6 +36,8 @@ final class CacheOpener {
     private final Consumer<Outcome<CacheSet>> done;
     private SuperblockPair pair;
     private final List<BackingSpec> ordered = new ArrayList<>();
+    /** Per backing device in superblock order: its damage map area as read, or null if it has no room for one. */
+    private final List<byte[]> mapAreas = new ArrayList<>();
     private JournalRecovery journal;
     private List<byte[]> checkpointBuckets;
 
@@ -112,22 +117,29 @@ final class CacheOpener {
             return;
         }
         BlockDevice device = ordered.get(index).device();
-        DeviceBytes.read(device, 0, BackingHeader.BYTES, read -> {
-            AttachedBacking expected = superblock.backings().get(index);
+        AttachedBacking expected = superblock.backings().get(index);
+        // The header and, in the same read, the damage map behind it (FORMAT.md §4.1).
+        DamageMapGeometry geometry = DamageMapGeometry.of(expected.dataOffsetBytes(), expected.volumeSizeBytes());
+        int mapBytes = geometry == null ? 0 : geometry.areaBytes();
+        DeviceBytes.read(device, 0, BackingHeader.BYTES + mapBytes, read -> {
             if (!read.isOk()) {
                 refusals.add("backing device \"" + expected.exportName() + "\": " + read.error());
+                mapAreas.add(null);
             } else {
                 for (AttachCheck.Refusal refusal : AttachCheck.check(BackingHeader.decode(read.value(), 0), expected,
                         superblock.cacheSetUuid(), device.sizeBytes())) {
                     refusals.add(refusal.message());
                 }
+                mapAreas.add(geometry == null ? null
+                        : Arrays.copyOfRange(read.value(), BackingHeader.BYTES, BackingHeader.BYTES + mapBytes));
             }
             checkBacking(index + 1, refusals);
         });
     }
 
     private void replay() {
-        CacheSetBuilder builder = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal);
+        CacheSetBuilder builder = new CacheSetBuilder(loop, cacheDevice, ordered, options, pair.chosen(), journal,
+                mapAreas);
         CheckpointCursor cursor;
         try {
             builder.prepare();
@@ -158,6 +170,17 @@ final class CacheOpener {
             fail("recovery failed while replaying metadata: " + e.getMessage());
             return;
         }
+        // Before any volume serves: every region holding dirty data is marked (WRITEBACK.md "When a device fails").
+        set.markDamage(marked -> {
+            if (!marked.ok()) {
+                fail("writing the damage map at open failed: " + marked.message());
+                return;
+            }
+            finishOpen(set);
+        });
+    }
+
+    private void finishOpen(CacheSet set) {
         CacheSuperblock superblock = pair.chosen();
         if (!pair.otherNeedsRepair() && !superblock.cleanShutdown()) {
             serving(set);

@@ -14,6 +14,7 @@ import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import io.blockcache.device.IoJoin;
+import io.blockcache.volume.DamageMap;
 import io.blockcache.volume.Volume;
 import io.blockcache.writeback.DrainJob;
 import io.blockcache.writeback.DrainLimits;
@@ -254,11 +255,49 @@ public final class CacheSet {
         for (Volume volume : volumes) {
             volume.close();
         }
-        IoJoin quiet = new IoJoin(stopped -> checkpointAndClose(done));
+        IoJoin quiet = new IoJoin(stopped -> sweepDamage(swept -> checkpointAndClose(done)));
         for (Writeback writeback : writebacks) {
             writeback.stop(quiet.add());
         }
         quiet.seal();
+    }
+
+    /**
+     * Marks every region holding dirty data in each volume's damage map and writes blocks that have no valid copy
+     * (open, before the volumes serve); {@code done} when durable, or with the first error.
+     */
+    void markDamage(IoCallback done) {
+        IoJoin join = new IoJoin(done);
+        for (Volume volume : volumes) {
+            if (volume.damageMap() != null) {
+                volume.damageMap().markDirty(join.add());
+            }
+        }
+        join.add();
+        loop.execute(() -> join.complete(IoResult.OK)); // never complete inside the call
+        join.seal();
+    }
+
+    /**
+     * Shutdown, with the front end and writeback stopped: clears what is clean from every damage map, so that the
+     * map left on the backing devices lists only the dirty data the cache still holds. A failed clear leaves the
+     * region marked, which is safe, so its error does not fail the shutdown.
+     */
+    private void sweepDamage(IoCallback done) {
+        IoJoin join = new IoJoin(ignored -> done.complete(IoResult.OK));
+        for (Volume volume : volumes) {
+            DamageMap damage = volume.damageMap();
+            if (damage != null) {
+                IoCallback part = join.add();
+                damage.sweep(result -> {
+                    damage.close();
+                    part.complete(result);
+                });
+            }
+        }
+        join.add();
+        loop.execute(() -> join.complete(IoResult.OK));
+        join.seal();
     }
 
     private void checkpointAndClose(IoCallback done) {

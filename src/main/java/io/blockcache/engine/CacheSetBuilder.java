@@ -12,6 +12,7 @@ import io.blockcache.device.IoJoin;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
+import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.format.JournalScanner;
 import io.blockcache.gc.CheckpointPort;
 import io.blockcache.gc.GarbageCollector;
@@ -22,6 +23,7 @@ import io.blockcache.journal.JournalRecovery;
 import io.blockcache.journal.JournalRing;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.DamageMap;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeConfig;
 import io.blockcache.volume.VolumeIndex;
@@ -50,9 +52,15 @@ final class CacheSetBuilder {
     private BucketTable table;
     private JournalWriter journal;
     private CacheSpace space;
+    private final List<byte[]> mapAreas;
 
+    /**
+     * @param mapAreas per backing device, in superblock order: its damage map area as read at open (or null when
+     *     the device has no room for a map)
+     */
     CacheSetBuilder(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options,
-                    CacheSuperblock superblock, JournalRecovery recovery) {
+                    CacheSuperblock superblock, JournalRecovery recovery, List<byte[]> mapAreas) {
+        this.mapAreas = mapAreas;
         this.loop = loop;
         this.cacheDevice = cacheDevice;
         // Flush errors stick per backing device (StickyFlushDevice): every user of a backing device sees them.
@@ -125,8 +133,12 @@ final class CacheSetBuilder {
             checkpoints.addVolume(attached.volumeId(), index);
             VolumeConfig config = new VolumeConfig(attached.volumeId(), attached.volumeSizeBytes(),
                     attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
-            volumes.add(new Volume(loop, config, cacheDevice, backings.get(i).device(), layout, space,
-                    new VolumeIndex(attached.volumeId(), index, journal, space), journal));
+            BlockDevice backing = backings.get(i).device();
+            DamageMapGeometry geometry = DamageMapGeometry.of(attached.dataOffsetBytes(), attached.volumeSizeBytes());
+            DamageMap damage = geometry == null ? null : new DamageMap(loop, backing, attached.backingUuid(), geometry,
+                    attached.volumeSizeBytes(), mapAreas.get(i));
+            volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space,
+                    new VolumeIndex(attached.volumeId(), index, journal, space), journal, damage));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         long totalBytes = 0;

@@ -30,6 +30,7 @@ final class CachedWrite {
     private final WritePoint writePoint;
     /** The epoch in force when the write was routed: its dirty extents belong to it (docs/WRITEBACK.md). */
     private final long epoch;
+    private IoResult markFailure;
 
     /** One extent of the write: where its sectors went in the cache and their checksum. */
     private record Piece(long startSector, int lengthSectors, int bucket, int offsetSectors, int generation,
@@ -80,6 +81,7 @@ final class CachedWrite {
      */
     void write(InFlightWrites.Entry entry, IoCallback callback) {
         IoJoin parts = new IoJoin(result -> finish(entry, result, callback));
+        markDamage(parts);
         for (int i = 0; i < pieces.size(); i++) {
             Piece piece = pieces.get(i);
             ByteBuffer slice = slice(piece);
@@ -89,6 +91,29 @@ final class CachedWrite {
                     parts.add());
         }
         parts.seal();
+    }
+
+    /**
+     * A dirty write is acknowledged only once its regions are durably marked in the damage map on the backing
+     * device (see {@link DamageMap}); the mark runs beside the cache write, and costs nothing when already made.
+     */
+    private void markDamage(IoJoin parts) {
+        DamageMap damage = context.damage;
+        if (!dirty || damage == null) {
+            return;
+        }
+        long lengthSectors = data.remaining() / BlockDevice.SECTOR_BYTES;
+        if (damage.covers(startSector, lengthSectors)) {
+            damage.stats().writesCovered.incrementAndGet();
+            return;
+        }
+        IoCallback marked = parts.add();
+        damage.mark(startSector, lengthSectors, result -> {
+            if (!result.ok()) {
+                markFailure = result;
+            }
+            marked.complete(result);
+        });
     }
 
     private ByteBuffer slice(Piece piece) {
@@ -101,12 +126,17 @@ final class CachedWrite {
         if (result.ok()) {
             install(entry);
             context.stats.writeCachedSectors.addAndGet(data.remaining() / BlockDevice.SECTOR_BYTES);
-        } else {
+        } else if (markFailure == null) {
             context.stats.cacheWriteErrors.incrementAndGet();
         }
         releasePins();
-        callback.complete(result.ok() ? IoResult.OK
-                : IoResult.error(IoStatus.IO_ERROR, "cache device write failed: " + result.message()));
+        if (result.ok()) {
+            callback.complete(IoResult.OK);
+        } else if (markFailure != null) {
+            callback.complete(markFailure); // the write is not acknowledged: its regions may not be marked
+        } else {
+            callback.complete(IoResult.error(IoStatus.IO_ERROR, "cache device write failed: " + result.message()));
+        }
     }
 
     private void install(InFlightWrites.Entry entry) {

@@ -37,9 +37,20 @@ public final class Volume implements BlockDevice {
     private final RangeEraser eraser;
     private boolean closed;
 
+    /** A volume without a damage map (unit tests of the request paths). */
     public Volume(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
                   CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
-        this.context = new VolumeContext(loop, config, cacheDevice, backingDevice, layout, space, index, journal);
+        this(loop, config, cacheDevice, backingDevice, layout, space, index, journal, null);
+    }
+
+    /**
+     * A volume whose dirty writes are marked in {@code damage} before they are acknowledged (null: no damage map).
+     */
+    public Volume(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
+                  CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal,
+                  DamageMap damage) {
+        this.context = new VolumeContext(loop, config, cacheDevice, backingDevice, layout, space, index, journal,
+                damage);
         this.flushes = new FlushCoordinator(context);
         this.router = new WriteRouter(context, flushes);
         this.eraser = new RangeEraser(context, flushes);
@@ -163,6 +174,18 @@ public final class Volume implements BlockDevice {
         BackingWriteSlot slot = new BackingWriteSlot(context.backingDevice, context.backingOffset(startSector));
         context.backingGate.run(startSector, lengthSectors, slot::onTurn);
         return slot;
+    }
+
+    /** The damage map on the backing device (docs/WRITEBACK.md "When a device fails"), or null if none. */
+    public DamageMap damageMap() {
+        return context.damage;
+    }
+
+    /** Asks the damage map for a lazy sweep: writeback has just made data clean and durable. */
+    public void requestDamageSweep() {
+        if (context.damage != null) {
+            context.damage.requestSweep();
+        }
     }
 
     /** The volume's index (read-only use: statistics, block status, writeback scans). */

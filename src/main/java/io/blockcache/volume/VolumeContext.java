@@ -25,6 +25,8 @@ final class VolumeContext {
     final CacheExtentReader extentReader;
     final BypassPolicy bypass;
     final WriteThrottle throttle;
+    /** The damage map on the backing device, or null (a volume built without one, as in unit tests). */
+    final DamageMap damage;
     volatile CacheMode mode;
     WritebackHooks hooks = WritebackHooks.NONE;
     /** Writeback keeps FLUSH order (knob {@code writeback.<volume>.ordering=epochs}): the front end must too. */
@@ -32,7 +34,8 @@ final class VolumeContext {
     final EpochGate epochGate = new EpochGate(this);
 
     VolumeContext(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
-                  CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal) {
+                  CacheLayout layout, CacheSpace space, VolumeIndex index, MetadataJournal journal,
+                  DamageMap damage) {
         this.loop = loop;
         this.config = config;
         this.bypass = new BypassPolicy(loop, new OccupancyGauge(space.table(), space.allocator()),
@@ -47,6 +50,10 @@ final class VolumeContext {
         this.journal = journal;
         this.mode = config.mode();
         this.extentReader = new CacheExtentReader(this.cacheDevice, layout, space.allocator());
+        this.damage = damage;
+        if (damage != null) {
+            damage.attach(index, inFlight);
+        }
     }
 
     /**

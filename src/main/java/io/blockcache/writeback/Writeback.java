@@ -475,6 +475,7 @@ public final class Writeback {
             }
             backoffNs = 0;
             epochOrder.batchSettled();
+            volume.requestDamageSweep(); // clean and flushed: its regions may leave the damage map, lazily
         } else {
             giveUp(keys, failure);
         }

@@ -1,0 +1,246 @@
+package io.blockcache.volume;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoJoin;
+import io.blockcache.device.IoResult;
+import io.blockcache.format.DamageMapBlock;
+import io.blockcache.format.DamageMapGeometry;
+import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.loop.EventLoop;
+import io.blockcache.loop.Timer;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One volume's damage map (docs/FORMAT.md §4.1, docs/WRITEBACK.md "When a device fails"): a bit per region of the
+ * volume, kept on the backing device itself (in the reserved area after its header), so that after the cache
+ * device is lost {@code blockcache check --damage} can list which ranges of the backing device are stale.
+ *
+ * <p>The promise, as md's write-intent bitmap makes it for a RAID resync (Linux drivers/md/md-bitmap.c): at every
+ * instant the durable map covers every region where the backing device may hold older data than the volume has
+ * acknowledged. Kept by two rules:
+ * <ul>
+ *   <li><b>Mark before the ack.</b> A cached dirty write whose regions are not durably marked waits for the map
+ *       write (FUA) that marks them before it is acknowledged ({@link CachedWrite}); the mark runs in parallel with
+ *       the cache write, so it costs latency only when the backing write is slower. A write into regions already
+ *       marked costs nothing: one map write per newly dirtied region, not per write.</li>
+ *   <li><b>Clear lazily, and only what is clean and durable.</b> A sweep ({@link #SWEEP_DELAY_NS} after writeback
+ *       cleaned something, and at shutdown) clears a region only if the index holds no dirty data in it and no
+ *       front-end write into it is in flight. Dirty data becomes clean only after the backing device was flushed
+ *       (writeback's {@code CleanMarker}), and is dropped without writeback only by writes that flush the backing
+ *       device first or by trims, so a clean region is durable on the backing device.</li>
+ * </ul>
+ * Recovery re-marks every region holding dirty data before the volume serves ({@link #markDirty}), so a map
+ * written by an older version, or none, is made right at open.
+ *
+ * <p>Hook for ordering=epochs: the backing device then holds a prefix of the writes up to a flush epoch, so
+ * nothing on it is stale, only old. Such a volume would not mark regions ({@link #covers} always true) and would
+ * write {@link DamageMapBlock#FLAG_CONSISTENT_AS_OF_EPOCH} with the epoch after each epoch flush; {@code check
+ * --damage} already reports such a map as consistent.
+ *
+ * <p>Thread rule: the loop thread.
+ */
+public final class DamageMap {
+    /**
+     * How long after writeback cleaned data a sweep runs: md's bitmap daemon clears bits lazily too (its
+     * daemon_sleep, 5 s by default); one second keeps the map close to the dirty set while batching the clears
+     * of many writeback passes into one map write per block.
+     */
+    public static final long SWEEP_DELAY_NS = TimeUnit.SECONDS.toNanos(1);
+    /** Marked regions a sweep examines per loop task (each costs an index lookup of the region). */
+    static final int SWEEP_EXAMINED_PER_STEP = 256;
+    /** Regions a sweep scans per loop task, marked or not (4 KiB of bits). */
+    static final int SWEEP_SCANNED_PER_STEP = 32_768;
+    /** Index nodes visited per loop task of the walk at open (recovery works in bounded slices too). */
+    private static final int OPEN_WALK_NODES = 1024;
+
+    private final EventLoop loop;
+    private final DamageMapGeometry geometry;
+    private final long volumeSectors;
+    private final DamageMapBlockWriter[] blocks;
+    private final DamageMapStats stats = new DamageMapStats();
+    private VolumeIndex index;
+    private InFlightWrites inFlight;
+    private Timer sweepTimer;
+    private boolean closed;
+
+    /**
+     * A map of a volume of {@code volumeSizeBytes} on {@code backing}, starting from {@code area}: the bytes the
+     * device holds from {@link DamageMapGeometry#FIRST_BLOCK_OFFSET_BYTES}, {@link DamageMapGeometry#areaBytes()}
+     * long (what {@code CacheSet.open} read).
+     */
+    public DamageMap(EventLoop loop, BlockDevice backing, UUID backingUuid, DamageMapGeometry geometry,
+                     long volumeSizeBytes, byte[] area) {
+        this.loop = Objects.requireNonNull(loop, "loop");
+        this.geometry = Objects.requireNonNull(geometry, "geometry");
+        this.volumeSectors = volumeSizeBytes / BlockDevice.SECTOR_BYTES;
+        this.blocks = new DamageMapBlockWriter[geometry.blockCount()];
+        for (int b = 0; b < blocks.length; b++) {
+            blocks[b] = new DamageMapBlockWriter(backing, backingUuid, geometry, b,
+                    DamageMapBlock.choose(area, backingUuid, geometry, b), stats);
+        }
+    }
+
+    /** Connects the volume's index and in-flight writes (the volume, once). */
+    void attach(VolumeIndex volumeIndex, InFlightWrites writes) {
+        this.index = volumeIndex;
+        this.inFlight = writes;
+    }
+
+    /** The map's geometry. */
+    public DamageMapGeometry geometry() {
+        return geometry;
+    }
+
+    /** Its counters. */
+    public DamageMapStats stats() {
+        return stats;
+    }
+
+    /**
+     * True if every region of {@code [startSector, + lengthSectors)} is durably marked and stays so: a write there
+     * needs no map write.
+     */
+    boolean covers(long startSector, long lengthSectors) {
+        long first = startSector / geometry.regionSectors();
+        long last = (startSector + lengthSectors - 1) / geometry.regionSectors();
+        for (long region = first; region <= last; region++) {
+            DamageMapBlockWriter block = blocks[(int) (region / DamageMapBlock.REGIONS_PER_BLOCK)];
+            int bit = (int) (region % DamageMapBlock.REGIONS_PER_BLOCK);
+            if (!block.wanted(bit) || !block.covers(bit, bit + 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Durably marks every region of {@code [startSector, + lengthSectors)}; {@code done} when the marks are on the
+     * device, or with the error of the map write that failed. Call only when {@link #covers} is false.
+     */
+    void mark(long startSector, long lengthSectors, IoCallback done) {
+        long first = startSector / geometry.regionSectors();
+        long last = (startSector + lengthSectors - 1) / geometry.regionSectors();
+        IoJoin join = new IoJoin(done);
+        long region = first;
+        while (region <= last) {
+            int b = (int) (region / DamageMapBlock.REGIONS_PER_BLOCK);
+            int from = (int) (region % DamageMapBlock.REGIONS_PER_BLOCK);
+            int to = (int) Math.min(DamageMapBlock.REGIONS_PER_BLOCK, from + (last - region) + 1);
+            for (int bit = from; bit < to; bit++) {
+                if (!blocks[b].wanted(bit)) {
+                    stats.regionsMarked.incrementAndGet();
+                }
+            }
+            blocks[b].mark(from, to, join.add());
+            region += to - from;
+        }
+        join.seal();
+    }
+
+    /**
+     * At open, before the volume serves: marks every region that holds dirty data in the recovered index and writes
+     * every block that changed or has no valid copy on the device; {@code done} when all of it is durable.
+     */
+    public void markDirty(IoCallback done) {
+        markDirtyFrom(0, done);
+    }
+
+    /** One bounded step of the walk ({@link #OPEN_WALK_NODES} index nodes), then the next in a task of its own. */
+    private void markDirtyFrom(long fromCursor, IoCallback done) {
+        long cursor = index.extents().forEachInNodes(fromCursor, OPEN_WALK_NODES, (start, length, location, crc,
+                crcOffset, crcLength) -> {
+            if (ExtentLocation.dirty(location)) {
+                want(start, length);
+            }
+        });
+        if (cursor == ExtentIndex.CURSOR_END) {
+            syncAll(done);
+            return;
+        }
+        loop.execute(() -> markDirtyFrom(cursor, done));
+    }
+
+    private void want(long startSector, long lengthSectors) {
+        long first = startSector / geometry.regionSectors();
+        long last = (startSector + lengthSectors - 1) / geometry.regionSectors();
+        for (long region = first; region <= last; region++) {
+            int b = (int) (region / DamageMapBlock.REGIONS_PER_BLOCK);
+            int bit = (int) (region % DamageMapBlock.REGIONS_PER_BLOCK);
+            if (!blocks[b].wanted(bit)) {
+                blocks[b].mark(bit, bit + 1, result -> { }); // syncAll below waits for the write
+            }
+        }
+    }
+
+    /** Asks for a sweep {@link #SWEEP_DELAY_NS} from now, unless one is already due (writeback cleaned data). */
+    public void requestSweep() {
+        if (closed || sweepTimer != null) {
+            return;
+        }
+        sweepTimer = loop.schedule(SWEEP_DELAY_NS, () -> {
+            sweepTimer = null;
+            sweep(result -> { }); // a failed clear leaves the region marked: safe, retried by the next sweep
+        });
+    }
+
+    /**
+     * Clears every marked region that holds no dirty data and no front-end write in flight, in slices of
+     * {@link #SWEEP_EXAMINED_PER_STEP} regions per loop task, then writes the blocks that changed; {@code done} when
+     * they are durable (an error leaves regions marked, which is safe).
+     */
+    public void sweep(IoCallback done) {
+        stats.sweeps.incrementAndGet();
+        sweepFrom(0, done);
+    }
+
+    private void sweepFrom(long fromRegion, IoCallback done) {
+        if (closed) {
+            loop.execute(() -> done.complete(IoResult.OK));
+            return;
+        }
+        long region = fromRegion;
+        int examined = 0;
+        long scanEnd = Math.min(geometry.regionCount(), fromRegion + SWEEP_SCANNED_PER_STEP);
+        while (region < scanEnd && examined < SWEEP_EXAMINED_PER_STEP) {
+            DamageMapBlockWriter block = blocks[(int) (region / DamageMapBlock.REGIONS_PER_BLOCK)];
+            int bit = (int) (region % DamageMapBlock.REGIONS_PER_BLOCK);
+            if (block.wanted(bit)) {
+                examined++;
+                long start = region * geometry.regionSectors();
+                long length = Math.min(geometry.regionSectors(), volumeSectors - start);
+                if (!inFlight.writeInFlight(start, length) && !index.overlapsDirty(start, length)) {
+                    block.clear(bit);
+                    stats.regionsCleared.incrementAndGet();
+                }
+            }
+            region++;
+        }
+        if (region >= geometry.regionCount()) {
+            syncAll(done);
+            return;
+        }
+        long next = region;
+        loop.execute(() -> sweepFrom(next, done));
+    }
+
+    private void syncAll(IoCallback done) {
+        IoJoin join = new IoJoin(done);
+        for (DamageMapBlockWriter block : blocks) {
+            block.sync(loop, join.add());
+        }
+        join.seal();
+    }
+
+    /** Stops sweeping (shutdown); marks still in flight complete. */
+    public void close() {
+        closed = true;
+        if (sweepTimer != null) {
+            sweepTimer.cancel();
+            sweepTimer = null;
+        }
+    }
+}
