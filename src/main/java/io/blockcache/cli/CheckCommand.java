@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,7 +20,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code blockcache check}: examines a cache file read-only, as recovery would, and reports. Exit 0 only
- * when the cache is consistent; 1 when it is not or cannot be read.
+ * when the cache is consistent; 1 when it is not or cannot be read. With {@code --damage}, reads the damage maps of
+ * backing files instead ({@link DamageCheck}); 2 for bad arguments.
  */
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = {"Check a cache file offline and read-only; exit status 0 only when it is consistent.",
@@ -26,7 +29,9 @@ import picocli.CommandLine.Spec;
                 + " why it ends, corruption with its sequence and ring offset), the checkpoint, and the index"
                 + " rebuilt by replay (structure, extents inside data buckets, live counts, no dirty extent with a"
                 + " stale generation). With --data also verify the CRC32C of every cached extent.",
-                "Backing files are not needed and nothing is written or repaired."})
+                "Backing files are not needed and nothing is written or repaired.",
+                "With --damage --backing NAME=FILE...: after losing the cache device, list each volume's stale LBA"
+                + " ranges from the damage map on its backing file."})
 final class CheckCommand implements Callable<Integer> {
     /**
      * How long the inspection may take. With {@code --data} it reads the whole device, which on a very large,
@@ -38,8 +43,18 @@ final class CheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--cache", required = true, paramLabel = "FILE", description = "The cache file to check.")
+    @Option(names = "--cache", paramLabel = "FILE", description = "The cache file to check.")
     private Path cache;
+
+    @Option(names = "--damage", description = "Instead of a cache file, read the damage maps of the --backing files"
+            + " (no cache device needed) and list the LBA ranges of each volume whose data on the backing file may"
+            + " be older than what the cache had acknowledged. Exit 0: nothing stale; 1: stale ranges listed;"
+            + " 3: a map could not be read (what it covers is listed as stale).")
+    private boolean damage;
+
+    @Option(names = "--backing", paramLabel = "NAME=FILE", description = "With --damage: a backing file, named as"
+            + " in serve (or just FILE); repeatable.")
+    private List<String> backings;
 
     @Option(names = "--json", description = "Print one JSON object instead of the summary.")
     private boolean json;
@@ -51,6 +66,20 @@ final class CheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (damage) {
+            if (cache != null || data || backings == null || backings.isEmpty()) {
+                err.println("blockcache check: --damage takes one or more --backing NAME=FILE and no --cache or"
+                        + " --data");
+                return 2;
+            }
+            Map<String, Path> files = DamageCheck.parse(backings, err);
+            return files == null ? 2 : DamageCheck.run(files, json, out, err);
+        }
+        if (cache == null || backings != null) {
+            err.println("blockcache check: give --cache FILE (or --damage with --backing NAME=FILE)");
+            return 2;
+        }
         CacheReport report;
         try (RealLoop loop = new RealLoop("blockcache-check")) {
             FileDevice device;

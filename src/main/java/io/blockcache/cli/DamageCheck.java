@@ -1,0 +1,148 @@
+package io.blockcache.cli;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.FileDevice;
+import io.blockcache.device.FileDeviceOptions;
+import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.DamageInspector;
+import io.blockcache.engine.DamageReport;
+import io.blockcache.loop.LoopCalls;
+import io.blockcache.loop.RealLoop;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code blockcache check --damage}: reads the damage maps of backing files without their cache device and lists
+ * the stale LBA ranges of each volume (docs/WRITEBACK.md "When a device fails"). Read-only.
+ *
+ * <p>Exit status: 0 nothing is stale (the backing files are current, or consistent as of a flush epoch); 1 stale
+ * ranges are listed; 3 a header or map block could not be read or trusted (what it covers is listed as stale).
+ */
+final class DamageCheck {
+    /** Exit status when stale ranges were found. */
+    static final int EXIT_STALE = 1;
+    /** Exit status when a map could not be read or trusted (2 is picocli's for bad arguments). */
+    static final int EXIT_UNKNOWN = 3;
+    /** The maps are at most ~1 MiB per device; this only turns a lost callback into an error. */
+    private static final Duration ENGINE_CALL_TIMEOUT = Duration.ofMinutes(10);
+
+    private DamageCheck() {
+    }
+
+    /**
+     * Parses {@code NAME=FILE} or {@code FILE} (named after the file); returns the map, or null after printing a
+     * one-line error for the first bad or repeated entry.
+     */
+    static Map<String, Path> parse(List<String> specs, PrintWriter err) {
+        Map<String, Path> backings = new LinkedHashMap<>();
+        for (String spec : specs) {
+            int equals = spec.indexOf('=');
+            String name = equals < 0 ? Path.of(spec).getFileName().toString() : spec.substring(0, equals);
+            String file = equals < 0 ? spec : spec.substring(equals + 1);
+            if (name.isEmpty() || file.isEmpty()) {
+                err.println("blockcache check: --backing must be NAME=FILE or FILE, got \"" + spec + "\"");
+                return null;
+            }
+            if (backings.put(name, Path.of(file)) != null) {
+                err.println("blockcache check: backing name \"" + name + "\" is given twice");
+                return null;
+            }
+        }
+        return backings;
+    }
+
+    /** Runs the check and prints the report; returns the exit status. */
+    static int run(Map<String, Path> files, boolean json, PrintWriter out, PrintWriter err) {
+        DamageReport report;
+        try (RealLoop loop = new RealLoop("blockcache-check-damage")) {
+            List<BackingSpec> specs = new ArrayList<>();
+            try {
+                for (Map.Entry<String, Path> file : files.entrySet()) {
+                    // Read-only: the files may belong to a stopped server and must not change.
+                    BlockDevice device = FileDevice.open(loop, file.getValue(), FileDeviceOptions.DEFAULTS
+                            .withReadOnly(true).withQueueDepth(4).withLogicalBlockBytes(512));
+                    specs.add(new BackingSpec(file.getKey(), device));
+                }
+                report = LoopCalls.await(loop, done -> DamageInspector.inspect(specs, done), ENGINE_CALL_TIMEOUT);
+            } catch (IOException e) {
+                err.println("blockcache check: cannot open backing file: " + e.getMessage());
+                return EXIT_UNKNOWN;
+            } finally {
+                LoopCalls.<Boolean>await(loop, done -> {
+                    specs.forEach(spec -> spec.device().close()); // on their loop, as every FileDevice call
+                    done.accept(true);
+                }, ENGINE_CALL_TIMEOUT);
+            }
+        }
+        if (json) {
+            out.println(json(files, report));
+        } else {
+            printText(out, files, report);
+        }
+        out.flush();
+        return switch (report.verdict()) {
+            case CLEAN -> 0;
+            case STALE -> EXIT_STALE;
+            case UNKNOWN -> EXIT_UNKNOWN;
+        };
+    }
+
+    private static void printText(PrintWriter out, Map<String, Path> files, DamageReport report) {
+        for (DamageReport.Volume volume : report.volumes()) {
+            out.println("backing \"" + volume.name() + "\" (" + files.get(volume.name()) + "): "
+                    + (volume.volumeSizeBytes() == 0 ? "" : "volume " + ByteSizes.human(volume.volumeSizeBytes())
+                    + (volume.regionBytes() == 0 ? "" : ", map regions of " + ByteSizes.human(volume.regionBytes()))
+                    + ", ") + summary(volume));
+            for (DamageReport.SectorRange range : volume.staleRanges()) {
+                long offset = range.startSector() * BlockDevice.SECTOR_BYTES;
+                long length = range.lengthSectors() * BlockDevice.SECTOR_BYTES;
+                out.println("  stale   LBA " + range.startSector() + " +" + range.lengthSectors() + " sectors (bytes "
+                        + offset + ".." + (offset + length) + ", " + ByteSizes.human(length) + ")");
+            }
+            for (String problem : volume.problems()) {
+                out.println("  PROBLEM " + problem);
+            }
+        }
+        out.println("verdict: " + switch (report.verdict()) {
+            case CLEAN -> "nothing stale";
+            case STALE -> "stale ranges hold older data than the lost cache had acknowledged";
+            case UNKNOWN -> "some maps could not be read; what they cover is listed as stale";
+        });
+    }
+
+    private static String summary(DamageReport.Volume volume) {
+        if (!volume.problems().isEmpty()) {
+            return "map NOT readable in full";
+        }
+        if (volume.consistentEpoch() >= 0) {
+            return "consistent as of flush epoch " + volume.consistentEpoch() + " (nothing stale, only older)";
+        }
+        return volume.staleRanges().isEmpty() ? "nothing stale"
+                : volume.staleRanges().size() + " stale ranges, " + ByteSizes.human(volume.staleBytes());
+    }
+
+    private static String json(Map<String, Path> files, DamageReport report) {
+        List<Json> volumes = new ArrayList<>();
+        for (DamageReport.Volume volume : report.volumes()) {
+            List<Json> ranges = new ArrayList<>();
+            for (DamageReport.SectorRange range : volume.staleRanges()) {
+                ranges.add(new Json().field("startSector", range.startSector())
+                        .field("lengthSectors", range.lengthSectors())
+                        .field("offsetBytes", range.startSector() * BlockDevice.SECTOR_BYTES)
+                        .field("lengthBytes", range.lengthSectors() * BlockDevice.SECTOR_BYTES));
+            }
+            volumes.add(new Json().field("name", volume.name()).field("file", files.get(volume.name()).toString())
+                    .field("volumeSizeBytes", volume.volumeSizeBytes()).field("regionBytes", volume.regionBytes())
+                    .field("consistentEpoch", volume.consistentEpoch()).field("staleBytes", volume.staleBytes())
+                    .objects("staleRanges", ranges).strings("problems", volume.problems()));
+        }
+        return new Json().field("verdict", report.verdict().name().toLowerCase(java.util.Locale.ROOT))
+                .objects("volumes", volumes).toString();
+    }
+}
