@@ -209,6 +209,11 @@ final class FuzzCacheSet {
         return contents;
     }
 
+    /** The simulated disk under volume {@code index}'s backing device (for oracles that read it directly). */
+    SimDevice backingDisk(int index) {
+        return backingDevices.get(index);
+    }
+
     /** The backing device of volume {@code index}. */
     BlockDevice backing(int index) {
         return backingViews.get(index);

@@ -23,9 +23,12 @@ import java.util.Set;
  * @param prefixChecks prefix-oracle checks of volumes with epoch ordering ({@link PrefixOracle})
  * @param prefixViolationsUnordered prefix-oracle checks of volumes without epoch ordering that found no FLUSH
  *     boundary (expected, not a failure: they show the oracle is not vacuous)
+ * @param damageChecks damage-map oracle checks (one per volume at each power cut and at random points)
+ * @param damageChecksStale of those, checks whose map listed stale ranges (dirty data was at stake)
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
                          long faultsInjected, long mediaFaults, long checksumCatches, long controlActions,
-                         long prefixChecks, long prefixViolationsUnordered) {
+                         long prefixChecks, long prefixViolationsUnordered, long damageChecks,
+                         long damageChecksStale) {
 }

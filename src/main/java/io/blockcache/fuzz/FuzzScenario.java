@@ -38,6 +38,11 @@ public final class FuzzScenario {
     private static final int NESTED_CRASHES_MAX = 2;
     /** A nested cut lands within this many events of the recovery's start. */
     private static final int RECOVERY_CRASH_EVENTS_MAX = 400;
+    /**
+     * Chance per control slot that the damage-map oracle throws the cache away and checks the backing devices
+     * (it reads them directly, so the run's timing does not change).
+     */
+    private static final double DAMAGE_CHECK_CHANCE = 0.05;
     /** Loop events a single awaited thing may take before the run counts as stalled. */
     private static final long STALL_EVENTS_MAX = 5_000_000;
 
@@ -58,12 +63,17 @@ public final class FuzzScenario {
     private int cleanRestarts;
     private final CrashingRecovery recovery;
     private final PrefixOracle prefixOracle;
+    // Its own stream, from the seed, so that the damage-map oracle shifts no other draw of the run.
+    private final Prng damageFate;
+    private long damageChecks;
+    private long damageChecksStale;
 
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
                          boolean drawOrdering) {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
+        this.damageFate = new Prng(seed * 0x9E3779B97F4A7C15L + 2);
         this.setup = FuzzSetup.draw(prng.split(), drawOrdering);
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1, watch, trace,
                 backingSabotage);
@@ -185,6 +195,7 @@ public final class FuzzScenario {
             }
             checkCleanCopies(v);
         }
+        checkDamageClearedAfterDrain();
         long operations = 0;
         for (WorkloadDriver driver : drivers) {
             operations += driver.completed();
@@ -192,7 +203,8 @@ public final class FuzzScenario {
         return new FuzzResult(seed, loop.traceHash(), crashes, nestedCrashes, cleanRestarts, operations,
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
                 cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
-                controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered());
+                controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damageChecks,
+                damageChecksStale);
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -222,6 +234,30 @@ public final class FuzzScenario {
             if (broken != null) {
                 throw violation(broken, null);
             }
+            if (damageFate.chance(DAMAGE_CHECK_CHANCE)) {
+                checkDamage(false);
+            }
+        }
+    }
+
+    /**
+     * Oracle (g): with the cache device thrown away, every backing sector outside the damage map holds what the
+     * volume promised ({@link DamageOracle}); {@code crashImage}: the power is off and the devices hold their crash
+     * images.
+     */
+    private void checkDamage(boolean crashImage) {
+        for (int v = 0; v < drivers.size(); v++) {
+            io.blockcache.sim.SimDevice disk = cacheSet.backingDisk(v);
+            String broken = crashImage ? DamageOracle.checkCrashImage(disk, models.get(v), setup.rangeBytes())
+                    : DamageOracle.checkLive(disk, models.get(v), setup.rangeBytes());
+            if (broken != null) {
+                throw violation(FuzzSetup.volumeName(v) + ": after losing the cache device"
+                        + (crashImage ? " in a power cut" : "") + ": " + broken, null);
+            }
+            damageChecks++;
+            if (DamageOracle.staleSectors(disk, setup.rangeBytes()) > 0) {
+                damageChecksStale++;
+            }
         }
     }
 
@@ -247,6 +283,7 @@ public final class FuzzScenario {
         cacheSet.planMediaFaults(); // damage to clean cached data while the power is off (with faults on)
         // The process exits and the machine powers off; the crash image must not matter any more.
         cacheSet.crash(prng.split());
+        checkDamage(true); // everything acknowledged is durable now: the map must cover all the cache still holds
         cacheSet.powerOn();
         cleanRestarts++;
         phase("open after clean shutdown " + cleanRestarts);
@@ -293,6 +330,7 @@ public final class FuzzScenario {
         trace.add("POWER CUT");
         armFaults(false);
         cacheSet.crash(prng.split());
+        checkDamage(true);
         for (WorkloadDriver driver : drivers) {
             driver.abandon();
         }
@@ -329,6 +367,25 @@ public final class FuzzScenario {
             throw violation(FuzzSetup.volumeName(v) + ": a clean copy disagrees with the backing device: "
                     + mismatch, null);
         }
+    }
+
+    /** After the final drain nothing is dirty: a sweep must leave every damage map empty, and the oracle hold. */
+    private void checkDamageClearedAfterDrain() {
+        for (int v = 0; v < drivers.size(); v++) {
+            io.blockcache.volume.DamageMap map = cacheSet.volume(v).damageMap();
+            IoResult[] swept = {null};
+            map.sweep(r -> swept[0] = r);
+            runner.runUntil(() -> swept[0] != null, "damage map sweep after the drain");
+            if (!swept[0].ok()) {
+                throw violation(FuzzSetup.volumeName(v) + ": damage map sweep failed: " + swept[0], null);
+            }
+            long stale = DamageOracle.staleSectors(cacheSet.backingDisk(v), setup.rangeBytes());
+            if (stale != 0) {
+                throw violation(FuzzSetup.volumeName(v) + ": the damage map still lists " + stale
+                        + " sectors after a drain and a sweep", null);
+            }
+        }
+        checkDamage(false);
     }
 
     private void drainAll() {

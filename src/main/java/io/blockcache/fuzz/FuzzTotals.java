@@ -24,6 +24,8 @@ public final class FuzzTotals {
     private long prefixChecks;
     private long prefixViolationsUnordered;
     private final Set<String> modesCovered = new TreeSet<>();
+    private long damageChecks;
+    private long damageChecksStale;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -41,6 +43,8 @@ public final class FuzzTotals {
         controlActions += result.controlActions();
         prefixChecks += result.prefixChecks();
         prefixViolationsUnordered += result.prefixViolationsUnordered();
+        damageChecks += result.damageChecks();
+        damageChecksStale += result.damageChecksStale();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -80,6 +84,16 @@ public final class FuzzTotals {
         return checksumCatches;
     }
 
+    /** Damage-map oracle checks. */
+    public long damageChecks() {
+        return damageChecks;
+    }
+
+    /** Damage-map oracle checks whose map listed stale ranges. */
+    public long damageChecksStale() {
+        return damageChecksStale;
+    }
+
     /** Buckets evicted. */
     public long evictions() {
         return evictions;
@@ -115,9 +129,10 @@ public final class FuzzTotals {
         return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected "
                         + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, "
                         + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; unordered "
-                        + "volumes broke the prefix %d times)", seeds, violations.size(), crashes,
-                cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered, evictions, checkpoints,
-                ringWraps, operations, controlActions, prefixChecks, prefixViolationsUnordered);
+                        + "volumes broke the prefix %d times), %d damage-map checks (%d with stale ranges)", seeds,
+                violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
+                evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks, prefixViolationsUnordered,
+                damageChecks, damageChecksStale);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -139,6 +154,7 @@ public final class FuzzTotals {
                 + ",\"evictions\":" + evictions + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
                 + ",\"operations\":" + operations
                 + ",\"controlActions\":" + controlActions + ",\"prefixChecks\":" + prefixChecks
-                + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + "}";
+                + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + ",\"damageChecks\":" + damageChecks
+                + ",\"damageChecksStale\":" + damageChecksStale + "}";
     }
 }

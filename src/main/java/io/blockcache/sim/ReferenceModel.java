@@ -146,12 +146,24 @@ public final class ReferenceModel {
      * Call before {@link #adopt}.
      */
     public Mismatch checkRecovered(long startSector, ByteBuffer data) {
+        return checkAgainstFloors(startSector, data, true);
+    }
+
+    /**
+     * Checks data against the durable floors as {@link #checkRecovered} does, without counting it as a recovery
+     * check: for an oracle that inspects a device's crash image directly (the fuzz's damage-map oracle).
+     */
+    public Mismatch checkDurable(long startSector, ByteBuffer data) {
+        return checkAgainstFloors(startSector, data, false);
+    }
+
+    private Mismatch checkAgainstFloors(long startSector, ByteBuffer data, boolean counted) {
         ByteBuffer in = data.duplicate();
         int sectors = data.remaining() / BlockDevice.SECTOR_BYTES;
         for (int i = 0; i < sectors; i++) {
             int sector = (int) (startSector + i);
             long found = SectorPattern.decode(in, sector);
-            if (floors[sector].value > 0) {
+            if (counted && floors[sector].value > 0) {
                 durableWrittenSectorsChecked++;
             }
             if (!allowed(histories.get(sector), floors[sector].sequence, found)) {

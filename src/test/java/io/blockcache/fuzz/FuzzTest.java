@@ -7,6 +7,8 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
+import io.blockcache.format.BackingHeader;
+import io.blockcache.format.DamageMapGeometry;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +49,8 @@ class FuzzTest {
         // backing device alone often matched no FLUSH boundary.
         assertThat(totals.prefixChecks()).as("prefix checks of volumes with epoch ordering").isPositive();
         assertThat(totals.prefixViolationsUnordered()).as("prefix broken by unordered writeback").isPositive();
+        assertThat(totals.damageChecks()).as("damage-map oracle checks").isGreaterThan(SEEDS);
+        assertThat(totals.damageChecksStale()).as("damage-map checks with dirty data at stake").isPositive();
         System.out.println(totals.summaryLine());
     }
 
@@ -85,6 +89,18 @@ class FuzzTest {
                 assertThat(violation.getMessage()).contains("is not the volume at any FLUSH boundary"));
     }
 
+    @Test
+    void aDamageMapMarkedAfterTheAckIsCaught() throws Exception {
+        // Proves the damage-map oracle bites: a backing device that acknowledges damage-map writes at once, before
+        // they are on the device, lets writes be acknowledged before their region is marked; losing the cache
+        // (at a random point or in a power cut) then finds stale backing data outside the map.
+        FuzzTotals totals = runSeeds(1, SABOTAGE_SEEDS, EarlyMapAck::new);
+        assertThat(totals.violations()).as("violations with early-acknowledged map writes").isNotEmpty();
+        assertThat(totals.violations()).as("stale backing data found outside the map")
+                .anySatisfy(violation -> assertThat(violation.getMessage()).contains("after losing the cache device")
+                        .contains("lies outside the damage map"));
+    }
+
     /** Runs seeds {@code [first, first + count)} on two threads (the machine's cores). */
     static FuzzTotals runSeeds(long first, int count, UnaryOperator<BlockDevice> sabotage) throws Exception {
         return FuzzSeeds.run(first, count, Long.MAX_VALUE, 2, seed -> FuzzScenario.run(seed, null, sabotage),
@@ -100,6 +116,30 @@ class FuzzTest {
         @Override
         public void flush(IoCallback callback) {
             inner().write(0, ByteBuffer.allocate(0), false, ignored -> callback.complete(IoResult.OK));
+        }
+    }
+
+    /**
+     * A planted bug: a write to the damage map (between the backing header and the volume's data) is acknowledged
+     * at once and reaches the device only afterwards, so the engine believes a mark durable before it is: "mark
+     * after ack".
+     */
+    private static final class EarlyMapAck extends ForwardingDevice {
+        EarlyMapAck(BlockDevice inner) {
+            super(inner);
+        }
+
+        @Override
+        public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
+            if (offsetBytes >= DamageMapGeometry.FIRST_BLOCK_OFFSET_BYTES
+                    && offsetBytes < BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+                inner().flush(ignored -> {
+                    callback.complete(IoResult.OK); // acknowledged first ...
+                    inner().write(offsetBytes, src, fua, written -> { }); // ... written afterwards
+                });
+                return;
+            }
+            inner().write(offsetBytes, src, fua, callback);
         }
     }
 

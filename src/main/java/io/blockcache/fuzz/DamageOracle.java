@@ -1,0 +1,101 @@
+package io.blockcache.fuzz;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.engine.DamageInspector;
+import io.blockcache.engine.DamageReport;
+import io.blockcache.format.BackingHeader;
+import io.blockcache.format.DamageMapGeometry;
+import io.blockcache.format.DecodeResult;
+import io.blockcache.sim.ReferenceModel;
+import io.blockcache.sim.SectorPattern;
+import io.blockcache.sim.SimDevice;
+import java.nio.ByteBuffer;
+import java.util.BitSet;
+
+/**
+ * Oracle (g), the damage map (docs/TESTING.md): throw the cache device away and read the backing device alone, as
+ * {@code blockcache check --damage} would. Every sector outside the map's stale ranges must hold what the volume
+ * promised:
+ * <ul>
+ *   <li>{@link #checkLive} at random points of a running workload (the cache dies, the backing device keeps its
+ *       power): the newest acknowledged value, or one submitted since (a write in flight);</li>
+ *   <li>{@link #checkCrashImage} at each power cut (cache and power lost together): the newest durable value, or
+ *       one submitted since, exactly the promise recovery keeps with the cache ({@link
+ *       ReferenceModel#checkDurable}).</li>
+ * </ul>
+ * The map itself must be readable: its blocks are written so that a torn write leaves the previous version.
+ * Reads the device's contents directly ({@link SimDevice#peek}): no loop event, so the run's timing is not
+ * changed. Thread rule: the scenario's thread.
+ */
+final class DamageOracle {
+    private DamageOracle() {
+    }
+
+    /** Checks against what a read would return now; null when it holds, else what broke. */
+    static String checkLive(SimDevice backing, ReferenceModel model, long rangeBytes) {
+        return check(backing, model, rangeBytes, false);
+    }
+
+    /** Checks the crash image (power off) against the durable floors; null when it holds, else what broke. */
+    static String checkCrashImage(SimDevice backing, ReferenceModel model, long rangeBytes) {
+        return check(backing, model, rangeBytes, true);
+    }
+
+    /** Sectors of the first {@code rangeBytes} of the volume that the map on {@code backing} lists as stale now. */
+    static long staleSectors(SimDevice backing, long rangeBytes) {
+        DamageReport.Volume map = readMap(backing);
+        long total = 0;
+        for (DamageReport.SectorRange range : map.staleRanges()) {
+            long end = Math.min(rangeBytes / BlockDevice.SECTOR_BYTES, range.startSector() + range.lengthSectors());
+            total += Math.max(0, end - range.startSector());
+        }
+        return total;
+    }
+
+    private static DamageReport.Volume readMap(SimDevice backing) {
+        ByteBuffer headerBytes = ByteBuffer.allocate(BackingHeader.BYTES);
+        backing.peek(0, headerBytes);
+        BackingHeader header = BackingHeader.decode(headerBytes.array(), 0).value();
+        DamageMapGeometry geometry = DamageMapGeometry.of(header.dataOffsetBytes(), header.volumeSizeBytes());
+        ByteBuffer area = ByteBuffer.allocate(geometry.areaBytes());
+        backing.peek(DamageMapGeometry.FIRST_BLOCK_OFFSET_BYTES, area);
+        return DamageInspector.decode("volume", header, geometry, area.array());
+    }
+
+    private static String check(SimDevice backing, ReferenceModel model, long rangeBytes, boolean crashImage) {
+        ByteBuffer headerBytes = ByteBuffer.allocate(BackingHeader.BYTES);
+        backing.peek(0, headerBytes);
+        DecodeResult<BackingHeader> header = BackingHeader.decode(headerBytes.array(), 0);
+        if (!header.isOk()) {
+            return "the backing header is unreadable: " + header.error().message();
+        }
+        DamageReport.Volume map = readMap(backing);
+        if (!map.problems().isEmpty()) {
+            return "the damage map is unreadable: " + map.problems();
+        }
+        int sectors = (int) (rangeBytes / BlockDevice.SECTOR_BYTES);
+        BitSet stale = new BitSet(sectors);
+        for (DamageReport.SectorRange range : map.staleRanges()) {
+            stale.set((int) Math.min(sectors, range.startSector()),
+                    (int) Math.min(sectors, range.startSector() + range.lengthSectors()));
+        }
+        ByteBuffer data = ByteBuffer.allocate((int) rangeBytes);
+        backing.peek(header.value().dataOffsetBytes(), data);
+        int run = stale.nextClearBit(0);
+        while (run < sectors) {
+            int end = Math.min(sectors, stale.nextSetBit(run) < 0 ? sectors : stale.nextSetBit(run));
+            ByteBuffer slice = data.duplicate().position(run * BlockDevice.SECTOR_BYTES)
+                    .limit(end * BlockDevice.SECTOR_BYTES).slice();
+            ReferenceModel.Mismatch mismatch = crashImage ? model.checkDurable(run, slice)
+                    : model.checkRead(run, model.readSubmitted(run, end - run), slice);
+            if (mismatch != null) {
+                return "sector " + mismatch.sector() + " lies outside the damage map " + map.staleRanges()
+                        + ", yet the backing device " + (crashImage ? "(crash image) " : "") + "holds "
+                        + SectorPattern.describe(mismatch.found()) + " where the volume promised one of "
+                        + mismatch.expected();
+            }
+            run = stale.nextClearBit(end);
+        }
+        return null;
+    }
+}
