@@ -120,6 +120,12 @@ final class DamageMapBlockWriter {
 
     private void startWrite() {
         check(inFlight == null, "damage map block %s: a second write in flight", blockIndex);
+        for (Waiter waiter : waiters) {
+            // A waiting mark is always written, whatever cleared it meanwhile: every write settles its waiters.
+            for (int region = waiter.from; region < waiter.to; region++) {
+                wanted[region >>> 6] |= 1L << region;
+            }
+        }
         inFlight = wanted.clone();
         sequence++;
         long written = sequence;

@@ -19,6 +19,11 @@ final class RecordingDevice extends ForwardingDevice {
 
     final List<Op> ops = new ArrayList<>();
     boolean recording;
+    /**
+     * Writes below this byte offset are not recorded: on a backing device, the damage map's writes between the
+     * header and the volume's data (FORMAT.md §4.1) are the front end's and the sweeps', not writeback's.
+     */
+    long recordWritesFromBytes;
     /** How many of the next reads to hold back instead of passing them on. */
     int readsToHold;
     private final List<Runnable> heldReads = new ArrayList<>();
@@ -57,7 +62,7 @@ final class RecordingDevice extends ForwardingDevice {
 
     @Override
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
-        if (recording) {
+        if (recording && offsetBytes >= recordWritesFromBytes) {
             ops.add(new Op('W', offsetBytes, src.remaining()));
         }
         if (failWrites) {

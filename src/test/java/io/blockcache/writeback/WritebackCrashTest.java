@@ -97,10 +97,13 @@ class WritebackCrashTest {
                     || rig.loop.nowNs() > deadlineNs);
             assertThat(rig.await(cb -> rig.set.journal().commit(cb))).isEqualTo(IoResult.OK);
         } else if (mode < 0.8) {
-            // Crash in the middle of writeback: from the first key in flight, a random number of events on.
+            // Crash in the middle of writeback: from the first key in flight, a random number of events on. A pass
+            // of these small sets keeps keys in flight for only 6 to 24 events (measured), so the bound is 32: with
+            // 400, as before, the cut almost never fell inside it (none of 24 seeds once the damage map moved the
+            // timing; the test stayed non-vacuous only through the other branches).
             long deadlineNs = rig.loop.nowNs() + 5_000 * MS;
             rig.loop.runUntil(() -> rig.writeback().keysInFlight() > 0 || rig.loop.nowNs() > deadlineNs);
-            for (int events = prng.nextInt(400); events > 0 && rig.loop.step(); events--) {
+            for (int events = prng.nextInt(32); events > 0 && rig.loop.step(); events--) {
                 // each event is one more completion or timer before the power cut
             }
         } else {

@@ -6,6 +6,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.engine.BackingSpec;
+import io.blockcache.format.BackingHeader;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
@@ -43,6 +44,7 @@ final class WritebackRig {
                 120_000_000, 16, 32, true, 8L << 20, 550_000_000));
         cacheDevice = new RecordingDevice(ssd);
         backingDevice = new RecordingDevice(hdd);
+        backingDevice.recordWritesFromBytes = BackingHeader.DEFAULT_DATA_OFFSET_BYTES; // writeback's writes only
         List<BackingSpec> backings = List.of(new BackingSpec(NAME, backingDevice));
         Outcome<?>[] formatted = new Outcome<?>[1];
         CacheSet.format(loop, cacheDevice, backings, options(), new Prng(7), f -> { }, r -> formatted[0] = r);
