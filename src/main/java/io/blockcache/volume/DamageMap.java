@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  *       the cache write, so it costs latency only when the backing write is slower. A write into regions already
  *       marked costs nothing: one map write per newly dirtied region, not per write.</li>
  *   <li><b>Clear lazily, and only what is clean and durable.</b> A sweep ({@link #SWEEP_DELAY_NS} after writeback
- *       cleaned something, and at shutdown) clears a region only if the index holds no dirty data in it and no
+ *       last cleaned something, at most {@link #SWEEP_DELAY_MAX_NS} after it first did, and at shutdown) clears a region only if the index holds no dirty data in it and no
  *       front-end write into it is in flight. Dirty data becomes clean only after the backing device was flushed
  *       (writeback's {@code CleanMarker}), and is dropped without writeback only by writes that flush the backing
  *       device first or by trims, so a clean region is durable on the backing device.</li>
@@ -45,11 +45,17 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DamageMap {
     /**
-     * How long after writeback cleaned data a sweep runs: md's bitmap daemon clears bits lazily too (its
-     * daemon_sleep, 5 s by default); one second keeps the map close to the dirty set while batching the clears
-     * of many writeback passes into one map write per block.
+     * A sweep runs once writeback has cleaned nothing more for this long: md's bitmap daemon clears bits lazily too
+     * (its daemon_sleep, 5 s by default). One second keeps the map close to the dirty set once writeback pauses.
      */
     public static final long SWEEP_DELAY_NS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * ... but at the latest this long after the first clean it waits for, so that a map under steady writeback
+     * still shrinks. Why not every second: a sweep rewrites every block with a cleared region, a FUA write at the
+     * start of the backing device each; during a drain over a whole 4 TB disk (118 blocks) a sweep every second cost
+     * 40 % of the drain's speed (BENCHMARKS.md "Damage map"), one every 30 s costs about 1 %.
+     */
+    public static final long SWEEP_DELAY_MAX_NS = TimeUnit.SECONDS.toNanos(30);
     /** Marked regions a sweep examines per loop task (each costs an index lookup of the region). */
     static final int SWEEP_EXAMINED_PER_STEP = 256;
     /** Regions a sweep scans per loop task, marked or not (4 KiB of bits). */
@@ -65,6 +71,7 @@ public final class DamageMap {
     private VolumeIndex index;
     private InFlightWrites inFlight;
     private Timer sweepTimer;
+    private long sweepWantedSinceNs;
     private boolean closed;
 
     /**
@@ -176,12 +183,22 @@ public final class DamageMap {
         }
     }
 
-    /** Asks for a sweep {@link #SWEEP_DELAY_NS} from now, unless one is already due (writeback cleaned data). */
+    /**
+     * Writeback cleaned data: a sweep runs {@link #SWEEP_DELAY_NS} after the last such call, but no later than
+     * {@link #SWEEP_DELAY_MAX_NS} after the first one it waits for.
+     */
     public void requestSweep() {
-        if (closed || sweepTimer != null) {
+        if (closed) {
             return;
         }
-        sweepTimer = loop.schedule(SWEEP_DELAY_NS, () -> {
+        long nowNs = loop.nowNs();
+        if (sweepTimer == null) {
+            sweepWantedSinceNs = nowNs;
+        } else if (nowNs - sweepWantedSinceNs + SWEEP_DELAY_NS > SWEEP_DELAY_MAX_NS || !sweepTimer.cancel()) {
+            return; // due soon enough, at the latest at the maximum delay
+        }
+        long delayNs = Math.min(SWEEP_DELAY_NS, Math.max(0, sweepWantedSinceNs + SWEEP_DELAY_MAX_NS - nowNs));
+        sweepTimer = loop.schedule(delayNs, () -> {
             sweepTimer = null;
             sweep(result -> { }); // a failed clear leaves the region marked: safe, retried by the next sweep
         });

@@ -8,6 +8,7 @@ import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.format.DamageMapBlock;
 import io.blockcache.format.DamageMapGeometry;
+import io.blockcache.loop.EventLoop;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -107,7 +108,7 @@ final class DamageMapBlockWriter {
      * Makes what is wanted now durable (the sweep's clears, or a first write): {@code done} after a write that
      * started after this call, or at once (as a task) when there is nothing to write.
      */
-    void sync(io.blockcache.loop.EventLoop loop, IoCallback done) {
+    void sync(EventLoop loop, IoCallback done) {
         if (inFlight == null && durableValid && Arrays.equals(wanted, durable)) {
             loop.execute(() -> done.complete(IoResult.OK));
             return;
