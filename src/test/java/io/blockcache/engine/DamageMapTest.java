@@ -112,6 +112,20 @@ class DamageMapTest {
     }
 
     @Test
+    void writebackCleaningLeadsToASweepASecondLater() {
+        // Proves the lazy clear runs by itself: after writeback cleaned a region, the map still lists it until
+        // DamageMap.SWEEP_DELAY_NS has passed with nothing more cleaned, and not after.
+        CacheSet set = formatAndOpen();
+        Volume volume = set.volume(SimCacheSet.EXPORT);
+        sim.writeOk(volume, REGION_BYTES, SimCacheSet.pattern(1, 4096));
+        assertThat(sim.io(cb -> set.drain(SimCacheSet.EXPORT, progress -> { }, cb))).isEqualTo(IoResult.OK);
+        assertThat(staleRanges()).containsExactly(regions(1, 1));
+        sim.loop.runFor(DamageMap.SWEEP_DELAY_NS + 100_000_000L);
+        assertThat(staleRanges()).isEmpty();
+        assertThat(volume.damageMap().stats().sweeps.get()).isEqualTo(1);
+    }
+
+    @Test
     void openMarksEveryRegionHoldingDirtyDataEvenWhenTheMapWasLost() {
         // Proves recovery makes the map right: with the whole map area zeroed behind the engine's back (a map
         // from before this format, or both copies lost), an open after a crash writes it again from the dirty
