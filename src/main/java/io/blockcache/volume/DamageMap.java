@@ -28,10 +28,11 @@ import java.util.concurrent.TimeUnit;
  *       the cache write, so it costs latency only when the backing write is slower. A write into regions already
  *       marked costs nothing: one map write per newly dirtied region, not per write.</li>
  *   <li><b>Clear lazily, and only what is clean and durable.</b> A sweep ({@link #SWEEP_DELAY_NS} after writeback
- *       last cleaned something, at most {@link #SWEEP_DELAY_MAX_NS} after it first did, and at shutdown) clears a region only if the index holds no dirty data in it and no
- *       front-end write into it is in flight. Dirty data becomes clean only after the backing device was flushed
- *       (writeback's {@code CleanMarker}), and is dropped without writeback only by writes that flush the backing
- *       device first or by trims, so a clean region is durable on the backing device.</li>
+ *       last cleaned something, at most {@link #SWEEP_DELAY_MAX_NS} after it first did, and at shutdown) clears a
+ *       region only if the index holds no dirty data in it and no front-end write into it is in flight. Dirty
+ *       data becomes clean only after the backing device was flushed (writeback's {@code CleanMarker}), and is
+ *       dropped without writeback only by writes that flush the backing device first or by trims, so a clean region
+ *       is durable on the backing device.</li>
  * </ul>
  * Recovery re-marks every region holding dirty data before the volume serves ({@link #markDirty}), so a map
  * written by an older version, or none, is made right at open.
