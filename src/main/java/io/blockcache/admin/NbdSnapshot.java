@@ -19,10 +19,15 @@ package io.blockcache.admin;
  * @param bufferWaits requests that waited for buffer budget
  * @param allocationFailures requests answered ENOMEM because their buffer could not be allocated
  * @param connectionsOutOfMemory connections ended by an out-of-memory error on their threads
+ * @param tlsHandshakes TLS handshakes that succeeded
+ * @param tlsHandshakeFailures TLS handshakes that failed (each closed its connection)
+ * @param tlsRequiredRefusals connections refused because they did not start TLS where it is required
+ * @param tlsOffRefusals connections that asked for TLS on a server with TLS off
  */
 public record NbdSnapshot(long connectionsOpen, long connectionsAccepted, long refusedConnectionsMax,
                           long refusedAddressMax, long handshakeTimeouts, long idleTimeouts, long replyStallTimeouts,
                           long protocolErrors, long requestsInFlight, long bufferBytesMax, long bufferBytesInUse,
                           long bufferBytesInUsePeak, long bufferWaits, long allocationFailures,
-                          long connectionsOutOfMemory) {
+                          long connectionsOutOfMemory, long tlsHandshakes, long tlsHandshakeFailures,
+                          long tlsRequiredRefusals, long tlsOffRefusals) {
 }

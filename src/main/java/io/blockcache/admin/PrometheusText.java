@@ -237,6 +237,12 @@ final class PrometheusText {
                 "NBD requests answered ENOMEM because a buffer could not be allocated.", nbd.allocationFailures());
         counter("blockcache_nbd_connections_out_of_memory_total", "NBD connections ended by an out-of-memory error.",
                 nbd.connectionsOutOfMemory());
+        families.counter("blockcache_nbd_tls_handshakes_total", "NBD TLS handshakes, by result.", List.of(
+                Sample.of(nbd.tlsHandshakes(), "result", "ok"),
+                Sample.of(nbd.tlsHandshakeFailures(), "result", "failed")));
+        families.counter("blockcache_nbd_tls_refusals_total", "NBD connections refused over TLS policy.", List.of(
+                Sample.of(nbd.tlsRequiredRefusals(), "reason", "tls_required"),
+                Sample.of(nbd.tlsOffRefusals(), "reason", "tls_off")));
     }
 
     private void wbCounter(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String help,

@@ -50,6 +50,10 @@ final class StatsJson {
                 .field("bufferWaits", nbd.bufferWaits())
                 .field("allocationFailures", nbd.allocationFailures())
                 .field("connectionsOutOfMemory", nbd.connectionsOutOfMemory())
+                .field("tlsHandshakes", nbd.tlsHandshakes())
+                .field("tlsHandshakeFailures", nbd.tlsHandshakeFailures())
+                .field("tlsRequiredRefusals", nbd.tlsRequiredRefusals())
+                .field("tlsOffRefusals", nbd.tlsOffRefusals())
                 .endObject();
     }
 

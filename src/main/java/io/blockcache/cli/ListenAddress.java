@@ -41,15 +41,16 @@ final class ListenAddress {
     }
 
     /**
-     * Refuses a non-loopback address unless remote access was allowed: neither NBD nor the admin API has
-     * authentication or encryption, so anyone who can reach the port can read and overwrite the volumes.
+     * Refuses a non-loopback address unless remote access was allowed: without TLS (and the admin API has none)
+     * anyone who can reach the port can read and overwrite the volumes. {@link TlsFlagSettings#checkRemote} then
+     * asks for TLS or {@code --insecure}.
      */
     static void checkLoopback(String what, InetSocketAddress address, boolean allowRemote) {
         if (!allowRemote && !address.getAddress().isLoopbackAddress()) {
             throw new IllegalArgumentException(what + " " + address.getAddress().getHostAddress()
-                    + " is not a loopback address. NBD and the admin API have no authentication or encryption:"
-                    + " anyone who reaches the port can read and overwrite the volumes or change the cache."
-                    + " Bind to 127.0.0.1, or pass --allow-remote if the network is trusted.");
+                    + " is not a loopback address. Without TLS (and the admin API has none) anyone who reaches the"
+                    + " port can read and overwrite the volumes or change the cache. Bind to 127.0.0.1, or pass"
+                    + " --allow-remote (with --tls=require, or --insecure if the network is trusted).");
         }
     }
 }

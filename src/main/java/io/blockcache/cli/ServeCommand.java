@@ -95,12 +95,32 @@ final class ServeCommand implements Callable<Integer> {
     private String nbdBufferMax;
 
     @Option(names = "--allow-remote",
-            description = "Allow non-loopback listen addresses (NBD and the admin API have no authentication).")
+            description = "Allow non-loopback listen addresses (NBD then needs --tls=require, or --insecure).")
     private boolean allowRemote;
 
     @Option(names = "--print-jvm-options", hidden = true,
             description = "Print the JVM flags bin/blockcache runs this serve with (JvmSizing) and exit.")
     private boolean printJvmOptions;
+
+    @Option(names = "--tls", paramLabel = "off|on|require",
+            description = "NBD over TLS (NBD_OPT_STARTTLS): off, on (clients choose) or require (default: off).")
+    private String tls;
+
+    @Option(names = "--tls-certificates", paramLabel = "DIR",
+            description = "X.509 credentials: DIR/server-cert.pem, DIR/server-key.pem (and DIR/ca-cert.pem).")
+    private String tlsCertificates;
+
+    @Option(names = "--tls-psk", paramLabel = "FILE",
+            description = "Pre-shared keys: FILE of username:hexkey lines (as psktool writes).")
+    private String tlsPsk;
+
+    @Option(names = "--tls-verify-peer",
+            description = "Require client certificates that chain to DIR/ca-cert.pem (with --tls-certificates).")
+    private boolean tlsVerifyPeer;
+
+    @Option(names = "--insecure",
+            description = "Serve a non-loopback address without --tls=require (a trusted network only).")
+    private boolean insecure;
 
     @Override
     public Integer call() throws Exception {
@@ -108,7 +128,8 @@ final class ServeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ServeSettings settings;
         ServeSettings.Flags flags = new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
-                nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags());
+                nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags(),
+                new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure));
         try {
             settings = ServeSettings.resolve(flags);
         } catch (IllegalArgumentException | java.io.IOException e) {
@@ -211,7 +232,11 @@ final class ServeCommand implements Callable<Integer> {
         InetSocketAddress admin = runtime.adminAddress();
         String adminUrl = "http://" + hostPort(admin);
         out.println("blockcache serve: cache " + settings.cacheFile() + ", exports " + settings.backings().keySet());
-        if (nbd != null) {
+        if (nbd != null && settings.tls().offered()) {
+            out.println("NBD:   nbds://" + hostPort(nbd) + " (exports " + settings.backings().keySet() + "; TLS "
+                    + settings.tls().mode().flagValue() + ", " + settings.tls().credentials().description() + ")");
+            out.println("  nbdinfo 'nbds://" + hostPort(nbd) + "?tls-certificates=DIR' (or ?tls-psk-file=FILE)");
+        } else if (nbd != null) {
             String first = settings.backings().keySet().iterator().next();
             out.println("NBD:   nbd://" + hostPort(nbd) + " (exports " + settings.backings().keySet() + ")");
             out.println("  nbdinfo nbd://" + hostPort(nbd));

@@ -171,10 +171,11 @@ final class ServeRuntime {
             throw new ServeException(memoryProblem);
         }
         try {
-            nbd = new NbdServer(settings.nbdListen(), exports, host.loop(), settings.nbdLimits(), line -> {
-                err.println("blockcache serve: " + line);
-                err.flush();
-            });
+            nbd = new NbdServer(settings.nbdListen(), exports, host.loop(), settings.nbdLimits(), settings.tls(),
+                    line -> {
+                        err.println("blockcache serve: " + line);
+                        err.flush();
+                    });
             nbd.start();
         } catch (IOException e) {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
@@ -186,7 +187,8 @@ final class ServeRuntime {
         return new NbdSnapshot(s.connectionsOpen(), s.connectionsAccepted(), s.refusedConnectionsMax(),
                 s.refusedAddressMax(), s.handshakeTimeouts(), s.idleTimeouts(), s.replyStallTimeouts(),
                 s.protocolErrors(), s.requestsInFlight(), s.bufferBytesMax(), s.bufferBytesInUse(),
-                s.bufferBytesInUsePeak(), s.bufferWaits(), s.allocationFailures(), s.connectionsOutOfMemory());
+                s.bufferBytesInUsePeak(), s.bufferWaits(), s.allocationFailures(), s.connectionsOutOfMemory(),
+                s.tlsHandshakes(), s.tlsHandshakeFailures(), s.tlsRequiredRefusals(), s.tlsOffRefusals());
     }
 
     /**

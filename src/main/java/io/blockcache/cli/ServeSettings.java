@@ -1,6 +1,7 @@
 package io.blockcache.cli;
 
 import io.blockcache.nbd.NbdLimits;
+import io.blockcache.nbd.TlsSettings;
 import io.blockcache.volume.CacheMode;
 import java.io.IOException;
 import java.io.Reader;
@@ -26,10 +27,11 @@ import java.util.stream.Stream;
  * @param backings export name to backing file, in the order given
  * @param knobs knob name to value, applied in name order after open
  * @param nbdLimits what NBD clients are allowed ({@link NbdLimitSettings})
+ * @param tls whether NBD clients may or must use TLS, with the credentials loaded ({@link TlsFlagSettings})
  */
 record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
-                     Map<String, String> knobs, NbdLimits nbdLimits) {
+                     Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls) {
     /** Default cache file size: 1 GiB, enough to see caching at work without filling a laptop. */
     static final String CACHE_SIZE_DEFAULT = "1G";
     /** Default backing file size: 8 GiB, sparse, so it costs only what is written. */
@@ -43,18 +45,28 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, l
 
     private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
             "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote"),
-            NbdLimitSettings.KEYS.stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+            Stream.concat(NbdLimitSettings.KEYS.stream(), TlsFlagSettings.KEYS.stream()))
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
 
     /**
      * The flags as given; null where a flag was not given.
      *
      * @param nbdLimits the {@code --nbd-*} limit flags given, by name without the dashes
+     * @param tls the TLS flags given
      */
     record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
                  String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
-                 Map<String, String> nbdLimits) {
-        /** The flags without NBD limit flags. */
+                 Map<String, String> nbdLimits, TlsFlagSettings.Flags tls) {
+        /** The flags without TLS flags. */
+        Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
+              String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
+              Map<String, String> nbdLimits) {
+            this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
+                    nbdLimits, TlsFlagSettings.Flags.NONE);
+        }
+
+        /** The flags without NBD limit or TLS flags. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
@@ -97,11 +109,13 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, l
                 pick(flags.adminListen(), config, "admin-listen", ADMIN_LISTEN_DEFAULT));
         ListenAddress.checkLoopback("--nbd-listen", nbd, allowRemote);
         ListenAddress.checkLoopback("--admin-listen", admin, allowRemote);
+        TlsSettings tls = TlsFlagSettings.resolve(flags.tls(), config);
+        TlsFlagSettings.checkRemote(nbd, admin, tls, TlsFlagSettings.insecure(flags.tls(), config));
         return new ServeSettings(dataDir, cacheFile, backings(backingSpecs),
                 ByteSizes.parse(pick(flags.cacheSize(), config, "cache-size", CACHE_SIZE_DEFAULT)),
                 ByteSizes.parse(pick(flags.backingSize(), config, "backing-size", BACKING_SIZE_DEFAULT)),
                 nbd, admin, mode(pick(flags.mode(), config, "mode", "writeback")), knobs,
-                NbdLimitSettings.resolve(flags.nbdLimits(), config));
+                NbdLimitSettings.resolve(flags.nbdLimits(), config), tls);
     }
 
     private static String pick(String flag, Properties config, String key, String fallback) {

@@ -5,7 +5,9 @@ import static io.blockcache.nbd.NbdProtocol.*;
 import io.blockcache.volume.VolumeConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +52,15 @@ final class Connection implements Runnable {
     /** Why the watchdog closes a connection. */
     enum Timeout { HANDSHAKE, IDLE, REPLY_STALL }
 
+    /** A TLS handshake that failed, already counted and logged: ends the connection and nothing else. */
+    static final class TlsHandshakeFailed extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        TlsHandshakeFailed(Throwable cause) {
+            super(cause);
+        }
+    }
+
     private final long id;
     private final SocketChannel channel;
     private final String peer;
@@ -57,6 +68,8 @@ final class Connection implements Runnable {
     private final long acceptedNs;
     private final Runnable onClosed;
     private final FrameReader reader;
+    /** Where replies go: the socket, or the TLS session over it once the client started TLS. */
+    private GatheringByteChannel transport;
     private final Semaphore requestPermits = new Semaphore(REQUESTS_IN_FLIGHT_MAX);
     private final ConnectionBudget budget;
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -85,6 +98,7 @@ final class Connection implements Runnable {
         this.acceptedNs = acceptedNs;
         this.onClosed = onClosed;
         this.reader = new FrameReader(channel);
+        this.transport = channel;
         this.budget = new ConnectionBudget(context.budget());
         this.quietSinceNs = acceptedNs;
         this.writeProgressNs = acceptedNs;
@@ -94,7 +108,8 @@ final class Connection implements Runnable {
     public void run() {
         NbdCounters counters = context.counters();
         try {
-            Session session = new Negotiation(context.exports(), reader, channel).run();
+            Session session = new Negotiation(context.exports(), reader, channel, context.tls().mode(), this::startTls,
+                    counters, line -> context.log().line(peer + ": " + line)).run();
             handshakeDone = true;
             if (session != null) {
                 serve(session);
@@ -102,6 +117,8 @@ final class Connection implements Runnable {
         } catch (ProtocolException e) {
             counters.protocolErrors.incrementAndGet();
             context.log().line(peer + ": " + e.getMessage() + "; connection closed");
+        } catch (TlsHandshakeFailed e) {
+            // counted and logged in startTls
         } catch (IOException e) {
             if (closedBy == null) {
                 counters.clientsGone.incrementAndGet();
@@ -118,7 +135,7 @@ final class Connection implements Runnable {
     }
 
     private void serve(Session session) throws IOException, ProtocolException, InterruptedException {
-        ReplyWriter started = new ReplyWriter(channel, "nbd-writer-" + id, this::written);
+        ReplyWriter started = new ReplyWriter(transport, "nbd-writer-" + id, this::written);
         writer = started;
         started.start();
         ByteBuffer headerFrame = ByteBuffer.allocate(REQUEST_HEADER_BYTES);
@@ -222,6 +239,36 @@ final class Connection implements Runnable {
             context.counters().allocationFailures.incrementAndGet();
             request.error(ENOMEM, "the server is short of memory; retry later");
         }
+    }
+
+    /**
+     * Runs the TLS handshake after STARTTLS was acknowledged and moves the connection onto the session. The
+     * handshake counts against the handshake timeout like the rest of negotiation.
+     */
+    private WritableByteChannel startTls() throws IOException {
+        TlsChannel session;
+        try {
+            session = context.tls().credentials().handshaker().handshake(channel);
+        } catch (IOException | RuntimeException e) {
+            // A RuntimeException too: whatever a malformed handshake makes the TLS library throw ends this
+            // connection with one line, not the reader thread with a stack trace.
+            if (closedBy != null && e instanceof IOException io) {
+                throw io; // the watchdog closed it (handshake timeout), which counted and logged it
+            }
+            context.counters().tlsHandshakeFailures.incrementAndGet();
+            context.log().line(peer + ": TLS handshake failed: " + reason(e) + "; connection closed");
+            throw new TlsHandshakeFailed(e);
+        }
+        context.counters().tlsHandshakes.incrementAndGet();
+        reader.switchTo(session);
+        transport = session;
+        return session;
+    }
+
+    /** An exception's message on one line, for the operator. */
+    private static String reason(Exception e) {
+        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        return message.replaceAll("\\s+", " ").strip();
     }
 
     /**

@@ -17,7 +17,8 @@ final class FrameReader {
      */
     static final int STAGING_BYTES = 64 << 10;
 
-    private final ReadableByteChannel channel;
+    /** The socket, or the TLS session over it once the client started TLS ({@link #switchTo}). */
+    private ReadableByteChannel channel;
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_BYTES).flip();
     /** Volatile: the watchdog reads it to tell a quiet connection from a busy one. */
     private volatile long bytesRead;
@@ -71,6 +72,19 @@ final class FrameReader {
             staging.position(staging.position() + n);
             left -= n;
         }
+    }
+
+    /** Bytes read from the channel and not yet taken as frames. */
+    int buffered() {
+        return staging.remaining();
+    }
+
+    /** Reads from {@code next} from now on (the TLS session after STARTTLS); nothing may be buffered. */
+    void switchTo(ReadableByteChannel next) {
+        if (staging.hasRemaining()) {
+            throw new IllegalStateException(staging.remaining() + " bytes buffered from the previous channel");
+        }
+        channel = next;
     }
 
     /** Bytes taken from the channel so far. */

@@ -17,6 +17,13 @@ final class NbdCounters {
     final AtomicLong clientsGone = new AtomicLong();
     /** Requests answered ENOMEM because a buffer could not be allocated (the JVM's direct memory ran out). */
     final AtomicLong allocationFailures = new AtomicLong();
+    /** TLS handshakes that succeeded, and those that failed (bad certificate, unknown identity, wrong key). */
+    final AtomicLong tlsHandshakes = new AtomicLong();
+    final AtomicLong tlsHandshakeFailures = new AtomicLong();
+    /** Connections refused (an option answered NBD_REP_ERR_TLS_REQD, or closed) because they did not start TLS. */
+    final AtomicLong tlsRequiredRefusals = new AtomicLong();
+    /** Connections that asked for TLS on a server with TLS off (answered NBD_REP_ERR_POLICY). */
+    final AtomicLong tlsOffRefusals = new AtomicLong();
     /** Connections ended by an out-of-memory error elsewhere on their threads. */
     final AtomicLong connectionsOutOfMemory = new AtomicLong();
 }

@@ -62,6 +62,7 @@ public final class NbdProtocol {
     public static final int REP_ERR_UNSUP = 0x80000001;
     public static final int REP_ERR_POLICY = 0x80000002;
     public static final int REP_ERR_INVALID = 0x80000003;
+    public static final int REP_ERR_TLS_REQD = 0x80000005;
     public static final int REP_ERR_UNKNOWN = 0x80000006;
 
     // NBD_REP_INFO item types.

@@ -27,7 +27,8 @@ import jdk.net.ExtendedSocketOptions;
  * {@link Negotiation}, {@link CommandExecutor} and {@link MetaContext}. Limits ({@link NbdLimits}): connections in
  * total and per client address (more are closed at accept), a handshake timeout, an optional idle timeout and a
  * reply stall timeout ({@link ConnectionWatchdog}), TCP keepalive, and one buffer budget for every connection
- * ({@link BufferBudget}); each connection is bounded as {@link Connection} says. What it refuses or cuts off is
+ * ({@link BufferBudget}); each connection is bounded as {@link Connection} says. TLS as {@link TlsSettings} says
+ * (NBD_OPT_STARTTLS; X.509 or PSK: {@link TlsCredentials}). What it refuses or cuts off is
  * counted ({@link #stats}) and logged, rate-limited, to the operator ({@link OperatorLog}).
  *
  * <p>Thread rule: construct, {@link #start}, {@link #stopAccepting}, {@link #awaitIdle} and {@link #close}
@@ -74,19 +75,28 @@ public final class NbdServer implements AutoCloseable {
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
                      Consumer<String> log) {
-        this(bindAddress, exports, loop, limits, log, new PayloadBuffers());
+        this(bindAddress, exports, loop, limits, TlsSettings.OFF, log, new PayloadBuffers());
+    }
+
+    /**
+     * @param tls whether clients may or must upgrade to TLS, with the credentials loaded at start-up
+     * @param log as above; also one line per failed TLS handshake and per client refused for want of TLS
+     */
+    public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
+                     TlsSettings tls, Consumer<String> log) {
+        this(bindAddress, exports, loop, limits, tls, log, new PayloadBuffers());
     }
 
     /** As above with a given buffer pool (tests inject allocation failures through it). */
     NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
-              Consumer<String> log, PayloadBuffers buffers) {
+              TlsSettings tls, Consumer<String> log, PayloadBuffers buffers) {
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
         this.loop = Objects.requireNonNull(loop, "loop");
         this.limits = Objects.requireNonNull(limits, "limits");
         OperatorLog operatorLog = new OperatorLog(log, loop);
         BufferBudget budget = new BufferBudget(limits.bufferBytesMax() & -PayloadBuffers.ALIGNMENT_BYTES);
         this.context = new ConnectionContext(new Exports(Objects.requireNonNull(exports, "exports")), loop, limits,
-                counters, buffers, budget, operatorLog);
+                counters, buffers, budget, operatorLog, Objects.requireNonNull(tls, "tls"));
         this.watchdog = new ConnectionWatchdog(connections.values(), limits, counters, operatorLog, loop);
     }
 
@@ -200,7 +210,8 @@ public final class NbdServer implements AutoCloseable {
                 counters.refusedAddressMax.get(), counters.handshakeTimeouts.get(), counters.idleTimeouts.get(),
                 counters.replyStallTimeouts.get(), counters.protocolErrors.get(), counters.idle.inFlight(),
                 budget.bytesMax(), budget.bytesInUse(), budget.bytesInUsePeak(), budget.waitsTotal(),
-                counters.allocationFailures.get(), counters.connectionsOutOfMemory.get());
+                counters.allocationFailures.get(), counters.connectionsOutOfMemory.get(), counters.tlsHandshakes.get(),
+                counters.tlsHandshakeFailures.get(), counters.tlsRequiredRefusals.get(), counters.tlsOffRefusals.get());
     }
 
     /** The watchdog, for tests that drive its checks. */

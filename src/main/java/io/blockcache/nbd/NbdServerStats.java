@@ -19,10 +19,16 @@ package io.blockcache.nbd;
  * @param bufferWaits requests that waited for buffer budget
  * @param allocationFailures requests answered ENOMEM because the JVM could not allocate their buffer
  * @param connectionsOutOfMemory connections ended by an out-of-memory error on their threads
+ * @param tlsHandshakes TLS handshakes that succeeded
+ * @param tlsHandshakeFailures TLS handshakes that failed (a certificate that does not verify, an unknown PSK
+ *     identity, a wrong key, a client that is no TLS client); each closed its connection
+ * @param tlsRequiredRefusals connections refused because they did not start TLS on a server that requires it
+ * @param tlsOffRefusals connections that asked for TLS on a server with TLS off
  */
 public record NbdServerStats(int connectionsOpen, long connectionsAccepted, long refusedConnectionsMax,
                              long refusedAddressMax, long handshakeTimeouts, long idleTimeouts,
                              long replyStallTimeouts, long protocolErrors, long requestsInFlight, long bufferBytesMax,
                              long bufferBytesInUse, long bufferBytesInUsePeak, long bufferWaits,
-                             long allocationFailures, long connectionsOutOfMemory) {
+                             long allocationFailures, long connectionsOutOfMemory, long tlsHandshakes,
+                             long tlsHandshakeFailures, long tlsRequiredRefusals, long tlsOffRefusals) {
 }

@@ -6,10 +6,17 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Runs the fixed newstyle handshake of one connection on its reader thread: greeting, client flags, then
  * options until the client picks an export (GO or EXPORT_NAME) or leaves (ABORT).
+ *
+ * <p>TLS ({@link TlsMode}, doc/proto.md "TLS support"): with TLS off, NBD_OPT_STARTTLS gets NBD_REP_ERR_POLICY.
+ * Otherwise it is acknowledged and the connection upgraded ({@link Upgrade}); what was negotiated in plain text
+ * before (structured replies, metadata contexts) is forgotten, since a man in the middle could have sent it. With
+ * {@link TlsMode#REQUIRE}, before the upgrade every option but STARTTLS and ABORT gets NBD_REP_ERR_TLS_REQD, and
+ * NBD_OPT_EXPORT_NAME, which cannot carry an error, ends the connection, as the spec's FORCEDTLS mode says.
  *
  * <p>Limits: option data over {@link #OPTION_DATA_BYTES_MAX} or more than {@link #OPTIONS_MAX} options are
  * treated as denial of service (hard disconnect, as the spec allows); anything else malformed gets an error
@@ -27,18 +34,56 @@ final class Negotiation {
     static final int BLOCK_PREFERRED_BYTES = 4096;
     static final int BLOCK_MAXIMUM_BYTES = 32 << 20;
 
+    /** Upgrades the connection to TLS once NBD_OPT_STARTTLS has been acknowledged. */
+    interface Upgrade {
+        /**
+         * Runs the TLS handshake and switches the connection's reader to the TLS session.
+         *
+         * @return the channel to write to from now on
+         * @throws IOException if the handshake failed or the client went away (the connection then ends)
+         */
+        WritableByteChannel startTls() throws IOException;
+    }
+
     private final Exports exports;
     private final FrameReader reader;
-    private final WritableByteChannel out;
+    private WritableByteChannel out;
+    private final TlsMode tlsMode;
+    private final Upgrade upgrade;
+    private final NbdCounters counters;
+    /** Takes one line for the operator (the connection adds the peer). */
+    private final Consumer<String> log;
+    private boolean tlsActive;
+    /** True once this connection was refused for want of TLS (counted and logged once per connection). */
+    private boolean tlsRefusalCounted;
     private boolean noZeroes;
     private boolean structuredReplies;
     private Export contextsExport;
     private List<MetaContext> contexts = List.of();
 
+    /** A negotiation without TLS (STARTTLS is refused with NBD_REP_ERR_POLICY). */
     Negotiation(Exports exports, FrameReader reader, WritableByteChannel out) {
+        this(exports, reader, out, TlsMode.OFF, null, new NbdCounters(), line -> { });
+    }
+
+    /**
+     * @param upgrade runs the TLS handshake; unused (may be null) when {@code tlsMode} is off
+     * @param log takes one line for the operator per refusal for want of TLS or STARTTLS on a server without TLS
+     */
+    Negotiation(Exports exports, FrameReader reader, WritableByteChannel out, TlsMode tlsMode, Upgrade upgrade,
+                NbdCounters counters, Consumer<String> log) {
         this.exports = exports;
         this.reader = reader;
         this.out = out;
+        this.tlsMode = tlsMode;
+        this.upgrade = upgrade;
+        this.counters = counters;
+        this.log = log;
+    }
+
+    /** True once the connection runs over TLS. */
+    boolean tlsActive() {
+        return tlsActive;
     }
 
     /** The flags sent for an export: what this server supports; DF only with structured replies. */
@@ -71,6 +116,10 @@ final class Negotiation {
             ByteBuffer data = ByteBuffer.allocate((int) header.dataBytes());
             reader.readFully(data);
             data.flip();
+            if (tlsMode == TlsMode.REQUIRE && !tlsActive && header.option() == OPT_EXPORT_NAME) {
+                refusedForTls(OPT_EXPORT_NAME);
+                return null; // EXPORT_NAME cannot carry an error: the spec says terminate the session
+            }
             Session session = option(header.option(), data);
             if (session != null || header.option() == OPT_ABORT) {
                 return session;
@@ -81,13 +130,18 @@ final class Negotiation {
 
     /** Answers one option; returns the session if it ends negotiation. */
     private Session option(int option, ByteBuffer data) throws IOException, ProtocolException {
+        if (tlsMode == TlsMode.REQUIRE && !tlsActive && option != OPT_STARTTLS && option != OPT_ABORT) {
+            refusedForTls(option);
+            error(option, REP_ERR_TLS_REQD, "this server requires TLS: send NBD_OPT_STARTTLS first");
+            return null;
+        }
         switch (option) {
             case OPT_EXPORT_NAME -> {
                 return exportName(data);
             }
             case OPT_ABORT -> ack(option);
             case OPT_LIST -> list(data);
-            case OPT_STARTTLS -> error(option, REP_ERR_POLICY, "TLS is not offered by this server");
+            case OPT_STARTTLS -> startTls(data);
             case OPT_INFO, OPT_GO -> {
                 return info(option, data);
             }
@@ -103,6 +157,44 @@ final class Negotiation {
             default -> error(option, REP_ERR_UNSUP, "option " + option + " is not supported");
         }
         return null;
+    }
+
+    private void startTls(ByteBuffer data) throws IOException, ProtocolException {
+        if (tlsMode == TlsMode.OFF) {
+            if (!tlsRefusalCounted) {
+                tlsRefusalCounted = true;
+                counters.tlsOffRefusals.incrementAndGet();
+                log.accept("asked for TLS, which this server does not offer (--tls=off); answered"
+                        + " NBD_REP_ERR_POLICY");
+            }
+            error(OPT_STARTTLS, REP_ERR_POLICY, "TLS is not enabled on this server (--tls=off)");
+        } else if (data.hasRemaining()) {
+            error(OPT_STARTTLS, REP_ERR_INVALID, "NBD_OPT_STARTTLS takes no data");
+        } else if (tlsActive) {
+            error(OPT_STARTTLS, REP_ERR_INVALID, "TLS is already active on this connection");
+        } else if (reader.buffered() > 0) {
+            // The client must wait for the reply before its TLS handshake; bytes already here would be lost.
+            throw new ProtocolException("sent " + reader.buffered() + " bytes after NBD_OPT_STARTTLS before its"
+                    + " reply");
+        } else {
+            ack(OPT_STARTTLS);
+            out = upgrade.startTls();
+            tlsActive = true;
+            // Nothing negotiated in plain text is trusted once encrypted: a man in the middle could have sent it.
+            structuredReplies = false;
+            contexts = List.of();
+            contextsExport = null;
+        }
+    }
+
+    /** Counts and logs, once per connection, a client refused because it did not start TLS first. */
+    private void refusedForTls(int option) {
+        if (!tlsRefusalCounted) {
+            tlsRefusalCounted = true;
+            counters.tlsRequiredRefusals.incrementAndGet();
+            log.accept("option " + option + " before TLS refused (--tls=require)"
+                    + (option == OPT_EXPORT_NAME ? "; connection closed" : " with NBD_REP_ERR_TLS_REQD"));
+        }
     }
 
     private Session exportName(ByteBuffer data) throws IOException, ProtocolException {

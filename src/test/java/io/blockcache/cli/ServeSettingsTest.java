@@ -105,10 +105,51 @@ class ServeSettingsTest {
         assertThat(ByteSizes.parse("4096")).isEqualTo(4096);
     }
 
+    private static ServeSettings.Flags tlsFlags(String nbd, String admin, TlsFlagSettings.Flags tls) {
+        return new ServeSettings.Flags(null, null, null, null, null, nbd, admin, null, null, true, Map.of(), tls);
+    }
+
     @Test
-    void remoteBindIsAcceptedWhenAllowed() throws Exception {
-        // Proves --allow-remote lifts the loopback rule.
-        assertThat(ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, true)).nbdListen().getPort())
-                .isEqualTo(10809);
+    void remoteBindNeedsTlsRequireOrInsecure() throws Exception {
+        // Proves issue 12 item 2 (TLS half): --allow-remote alone no longer serves NBD off loopback; --tls=require
+        // with credentials or --insecure does; the admin API off loopback needs --insecure (it has no TLS or token).
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, true)))
+                .hasMessageContaining("would run without TLS (--tls=off)").hasMessageContaining("--insecure");
+        assertThat(ServeSettings.resolve(tlsFlags("0.0.0.0:10809", null,
+                new TlsFlagSettings.Flags(null, null, null, false, true))).nbdListen().getPort()).isEqualTo(10809);
+        Path keys = Files.writeString(dir.resolve("keys.psk"), "alice:" + "ab".repeat(32) + "\n");
+        ServeSettings secure = ServeSettings.resolve(tlsFlags("0.0.0.0:10809", null,
+                new TlsFlagSettings.Flags("require", null, keys.toString(), false, false)));
+        assertThat(secure.tls().mode()).isEqualTo(io.blockcache.nbd.TlsMode.REQUIRE);
+        assertThat(secure.tls().credentials().description()).isEqualTo("PSK, 1 identity");
+        assertThatThrownBy(() -> ServeSettings.resolve(tlsFlags("0.0.0.0:10809", null,
+                new TlsFlagSettings.Flags("on", null, keys.toString(), false, false))))
+                .hasMessageContaining("(--tls=on)");
+        assertThatThrownBy(() -> ServeSettings.resolve(tlsFlags("0.0.0.0:10809", "0.0.0.0:10810",
+                new TlsFlagSettings.Flags("require", null, keys.toString(), false, false))))
+                .hasMessageContaining("the admin API has neither TLS nor a token");
+    }
+
+    @Test
+    void tlsFlagMistakesAreOneLineErrors() throws Exception {
+        // Proves each TLS flag mistake stops serve with a line that names the flag.
+        Path keys = Files.writeString(dir.resolve("keys.psk"), "alice:" + "ab".repeat(32) + "\n");
+        Map<TlsFlagSettings.Flags, String> cases = Map.of(
+                new TlsFlagSettings.Flags("maybe", null, null, false, false), "--tls must be off, on or require",
+                new TlsFlagSettings.Flags("require", null, null, false, false),
+                "--tls=require needs --tls-certificates DIR or --tls-psk FILE",
+                new TlsFlagSettings.Flags(null, null, keys.toString(), false, false), "was given but --tls is off",
+                new TlsFlagSettings.Flags("on", dir.toString(), keys.toString(), false, false), "not both",
+                new TlsFlagSettings.Flags("on", null, keys.toString(), true, false),
+                "--tls-verify-peer needs --tls-certificates",
+                new TlsFlagSettings.Flags("on", dir.resolve("none").toString(), null, false, false),
+                "is not a directory");
+        for (Map.Entry<TlsFlagSettings.Flags, String> c : cases.entrySet()) {
+            assertThatThrownBy(() -> ServeSettings.resolve(tlsFlags("127.0.0.1:0", null, c.getKey())))
+                    .as(c.getKey().toString()).hasMessageContaining(c.getValue()).message().doesNotContain("\n");
+        }
+        Path config = Files.writeString(dir.resolve("serve.properties"), "tls=on\ntls-psk=" + keys + "\n");
+        assertThat(ServeSettings.resolve(flags(null, null, "127.0.0.1:0", config, false)).tls().mode())
+                .isEqualTo(io.blockcache.nbd.TlsMode.ON);
     }
 }

@@ -42,6 +42,11 @@ final class NbdFixture implements AutoCloseable {
 
     /** Volumes of {@code volumeBytes}, a server with {@code limits} and the buffer pool {@code buffers}. */
     NbdFixture(long volumeBytes, NbdLimits limits, PayloadBuffers buffers) throws Exception {
+        this(volumeBytes, limits, buffers, TlsSettings.OFF);
+    }
+
+    /** As above, with TLS as {@code tls} says. */
+    NbdFixture(long volumeBytes, NbdLimits limits, PayloadBuffers buffers, TlsSettings tls) throws Exception {
         cacheDevice = new FaultyDevice(new MemoryDevice(loop, 32L << 20, 512), loop, FaultPlan.none(), new Prng(7));
         backing = new GatedDevice(new MemoryDevice(loop, volumeBytes + (1 << 20), 512), loop);
         MemoryDevice second = new MemoryDevice(loop, volumeBytes + (1 << 20), 512);
@@ -63,7 +68,7 @@ final class NbdFixture implements AutoCloseable {
         Map<String, Volume> exports = new LinkedHashMap<>();
         exports.put("default", cacheSet.volume("default"));
         exports.put("second", cacheSet.volume("second"));
-        server = new NbdServer(new InetSocketAddress("127.0.0.1", 0), exports, loop, limits, log::add, buffers);
+        server = new NbdServer(new InetSocketAddress("127.0.0.1", 0), exports, loop, limits, tls, log::add, buffers);
         server.start();
     }
 

@@ -34,9 +34,18 @@ final class NbdTestClient implements AutoCloseable {
                  boolean structured) {
     }
 
+    /** Layers a TLS client over the connected socket once the server acknowledged STARTTLS. */
+    interface TlsUpgrade {
+        TlsStreams upgrade(Socket socket) throws IOException;
+    }
+
+    /** A TLS session's plaintext streams. */
+    record TlsStreams(java.io.InputStream in, java.io.OutputStream out) {
+    }
+
     final Socket socket;
-    final DataInputStream in;
-    final DataOutputStream out;
+    DataInputStream in;
+    DataOutputStream out;
     long sizeBytes;
     int transmissionFlags;
     boolean structured;
@@ -108,6 +117,18 @@ final class NbdTestClient implements AutoCloseable {
         byte[] data = new byte[in.readInt()];
         in.readFully(data);
         return new OptionReply(option, type, data);
+    }
+
+    /** Sends NBD_OPT_STARTTLS; on ACK runs {@code upgrade} and speaks through the TLS session from then on. */
+    OptionReply startTls(TlsUpgrade upgrade) throws IOException {
+        sendOption(OPT_STARTTLS, new byte[0]);
+        OptionReply reply = readOptionReply();
+        if (reply.type() == REP_ACK) {
+            TlsStreams session = upgrade.upgrade(socket);
+            in = new DataInputStream(new BufferedInputStream(session.in()));
+            out = new DataOutputStream(new java.io.BufferedOutputStream(session.out()));
+        }
+        return reply;
     }
 
     /** Sends an option and reads replies up to and including the final one (ACK or an error). */
@@ -292,6 +313,21 @@ final class NbdTestClient implements AutoCloseable {
             return in.read() < 0;
         } catch (EOFException | java.net.SocketException e) {
             return true;
+        }
+    }
+
+    /**
+     * Reads the raw socket (under any TLS) to its end, dropping what comes (a TLS alert, say): returns once the
+     * server has closed the connection, so whatever it counts before closing is counted. Bounded by the socket's
+     * read timeout.
+     */
+    void awaitServerClose() throws IOException {
+        try {
+            socket.getInputStream().readAllBytes();
+        } catch (java.net.SocketTimeoutException e) {
+            throw e;
+        } catch (java.net.SocketException e) {
+            // reset by the server: closed as well
         }
     }
 

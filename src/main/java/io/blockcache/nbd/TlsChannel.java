@@ -1,0 +1,110 @@
+package io.blockcache.nbd;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A TLS session's plaintext streams seen as the channel a connection reads frames from and writes replies to,
+ * so that {@link FrameReader}, {@link Negotiation} and {@link ReplyWriter} work unchanged over TLS. The streams
+ * come from an {@code SSLSocket} layered over the connection's socket (X.509) or from BouncyCastle's
+ * {@code TlsServerProtocol} (PSK); both allow one thread reading while another writes, which is how a
+ * connection uses them (its reader and its {@link ReplyWriter}).
+ *
+ * <p>Writes copy through one array of {@link #COPY_BYTES} and are flushed at the end of each call, so replies
+ * queued together still leave as few, full TLS records. Closing closes the socket underneath at once (no TLS
+ * close_notify: a close must never wait on a client that does not read, see docs/OPERATIONS.md "TLS").
+ *
+ * <p>Thread rule: one reading thread and one writing thread at a time; {@link #close} from any thread.
+ */
+final class TlsChannel implements ByteChannel, GatheringByteChannel {
+    /** Copy size each way: 16 KiB is TLS's largest record (RFC 8446 §5.1), so a full copy fills one record. */
+    static final int COPY_BYTES = 16 << 10;
+
+    private final SocketChannel socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final byte[] readCopy = new byte[COPY_BYTES];
+    private final byte[] writeCopy = new byte[COPY_BYTES];
+
+    /**
+     * @param socket the plain socket underneath, closed by {@link #close}
+     * @param in the session's plaintext input
+     * @param out the session's plaintext output
+     */
+    TlsChannel(SocketChannel socket, InputStream in, OutputStream out) {
+        this.socket = socket;
+        this.in = in;
+        this.out = out;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        requireOpen();
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        int n = in.read(readCopy, 0, Math.min(dst.remaining(), COPY_BYTES));
+        if (n > 0) {
+            dst.put(readCopy, 0, n);
+        }
+        return n;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        return (int) write(new ByteBuffer[] {src}, 0, 1);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs) throws IOException {
+        return write(srcs, 0, srcs.length);
+    }
+
+    /** Writes every byte of the buffers (blocking), then flushes; returns the bytes written. */
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        requireOpen();
+        long written = 0;
+        int filled = 0;
+        for (int i = offset; i < offset + length; i++) {
+            ByteBuffer src = srcs[i];
+            while (src.hasRemaining()) {
+                int n = Math.min(src.remaining(), COPY_BYTES - filled);
+                src.get(writeCopy, filled, n);
+                filled += n;
+                written += n;
+                if (filled == COPY_BYTES) {
+                    out.write(writeCopy, 0, filled);
+                    filled = 0;
+                }
+            }
+        }
+        if (filled > 0) {
+            out.write(writeCopy, 0, filled);
+        }
+        out.flush();
+        return written;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return socket.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    private void requireOpen() throws ClosedChannelException {
+        if (!socket.isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+}
