@@ -20,7 +20,7 @@ final class ServeProcess implements AutoCloseable {
     /** Sizes small enough that whole-export tools (qemu-img compare, nbdcopy) finish in about a second. */
     static final String CACHE_SIZE = "64M";
     static final String BACKING_SIZE = "64M";
-    private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbd://127\\.0\\.0\\.1:(\\d+) ");
+    private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbds?://127\\.0\\.0\\.1:(\\d+) ");
     private static final Pattern ADMIN_LINE = Pattern.compile("^admin: http://127\\.0\\.0\\.1:(\\d+) ");
     private static final long EXIT_WAIT_SECONDS = 30;
 
@@ -102,6 +102,11 @@ final class ServeProcess implements AutoCloseable {
     /** The NBD URI of the default export, e.g. {@code nbd://127.0.0.1:34567/default}. */
     String uri() {
         return "nbd://127.0.0.1:" + nbdPort + "/default";
+    }
+
+    /** The NBD port. */
+    int nbdPort() {
+        return nbdPort;
     }
 
     /** The admin API's {@code HOST:PORT}. */

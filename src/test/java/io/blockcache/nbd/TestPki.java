@@ -37,6 +37,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  */
 public final class TestPki {
     private static final AtomicLong SERIAL = new AtomicLong(1);
+    private static final java.security.Provider BOUNCY_CASTLE =
+            new org.bouncycastle.jce.provider.BouncyCastleProvider();
 
     /** One certificate and its key. */
     public record Issued(X509Certificate certificate, KeyPair keys) {
@@ -110,7 +112,9 @@ public final class TestPki {
     }
 
     public static KeyPair ecKeys() throws GeneralSecurityException {
-        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+        // BouncyCastle's keys: their PKCS#8 form carries the curve and public key, which GnuTLS (libnbd, qemu) needs;
+        // the JDK's leaves them out and GnuTLS refuses it ("ASN1 parser: Element was not found").
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC", BOUNCY_CASTLE);
         generator.initialize(new ECGenParameterSpec("secp256r1"));
         return generator.generateKeyPair();
     }
