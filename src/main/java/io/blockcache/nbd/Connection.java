@@ -52,14 +52,6 @@ final class Connection implements Runnable {
     /** Why the watchdog closes a connection. */
     enum Timeout { HANDSHAKE, IDLE, REPLY_STALL }
 
-    /** A TLS handshake that failed, already counted and logged: ends the connection and nothing else. */
-    static final class TlsHandshakeFailed extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        TlsHandshakeFailed(Throwable cause) {
-            super(cause);
-        }
-    }
 
     private final long id;
     private final SocketChannel channel;
@@ -77,6 +69,10 @@ final class Connection implements Runnable {
     private volatile boolean handshakeDone;
     /** True while the reader waits for the next request header: the only state in which a connection is idle. */
     private volatile boolean awaitingRequest;
+    /** True once the client ended transmission itself (DISC, or a hang-up between requests). */
+    private boolean endedByClient;
+    /** When the TLS close_notify began (loop clock), or -1: the watchdog bounds it like a stalled reply. */
+    private volatile long closeNotifySinceNs = -1;
     /** Set before the watchdog closes the socket, so the reader's I/O error is not counted as a vanished client. */
     private volatile Timeout closedBy;
     // Watchdog-thread state: what it saw last and since when.
@@ -113,12 +109,13 @@ final class Connection implements Runnable {
             handshakeDone = true;
             if (session != null) {
                 serve(session);
+                endedByClient = true;
             }
         } catch (ProtocolException e) {
             counters.protocolErrors.incrementAndGet();
             context.log().line(peer + ": " + e.getMessage() + "; connection closed");
-        } catch (TlsHandshakeFailed e) {
-            // counted and logged in startTls
+        } catch (TlsStart.Failed e) {
+            // counted and logged by TlsStart
         } catch (IOException e) {
             if (closedBy == null) {
                 counters.clientsGone.incrementAndGet();
@@ -246,29 +243,10 @@ final class Connection implements Runnable {
      * handshake counts against the handshake timeout like the rest of negotiation.
      */
     private WritableByteChannel startTls() throws IOException {
-        TlsChannel session;
-        try {
-            session = context.tls().credentials().handshaker().handshake(channel);
-        } catch (IOException | RuntimeException e) {
-            // A RuntimeException too: whatever a malformed handshake makes the TLS library throw ends this
-            // connection with one line, not the reader thread with a stack trace.
-            if (closedBy != null && e instanceof IOException io) {
-                throw io; // the watchdog closed it (handshake timeout), which counted and logged it
-            }
-            context.counters().tlsHandshakeFailures.incrementAndGet();
-            context.log().line(peer + ": TLS handshake failed: " + reason(e) + "; connection closed");
-            throw new TlsHandshakeFailed(e);
-        }
-        context.counters().tlsHandshakes.incrementAndGet();
+        TlsChannel session = TlsStart.handshake(context, channel, peer, () -> closedBy != null);
         reader.switchTo(session);
         transport = session;
         return session;
-    }
-
-    /** An exception's message on one line, for the operator. */
-    private static String reason(Exception e) {
-        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-        return message.replaceAll("\\s+", " ").strip();
     }
 
     /**
@@ -306,6 +284,13 @@ final class Connection implements Runnable {
             if (started != null) {
                 started.stopAndJoin();
             }
+            if (endedByClient && transport instanceof TlsChannel tls && !started.broken()) {
+                // The spec: on DISC the server MUST close the TLS session, then the TCP connection.
+                closeNotifySinceNs = context.loop().nowNs();
+                tls.closeNotify();
+            }
+        } catch (IOException e) {
+            context.counters().clientsGone.incrementAndGet(); // the client left before our close_notify
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -321,6 +306,12 @@ final class Connection implements Runnable {
      */
     Timeout timedOut(long nowNs, NbdLimits limits) {
         long readBytes = reader.bytesRead();
+        long closeNotifyNs = closeNotifySinceNs;
+        if (closeNotifyNs >= 0) {
+            // A client that reads nothing could hold the close_notify's write (and this slot) for ever.
+            return !limits.replyStallTimeout().isZero()
+                    && nowNs - closeNotifyNs >= limits.replyStallTimeout().toNanos() ? Timeout.REPLY_STALL : null;
+        }
         if (!handshakeDone) {
             return nowNs - acceptedNs >= limits.handshakeTimeout().toNanos() ? Timeout.HANDSHAKE : null;
         }

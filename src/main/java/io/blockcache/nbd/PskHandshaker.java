@@ -47,7 +47,8 @@ final class PskHandshaker implements TlsHandshaker {
                     + "' (the client's key differs from ours?): " : "unknown PSK identity '" + identities.asked + "': ";
             throw new IOException(known + e.getMessage(), e);
         }
-        return new TlsChannel(socket, protocol.getInputStream(), protocol.getOutputStream());
+        // close sends close_notify and closes the socket's streams, without waiting for the client's.
+        return new TlsChannel(socket, protocol.getInputStream(), protocol.getOutputStream(), protocol::close);
     }
 
     @Override

@@ -17,8 +17,8 @@ import java.nio.channels.SocketChannel;
  * connection uses them (its reader and its {@link ReplyWriter}).
  *
  * <p>Writes copy through one array of {@link #COPY_BYTES} and are flushed at the end of each call, so replies
- * queued together still leave as few, full TLS records. Closing closes the socket underneath at once (no TLS
- * close_notify: a close must never wait on a client that does not read, see docs/OPERATIONS.md "TLS").
+ * queued together still leave as few, full TLS records. {@link #close} closes the socket underneath at once; a
+ * connection the client ended sends TLS's close_notify first ({@link #closeNotify}), as the NBD spec asks.
  *
  * <p>Thread rule: one reading thread and one writing thread at a time; {@link #close} from any thread.
  */
@@ -26,7 +26,13 @@ final class TlsChannel implements ByteChannel, GatheringByteChannel {
     /** Copy size each way: 16 KiB is TLS's largest record (RFC 8446 §5.1), so a full copy fills one record. */
     static final int COPY_BYTES = 16 << 10;
 
+    /** Sends the TLS close_notify alert. */
+    interface CloseNotify {
+        void send() throws IOException;
+    }
+
     private final SocketChannel socket;
+    private final CloseNotify closeNotify;
     private final InputStream in;
     private final OutputStream out;
     private final byte[] readCopy = new byte[COPY_BYTES];
@@ -36,9 +42,11 @@ final class TlsChannel implements ByteChannel, GatheringByteChannel {
      * @param socket the plain socket underneath, closed by {@link #close}
      * @param in the session's plaintext input
      * @param out the session's plaintext output
+     * @param closeNotify sends the session's close_notify
      */
-    TlsChannel(SocketChannel socket, InputStream in, OutputStream out) {
+    TlsChannel(SocketChannel socket, InputStream in, OutputStream out, CloseNotify closeNotify) {
         this.socket = socket;
+        this.closeNotify = closeNotify;
         this.in = in;
         this.out = out;
     }
@@ -90,6 +98,14 @@ final class TlsChannel implements ByteChannel, GatheringByteChannel {
         }
         out.flush();
         return written;
+    }
+
+    /**
+     * Ends the TLS session cleanly (close_notify), after the last reply; may block while the client does not read,
+     * so the caller bounds it (the connection's watchdog). The socket is closed with {@link #close}.
+     */
+    void closeNotify() throws IOException {
+        closeNotify.send();
     }
 
     @Override

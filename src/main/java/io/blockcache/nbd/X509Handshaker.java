@@ -70,7 +70,8 @@ final class X509Handshaker implements TlsHandshaker {
         tls.setEnabledProtocols(PROTOCOLS);
         tls.setNeedClientAuth(verifyClients);
         tls.startHandshake();
-        return new TlsChannel(socket, tls.getInputStream(), tls.getOutputStream());
+        // shutdownOutput sends close_notify without waiting for the client's (close would, in TLS 1.2).
+        return new TlsChannel(socket, tls.getInputStream(), tls.getOutputStream(), tls::shutdownOutput);
     }
 
     @Override

@@ -129,6 +129,10 @@ class NbdTlsTest {
                 byte[] data = pattern(12_345, 5);
                 assertThat(alice.write(777, data, 0)).isZero();
                 assertThat(alice.read(777, data.length)).isEqualTo(data);
+                alice.disconnect();
+                // The spec: on DISC the server MUST close the TLS session (close_notify), then the TCP connection;
+                // BouncyCastle's client fails a session cut without one (TlsNoCloseNotifyException).
+                assertThat(alice.in.read()).isEqualTo(-1);
             }
             byte[] wrongKey = ALICE_KEY.clone();
             wrongKey[0] ^= 1;
