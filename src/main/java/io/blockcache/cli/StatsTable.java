@@ -58,17 +58,23 @@ final class StatsTable {
         return out.toString();
     }
 
-    /** One line: connections, what the limits refused or cut off, and the buffer budget (docs/OPERATIONS.md). */
+    /**
+     * One line: connections, what the limits refused or cut off, the buffer budget, and TLS handshakes and refusals
+     * (docs/OPERATIONS.md).
+     */
     private static void nbd(StringBuilder out, Map<?, ?> n) {
         out.append(String.format(Locale.ROOT, "nbd: %s connections (%s accepted; refused %s by the total, %s by the"
                         + " address limit); timeouts %s handshake, %s idle, %s reply; %s protocol errors; buffers %s of"
-                        + " %s (peak %s), %s waits, %s allocation failures%n",
+                        + " %s (peak %s), %s waits, %s allocation failures; TLS %s handshakes, %s failed, %s refused"
+                        + " for want of TLS, %s asked for TLS while off%n",
                 integer(n.get("connectionsOpen")), integer(n.get("connectionsAccepted")),
                 integer(n.get("refusedConnectionsMax")), integer(n.get("refusedAddressMax")),
                 integer(n.get("handshakeTimeouts")), integer(n.get("idleTimeouts")),
                 integer(n.get("replyStallTimeouts")), integer(n.get("protocolErrors")),
                 bytes(n.get("bufferBytesInUse")), bytes(n.get("bufferBytesMax")), bytes(n.get("bufferBytesInUsePeak")),
-                integer(n.get("bufferWaits")), integer(n.get("allocationFailures"))));
+                integer(n.get("bufferWaits")), integer(n.get("allocationFailures")), integer(n.get("tlsHandshakes")),
+                integer(n.get("tlsHandshakeFailures")), integer(n.get("tlsRequiredRefusals")),
+                integer(n.get("tlsOffRefusals"))));
     }
 
     /** Two or three lines per volume: state and progress; every PI term (as writeback_rate_debug); a drain. */

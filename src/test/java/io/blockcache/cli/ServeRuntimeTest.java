@@ -72,6 +72,39 @@ class ServeRuntimeTest {
     }
 
     @Test
+    void tlsFromTheConfigIsEnforcedLoggedAndCountedInStatsAndMetrics() throws Exception {
+        // Proves serve passes its TLS settings on: with tls=require a plain client's first option is answered
+        // NBD_REP_ERR_TLS_REQD, the operator sees one line, and /api/stats, /metrics and the stats line count it.
+        Path keys = Files.writeString(dir.resolve("keys.psk"), "alice:" + "ab".repeat(32) + "\n");
+        Path config = Files.writeString(dir.resolve("tls.properties"), "tls=require\ntls-psk=" + keys + "\n");
+        ServeRuntime runtime = ServeRuntime.start(settings(dir.resolve("data"), config), err);
+        try (java.net.Socket plain = new java.net.Socket(runtime.nbdAddress().getAddress(),
+                runtime.nbdAddress().getPort())) {
+            plain.setSoTimeout(20_000);
+            java.io.DataInputStream in = new java.io.DataInputStream(plain.getInputStream());
+            java.io.DataOutputStream out = new java.io.DataOutputStream(plain.getOutputStream());
+            in.readFully(new byte[18]); // the greeting
+            out.writeInt(io.blockcache.nbd.NbdProtocol.CLIENT_FLAG_FIXED_NEWSTYLE);
+            out.writeLong(io.blockcache.nbd.NbdProtocol.OPTION_MAGIC);
+            out.writeInt(io.blockcache.nbd.NbdProtocol.OPT_LIST);
+            out.writeInt(0);
+            out.flush();
+            in.readLong(); // the option reply magic
+            assertThat(in.readInt()).isEqualTo(io.blockcache.nbd.NbdProtocol.OPT_LIST);
+            assertThat(in.readInt()).isEqualTo(io.blockcache.nbd.NbdProtocol.REP_ERR_TLS_REQD);
+            assertThat(get(runtime, "/api/stats")).contains("\"tlsRequiredRefusals\":1");
+            assertThat(get(runtime, "/metrics"))
+                    .contains("blockcache_nbd_tls_refusals_total{reason=\"tls_required\"} 1.0")
+                    .contains("blockcache_nbd_tls_handshakes_total{result=\"failed\"} 0.0");
+            Map<?, ?> stats = (Map<?, ?>) JsonReader.parse(get(runtime, "/api/stats"));
+            assertThat(StatsTable.format(stats)).contains("TLS 0 handshakes, 0 failed, 1 refused for want of TLS");
+        } finally {
+            assertThat(runtime.stop()).isTrue();
+        }
+        assertThat(errText.toString()).contains("option 3 before TLS refused (--tls=require)");
+    }
+
+    @Test
     void startsFreshStopsCleanAndRestartsWithTheData() throws Exception {
         // Proves the serve life cycle: format new files, admin API up, stop marks the superblock clean, and the
         // next start reopens the same files with the data written before.
