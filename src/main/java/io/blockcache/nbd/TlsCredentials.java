@@ -29,9 +29,12 @@ public final class TlsCredentials {
     public static final String SERVER_KEY = "server-key.pem";
 
     private final TlsHandshaker handshaker;
+    /** Where they came from, e.g. "X.509 from /etc/blockcache/tls": what a reload compares. */
+    private final String source;
 
-    private TlsCredentials(TlsHandshaker handshaker) {
+    private TlsCredentials(TlsHandshaker handshaker, String source) {
         this.handshaker = handshaker;
+        this.source = source;
     }
 
     /**
@@ -62,7 +65,8 @@ public final class TlsCredentials {
             authorities = PemFiles.certificates(readable(caFile));
         }
         try {
-            return new TlsCredentials(new X509Handshaker(chain, key, authorities));
+            return new TlsCredentials(new X509Handshaker(chain, key, authorities), "X.509 from " + directory
+                    + (verifyClients ? ", client certificates verified" : ""));
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalArgumentException("--tls-certificates " + directory + ": the JDK refuses the key or"
                     + " certificates: " + e.getMessage());
@@ -75,12 +79,18 @@ public final class TlsCredentials {
      * @throws IllegalArgumentException one line naming the file, line and problem
      */
     public static TlsCredentials psk(Path file) {
-        return new TlsCredentials(new PskHandshaker(PskFile.read(Objects.requireNonNull(file, "file"))));
+        return new TlsCredentials(new PskHandshaker(PskFile.read(Objects.requireNonNull(file, "file"))),
+                "PSK from " + file);
     }
 
     /** What kind of credentials, for the operator's start-up line. */
     public String description() {
         return handshaker.description();
+    }
+
+    /** Where the credentials were read from, e.g. {@code X.509 from /etc/blockcache/tls}. */
+    public String source() {
+        return source;
     }
 
     TlsHandshaker handshaker() {

@@ -25,6 +25,11 @@ public record TlsSettings(TlsMode mode, TlsCredentials credentials) {
         }
     }
 
+    /** The mode and where the credentials come from, e.g. {@code require, PSK from /etc/keys.psk}, or {@code off}. */
+    public String summary() {
+        return credentials == null ? mode.flagValue() : mode.flagValue() + ", " + credentials.source();
+    }
+
     /** True if a client may (ON) or must (REQUIRE) upgrade with NBD_OPT_STARTTLS. */
     public boolean offered() {
         return mode != TlsMode.OFF;

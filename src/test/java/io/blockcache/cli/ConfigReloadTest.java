@@ -54,12 +54,15 @@ class ConfigReloadTest {
         // Proves a reload sets the knobs whose lines changed, leaves the rest, and says which settings need a restart.
         Path config = start("knob.volume.default.mode=writethrough\nknob.writeback.default.running=false\n");
         assertThat(knob("volume.default.mode")).isEqualTo("writethrough");
+        Path keys = Files.writeString(config.resolveSibling("keys.psk"), "alice:" + "ab".repeat(32) + "\n");
         Files.writeString(config, "knob.volume.default.mode=writearound\nknob.writeback.default.running=false\n"
-                + "cache-size=128M\nbacking-size=1G\n"); // --backing-size 256M was given: the flag wins
+                + "cache-size=128M\nbacking-size=1G\n" // --backing-size 256M was given: the flag wins
+                + "tls=require\ntls-psk=" + keys + "\n");
         CliRun run = CliRun.of("reload", "--admin", admin());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("knob.volume.default.mode: writethrough -> writearound")
                 .contains("cache-size: 67108864 -> 134217728 takes effect at the next start")
+                .contains("tls (tls-*): off -> require, PSK from " + keys + " takes effect at the next start")
                 .doesNotContain("writeback.default.running").doesNotContain("backing-size");
         assertThat(knob("volume.default.mode")).isEqualTo("writearound");
 

@@ -35,10 +35,23 @@ class NbdTlsInteropTest {
         ExternalTool.require("nbdinfo");
         ExternalTool.require("nbdcopy");
         ExternalTool.require("qemu-img");
+        ExternalTool.require("nbdsh");
     }
 
     private ExternalTool.Run run(String... command) throws Exception {
         return ExternalTool.run(dir, TOOL_TIMEOUT, List.of(command));
+    }
+
+    /** nbdcopy writes 1 MiB of random data to {@code uri} and reads it back: the same bytes. */
+    private void roundTrip(String uri, int seed) throws Exception {
+        Path data = RandomFiles.write(dir.resolve("random-" + seed + ".bin"), 1 << 20, seed);
+        ExternalTool.Run copyIn = run("nbdcopy", data.toString(), uri);
+        assertThat(copyIn.exitCode()).as(copyIn.describe()).isZero();
+        Path back = dir.resolve("back-" + seed + ".bin");
+        ExternalTool.Run copyOut = run("nbdcopy", uri, back.toString());
+        assertThat(copyOut.exitCode()).as(copyOut.describe()).isZero();
+        assertThat(Files.mismatch(data, back)).as("first differing byte within the written MiB")
+                .isGreaterThanOrEqualTo(1L << 20);
     }
 
     private static String stats(ServeProcess serve) throws Exception {
@@ -58,14 +71,7 @@ class NbdTlsInteropTest {
         try (ServeProcess serve = ServeProcess.start(dir.resolve("data"), "x509", "tls=require\ntls-certificates="
                 + serverDir + "\ntls-verify-peer=true\n")) {
             String uri = "nbds://localhost:" + serve.nbdPort() + "/default?tls-certificates=" + clientDir;
-            Path data = RandomFiles.write(dir.resolve("random.bin"), 1 << 20, 21);
-            ExternalTool.Run copyIn = run("nbdcopy", data.toString(), uri);
-            assertThat(copyIn.exitCode()).as(copyIn.describe()).isZero();
-            Path back = dir.resolve("back.bin");
-            ExternalTool.Run copyOut = run("nbdcopy", uri, back.toString());
-            assertThat(copyOut.exitCode()).as(copyOut.describe()).isZero();
-            assertThat(Files.mismatch(data, back)).as("first differing byte within the written MiB")
-                    .isGreaterThanOrEqualTo(1L << 20);
+            roundTrip(uri, 21);
             ExternalTool.Run info = run("nbdinfo", uri);
             assertThat(info.exitCode()).as(info.describe()).isZero();
             assertThat(info.out()).contains("with TLS");
@@ -88,8 +94,8 @@ class NbdTlsInteropTest {
 
     @Test
     void pskRoundTripsWithLibnbdAndQemuAndRefusesAWrongKey() throws Exception {
-        // Proves PSK (BouncyCastle on our side, GnuTLS in the clients): nbdcopy round trip and qemu-img info with
-        // the right key; a wrong key fails with a log line naming the identity.
+        // Proves PSK (BouncyCastle on our side, GnuTLS in the clients): nbdcopy round trip, nbdsh write and read,
+        // and qemu-img info with the right key; a wrong key fails with a log line naming the identity.
         Path keys = Files.writeString(dir.resolve("keys.psk"), "alice:" + KEY_HEX + "\n");
         Path qemuDir = Files.createDirectories(dir.resolve("qemu-psk"));
         Files.copy(keys, qemuDir.resolve("keys.psk")); // qemu's tls-creds-psk reads DIR/keys.psk
@@ -97,13 +103,12 @@ class NbdTlsInteropTest {
         try (ServeProcess serve = ServeProcess.start(dir.resolve("data"), "psk", "tls=require\ntls-psk=" + keys
                 + "\n")) {
             String uri = "nbds://alice@localhost:" + serve.nbdPort() + "/default?tls-psk-file=" + keys;
-            Path data = RandomFiles.write(dir.resolve("random.bin"), 1 << 20, 22);
-            ExternalTool.Run copyIn = run("nbdcopy", data.toString(), uri);
-            assertThat(copyIn.exitCode()).as(copyIn.describe()).isZero();
-            Path back = dir.resolve("back.bin");
-            ExternalTool.Run copyOut = run("nbdcopy", uri, back.toString());
-            assertThat(copyOut.exitCode()).as(copyOut.describe()).isZero();
-            assertThat(Files.mismatch(data, back)).isGreaterThanOrEqualTo(1L << 20);
+            roundTrip(uri, 22);
+            // nbdsh reads no local file named in a URI unless allowed (tls-psk-file is one).
+            ExternalTool.Run nbdsh = run("nbdsh", "-c", "h.set_uri_allow_local_file(True); h.connect_uri('" + uri
+                    + "'); h.pwrite(b'tls!' * 128, 4096); assert h.pread(512, 4096) == b'tls!' * 128; print('ok')");
+            assertThat(nbdsh.exitCode()).as(nbdsh.describe()).isZero();
+            assertThat(nbdsh.out()).contains("ok");
             ExternalTool.Run qemu = run("qemu-img", "info", "--object", "tls-creds-psk,id=tls0,dir=" + qemuDir
                     + ",username=alice,endpoint=client", "--image-opts", "driver=nbd,host=localhost,port="
                     + serve.nbdPort() + ",export=default,tls-creds=tls0");

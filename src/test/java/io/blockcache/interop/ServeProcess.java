@@ -104,11 +104,6 @@ final class ServeProcess implements AutoCloseable {
         return "nbd://127.0.0.1:" + nbdPort + "/default";
     }
 
-    /** The NBD port. */
-    int nbdPort() {
-        return nbdPort;
-    }
-
     /** The admin API's {@code HOST:PORT}. */
     String adminHostPort() {
         return "127.0.0.1:" + adminPort;
