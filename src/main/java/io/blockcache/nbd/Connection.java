@@ -71,8 +71,6 @@ final class Connection implements Runnable {
     private volatile boolean awaitingRequest;
     /** True once the client ended transmission itself (DISC, or a hang-up between requests). */
     private boolean endedByClient;
-    /** When the TLS close_notify began (loop clock), or -1: the watchdog bounds it like a stalled reply. */
-    private volatile long closeNotifySinceNs = -1;
     /** Set before the watchdog closes the socket, so the reader's I/O error is not counted as a vanished client. */
     private volatile Timeout closedBy;
     // Watchdog-thread state: what it saw last and since when.
@@ -282,15 +280,8 @@ final class Connection implements Runnable {
             requestPermits.acquireUninterruptibly(REQUESTS_IN_FLIGHT_MAX);
             ReplyWriter started = writer;
             if (started != null) {
-                started.stopAndJoin();
+                started.stopAndJoin(endedByClient); // a TLS session the client ended gets close_notify
             }
-            if (endedByClient && transport instanceof TlsChannel tls && !started.broken()) {
-                // The spec: on DISC the server MUST close the TLS session, then the TCP connection.
-                closeNotifySinceNs = context.loop().nowNs();
-                tls.closeNotify();
-            }
-        } catch (IOException e) {
-            context.counters().clientsGone.incrementAndGet(); // the client left before our close_notify
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -306,12 +297,6 @@ final class Connection implements Runnable {
      */
     Timeout timedOut(long nowNs, NbdLimits limits) {
         long readBytes = reader.bytesRead();
-        long closeNotifyNs = closeNotifySinceNs;
-        if (closeNotifyNs >= 0) {
-            // A client that reads nothing could hold the close_notify's write (and this slot) for ever.
-            return !limits.replyStallTimeout().isZero()
-                    && nowNs - closeNotifyNs >= limits.replyStallTimeout().toNanos() ? Timeout.REPLY_STALL : null;
-        }
         if (!handshakeDone) {
             return nowNs - acceptedNs >= limits.handshakeTimeout().toNanos() ? Timeout.HANDSHAKE : null;
         }

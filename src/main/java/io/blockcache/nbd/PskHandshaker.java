@@ -1,5 +1,7 @@
 package io.blockcache.nbd;
 
+import java.io.FilterInputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.channels.SocketChannel;
@@ -38,7 +40,23 @@ final class PskHandshaker implements TlsHandshaker {
     @Override
     public TlsChannel handshake(SocketChannel socket) throws IOException {
         Socket plain = socket.socket();
-        TlsServerProtocol protocol = new TlsServerProtocol(plain.getInputStream(), plain.getOutputStream());
+        // BouncyCastle closes its streams when a handshake fails; closing a socket's stream closes the socket, and
+        // the client would see the close before the failure is counted and logged. The connection closes it.
+        TlsServerProtocol protocol = new TlsServerProtocol(new FilterInputStream(plain.getInputStream()) {
+            @Override
+            public void close() {
+            }
+        }, new FilterOutputStream(plain.getOutputStream()) {
+            @Override
+            public void write(byte[] bytes, int offset, int length) throws IOException {
+                out.write(bytes, offset, length); // FilterOutputStream would write byte by byte
+            }
+
+            @Override
+            public void close() throws IOException {
+                out.flush();
+            }
+        });
         Identities identities = new Identities();
         try {
             protocol.accept(new PSKTlsServer(crypto, identities));
@@ -47,7 +65,7 @@ final class PskHandshaker implements TlsHandshaker {
                     + "' (the client's key differs from ours?): " : "unknown PSK identity '" + identities.asked + "': ";
             throw new IOException(known + e.getMessage(), e);
         }
-        // close sends close_notify and closes the socket's streams, without waiting for the client's.
+        // close sends close_notify without waiting for the client's; the connection then closes the socket.
         return new TlsChannel(socket, protocol.getInputStream(), protocol.getOutputStream(), protocol::close);
     }
 

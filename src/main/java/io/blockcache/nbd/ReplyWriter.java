@@ -50,6 +50,7 @@ final class ReplyWriter {
     /** Bytes written so far and whether a write is under way: the watchdog's view of a stalled client. */
     private volatile long bytesWritten;
     private volatile boolean writing;
+    private volatile boolean endTlsSession;
 
     /**
      * @param written told, on the writer thread, once each reply has been written or dropped
@@ -92,7 +93,17 @@ final class ReplyWriter {
 
     /** Asks the writer to end after the replies already queued, and waits for it. */
     void stopAndJoin() throws InterruptedException {
-        send(STOP);
+        stopAndJoin(false);
+    }
+
+    /**
+     * As {@link #stopAndJoin()}; with {@code endTlsSession}, a TLS connection's last write is TLS's close_notify
+     * (the spec: on DISC the server MUST close the TLS session, then the TCP connection). It counts as a reply
+     * being written, so the watchdog's reply stall timeout bounds it when the client does not read.
+     */
+    void stopAndJoin(boolean endTlsSession) throws InterruptedException {
+        this.endTlsSession = endTlsSession;
+        send(STOP); // the queue's hand-off orders the flag before the writer sees STOP
         thread.join();
     }
 
@@ -123,6 +134,16 @@ final class ReplyWriter {
             }
             batch.clear();
             buffers.clear();
+        }
+        if (endTlsSession && !broken && out instanceof TlsChannel tls) {
+            writing = true;
+            try {
+                tls.closeNotify();
+            } catch (IOException e) {
+                fail();
+            } finally {
+                writing = false;
+            }
         }
     }
 

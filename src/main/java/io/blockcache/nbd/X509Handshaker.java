@@ -64,8 +64,10 @@ final class X509Handshaker implements TlsHandshaker {
     @Override
     public TlsChannel handshake(SocketChannel socket) throws IOException {
         InetSocketAddress peer = (InetSocketAddress) socket.getRemoteAddress();
+        // autoClose false: a failed handshake must not close the socket before the failure is counted and logged;
+        // the connection closes it.
         SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(socket.socket(),
-                peer.getAddress().getHostAddress(), peer.getPort(), true);
+                peer.getAddress().getHostAddress(), peer.getPort(), false);
         tls.setUseClientMode(false);
         tls.setEnabledProtocols(PROTOCOLS);
         tls.setNeedClientAuth(verifyClients);

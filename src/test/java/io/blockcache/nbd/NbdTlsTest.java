@@ -195,6 +195,26 @@ class NbdTlsTest {
     }
 
     @Test
+    void closingTheServerEndsItsTlsConnections() throws Exception {
+        // Proves a server stopping with idle TLS sessions open ends them at once (the TLS reader sees its socket's
+        // input end), well within the close grace period that would otherwise cut them off.
+        TestPki pki = new TestPki("test CA");
+        NbdFixture fixture = x509Server(TlsMode.REQUIRE, false, pki);
+        try (NbdTestClient client = fixture.client().hello()) {
+            client.startTls(TlsTestClients.x509(pki.ca.certificate(), null));
+            client.go("default", true);
+            assertThat(client.read(0, 512)).hasSize(512);
+            long startNs = System.nanoTime();
+            fixture.server.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - startNs)).isLessThan(NbdServer.CLOSE_GRACE);
+            assertThat(fixture.server.connectionsOpen()).isZero();
+            client.awaitServerClose();
+        } finally {
+            fixture.close();
+        }
+    }
+
+    @Test
     void offRefusesStartTlsWithPolicyAndSaysSoOnce() throws Exception {
         // Proves --tls=off (NOTLS): STARTTLS gets ERR_POLICY, the client may go on in plain text, and the refusal
         // is counted and logged once per connection.
