@@ -172,6 +172,23 @@ class NbdTlsTest {
     }
 
     @Test
+    void bytesSentBeforeTheStartTlsReplyEndTheConnection() throws Exception {
+        // Proves a client that sends its TLS bytes with NBD_OPT_STARTTLS, before the reply (the spec: it must
+        // wait), is cut off as a protocol error instead of having those bytes lost or misread.
+        TestPki pki = new TestPki("test CA");
+        try (NbdFixture fixture = x509Server(TlsMode.REQUIRE, false, pki);
+             NbdTestClient client = fixture.client().hello()) {
+            byte[] optionAndMore = java.nio.ByteBuffer.allocate(16 + 5).putLong(OPTION_MAGIC).putInt(OPT_STARTTLS)
+                    .putInt(0).put(new byte[] {0x16, 3, 1, 0, 0}).array(); // one write: the start of a ClientHello
+            client.out.write(optionAndMore);
+            client.out.flush();
+            client.awaitServerClose();
+            assertThat(fixture.server.stats().protocolErrors()).isEqualTo(1);
+            assertThat(String.join("\n", fixture.log)).contains("sent 5 bytes after NBD_OPT_STARTTLS before its reply");
+        }
+    }
+
+    @Test
     void onLetsClientsChooseAndForgetsWhatWasNegotiatedInPlainText() throws Exception {
         // Proves --tls=on: a plain client is served; a client that negotiated structured replies in plain text and
         // then started TLS is served without them (nothing from before the upgrade is trusted), so GO's flags lack
