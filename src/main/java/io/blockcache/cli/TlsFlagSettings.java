@@ -12,7 +12,7 @@ import java.util.Properties;
  * The {@code serve} TLS flags (and config keys of the same names): {@code --tls=off|on|require},
  * {@code --tls-certificates DIR} or {@code --tls-psk FILE}, {@code --tls-verify-peer}, and {@code --insecure}, the
  * explicit consent to serve a non-loopback address without TLS. A flag wins over the config file. Credentials are
- * loaded and checked here, once, so a bad file stops {@code serve} with one line (docs/OPERATIONS.md §9 "NBD over TLS").
+ * loaded and checked here, once, so a bad file stops {@code serve} with one line (docs/OPERATIONS.md §9).
  */
 final class TlsFlagSettings {
     static final String TLS = "tls";

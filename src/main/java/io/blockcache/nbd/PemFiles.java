@@ -19,7 +19,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 
 /**
- * Reads the PEM files of an X.509 TLS set-up (the files nbdkit and qemu read: docs/OPERATIONS.md §9 "NBD over TLS") with
+ * Reads the PEM files of an X.509 TLS set-up (the files nbdkit and qemu read: docs/OPERATIONS.md §9) with
  * BouncyCastle's PEM parser: certificates (one or a chain) and an unencrypted private key as PKCS#8
  * ({@code BEGIN PRIVATE KEY}) or the older PKCS#1 / SEC 1 forms ({@code BEGIN RSA PRIVATE KEY},
  * {@code BEGIN EC PRIVATE KEY}). Every failure is an {@link IllegalArgumentException} with one line naming the file.
