@@ -15,9 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * per request in flight on the device, which its owner already bounds; a delivery task runs at most
  * {@link #DELIVERIES_PER_TASK_MAX} callbacks and then queues itself again, so it never holds the loop long.
  *
+ * <p>Public for the devices outside this package that complete on threads of their own (the NBD client in
+ * {@code backing}).
+ *
  * <p>Thread rule: {@link #deliver} from any thread; callbacks run on the loop.
  */
-final class CompletionBatcher {
+public final class CompletionBatcher {
     /** Callbacks per loop task: enough to take a whole queue depth at once, few enough to keep timers fair. */
     static final int DELIVERIES_PER_TASK_MAX = 256;
 
@@ -32,18 +35,19 @@ final class CompletionBatcher {
     private final AtomicLong dropped = new AtomicLong();
     private final Runnable task = this::run;
 
-    CompletionBatcher(EventLoop loop) {
+    /** A batcher delivering on {@code loop}. */
+    public CompletionBatcher(EventLoop loop) {
         this.loop = loop;
     }
 
     /** Queues {@code callback.complete(result)} for the loop; any thread. */
-    void deliver(IoCallback callback, IoResult result) {
+    public void deliver(IoCallback callback, IoResult result) {
         queue.offer(new Completion(callback, result));
         schedule();
     }
 
     /** Completions that could not be delivered because the loop had already stopped; any thread. */
-    long dropped() {
+    public long dropped() {
         return dropped.get();
     }
 

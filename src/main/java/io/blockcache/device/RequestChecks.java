@@ -4,9 +4,10 @@ package io.blockcache.device;
  * The range and alignment rules every {@link BlockDevice} applies to a request before touching data, in
  * one place so that the in-memory and the file device answer a bad request with the same status.
  *
- * <p>Pure functions; any thread.
+ * <p>Public so that devices outside this package (the NBD client in {@code backing}) answer the same way.
+ * Pure functions; any thread.
  */
-final class RequestChecks {
+public final class RequestChecks {
     private RequestChecks() {
     }
 
@@ -16,7 +17,7 @@ final class RequestChecks {
      * @throws IllegalArgumentException if the block size is not 512 or 4096, or the size is not a
      *     positive multiple of it
      */
-    static void checkGeometry(long sizeBytes, int logicalBlockBytes) {
+    public static void checkGeometry(long sizeBytes, int logicalBlockBytes) {
         if (logicalBlockBytes != 512 && logicalBlockBytes != 4096) {
             throw new IllegalArgumentException("logicalBlockBytes must be 512 or 4096: " + logicalBlockBytes);
         }
@@ -35,7 +36,7 @@ final class RequestChecks {
      * @param device a name for the device (a path, or "memory"), for the message
      * @return null if the request is acceptable, otherwise the error to complete it with
      */
-    static IoResult check(DeviceOp op, long offsetBytes, long lengthBytes, long sizeBytes,
+    public static IoResult check(DeviceOp op, long offsetBytes, long lengthBytes, long sizeBytes,
             int logicalBlockBytes, String device) {
         if (offsetBytes < 0 || lengthBytes < 0) {
             return IoResult.error(IoStatus.OUT_OF_RANGE, describe(op, offsetBytes, lengthBytes, device)
@@ -53,7 +54,7 @@ final class RequestChecks {
     }
 
     /** Formats the request for error messages: "write offset=4096 length=8192 on /data/backing.img". */
-    static String describe(DeviceOp op, long offsetBytes, long lengthBytes, String device) {
+    public static String describe(DeviceOp op, long offsetBytes, long lengthBytes, String device) {
         return op.name().toLowerCase(java.util.Locale.ROOT) + " offset=" + offsetBytes + " length=" + lengthBytes
                 + " on " + device;
     }

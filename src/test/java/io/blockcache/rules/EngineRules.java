@@ -50,18 +50,25 @@ final class EngineRules {
      * Classes outside those packages that may block, with the reason: the real-device and NBD transport
      * classes, whose own threads exist to block on a file or a socket so that the loop never does.
      */
-    static final Map<String, String> BLOCKING_EXEMPT_CLASSES = Map.of(
-            "device.FileDevice", "its I/O threads take requests from a queue and block in FileChannel; "
-                    + "close() joins them",
-            "nbd.Connection", "a connection's reader thread: bounds in-flight requests and bytes with semaphores "
-                    + "and waits for its writer at close",
-            "nbd.ReplyWriter", "a connection's writer thread: parks until a reply is ready; stop joins it",
-            "nbd.NbdServer", "stopAccepting joins the acceptor thread (a foreign thread's call, never the loop's)",
-            "nbd.IdleTracker", "awaitIdle waits on its monitor, called by a stopping server's thread",
-            "nbd.BufferBudget", "a connection's reader waits for buffer budget (never the loop: buffers are taken "
-                    + "before a request is handed to it)",
-            "nbd.ConnectionBudget", "a connection's reader waits for its share of the buffer budget",
-            "nbd.ConnectionWatchdog", "its own virtual thread parks between ticks of the timeout checks");
+    static final Map<String, String> BLOCKING_EXEMPT_CLASSES = Map.ofEntries(
+            Map.entry("device.FileDevice", "its I/O threads take requests from a queue and block in FileChannel; "
+                    + "close() joins them"),
+            Map.entry("nbd.Connection", "a connection's reader thread: bounds in-flight requests and bytes with "
+                    + "semaphores and waits for its writer at close"),
+            Map.entry("nbd.ReplyWriter", "a connection's writer thread: parks until a reply is ready; stop joins it"),
+            Map.entry("nbd.NbdServer", "stopAccepting joins the acceptor thread (a foreign thread's call, never the "
+                    + "loop's)"),
+            Map.entry("nbd.IdleTracker", "awaitIdle waits on its monitor, called by a stopping server's thread"),
+            Map.entry("nbd.BufferBudget", "a connection's reader waits for buffer budget (never the loop: buffers "
+                    + "are taken before a request is handed to it)"),
+            Map.entry("nbd.ConnectionBudget", "a connection's reader waits for its share of the buffer budget"),
+            Map.entry("nbd.ConnectionWatchdog", "its own virtual thread parks between ticks of the timeout checks"),
+            Map.entry("backing.NbdConnection", "an NBD client connection's sender and reader threads block on their "
+                    + "queue and socket so that the loop never does"),
+            Map.entry("backing.NbdReplay", "replays unflushed writes on the reconnect thread and waits for their "
+                    + "replies"),
+            Map.entry("backing.NbdReconnector", "the reconnect thread waits for a break and between attempts "
+                    + "(backoff)"));
 
     private EngineRules() {
     }

@@ -36,6 +36,7 @@ class LayeringTest {
             Map.entry("engine", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc"}),
             Map.entry("nbd", new String[] {"loop", "device", "index", "volume"}),
+            Map.entry("backing", new String[] {"loop", "device", "nbd"}),
             Map.entry("admin", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine"}),
             Map.entry("fuzz", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
@@ -47,7 +48,7 @@ class LayeringTest {
             Map.entry("embed", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "host"}),
             Map.entry("cli", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
-                "writeback", "gc", "engine", "sim", "nbd", "admin", "fuzz", "bench", "host", "embed"}));
+                "writeback", "gc", "engine", "sim", "nbd", "backing", "admin", "fuzz", "bench", "host", "embed"}));
 
     /** The layering rule: every package a layer of its own that may use only its {@link #ALLOWED} packages. */
     static ArchRule layering() {
