@@ -54,8 +54,10 @@ public record NbdUri(String host, int port, String exportName) {
         }
         String path = uri.getPath() == null ? "" : uri.getPath();
         String export = path.startsWith("/") ? path.substring(1) : path;
+        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1)
+                : uri.getHost(); // an IPv6 literal: the brackets belong to the URI, not the address
         try {
-            return new NbdUri(uri.getHost(), uri.getPort() == -1 ? PORT_DEFAULT : uri.getPort(), export);
+            return new NbdUri(host, uri.getPort() == -1 ? PORT_DEFAULT : uri.getPort(), export);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("NBD URI \"" + text + "\": " + e.getMessage());
         }

@@ -1,8 +1,13 @@
 package io.blockcache.cli;
 
+import io.blockcache.backing.BackingLocation;
+import io.blockcache.backing.BackingUris;
+import io.blockcache.backing.NbdDevice;
+import io.blockcache.backing.NbdUri;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.FileDeviceOptions;
+import io.blockcache.device.IoResult;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheInspector;
 import io.blockcache.engine.CacheReport;
@@ -14,6 +19,7 @@ import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -33,7 +39,8 @@ import picocli.CommandLine.Spec;
  * blockcache metadata without {@code --force}, then prints what was made. Exit 0 on success, 1 on failure.
  */
 @Command(name = "format", mixinStandardHelpOptions = true,
-        description = {"Format a cache file and attach one or more backing files to it as volumes.",
+        description = {"Format a cache file and attach one or more backing stores (files, block devices or NBD"
+                + " exports) to it as volumes.",
                 "Missing files are created sparse at --cache-size / --backing-size. A file that already holds a"
                         + " blockcache superblock or backing header is refused unless --force is given: formatting"
                         + " destroys the cache set and any dirty data in it. Backing data after the first 1 MiB"
@@ -56,9 +63,12 @@ final class FormatCommand implements Callable<Integer> {
     @Option(names = "--cache", required = true, paramLabel = "FILE", description = "The cache file (fast device).")
     private Path cache;
 
-    @Option(names = "--backing", required = true, paramLabel = "FILE",
-            description = "A backing file (slow device); repeat for several volumes.")
-    private List<Path> backingPaths;
+    @Option(names = "--backing", required = true, paramLabel = "URI",
+            description = "A backing store (slow device): a file or block device (PATH or file:PATH) or an NBD export"
+                    + " (nbd://HOST[:PORT]/EXPORT); repeat for several volumes.")
+    private List<String> backingUris;
+    /** {@link #backingUris} parsed, in the same order. */
+    private List<BackingLocation> backings;
 
     @Option(names = "--name", paramLabel = "NAME",
             description = "Export name of each backing, in --backing order (default: \"default\" for one backing,"
@@ -99,6 +109,7 @@ final class FormatCommand implements Callable<Integer> {
     }
 
     private int format(PrintWriter out, PrintWriter err) throws FormatException {
+        backings = parseBackings();
         List<String> exportNames = exportNames();
         CacheSetOptions options = options();
         checkFiles();
@@ -107,19 +118,22 @@ final class FormatCommand implements Callable<Integer> {
             try {
                 FileDevice cacheDevice = openOrCreate(loop, cache, cacheSizeBytes, "--cache-size", err);
                 devices.add(cacheDevice);
-                List<BackingSpec> backings = new ArrayList<>();
-                for (int i = 0; i < backingPaths.size(); i++) {
-                    FileDevice device = openOrCreate(loop, backingPaths.get(i), backingSizeBytes, "--backing-size",
-                            err);
+                List<BackingSpec> specs = new ArrayList<>();
+                for (int i = 0; i < backings.size(); i++) {
+                    BlockDevice device = switch (backings.get(i)) {
+                        case BackingLocation.File file -> openOrCreate(loop, file.path(), backingSizeBytes,
+                                "--backing-size", err);
+                        case BackingLocation.Nbd nbd -> openNbd(loop, nbd.uri());
+                    };
                     devices.add(device);
-                    backings.add(new BackingSpec(exportNames.get(i), device));
+                    specs.add(new BackingSpec(exportNames.get(i), device));
                 }
                 ProgressLine progress = new ProgressLine(err, "format: clearing the journal",
                         ProgressLine.stderrIsTerminal());
                 boolean showProgress = cacheDevice.sizeBytes() >= PROGRESS_CACHE_BYTES_MIN;
                 // UUIDs must differ between machines and runs: this is the one place we want real entropy.
                 Prng ids = new Prng(new SecureRandom().nextLong());
-                Outcome<Void> formatted = LoopCalls.await(loop, done -> CacheSet.format(loop, cacheDevice, backings,
+                Outcome<Void> formatted = LoopCalls.await(loop, done -> CacheSet.format(loop, cacheDevice, specs,
                         options, ids, fraction -> {
                             if (showProgress) {
                                 progress.accept(fraction);
@@ -146,17 +160,17 @@ final class FormatCommand implements Callable<Integer> {
 
     private List<String> exportNames() throws FormatException {
         if (names.isEmpty()) {
-            if (backingPaths.size() == 1) {
+            if (backings.size() == 1) {
                 return List.of("default");
             }
             List<String> generated = new ArrayList<>();
-            for (int i = 0; i < backingPaths.size(); i++) {
+            for (int i = 0; i < backings.size(); i++) {
                 generated.add("vol" + i);
             }
             return generated;
         }
-        if (names.size() != backingPaths.size()) {
-            throw new FormatException("got " + names.size() + " --name for " + backingPaths.size()
+        if (names.size() != backings.size()) {
+            throw new FormatException("got " + names.size() + " --name for " + backings.size()
                     + " --backing; give one name per backing file, in the same order, or none");
         }
         return names;
@@ -177,7 +191,11 @@ final class FormatCommand implements Callable<Integer> {
     private void checkFiles() throws FormatException {
         List<Path> all = new ArrayList<>();
         all.add(cache);
-        all.addAll(backingPaths);
+        for (BackingLocation backing : backings) {
+            if (backing instanceof BackingLocation.File file) {
+                all.add(file.path());
+            }
+        }
         Set<Path> seen = new HashSet<>();
         for (Path path : all) {
             Path normal = path.toAbsolutePath().normalize();
@@ -205,6 +223,50 @@ final class FormatCommand implements Callable<Integer> {
         }
     }
 
+    private List<BackingLocation> parseBackings() throws FormatException {
+        List<BackingLocation> parsed = new ArrayList<>();
+        for (String uri : backingUris) {
+            try {
+                parsed.add(BackingUris.parse(uri));
+            } catch (IllegalArgumentException e) {
+                throw new FormatException(e.getMessage());
+            }
+        }
+        return parsed;
+    }
+
+    /**
+     * Connects to an NBD backing and refuses one that holds blockcache metadata unless --force (as for files):
+     * its first blocks are read over NBD before anything is written.
+     */
+    private NbdDevice openNbd(RealLoop loop, NbdUri uri) throws FormatException {
+        NbdDevice device;
+        try {
+            device = NbdDevice.open(loop, uri, NbdDevice.CONNECTIONS_DEFAULT);
+        } catch (IOException e) {
+            throw new FormatException(e.getMessage());
+        }
+        try {
+            ByteBuffer head = ByteBuffer.allocate((int) Math.min(FormatGuard.HEAD_BYTES, device.sizeBytes()));
+            IoResult read = LoopCalls.await(loop, done -> device.read(0, head, done::accept), ENGINE_CALL_TIMEOUT);
+            if (!read.ok()) {
+                throw new FormatException("cannot read " + uri + ": " + read.message());
+            }
+            String contents = FormatGuard.blockcacheContents(head.array());
+            if (contents != null && !force) {
+                throw new FormatException("refusing to format " + uri + ": it " + contents
+                        + ". Formatting destroys it; use --force if that is what you want");
+            }
+            return device;
+        } catch (FormatException | RuntimeException e) {
+            LoopCalls.await(loop, done -> {
+                device.close();
+                done.accept(null);
+            }, ENGINE_CALL_TIMEOUT);
+            throw e;
+        }
+    }
+
     private static FileDevice openOrCreate(RealLoop loop, Path path, Long sizeBytes, String sizeOption,
                                            PrintWriter err) throws FormatException {
         try {
@@ -229,7 +291,7 @@ final class FormatCommand implements Callable<Integer> {
                 + " journal buckets");
         for (int i = 0; i < report.volumes().size(); i++) {
             CacheReport.VolumeReport volume = report.volumes().get(i);
-            out.println("  volume     \"" + volume.name() + "\" on " + backingPaths.get(i) + ": "
+            out.println("  volume     \"" + volume.name() + "\" on " + backings.get(i).display() + ": "
                     + ByteSizes.human(volume.sizeBytes()) + " (" + volume.sizeBytes() + " bytes)");
         }
         out.flush();

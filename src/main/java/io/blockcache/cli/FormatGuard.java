@@ -20,15 +20,23 @@ final class FormatGuard {
     private FormatGuard() {
     }
 
+    /** The bytes at the start of a device that hold every structure this guard looks for. */
+    static final int HEAD_BYTES = 2 * CacheSuperblock.BYTES;
+
     /** Returns what blockcache metadata {@code path} holds, as a phrase ("holds ..."), or null if none. */
     static String blockcacheContents(Path path) throws IOException {
-        ByteBuffer head = ByteBuffer.allocate(2 * CacheSuperblock.BYTES);
+        ByteBuffer head = ByteBuffer.allocate(HEAD_BYTES);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             while (head.hasRemaining() && channel.read(head, head.position()) >= 0) {
                 // read until full or end of file; a short file leaves zeroes, which match no magic
             }
         }
-        byte[] bytes = head.array();
+        return blockcacheContents(head.array());
+    }
+
+    /** As {@link #blockcacheContents(Path)}, for the first bytes of a device (shorter than HEAD_BYTES is fine). */
+    static String blockcacheContents(byte[] head) {
+        byte[] bytes = java.util.Arrays.copyOf(head, HEAD_BYTES);
         for (int copy = 0; copy < 2; copy++) {
             DecodeResult<CacheSuperblock> superblock = CacheSuperblock.decode(bytes, copy * CacheSuperblock.BYTES);
             if (superblock.isOk()) {

@@ -38,8 +38,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--cache", paramLabel = "FILE", description = "Cache device file (default: DIR/cache.img).")
     private String cache;
 
-    @Option(names = "--backing", paramLabel = "NAME=FILE",
-            description = "Backing device file and its export name; repeatable (default: default=DIR/backing.img).")
+    @Option(names = "--backing", paramLabel = "NAME=URI",
+            description = "Export name and its backing store: a file or block device (PATH or file:PATH) or an NBD"
+                    + " export (nbd://HOST[:PORT]/EXPORT); repeatable (default: default=DIR/backing.img).")
     private List<String> backings;
 
     @Option(names = "--cache-size", paramLabel = "SIZE", description = "Size of a new cache file (default: 1G).")

@@ -1,5 +1,7 @@
 package io.blockcache.cli;
 
+import io.blockcache.backing.BackingLocation;
+import io.blockcache.backing.BackingUris;
 import io.blockcache.nbd.NbdLimits;
 import io.blockcache.nbd.TlsSettings;
 import io.blockcache.volume.CacheMode;
@@ -21,15 +23,15 @@ import java.util.stream.Stream;
 /**
  * Everything {@code serve} needs, resolved once and validated here: a flag wins over the config file, the
  * config file over the default. The config file is a properties file with the long flags' names as keys
- * ({@code cache-size=1G}, {@code backing=default=/srv/disk.img,other=/srv/b.img}) plus
+ * ({@code cache-size=1G}, {@code backing=default=/srv/disk.img,other=nbd://host:10809/b}) plus
  * {@code knob.NAME=VALUE} lines applied at start.
  *
- * @param backings export name to backing file, in the order given
+ * @param backings export name to backing location (a file or an NBD export, {@link BackingUris}), in the order given
  * @param knobs knob name to value, applied in name order after open
  * @param nbdLimits what NBD clients are allowed ({@link NbdLimitSettings})
  * @param tls whether NBD clients may or must use TLS, with the credentials loaded ({@link TlsFlagSettings})
  */
-record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, long cacheSizeBytes,
+record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
                      Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls) {
     /** Default cache file size: 1 GiB, enough to see caching at work without filling a laptop. */
@@ -126,16 +128,23 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, Path> backings, l
         return configured != null ? configured.strip() : fallback;
     }
 
-    private static Map<String, Path> backings(List<String> specs) {
-        Map<String, Path> backings = new LinkedHashMap<>();
+    private static Map<String, BackingLocation> backings(List<String> specs) {
+        Map<String, BackingLocation> backings = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         for (String spec : specs) {
             int equals = spec.indexOf('=');
             if (equals <= 0 || equals == spec.length() - 1) {
-                problems.add("--backing must be NAME=FILE, e.g. default=./data/backing.img; got \"" + spec + "\"");
-            } else if (backings.put(spec.substring(0, equals).strip(), Path.of(spec.substring(equals + 1).strip()))
-                    != null) {
-                problems.add("export name \"" + spec.substring(0, equals) + "\" is given twice");
+                problems.add("--backing must be NAME=URI, e.g. default=./data/backing.img or "
+                        + "default=nbd://host:10809/export; got \"" + spec + "\"");
+            } else {
+                String name = spec.substring(0, equals).strip();
+                try {
+                    if (backings.put(name, BackingUris.parse(spec.substring(equals + 1).strip())) != null) {
+                        problems.add("export name \"" + name + "\" is given twice");
+                    }
+                } catch (IllegalArgumentException e) {
+                    problems.add(e.getMessage());
+                }
             }
         }
         if (!problems.isEmpty()) {

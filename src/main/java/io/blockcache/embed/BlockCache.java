@@ -56,7 +56,7 @@ public final class BlockCache implements AutoCloseable {
      *     corrupt journal, a refused knob ...); nothing stays open
      */
     public static BlockCache open(BlockCacheConfig config) throws BlockCacheException {
-        HostFiles files = new HostFiles(config.cacheFile(), config.cacheSizeBytes(), config.backings(),
+        HostFiles files = HostFiles.withFiles(config.cacheFile(), config.cacheSizeBytes(), config.backings(),
                 config.backingSizeBytes(), CacheSetOptions.defaults().withMode(
                         CacheMode.valueOf(config.mode().toUpperCase(Locale.ROOT))), config.knobs());
         CacheHost host;

@@ -1,5 +1,8 @@
 package io.blockcache.host;
 
+import io.blockcache.backing.BackingLocation;
+import io.blockcache.backing.NbdDevice;
+import io.blockcache.backing.NbdUri;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.FileDeviceOptions;
@@ -9,6 +12,7 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.Knob;
 import io.blockcache.engine.Outcome;
 import io.blockcache.engine.RecoveryProgress;
+import io.blockcache.format.BackingHeader;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
@@ -131,30 +135,68 @@ public final class CacheHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens the backing stores first (an unreachable NBD server or a missing export is refused before anything is
+     * created or written), then the cache file, which goes first in {@link #devices}.
+     */
     private void openFiles(boolean fresh) throws HostException {
         // 512-byte logical blocks: the volume passes sector-aligned requests straight down to both devices.
         FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
+        List<BlockDevice> backingDevices = new ArrayList<>();
         try {
-            devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
-            for (Map.Entry<String, Path> backing : files.backings().entrySet()) {
-                boolean exists = Files.exists(backing.getValue());
-                if (!fresh && !exists) {
-                    throw new HostException("backing file " + backing.getValue() + " of export \"" + backing.getKey()
-                            + "\" is missing, but the cache " + files.cacheFile() + " exists and may hold its dirty"
-                            + " data; refusing to attach an empty file. Restore the file or give its path with"
-                            + " --backing " + backing.getKey() + "=FILE.");
-                }
-                if (fresh && exists) {
-                    log.accept("attaching the existing file " + backing.getValue() + " as export \""
-                            + backing.getKey() + "\"; its first 1 MiB becomes the blockcache backing header");
-                }
-                FileDevice device = openOrCreate(backing.getValue(), files.backingSizeBytes(), !exists, deviceOptions);
-                devices.add(device);
+            for (Map.Entry<String, BackingLocation> backing : files.backings().entrySet()) {
+                BlockDevice device = switch (backing.getValue()) {
+                    case BackingLocation.File file -> openBackingFile(backing.getKey(), file.path(), fresh,
+                            deviceOptions);
+                    case BackingLocation.Nbd nbd -> openBackingNbd(backing.getKey(), nbd.uri(), fresh);
+                };
+                backingDevices.add(device);
                 backings.add(new BackingSpec(backing.getKey(), device));
             }
+            devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
         } catch (IOException | UnsupportedOperationException e) {
             throw new HostException("cannot open the device files: " + e.getMessage());
+        } finally {
+            devices.addAll(backingDevices); // closed by close(), whatever happened
         }
+    }
+
+    private FileDevice openBackingFile(String name, Path path, boolean fresh, FileDeviceOptions options)
+            throws IOException, HostException {
+        boolean exists = Files.exists(path);
+        if (!fresh && !exists) {
+            throw new HostException("backing file " + path + " of export \"" + name + "\" is missing, but the cache "
+                    + files.cacheFile() + " exists and may hold its dirty data; refusing to attach an empty file."
+                    + " Restore the file or give its path with --backing " + name + "=FILE.");
+        }
+        if (fresh && exists) {
+            log.accept("attaching the existing file " + path + " as export \"" + name
+                    + "\"; its first 1 MiB becomes the blockcache backing header");
+        }
+        return openOrCreate(path, files.backingSizeBytes(), !exists, options);
+    }
+
+    private NbdDevice openBackingNbd(String name, NbdUri uri, boolean fresh) throws HostException {
+        NbdDevice device;
+        try {
+            device = NbdDevice.open(loop, uri, NbdDevice.CONNECTIONS_DEFAULT);
+        } catch (IOException e) {
+            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
+        }
+        if (fresh && device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+            this.<Boolean>onLoop(done -> {
+                device.close();
+                done.accept(true);
+            });
+            throw new HostException("the backing store of export \"" + name + "\", " + uri + ", has "
+                    + device.sizeBytes() + " bytes: too small, it needs more than its "
+                    + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
+        }
+        if (fresh) {
+            log.accept("attaching " + uri + " as export \"" + name + "\" (" + device.sizeBytes() + " bytes, "
+                    + device.connections() + " connections); its first 1 MiB becomes the blockcache backing header");
+        }
+        return device;
     }
 
     private FileDevice openOrCreate(Path path, long sizeBytes, boolean create, FileDeviceOptions options)

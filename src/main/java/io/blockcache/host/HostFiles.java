@@ -1,5 +1,6 @@
 package io.blockcache.host;
 
+import io.blockcache.backing.BackingLocation;
 import io.blockcache.engine.CacheSetOptions;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -11,13 +12,15 @@ import java.util.TreeMap;
  *
  * @param cacheFile the cache device file; created with {@code cacheSizeBytes} and formatted when absent
  * @param cacheSizeBytes size of a new cache file, in bytes
- * @param backings export name to backing file, in volume order; missing files are created sparse with
+ * @param backings export name to backing store (a file, {@code file:}, or an NBD export, {@code nbd://}:
+ *     {@code backing.BackingUris}), in volume order; missing files are created sparse with
  *     {@code backingSizeBytes}, but only together with a new cache (an existing cache may hold their dirty data)
  * @param backingSizeBytes size of a new backing file, in bytes
  * @param options the cache set's options (geometry when formatting, the rest when opening)
  * @param knobs knob name to value, applied in name order after open
  */
-public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Path> backings, long backingSizeBytes,
+public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
+                        long backingSizeBytes,
                         CacheSetOptions options, Map<String, String> knobs) {
     public HostFiles {
         if (cacheFile == null || options == null) {
@@ -32,5 +35,15 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Path> b
         }
         backings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(backings));
         knobs = java.util.Collections.unmodifiableMap(new TreeMap<>(knobs == null ? Map.of() : knobs));
+    }
+
+    /** As the canonical constructor, for backings that are all files. */
+    public static HostFiles withFiles(Path cacheFile, long cacheSizeBytes, Map<String, Path> backingFiles,
+                                      long backingSizeBytes, CacheSetOptions options, Map<String, String> knobs) {
+        Map<String, BackingLocation> backings = new LinkedHashMap<>();
+        if (backingFiles != null) {
+            backingFiles.forEach((name, path) -> backings.put(name, new BackingLocation.File(path)));
+        }
+        return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs);
     }
 }

@@ -3,6 +3,7 @@ package io.blockcache.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.blockcache.backing.BackingLocation;
 import io.blockcache.volume.CacheMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,8 @@ class ServeSettingsTest {
         // Proves the defaults the README promises: ./data files, 1 GiB / 8 GiB, ports 10809 and 10810.
         ServeSettings settings = ServeSettings.resolve(flags(null, null, null, null, false));
         assertThat(settings.cacheFile()).isEqualTo(Path.of("data", "cache.img"));
-        assertThat(settings.backings()).isEqualTo(Map.of("default", Path.of("data", "backing.img")));
+        assertThat(settings.backings())
+                .isEqualTo(Map.of("default", new BackingLocation.File(Path.of("data", "backing.img"))));
         assertThat(settings.cacheSizeBytes()).isEqualTo(1L << 30);
         assertThat(settings.backingSizeBytes()).isEqualTo(8L << 30);
         assertThat(settings.nbdListen().getPort()).isEqualTo(10809);
@@ -83,8 +85,9 @@ class ServeSettingsTest {
         assertThat(settings.cacheFile()).isEqualTo(Path.of("/srv/bc/cache.img"));
         assertThat(settings.cacheSizeBytes()).isEqualTo(64L << 20);
         assertThat(settings.mode()).isEqualTo(CacheMode.WRITETHROUGH);
-        assertThat(settings.backings()).containsExactly(Map.entry("a", Path.of("/srv/a.img")),
-                Map.entry("b", Path.of("/srv/b.img")));
+        assertThat(settings.backings()).containsExactly(
+                Map.entry("a", new BackingLocation.File(Path.of("/srv/a.img"))),
+                Map.entry("b", new BackingLocation.File(Path.of("/srv/b.img"))));
         assertThat(settings.nbdListen().getPort()).isZero();
         assertThat(settings.knobs()).isEqualTo(Map.of("volume.a.mode", "none"));
 
@@ -99,7 +102,11 @@ class ServeSettingsTest {
         assertThatThrownBy(() -> ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, false)))
                 .hasMessageContaining("not a loopback address").hasMessageContaining("--allow-remote");
         assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("nofile"), null, null, false)))
-                .hasMessageContaining("--backing must be NAME=FILE");
+                .hasMessageContaining("--backing must be NAME=URI");
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("a=s3://bucket/x"), null, null, false)))
+                .hasMessageContaining("unknown scheme \"s3:\"").hasMessageContaining("known: file, nbd");
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("a=nbd://host:99999/x"), null, null, false)))
+                .hasMessageContaining("nbd://host:99999/x");
         assertThatThrownBy(() -> ByteSizes.parse("lots")).hasMessageContaining("not a size");
         assertThat(ByteSizes.parse("8GiB")).isEqualTo(8L << 30);
         assertThat(ByteSizes.parse("4096")).isEqualTo(4096);

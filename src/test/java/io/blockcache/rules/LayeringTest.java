@@ -44,7 +44,7 @@ class LayeringTest {
             Map.entry("bench", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "sim"}),
             Map.entry("host", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
-                "writeback", "gc", "engine"}),
+                "writeback", "gc", "engine", "backing"}),
             Map.entry("embed", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "host"}),
             Map.entry("cli", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
