@@ -1,0 +1,222 @@
+package io.blockcache.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.RandomAccessFile;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code serve} over an {@code nbd://} backing end to end, with qemu-nbd as the remote server: data written through
+ * blockcache reaches the remote export, survives {@code kill -9} of blockcache, and survives the remote server going
+ * away in the middle of writeback.
+ */
+@Timeout(240)
+class NbdBackingInteropTest {
+    private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(90);
+    /** Bound on polling the stats: far above the seconds writeback needs. */
+    private static final Duration STATE_WAIT = Duration.ofSeconds(90);
+    /** The remote export: 64 MiB, the first MiB of which becomes the backing header. */
+    private static final long REMOTE_BYTES = 64L << 20;
+    private static final long DATA_OFFSET_BYTES = 1L << 20;
+    private static final int WRITTEN_BYTES = 8 << 20;
+    /** Large sequential writes must stay in the cache (dirty) rather than go around it. */
+    private static final String KEEP_DIRTY = "knob.volume.default.sequential_cutoff_bytes=0\n";
+
+    @TempDir
+    Path dir;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void writesThroughTheCacheReachTheRemoteExportAfterADrain() throws Exception {
+        // Proves the whole path: nbdcopy writes 8 MiB through blockcache (dirty in the cache), a drain writes it
+        // back over NBD, and nbdcopy reading the remote export itself finds it at the data offset, byte for byte.
+        ExternalTool.require("nbdcopy");
+        Path remoteFile = sparse("remote.img");
+        try (RemoteNbdServer remote = RemoteNbdServer.qemuNbd(dir, remoteFile, "vol");
+                ServeProcess serve = ServeProcess.start(dataDir(), "first", backing(remote) + KEEP_DIRTY)) {
+            Path random = RandomFiles.write(dir.resolve("random.bin"), WRITTEN_BYTES, 21);
+            run("nbdcopy", "--flush", random.toString(), serve.uri());
+            assertThat(stats(serve)).doesNotContain("\"dirtyBytes\":0,");
+            ExternalTool.Run drain = cli("drain", "--volume", "default", "--admin", serve.adminHostPort());
+            assertThat(drain.exitCode()).as(drain.describe() + "\n" + serve.log()).isZero();
+            Path copy = dir.resolve("remote-copy.img");
+            run("nbdcopy", remote.uri("vol"), copy.toString());
+            assertThat(slice(copy, DATA_OFFSET_BYTES, WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+        }
+    }
+
+    @Test
+    void killMinusNineWithDirtyDataOverAnNbdBackingLosesNothing() throws Exception {
+        // Proves crash safety over a remote backing: dirty data acknowledged by a flush survives kill -9 of
+        // blockcache; the restarted server reads it back and then writes it to the remote export.
+        ExternalTool.require("nbdcopy");
+        Path remoteFile = sparse("remote.img");
+        try (RemoteNbdServer remote = RemoteNbdServer.qemuNbd(dir, remoteFile, "vol")) {
+            Path random = RandomFiles.write(dir.resolve("random.bin"), WRITTEN_BYTES, 22);
+            try (ServeProcess first = ServeProcess.start(dataDir(), "first", backing(remote) + KEEP_DIRTY)) {
+                run("nbdcopy", "--flush", random.toString(), first.uri());
+                first.killMinusNine();
+            }
+            try (ServeProcess second = ServeProcess.start(dataDir(), "second", backing(remote) + KEEP_DIRTY)) {
+                Path back = dir.resolve("back.bin");
+                run("nbdcopy", second.uri(), back.toString());
+                assertThat(slice(back, 0, WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+                ExternalTool.Run drain = cli("drain", "--volume", "default", "--admin", second.adminHostPort());
+                assertThat(drain.exitCode()).as(drain.describe() + "\n" + second.log()).isZero();
+            }
+            assertThat(slice(remoteFile, DATA_OFFSET_BYTES, WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+        }
+    }
+
+    @Test
+    void writebackResumesWhenTheRemoteServerComesBack() throws Exception {
+        // Proves the outage path: with writeback running, the remote server is killed; writeback errors show in the
+        // stats while dirty data stays in the cache; the server restarts on the same port, the client reconnects,
+        // writeback finishes (nothing dirty) and the remote export holds every byte.
+        ExternalTool.require("nbdcopy");
+        Path remoteFile = sparse("remote.img");
+        try (RemoteNbdServer remote = RemoteNbdServer.qemuNbd(dir, remoteFile, "vol");
+                ServeProcess serve = ServeProcess.start(dataDir(), "first", backing(remote) + KEEP_DIRTY)) {
+            remote.kill();
+            Path random = RandomFiles.write(dir.resolve("random.bin"), WRITTEN_BYTES, 23);
+            run("nbdcopy", "--flush", random.toString(), serve.uri());
+            run(javaCli("set", "writeback.default.running", "true", "--admin", serve.adminHostPort()));
+            awaitStats(serve, s -> !s.contains("\"total\":0,"), "show a writeback error");
+            assertThat(stats(serve)).doesNotContain("\"dirtyBytes\":0,");
+            remote.start();
+            awaitStats(serve, s -> s.contains("\"dirtyBytes\":0,"), "finish writeback after the server returned");
+            Path back = dir.resolve("back.bin");
+            run("nbdcopy", serve.uri(), back.toString());
+            assertThat(slice(back, 0, WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+        }
+        assertThat(slice(remoteFile, DATA_OFFSET_BYTES, WRITTEN_BYTES)).isEqualTo(
+                Files.readAllBytes(dir.resolve("random.bin")));
+    }
+
+    @Test
+    void badRemoteBackingsAreOneLineErrorsAndNothingIsWritten() throws Exception {
+        // Proves the start-up refusals of serve: nothing listening, a missing export, an export too small for the
+        // header, and (after a format) a blank export or the right one grown: each exit 1 with one line, no cache
+        // file created by the refusals before the format, and the remote export not written.
+        Path data = dataDir();
+        int deadPort = RemoteNbdServer.freePort();
+        assertRefused(data, "nbd://127.0.0.1:" + deadPort + "/vol", "cannot connect");
+        Path small = dir.resolve("small.img");
+        Files.write(small, new byte[1 << 20]);
+        Path remoteFile = sparse("remote.img");
+        try (RemoteNbdServer tiny = RemoteNbdServer.qemuNbd(dir, small, "tiny");
+                RemoteNbdServer remote = RemoteNbdServer.qemuNbd(dir, remoteFile, "vol")) {
+            assertRefused(data, remote.uri("nope"), "has no export named \"nope\"");
+            assertRefused(data, tiny.uri("tiny"), "too small");
+            assertThat(Files.exists(data.resolve("cache.img"))).isFalse();
+            assertThat(slice(remoteFile, 0, 4096)).isEqualTo(new byte[4096]);
+            try (ServeProcess serve = ServeProcess.start(data, "first", backing(remote))) {
+                assertThat(serve.log()).contains("attaching " + remote.uri("vol"));
+            }
+            try (RemoteNbdServer blank = RemoteNbdServer.qemuNbd(dir, sparse("blank.img"), "vol")) {
+                assertRefused(data, blank.uri("vol"), "header is not readable");
+            }
+            Path grown = Files.copy(remoteFile, dir.resolve("grown.img"));
+            try (RandomAccessFile raf = new RandomAccessFile(grown.toFile(), "rw")) {
+                raf.setLength(REMOTE_BYTES * 2);
+            }
+            try (RemoteNbdServer resized = RemoteNbdServer.qemuNbd(dir, grown, "vol")) {
+                assertRefused(data, resized.uri("vol"), "was resized");
+            }
+        }
+    }
+
+    /** serve with {@code uri} as its only backing exits 1 with one line on stderr containing {@code expected}. */
+    private void assertRefused(Path data, String uri, String expected) throws Exception {
+        ExternalTool.Run run = cli("serve", "--data-dir", data.toString(), "--cache-size", "64M", "--backing",
+                "default=" + uri, "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
+        assertThat(run.exitCode()).as(run.describe()).isEqualTo(1);
+        assertThat(run.err().strip().lines()).as(run.describe()).hasSize(1);
+        assertThat(run.err()).as(run.describe()).contains(expected);
+    }
+
+    private Path dataDir() throws Exception {
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        return data;
+    }
+
+    private static String backing(RemoteNbdServer remote) {
+        return "backing=default=" + remote.uri("vol") + "\n";
+    }
+
+    private Path sparse(String name) throws Exception {
+        return sparse(name, REMOTE_BYTES);
+    }
+
+    private Path sparse(String name, long sizeBytes) throws Exception {
+        Path file = dir.resolve(name);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(sizeBytes);
+        }
+        return file;
+    }
+
+    private static byte[] slice(Path file, long offsetBytes, int lengthBytes) throws Exception {
+        byte[] bytes = new byte[lengthBytes];
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            raf.seek(offsetBytes);
+            raf.readFully(bytes);
+        }
+        return bytes;
+    }
+
+    private void run(String... command) throws Exception {
+        run(List.of(command));
+    }
+
+    private void run(List<String> command) throws Exception {
+        ExternalTool.Run run = ExternalTool.run(dir, TOOL_TIMEOUT, command);
+        assertThat(run.exitCode()).as(command + "\n" + run.describe()).isZero();
+    }
+
+    private static List<String> javaCli(String... args) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-cp",
+                System.getProperty("java.class.path"), "io.blockcache.cli.Main"));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    private ExternalTool.Run cli(String... args) throws Exception {
+        return ExternalTool.run(dir, TOOL_TIMEOUT, javaCli(args));
+    }
+
+    private String stats(ServeProcess serve) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
+                + "/api/stats")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    /** Polls the stats (one HTTP round trip apart) until {@code condition} holds, at most STATE_WAIT. */
+    private String awaitStats(ServeProcess serve, Predicate<String> condition, String what) throws Exception {
+        long endNs = System.nanoTime() + STATE_WAIT.toNanos();
+        String last = null;
+        while (System.nanoTime() < endNs) {
+            last = stats(serve);
+            if (condition.test(last)) {
+                return last;
+            }
+            Thread.sleep(100); // polls a child process's HTTP API; bounded by STATE_WAIT
+        }
+        throw new AssertionError("serve did not " + what + "; last stats " + last + "\n--- serve\n" + serve.log());
+    }
+}
