@@ -29,6 +29,11 @@ final class FioJson {
 
     /** The measured numbers of the section {@code read} ({@code reads}) or {@code write} of the first job. */
     static Section parse(String fioOutput, NbdWorkload workload) {
+        return parse(fioOutput, workload.reads());
+    }
+
+    /** The measured numbers of the section {@code read} (if {@code reads}) or {@code write} of the first job. */
+    static Section parse(String fioOutput, boolean reads) {
         int start = fioOutput.indexOf('{'); // the nbd engine prints "fio: connected to NBD server" first
         if (start < 0) {
             throw new IllegalArgumentException("no JSON in fio's output: " + fioOutput);
@@ -39,7 +44,7 @@ final class FioJson {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("fio's output is not valid JSON: " + e.getOriginalMessage(), e);
         }
-        JsonNode section = child(child(report, "jobs").path(0), workload.reads() ? "read" : "write");
+        JsonNode section = child(child(report, "jobs").path(0), reads ? "read" : "write");
         double iops = number(section, "iops");
         double bytesPerSecond = number(section, "bw_bytes");
         double p99Ns = number(child(child(section, "clat_ns"), "percentile"), "99.000000");

@@ -58,6 +58,21 @@ final class FioRunner {
                 section.p99Us(), cpuUsPerRequest, server.meter().peakRssBytes());
     }
 
+    /**
+     * Runs one time-based job of {@code rw} ({@code randwrite}, {@code randread}) with {@code blockBytes} blocks at
+     * {@code iodepth} over {@code [offsetBytes, offsetBytes + lengthBytes)} of {@code uri} for {@code runtimeSeconds}
+     * after a ramp of {@code rampSeconds} (not counted: a JVM server compiles its hot path meanwhile) and returns
+     * fio's numbers for it.
+     */
+    FioJson.Section run(String uri, String name, String rw, int blockBytes, int iodepth, long offsetBytes,
+                        long lengthBytes, int rampSeconds, int runtimeSeconds)
+            throws IOException, InterruptedException {
+        Running fio = start(List.of("--name=" + name, "--rw=" + rw, "--bs=" + blockBytes, "--iodepth=" + iodepth,
+                "--offset=" + offsetBytes, "--size=" + lengthBytes, "--time_based=1", "--ramp_time=" + rampSeconds,
+                "--runtime=" + runtimeSeconds, "--randrepeat=1", "--norandommap=1", "--uri=" + uri));
+        return FioJson.parse(finish(fio, rampSeconds + runtimeSeconds), rw.contains("read"));
+    }
+
     /** A fio process, its command line and the file its report goes to. */
     private record Running(Process process, List<String> command, Path output) {
     }

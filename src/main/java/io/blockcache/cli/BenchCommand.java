@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
             BenchWritebackCommand.class,
             BenchGcCommand.class,
             BenchRecoveryCommand.class,
+            BenchBackingCommand.class,
         })
 final class BenchCommand implements Runnable {
     @Spec

@@ -1,0 +1,142 @@
+package io.blockcache.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * {@code bench backing} (issue 11 item 5, NBD rows): fio's 4 KiB random writes, then random reads, over a working set
+ * that fits in every cache, against three setups in front of the same kind of slow backing, {@code nbdkit memory}
+ * behind its {@code delay} filter ({@link #DELAY_MS} ms per read and write, as a remote disk might answer):
+ * <ul>
+ *   <li>{@code blockcache}: {@code serve} (write-back) with {@code --backing default=nbd://...} on it;
+ *   <li>{@code slow-backing}: fio straight at the slow backing;
+ *   <li>{@code nbdkit-cache}: {@code nbdkit --filter=cache --filter=delay memory} (its cache filter, write-back mode,
+ *       in front of the same delay).
+ * </ul>
+ * After the write burst it times how long each takes to be clean: blockcache drains (every dirty block written back
+ * and the backing flushed); the others get one NBD FLUSH ({@code nbdsh}), which makes nbdkit's cache filter write
+ * its dirty blocks back. Each setup gets a fresh slow backing. Short by design: about a minute and a half.
+ */
+public final class BackingBench {
+    /** The slow backing's delay per read and per write. */
+    static final int DELAY_MS = 4;
+    /** Size of each slow backing (nbdkit memory: sparse, costs what is written). */
+    static final long BACKING_BYTES = 256L << 20;
+    /** fio's working set: fits in every cache; small enough that nbdkit's flush of it ends within a minute. */
+    static final long WORKING_SET_BYTES = 16L << 20;
+    /** blockcache's cache file. */
+    static final long CACHE_BYTES = 256L << 20;
+    static final int BLOCK_BYTES = 4096;
+    /** Requests in flight: a busy client; the bare backing then runs nbdkit's 16 threads in parallel. */
+    static final int IODEPTH = 16;
+    /** Seconds per fio job, measured. */
+    static final int RUNTIME_SECONDS = 10;
+    /** Seconds of each fio job before measuring starts, the same for every setup (blockcache's JIT warms up). */
+    static final int RAMP_SECONDS = 3;
+    /** Longest wait for an nbdsh flush (nbdkit's cache filter writes its dirty blocks back one at a time). */
+    private static final Duration FLUSH_WAIT_MAX = Duration.ofMinutes(5);
+
+    private final Path workDir;
+    private final Consumer<String> progress;
+    private final FioRunner fio;
+
+    /** A bench writing its files under {@code workDir} and telling {@code progress} what it is doing. */
+    public BackingBench(Path workDir, Consumer<String> progress) {
+        this.workDir = workDir;
+        this.progress = progress;
+        this.fio = new FioRunner(workDir);
+    }
+
+    /** Runs the three setups one after another and returns their rows (writes, then reads, per setup). */
+    public List<BackingBenchResult> run() throws IOException, InterruptedException {
+        List<BackingBenchResult> results = new ArrayList<>();
+        try (NbdServerProcess slow = slowBacking("slow-for-blockcache", List.of());
+                NbdServerProcess cache = blockcache(slow)) {
+            results.addAll(measure(cache, true, () -> cache.admin().drain()));
+        }
+        try (NbdServerProcess slow = slowBacking("slow-backing", List.of())) {
+            results.addAll(measure(slow, true, () -> flush(slow)));
+        }
+        try (NbdServerProcess cached = slowBacking("nbdkit-cache", List.of("--filter=cache"))) {
+            results.addAll(measure(cached, false, () -> flush(cached)));
+        }
+        return results;
+    }
+
+    /** How a setup gets clean after the burst. */
+    private interface Cleaner {
+        void clean() throws IOException, InterruptedException;
+    }
+
+    private List<BackingBenchResult> measure(NbdServerProcess server, boolean survivesKill9, Cleaner cleaner)
+            throws IOException, InterruptedException {
+        progress.accept(server.name() + ": 4 KiB random writes, " + RAMP_SECONDS + " + " + RUNTIME_SECONDS + " s");
+        FioJson.Section writes = fio.run(server.uri(), "randwrite4k", "randwrite", BLOCK_BYTES, IODEPTH, 0,
+                WORKING_SET_BYTES, RAMP_SECONDS, RUNTIME_SECONDS);
+        progress.accept(server.name() + ": waiting until clean");
+        long startNs = System.nanoTime();
+        cleaner.clean();
+        double cleanSeconds = (System.nanoTime() - startNs) / 1e9;
+        progress.accept(server.name() + ": 4 KiB random reads, " + RAMP_SECONDS + " + " + RUNTIME_SECONDS + " s");
+        FioJson.Section reads = fio.run(server.uri(), "randread4k", "randread", BLOCK_BYTES, IODEPTH, 0,
+                WORKING_SET_BYTES, RAMP_SECONDS, RUNTIME_SECONDS);
+        return List.of(
+                new BackingBenchResult(server.name(), "randwrite4k", writes.iops(), writes.p99Us(), cleanSeconds,
+                        survivesKill9),
+                new BackingBenchResult(server.name(), "randread4k", reads.iops(), reads.p99Us(), Double.NaN,
+                        survivesKill9));
+    }
+
+    /** {@code nbdkit [extra filters] --filter=delay memory SIZE delay-read=4ms delay-write=4ms} on a free port. */
+    private NbdServerProcess slowBacking(String name, List<String> extraFilters)
+            throws IOException, InterruptedException {
+        int port = NbdServerProcess.freePort();
+        List<String> command = new ArrayList<>(List.of("nbdkit", "--foreground", "--exit-with-parent", "--ipaddr",
+                "127.0.0.1", "--port", Integer.toString(port)));
+        command.addAll(extraFilters);
+        command.addAll(List.of("--filter=delay", "memory", Long.toString(BACKING_BYTES),
+                "delay-read=" + DELAY_MS + "ms", "delay-write=" + DELAY_MS + "ms"));
+        return NbdServerProcess.start(name, command, port, "", workDir.resolve(name + ".log"));
+    }
+
+    /** blockcache serve of this build, write-back, over {@code slow} as an nbd:// backing. */
+    private NbdServerProcess blockcache(NbdServerProcess slow) throws IOException, InterruptedException {
+        int port = NbdServerProcess.freePort();
+        String adminHostPort = "127.0.0.1:" + NbdServerProcess.freePort();
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.blockcache.cli.Main", "serve",
+                "--data-dir", workDir.resolve("blockcache").toString(),
+                "--cache", workDir.resolve("blockcache-cache.img").toString(),
+                "--backing", "default=" + slow.uri(),
+                "--cache-size", Long.toString(CACHE_BYTES),
+                "--nbd-listen", "127.0.0.1:" + port,
+                "--admin-listen", adminHostPort,
+                "--mode", "writeback"));
+        return NbdServerProcess.start("blockcache", command, port, "default", workDir.resolve("blockcache.log"),
+                new ServeAdmin(adminHostPort, "default"));
+    }
+
+    /** One NBD FLUSH through libnbd's nbdsh; returns when the server acknowledged it. */
+    private void flush(NbdServerProcess server) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder("nbdsh", "-u", server.uri(), "-c", "h.flush()")
+                .redirectErrorStream(true).redirectOutput(workDir.resolve("nbdsh.log").toFile());
+        // nbdsh runs on python3 from the PATH; the one with libnbd's module is the system's.
+        builder.environment().put("PATH", "/usr/bin:" + builder.environment().getOrDefault("PATH", ""));
+        Process process = builder.start();
+        if (!process.waitFor(FLUSH_WAIT_MAX.toSeconds(), TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IOException("nbdsh flush of " + server.uri() + " did not finish within " + FLUSH_WAIT_MAX);
+        }
+        if (process.exitValue() != 0) {
+            throw new IOException("nbdsh flush of " + server.uri() + " exited with " + process.exitValue());
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.blockcache.bench;
+
+import java.util.Locale;
+
+/**
+ * One measured cell of {@code bench backing}: one setup under one fio job.
+ *
+ * @param setup          {@code blockcache}, {@code slow-backing} or {@code nbdkit-cache}
+ * @param workload       {@code randwrite4k} or {@code randread4k}
+ * @param iops           completed requests per second
+ * @param p99Us          99th percentile completion latency (fio's clat), microseconds
+ * @param cleanSeconds   for the write row: seconds from the end of the burst until nothing is dirty and everything
+ *                       is flushed to the slow backing (blockcache: a drain; nbdkit's cache filter: one FLUSH; the
+ *                       bare backing: one FLUSH); NaN for reads
+ * @param survivesKill9  whether acknowledged, flushed writes survive {@code kill -9} of the server in front of the
+ *                       slow backing (a property of the design, checked by tests, not measured here)
+ */
+public record BackingBenchResult(String setup, String workload, double iops, double p99Us, double cleanSeconds,
+                                 boolean survivesKill9) {
+    /** One JSON object on one line. */
+    public String toJsonLine() {
+        return String.format(Locale.ROOT,
+                "{\"setup\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"p99Us\":%.1f,\"cleanSeconds\":%s,"
+                        + "\"survivesKill9\":%s}",
+                setup, workload, iops, p99Us,
+                Double.isNaN(cleanSeconds) ? "null" : String.format(Locale.ROOT, "%.2f", cleanSeconds),
+                survivesKill9);
+    }
+}

@@ -1,0 +1,81 @@
+package io.blockcache.cli;
+
+import io.blockcache.bench.BackingBench;
+import io.blockcache.bench.BackingBenchReport;
+import io.blockcache.bench.BackingBenchResult;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blockcache bench backing}: blockcache over a slow NBD backing vs the bare backing vs nbdkit's cache filter
+ * (see {@link BackingBench}). Needs {@code fio}, {@code nbdkit} and {@code nbdsh}. Exit 0 when every cell was
+ * measured, 1 when a server or fio failed.
+ */
+@Command(name = "backing", mixinStandardHelpOptions = true,
+        description = {"Benchmark caching a slow NBD backing (nbdkit memory + delay filter, 4 ms per request):",
+                "blockcache serve over it, the bare backing, and nbdkit's cache filter over it; fio 4 KiB random",
+                "writes then reads over 16 MiB at iodepth 16, 3 s ramp + 10 s each; IOPS, p99, time to clean, ratios."})
+final class BenchBackingCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--json", description = "Print one JSON object per line instead of the table.")
+    private boolean json;
+
+    @Option(names = "--dir", paramLabel = "DIR", defaultValue = "/var/tmp",
+            description = "Where the servers' files go (a fresh subdirectory, removed afterwards;"
+                    + " default: ${DEFAULT-VALUE}).")
+    private Path dir;
+
+    @Option(names = "--chart", paramLabel = "PNG", defaultValue = "docs/img/backing-bench.png",
+            description = "Where to write the bar chart of IOPS (default: ${DEFAULT-VALUE}).")
+    private Path chart;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Path workDir = Files.createTempDirectory(Files.createDirectories(dir), "blockcache-bench-backing-");
+        List<BackingBenchResult> results;
+        try {
+            results = new BackingBench(workDir, line -> {
+                err.println("bench backing: " + line);
+                err.flush();
+            }).run();
+        } catch (IOException e) {
+            err.println("bench backing: " + e.getMessage());
+            err.flush();
+            return 1;
+        } finally {
+            deleteTree(workDir);
+        }
+        if (json) {
+            results.forEach(result -> out.println(result.toJsonLine()));
+        } else {
+            out.print(BackingBenchReport.table(results));
+        }
+        out.flush();
+        BackingBenchReport.writeChart(results, chart);
+        err.println("bench backing: chart written to " + chart);
+        err.flush();
+        return 0;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}
