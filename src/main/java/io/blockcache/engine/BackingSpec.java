@@ -7,14 +7,21 @@ import java.util.Objects;
  * A backing device to format or open, and the name its volume is exported under.
  *
  * @param name export name, 1..63 bytes of UTF-8, unique in the cache set
- * @param device the whole backing device; its first {@code 1 MiB} holds the backing header
+ * @param device the whole backing device; its first {@code 1 MiB} holds the backing header, unless in place
+ * @param inPlace at format: cache the device in place (docs/FORMAT.md §4.1): write nothing on it, export all of it,
+ *     identify it by size and fingerprint; at open the superblock decides and this is ignored
  */
-public record BackingSpec(String name, BlockDevice device) {
+public record BackingSpec(String name, BlockDevice device, boolean inPlace) {
     public BackingSpec {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(device, "device");
         if (name.isEmpty()) {
             throw new IllegalArgumentException("a backing device needs a non-empty export name");
         }
+    }
+
+    /** A backing device with a header (the default). */
+    public BackingSpec(String name, BlockDevice device) {
+        this(name, device, false);
     }
 }

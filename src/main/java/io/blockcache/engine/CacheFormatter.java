@@ -20,8 +20,9 @@ import java.util.function.DoubleConsumer;
 
 /**
  * Formats a cache set (docs/FORMAT.md §2–§4). Order, so that a crash part-way never leaves something that
- * opens as a valid cache set with the wrong contents: invalidate the old superblocks, clear the journal
- * ring, write the backing headers, and write the new superblock copies last (A, flush, B, flush).
+ * opens as a valid cache set with the wrong contents: take the fingerprints of backings cached in place (reads
+ * only), invalidate the old superblocks, clear the journal ring, write the backing headers (none on a backing
+ * cached in place), and write the new superblock copies last (A, flush, B, flush).
  */
 final class CacheFormatter {
     private final BlockDevice cacheDevice;
@@ -47,21 +48,59 @@ final class CacheFormatter {
             done.accept(Outcome.failed(problem));
             return;
         }
+        fingerprints(backings, 0, new ArrayList<>(), fingerprints -> {
+            if (!fingerprints.isOk()) {
+                done.accept(Outcome.failed(fingerprints.error()));
+                return;
+            }
+            format(cacheDevice, backings, options, ids, fingerprints.value(), progress, done);
+        });
+    }
+
+    /** Takes the fingerprint of every backing cached in place (0 for the others), in order. */
+    private static void fingerprints(List<BackingSpec> backings, int index, List<Long> taken,
+                                     Consumer<Outcome<List<Long>>> done) {
+        if (index == backings.size()) {
+            done.accept(Outcome.ok(taken));
+            return;
+        }
+        BackingSpec spec = backings.get(index);
+        if (!spec.inPlace()) {
+            taken.add(0L);
+            fingerprints(backings, index + 1, taken, done);
+            return;
+        }
+        BackingFingerprint.of(spec.device(), fingerprint -> {
+            if (!fingerprint.isOk()) {
+                done.accept(Outcome.failed("backing device \"" + spec.name() + "\": " + fingerprint.error()));
+                return;
+            }
+            taken.add(fingerprint.value());
+            fingerprints(backings, index + 1, taken, done);
+        });
+    }
+
+    private static void format(BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options,
+                               Prng ids, List<Long> fingerprints, DoubleConsumer progress,
+                               Consumer<Outcome<Void>> done) {
         int bucketCount = Geometry.bucketCount(cacheDevice.sizeBytes(), options.bucketSizeBytes());
         UUID setUuid = uuid(ids);
         List<AttachedBacking> attached = new ArrayList<>();
         for (int i = 0; i < backings.size(); i++) {
             BackingSpec spec = backings.get(i);
-            attached.add(new AttachedBacking(uuid(ids), Geometry.volumeBytes(spec.device().sizeBytes()),
-                    BackingHeader.DEFAULT_DATA_OFFSET_BYTES, i, spec.name()));
+            attached.add(spec.inPlace()
+                    ? new AttachedBacking(uuid(ids), spec.device().sizeBytes(),
+                            AttachedBacking.IN_PLACE_DATA_OFFSET_BYTES, i, spec.name(), fingerprints.get(i))
+                    : new AttachedBacking(uuid(ids), Geometry.volumeBytes(spec.device().sizeBytes()),
+                            BackingHeader.DEFAULT_DATA_OFFSET_BYTES, i, spec.name()));
         }
         CacheSuperblock superblock = new CacheSuperblock(1, setUuid, cacheDevice.logicalBlockBytes(),
                 options.bucketSizeBytes(), bucketCount, Geometry.DATA_START_BYTES, 0,
                 Geometry.journalBuckets(bucketCount, options.journalBuckets()), 0, attached);
         CacheFormatter formatter = new CacheFormatter(cacheDevice, backings, superblock, progress);
         for (AttachedBacking backing : attached) {
-            formatter.headers.add(new BackingHeader(backing.backingUuid(), setUuid, backing.dataOffsetBytes(),
-                    backing.volumeSizeBytes()));
+            formatter.headers.add(backing.inPlace() ? null : new BackingHeader(backing.backingUuid(), setUuid,
+                    backing.dataOffsetBytes(), backing.volumeSizeBytes()));
         }
         formatter.run(done);
     }
@@ -87,7 +126,12 @@ final class CacheFormatter {
                 return "export name \"" + spec.name() + "\" is longer than " + AttachedBacking.EXPORT_NAME_BYTES_MAX
                         + " bytes";
             }
-            if (Geometry.volumeBytes(spec.device().sizeBytes()) < 4096) {
+            if (spec.inPlace() && spec.device().sizeBytes() < BackingFingerprint.DEVICE_BYTES_MIN) {
+                return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
+                        + " bytes is too small to cache in place: it needs at least "
+                        + BackingFingerprint.DEVICE_BYTES_MIN + " bytes";
+            }
+            if (!spec.inPlace() && Geometry.volumeBytes(spec.device().sizeBytes()) < 4096) {
                 return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
                         + " bytes is too small: it needs more than its 1 MiB header";
             }
@@ -131,6 +175,10 @@ final class CacheFormatter {
             return;
         }
         BackingSpec spec = backings.get(index);
+        if (headers.get(index) == null) {
+            writeHeader(index + 1, done); // cached in place: nothing of ours goes on the device
+            return;
+        }
         DeviceBytes.writeAndFlush(spec.device(), 0, headerAndEmptyMap(headers.get(index)), step(done,
                 "writing the header of backing device \"" + spec.name() + "\"", () -> writeHeader(index + 1, done)));
     }

@@ -117,6 +117,17 @@ final class CacheOpener {
             return;
         }
         BlockDevice device = ordered.get(index).device();
+        if (superblock.backings().get(index).inPlace()) {
+            // Cached in place: no header and no damage map on the device (FORMAT.md, backings cached in place).
+            InPlaceCheck.check(device, superblock.backings().get(index), superblock.cleanShutdown(), refusal -> {
+                if (refusal != null) {
+                    refusals.add(refusal);
+                }
+                mapAreas.add(null);
+                checkBacking(index + 1, refusals);
+            });
+            return;
+        }
         AttachedBacking expected = superblock.backings().get(index);
         // The header and, in the same read, the damage map behind it (FORMAT.md §4.1).
         DamageMapGeometry geometry = DamageMapGeometry.of(expected.dataOffsetBytes(), expected.volumeSizeBytes());

@@ -6,6 +6,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.journal.CheckpointWriter;
@@ -20,6 +21,7 @@ import io.blockcache.writeback.DrainJob;
 import io.blockcache.writeback.DrainLimits;
 import io.blockcache.writeback.DrainProgress;
 import io.blockcache.writeback.Writeback;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.DoubleConsumer;
@@ -312,14 +314,48 @@ public final class CacheSet {
                     done.complete(committed);
                     return;
                 }
-                rewriteSuperblock(CacheSuperblock.FLAG_CLEAN_SHUTDOWN, done);
+                // Backings cached in place: their fingerprints now, after the last write and flush of theirs, are
+                // what the next open checks (docs/FORMAT.md §4.1).
+                refingerprint(0, new ArrayList<>(), backingsNow -> {
+                    if (!backingsNow.isOk()) {
+                        done.complete(IoResult.error(IoStatus.IO_ERROR, backingsNow.error()));
+                        return;
+                    }
+                    rewriteSuperblock(CacheSuperblock.FLAG_CLEAN_SHUTDOWN, backingsNow.value(), done);
+                });
             });
+        });
+    }
+
+    /** The superblock's slots with the fingerprint of every backing cached in place taken again. */
+    private void refingerprint(int index, List<AttachedBacking> slots, Consumer<Outcome<List<AttachedBacking>>> done) {
+        if (index == superblock.backings().size()) {
+            done.accept(Outcome.ok(slots));
+            return;
+        }
+        AttachedBacking slot = superblock.backings().get(index);
+        if (!slot.inPlace()) {
+            slots.add(slot);
+            refingerprint(index + 1, slots, done);
+            return;
+        }
+        BackingFingerprint.of(backings.get(index).device(), fingerprint -> {
+            if (!fingerprint.isOk()) {
+                done.accept(Outcome.failed("backing device \"" + slot.exportName() + "\": " + fingerprint.error()));
+                return;
+            }
+            slots.add(slot.withFingerprint(fingerprint.value()));
+            refingerprint(index + 1, slots, done);
         });
     }
 
     /** Writes both superblock copies with a bumped sequence and {@code flags}: A, flush, B, flush. */
     void rewriteSuperblock(int flags, IoCallback done) {
-        CacheSuperblock next = superblock.next(flags, superblock.backings());
+        rewriteSuperblock(flags, superblock.backings(), done);
+    }
+
+    private void rewriteSuperblock(int flags, List<AttachedBacking> slots, IoCallback done) {
+        CacheSuperblock next = superblock.next(flags, slots);
         byte[] encoded = next.encode();
         DeviceBytes.writeAndFlush(cacheDevice, 0, encoded, first -> {
             if (!first.ok()) {

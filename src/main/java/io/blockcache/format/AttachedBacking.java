@@ -18,19 +18,29 @@ import java.util.UUID;
  *  +-------------------+-------------------+-------------------+-------+---+-------------------------+
  * </pre>
  *
- * @param backingUuid identity of the backing device (also in its {@link BackingHeader})
+ * <p><b>In place</b> ({@link #IN_PLACE_DATA_OFFSET_BYTES}, docs/FORMAT.md §4.1): the backing device carries no
+ * header and nothing of the cache; volume byte 0 is device byte 0 and the volume is the whole device. Its identity
+ * is then the size and a {@code fingerprint} of sampled blocks, kept in the superblock (not in this slot: the
+ * 16 slots fill their area) and re-taken at every clean shutdown.
+ *
+ * @param backingUuid identity of the backing device (also in its {@link BackingHeader}, unless in place)
  * @param volumeSizeBytes usable size of the volume, a multiple of 512
- * @param dataOffsetBytes where the volume's data starts on the backing device, a multiple of 4096 and at
- *     least 4096 (the header block); normally {@link BackingHeader#DEFAULT_DATA_OFFSET_BYTES}
+ * @param dataOffsetBytes where the volume's data starts on the backing device: 0 for a backing cached in place,
+ *     else a multiple of 4096 and at least 4096 (the header block), normally
+ *     {@link BackingHeader#DEFAULT_DATA_OFFSET_BYTES}
  * @param volumeId the id journal records use for this volume (u16)
  * @param exportName the NBD export name, at most 63 bytes of UTF-8
+ * @param fingerprint for a backing cached in place, the first 8 bytes of a SHA-256 of its size and sampled blocks
+ *     when the cache last stopped cleanly (or was formatted); 0 otherwise
  */
 public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataOffsetBytes, int volumeId,
-        String exportName) {
+        String exportName, long fingerprint) {
     /** Encoded size of one slot. */
     public static final int SLOT_BYTES = 98;
     /** Longest export name in UTF-8 bytes: a u8 length and a fixed 63-byte field keep the slot fixed. */
     public static final int EXPORT_NAME_BYTES_MAX = 63;
+    /** The data offset that marks a backing cached in place: no header, volume byte 0 = device byte 0. */
+    public static final long IN_PLACE_DATA_OFFSET_BYTES = 0;
 
     static final int OFFSET_BACKING_UUID = 0;
     static final int OFFSET_VOLUME_SIZE = 16;
@@ -45,14 +55,35 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
         Objects.requireNonNull(exportName, "exportName");
         Checks.require(volumeSizeBytes > 0 && volumeSizeBytes % ByteLayout.SECTOR_BYTES == 0,
                 "volumeSizeBytes must be a positive multiple of 512, got %d", volumeSizeBytes);
-        Checks.require(dataOffsetBytes >= ByteLayout.BLOCK_BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
-                "dataOffsetBytes must be a multiple of 4096 and at least 4096, got %d", dataOffsetBytes);
+        Checks.require(dataOffsetBytes == IN_PLACE_DATA_OFFSET_BYTES
+                        || dataOffsetBytes >= ByteLayout.BLOCK_BYTES && dataOffsetBytes % ByteLayout.BLOCK_BYTES == 0,
+                "dataOffsetBytes must be 0 (in place) or a multiple of 4096 and at least 4096, got %d",
+                dataOffsetBytes);
+        Checks.require(fingerprint == 0 || dataOffsetBytes == IN_PLACE_DATA_OFFSET_BYTES,
+                "only a backing cached in place has a fingerprint, got %d", fingerprint);
         Checks.require(Long.MAX_VALUE - dataOffsetBytes >= volumeSizeBytes,
                 "dataOffsetBytes + volumeSizeBytes overflows: %d + %d", dataOffsetBytes, volumeSizeBytes);
         ByteLayout.requireU16("volumeId", volumeId);
         int nameBytes = exportName.getBytes(StandardCharsets.UTF_8).length;
         Checks.require(nameBytes <= EXPORT_NAME_BYTES_MAX, "exportName must be at most %d bytes of UTF-8, "
                 + "\"%s\" has %d", EXPORT_NAME_BYTES_MAX, exportName, nameBytes);
+    }
+
+    /** A backing with a header (not in place): no fingerprint. */
+    public AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataOffsetBytes, int volumeId,
+            String exportName) {
+        this(backingUuid, volumeSizeBytes, dataOffsetBytes, volumeId, exportName, 0);
+    }
+
+    /** True if the backing device is cached in place (no header on it). */
+    public boolean inPlace() {
+        return dataOffsetBytes == IN_PLACE_DATA_OFFSET_BYTES;
+    }
+
+    /** This slot with another fingerprint (taken again at a clean shutdown). */
+    public AttachedBacking withFingerprint(long newFingerprint) {
+        return new AttachedBacking(backingUuid, volumeSizeBytes, dataOffsetBytes, volumeId, exportName,
+                newFingerprint);
     }
 
     void encode(ByteBuffer buffer, int offsetBytes) {
@@ -65,7 +96,8 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
         buffer.put(offsetBytes + OFFSET_NAME, name);
     }
 
-    static AttachedBacking decode(FieldReader reader, int slotIndex) throws MalformedException {
+    /** Decodes a slot; the fingerprint (kept outside the slot) is {@code fingerprint}. */
+    static AttachedBacking decode(FieldReader reader, int slotIndex, long fingerprint) throws MalformedException {
         String prefix = "backing[" + slotIndex + "].";
         int start = reader.position();
         UUID uuid = reader.seek(start + OFFSET_BACKING_UUID).uuid(prefix + "backingUuid");
@@ -79,7 +111,7 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
         String name = reader.seek(start + OFFSET_NAME).utf8(prefix + "exportName", nameLength);
         reader.seek(start + SLOT_BYTES);
         try {
-            return new AttachedBacking(uuid, volumeSizeBytes, dataOffsetBytes, volumeId, name);
+            return new AttachedBacking(uuid, volumeSizeBytes, dataOffsetBytes, volumeId, name, fingerprint);
         } catch (IllegalArgumentException e) {
             throw reader.fail(DecodeError.Kind.BAD_FIELD, start, prefix + " " + e.getMessage());
         }

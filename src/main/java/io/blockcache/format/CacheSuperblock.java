@@ -29,7 +29,8 @@ import java.util.UUID;
  *       64     4  flags               bit 0 = clean shutdown; other bits zero
  *       68     4  backingCount        0..16
  *       72  1568  16 slots of 98 bytes ({@link AttachedBacking}); unused slots all zero
- *     1640  2452  zero
+ *     1640   128  16 fingerprints, u64 each, of the slots in order (0 unless the backing is cached in place)
+ *     1768  2324  zero
  *     4092     4  CRC32C of bytes [0, 4092)
  * </pre>
  *
@@ -74,6 +75,7 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
     static final int OFFSET_FLAGS = 64;
     static final int OFFSET_BACKING_COUNT = 68;
     static final int OFFSET_SLOTS = 72;
+    static final int OFFSET_FINGERPRINTS = OFFSET_SLOTS + BACKINGS_MAX * AttachedBacking.SLOT_BYTES;
     static final int OFFSET_CRC = BYTES - Integer.BYTES;
     private static final String NAME = "cache superblock";
 
@@ -148,6 +150,7 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
         buffer.putInt(OFFSET_BACKING_COUNT, backings.size());
         for (int i = 0; i < backings.size(); i++) {
             backings.get(i).encode(buffer, OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
+            buffer.putLong(OFFSET_FINGERPRINTS + i * Long.BYTES, backings.get(i).fingerprint());
         }
         buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
         return bytes;
@@ -177,8 +180,9 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
             }
             List<AttachedBacking> backings = new ArrayList<>(backingCount);
             for (int i = 0; i < backingCount; i++) {
+                long fingerprint = reader.seek(OFFSET_FINGERPRINTS + i * Long.BYTES).u64Bits("fingerprint[" + i + "]");
                 reader.seek(OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
-                backings.add(AttachedBacking.decode(reader, i));
+                backings.add(AttachedBacking.decode(reader, i, fingerprint));
             }
             try {
                 return DecodeResult.ok(new CacheSuperblock(sequence, cacheSetUuid, logicalBlockBytes,

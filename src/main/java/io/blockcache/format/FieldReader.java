@@ -71,6 +71,11 @@ final class FieldReader {
         return buffer.getInt(take(field, 4));
     }
 
+    /** Reads a u64 whose full range is valid (hashes), as the raw long bits. */
+    long u64Bits(String field) throws MalformedException {
+        return buffer.getLong(take(field, 8));
+    }
+
     /** Reads a u64 that this version keeps below 2^63 (sequences, sectors, byte sizes). */
     long u64(String field) throws MalformedException {
         int at = take(field, 8);
