@@ -3,7 +3,7 @@ package io.blockcache.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.device.IoResult;
-import MemoryDevice;
+import io.blockcache.device.MemoryDevice;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.loop.Prng;
 import io.blockcache.volume.Volume;
