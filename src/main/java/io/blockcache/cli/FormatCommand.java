@@ -44,7 +44,7 @@ import picocli.CommandLine.Spec;
                 "Missing files are created sparse at --cache-size / --backing-size. A file that already holds a"
                         + " blockcache superblock or backing header is refused unless --force is given: formatting"
                         + " destroys the cache set and any dirty data in it. Backing data after the first 1 MiB"
-                        + " (the backing header) is left untouched."},
+                        + " (the backing header) is left untouched; with --in-place nothing is written on a backing."},
         footer = {"", "Example: blockcache format --cache cache.img --cache-size 1G --backing disk.img"
                 + " --backing-size 10G"})
 final class FormatCommand implements Callable<Integer> {
@@ -90,6 +90,12 @@ final class FormatCommand implements Callable<Integer> {
     @Option(names = "--force", description = "Overwrite files that already hold blockcache metadata.")
     private boolean force;
 
+    @Option(names = "--in-place", description = "Cache the backing stores in place: write nothing on them (no header),"
+            + " export each whole, with its existing data visible at once; the cache records each one's size and a"
+            + " fingerprint of sampled blocks and refuses a device that does not match at open (docs/FORMAT.md"
+            + " section 4.1).")
+    private boolean inPlace;
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
@@ -126,7 +132,7 @@ final class FormatCommand implements Callable<Integer> {
                         case BackingLocation.Nbd nbd -> openNbd(loop, nbd.uri());
                     };
                     devices.add(device);
-                    specs.add(new BackingSpec(exportNames.get(i), device));
+                    specs.add(new BackingSpec(exportNames.get(i), device, inPlace));
                 }
                 ProgressLine progress = new ProgressLine(err, "format: clearing the journal",
                         ProgressLine.stderrIsTerminal());

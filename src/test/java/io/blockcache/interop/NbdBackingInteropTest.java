@@ -107,6 +107,46 @@ class NbdBackingInteropTest {
     }
 
     @Test
+    void aRemoteExportCachedInPlaceKeepsItsDataAndSizeAndIsRefusedAfterAWriteBehindTheBack() throws Exception {
+        // Proves format --in-place over nbd://: nothing is written on the export, blockcache exports exactly its
+        // size with its data visible at once, writes drain to the same offsets (no header), and after a clean
+        // stop a write behind the cache's back to a sampled block (byte 0) makes the next serve refuse it.
+        ExternalTool.require("nbdcopy");
+        Path remoteFile = RandomFiles.write(dir.resolve("remote.img"), (int) REMOTE_BYTES, 31);
+        String before = RandomFiles.sha256(remoteFile, REMOTE_BYTES);
+        Path data = dataDir();
+        try (RemoteNbdServer remote = RemoteNbdServer.qemuNbd(dir, remoteFile, "vol")) {
+            ExternalTool.Run format = cli("format", "--cache", data.resolve("cache.img").toString(), "--cache-size",
+                    "64M", "--backing", remote.uri("vol"), "--in-place");
+            assertThat(format.exitCode()).as(format.describe()).isZero();
+            assertThat(RandomFiles.sha256(remoteFile, REMOTE_BYTES)).as("nothing written").isEqualTo(before);
+            Path overwrite = RandomFiles.write(dir.resolve("overwrite.bin"), 1 << 20, 32);
+            try (ServeProcess serve = ServeProcess.start(data, "first", backing(remote) + KEEP_DIRTY)) {
+                ExternalTool.Run info = ExternalTool.run(dir, TOOL_TIMEOUT, List.of("nbdinfo", "--size", serve.uri()));
+                assertThat(info.out().strip()).isEqualTo(Long.toString(REMOTE_BYTES));
+                Path whole = dir.resolve("whole.img");
+                run("nbdcopy", serve.uri(), whole.toString());
+                assertThat(RandomFiles.sha256(whole, REMOTE_BYTES)).isEqualTo(before);
+                run("nbdcopy", "--flush", overwrite.toString(), serve.uri());
+                ExternalTool.Run drain = cli("drain", "--volume", "default", "--admin", serve.adminHostPort());
+                assertThat(drain.exitCode()).as(drain.describe()).isZero();
+            } // SIGTERM: a clean stop, which takes the fingerprint again
+            assertThat(slice(remoteFile, 0, 1 << 20)).isEqualTo(Files.readAllBytes(overwrite));
+            try (ServeProcess again = ServeProcess.start(data, "second", backing(remote))) {
+                assertThat(again.log()).doesNotContain("refus");
+            }
+            try (RandomAccessFile raf = new RandomAccessFile(remoteFile.toFile(), "rw")) {
+                raf.write(new byte[] {1, 2, 3}); // behind the cache's back, into sampled block 0
+            }
+            ExternalTool.Run refused = cli("serve", "--data-dir", data.toString(), "--backing",
+                    "default=" + remote.uri("vol"), "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
+            assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
+            assertThat(refused.err().strip().lines()).as(refused.describe()).hasSize(1);
+            assertThat(refused.err()).contains("written behind the cache's back");
+        }
+    }
+
+    @Test
     void badRemoteBackingsAreOneLineErrorsAndNothingIsWritten() throws Exception {
         // Proves the start-up refusals of serve: nothing listening, a missing export, an export too small for the
         // header, and (after a format) a blank export or the right one grown: each exit 1 with one line, no cache
