@@ -93,7 +93,7 @@ final class FormatCommand implements Callable<Integer> {
     @Option(names = "--in-place", description = "Cache the backing stores in place: write nothing on them (no header),"
             + " export each whole, with its existing data visible at once; the cache records each one's size and a"
             + " fingerprint of sampled blocks and refuses a device that does not match at open (docs/FORMAT.md"
-            + " section 4.1).")
+            + " section 4.2).")
     private boolean inPlace;
 
     @Override

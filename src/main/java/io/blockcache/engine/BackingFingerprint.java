@@ -8,11 +8,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.function.Consumer;
 
 /**
- * The identity of a backing device cached in place (docs/FORMAT.md §4.1), which carries no header: the first
+ * The identity of a backing device cached in place (docs/FORMAT.md §4.2), which carries no header: the first
  * 8 bytes of a SHA-256 over its size and {@link #SAMPLES} sampled 4 KiB blocks (the first, the last, and evenly
  * spaced ones between). Cheap (a few reads, also over a remote NBD export), and what tells a swapped disk or
  * another export from this one; it also catches a write behind the cache's back that hits a sampled block, and
- * nothing else (docs/FORMAT.md §4.1 says what that means). Device names, paths and NBD export names are not in
+ * nothing else (docs/FORMAT.md §4.2 says what that means). Device names, paths and NBD export names are not in
  * it: the same disk may be reached under another one.
  *
  * <p>Thread rule: the device's loop; the answer comes through {@code done}.

@@ -8,7 +8,7 @@ import java.util.Objects;
  *
  * @param name export name, 1..63 bytes of UTF-8, unique in the cache set
  * @param device the whole backing device; its first {@code 1 MiB} holds the backing header, unless in place
- * @param inPlace at format: cache the device in place (docs/FORMAT.md §4.1): write nothing on it, export all of it,
+ * @param inPlace at format: cache the device in place (docs/FORMAT.md §4.2): write nothing on it, export all of it,
  *     identify it by size and fingerprint; at open the superblock decides and this is ignored
  */
 public record BackingSpec(String name, BlockDevice device, boolean inPlace) {

@@ -5,7 +5,7 @@ import io.blockcache.format.AttachedBacking;
 import java.util.function.Consumer;
 
 /**
- * The open-time identity check of a backing device cached in place (docs/FORMAT.md §4.1), which has no header to
+ * The open-time identity check of a backing device cached in place (docs/FORMAT.md §4.2), which has no header to
  * read: its size must equal the volume size, and after a clean stop its {@link BackingFingerprint} must equal the
  * one the clean stop recorded. After an unclean stop the fingerprint cannot be checked (writeback may have
  * written a sampled block after it was taken), so only the size is; every clean cached copy is distrusted then

@@ -18,7 +18,7 @@ import java.util.UUID;
  *  +-------------------+-------------------+-------------------+-------+---+-------------------------+
  * </pre>
  *
- * <p><b>In place</b> ({@link #IN_PLACE_DATA_OFFSET_BYTES}, docs/FORMAT.md §4.1): the backing device carries no
+ * <p><b>In place</b> ({@link #IN_PLACE_DATA_OFFSET_BYTES}, docs/FORMAT.md §4.2): the backing device carries no
  * header and nothing of the cache; volume byte 0 is device byte 0 and the volume is the whole device. Its identity
  * is then the size and a {@code fingerprint} of sampled blocks, kept in the superblock (not in this slot: the
  * 16 slots fill their area) and re-taken at every clean shutdown.

@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Caching a backing device in place (docs/FORMAT.md §4.1): nothing written on it at format, its data visible at
+ * Caching a backing device in place (docs/FORMAT.md §4.2): nothing written on it at format, its data visible at
  * once through a volume of exactly its size, and its identity (size, fingerprint) checked at open.
  */
 class InPlaceTest {
