@@ -3,14 +3,10 @@ package io.blockcache.cli;
 import io.blockcache.bench.BackingBench;
 import io.blockcache.bench.BackingBenchReport;
 import io.blockcache.bench.BackingBenchResult;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -45,19 +41,10 @@ final class BenchBackingCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Path workDir = Files.createTempDirectory(Files.createDirectories(dir), "blockcache-bench-backing-");
-        List<BackingBenchResult> results;
-        try {
-            results = new BackingBench(workDir, line -> {
-                err.println("bench backing: " + line);
-                err.flush();
-            }).run();
-        } catch (IOException e) {
-            err.println("bench backing: " + e.getMessage());
-            err.flush();
+        List<BackingBenchResult> results = BenchWorkDir.run(dir, "bench backing", err,
+                (workDir, progress) -> new BackingBench(workDir, progress).run());
+        if (results == null) {
             return 1;
-        } finally {
-            deleteTree(workDir);
         }
         if (json) {
             results.forEach(result -> out.println(result.toJsonLine()));
@@ -69,13 +56,5 @@ final class BenchBackingCommand implements Callable<Integer> {
         err.println("bench backing: chart written to " + chart);
         err.flush();
         return 0;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
     }
 }

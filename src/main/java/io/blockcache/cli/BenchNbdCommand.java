@@ -3,14 +3,10 @@ package io.blockcache.cli;
 import io.blockcache.bench.NbdBench;
 import io.blockcache.bench.NbdBenchReport;
 import io.blockcache.bench.NbdBenchResult;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -55,19 +51,10 @@ final class BenchNbdCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Path workDir = Files.createTempDirectory(Files.createDirectories(dir), "blockcache-bench-nbd-");
-        List<NbdBenchResult> results;
-        try {
-            results = new NbdBench(workDir, quick, baseline, line -> {
-                err.println("bench nbd: " + line);
-                err.flush();
-            }).run();
-        } catch (IOException e) {
-            err.println("bench nbd: " + e.getMessage());
-            err.flush();
+        List<NbdBenchResult> results = BenchWorkDir.run(dir, "bench nbd", err,
+                (workDir, progress) -> new NbdBench(workDir, quick, baseline, progress).run());
+        if (results == null) {
             return 1;
-        } finally {
-            deleteTree(workDir);
         }
         if (json) {
             results.forEach(result -> out.println(result.toJsonLine()));
@@ -79,13 +66,5 @@ final class BenchNbdCommand implements Callable<Integer> {
         err.println("bench nbd: chart written to " + chart);
         err.flush();
         return 0;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
     }
 }
