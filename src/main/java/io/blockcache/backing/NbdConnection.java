@@ -179,19 +179,6 @@ final class NbdConnection {
         return cut;
     }
 
-    /** Ends the session politely (NBD_CMD_DISC) when the sender is idle, then aborts. */
-    List<NbdCommand> disconnect() {
-        try {
-            synchronized (out) {
-                writeHeader(NbdProtocol.CMD_DISC, 0, 0, 0, 0);
-                out.flush();
-            }
-        } catch (IOException ignored) {
-            // Going away anyway; the abort below cuts off whatever is left.
-        }
-        return abort();
-    }
-
     private void closeQuietly() {
         try {
             socket.close();
@@ -234,7 +221,8 @@ final class NbdConnection {
         }
     }
 
-    private void writeHeader(int type, int flags, long cookie, long offsetBytes, int lengthBytes) throws IOException {
+    private void writeHeader(int type, int flags, long cookie, long offsetBytes, int lengthBytes)
+            throws IOException {
         out.writeInt(NbdProtocol.REQUEST_MAGIC);
         out.writeShort(flags);
         out.writeShort(type);

@@ -493,7 +493,9 @@ public final class NbdDevice implements BlockDevice {
         }
         reconnector.stop();
         for (NbdConnection connection : open) {
-            for (NbdCommand command : connection.disconnect()) {
+            // Closed without NBD_CMD_DISC (a SHOULD in doc/proto.md): sending it could block the loop on a full
+            // socket; the server sees the connection end, which every server handles.
+            for (NbdCommand command : connection.abort()) {
                 command.done.done(command, closedResult(command), true);
             }
         }
