@@ -66,6 +66,8 @@ public final class NbdDevice implements BlockDevice {
     /** Writes waiting for the replay log to shrink; bounded by the engine's writes in flight. */
     private final ArrayDeque<NbdCommand> parkedWrites = new ArrayDeque<>();
     private boolean internalFlushInFlight;
+    /** Bytes of non-FUA engine writes sent and not yet answered: they join the replay log when acknowledged. */
+    private long writeBytesInFlight;
     private String awayReason;
     private String serverFlushFailure;
 
@@ -307,14 +309,17 @@ public final class NbdDevice implements BlockDevice {
                 }
                 failure = IoResult.error(IoStatus.IO_ERROR, uri + ": " + command.describe()
                         + ": the server is away (" + awayReason + "); reconnecting");
-            } else if (command.op == DeviceOp.WRITE && command.callback != null && log.bytes() >= REPLAY_BYTES_MAX
-                    && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0) {
-                parkedWrites.addLast(command);
+            } else if (logged(command) && log.bytes() + writeBytesInFlight + command.lengthBytes > REPLAY_BYTES_MAX
+                    && log.bytes() + writeBytesInFlight > 0) {
+                parkedWrites.addLast(command); // sent once a flush (ours, if need be) or a reply makes room
                 startInternalFlush();
                 return;
             } else {
                 if (command.op == DeviceOp.FLUSH) {
                     command.flushCoversSeq = log.lastSeq();
+                }
+                if (logged(command)) {
+                    writeBytesInFlight += command.lengthBytes;
                 }
                 NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
                 sent = connection.send(command);
@@ -328,8 +333,25 @@ public final class NbdDevice implements BlockDevice {
         }
     }
 
+    /** True for the writes the replay log keeps once acknowledged: the engine's writes without FUA. */
+    private static boolean logged(NbdCommand command) {
+        return command.op == DeviceOp.WRITE && command.callback != null
+                && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0;
+    }
+
     /** The end of every engine command; the connection's reader or the thread that aborted it. */
     private void commandDone(NbdCommand command, IoResult result, boolean brokenConnection) {
+        if (logged(command)) {
+            if (!brokenConnection) {
+                afterReply(command, result); // into the log before it stops counting as in flight
+            }
+            synchronized (lock) {
+                writeBytesInFlight -= command.lengthBytes;
+            }
+            unpark();
+            finish(command, brokenConnection ? closedOr(command, result) : result);
+            return;
+        }
         if (brokenConnection) {
             synchronized (lock) {
                 if (command.op == DeviceOp.FLUSH && !closed) {
@@ -362,8 +384,8 @@ public final class NbdDevice implements BlockDevice {
 
     /** Sends the client's own flush to shrink the replay log; with the lock held. */
     private void startInternalFlush() {
-        if (internalFlushInFlight || connections.isEmpty()) {
-            return;
+        if (internalFlushInFlight || connections.isEmpty() || log.bytes() == 0) {
+            return; // with nothing logged yet, the replies of the writes in flight make room (unpark)
         }
         internalFlushInFlight = true;
         NbdCommand flush = new NbdCommand(DeviceOp.FLUSH, NbdProtocol.CMD_FLUSH, 0, 0, 0, null,
@@ -389,7 +411,10 @@ public final class NbdDevice implements BlockDevice {
     private void unpark() {
         List<NbdCommand> ready = new ArrayList<>();
         synchronized (lock) {
-            while (!parkedWrites.isEmpty() && log.bytes() < REPLAY_BYTES_MAX && !connections.isEmpty()) {
+            long roomBytes = REPLAY_BYTES_MAX - log.bytes() - writeBytesInFlight;
+            while (!parkedWrites.isEmpty() && !connections.isEmpty()
+                    && (parkedWrites.peekFirst().lengthBytes <= roomBytes || log.bytes() + writeBytesInFlight == 0)) {
+                roomBytes -= parkedWrites.peekFirst().lengthBytes;
                 ready.add(parkedWrites.removeFirst());
             }
             if (!parkedWrites.isEmpty()) {

@@ -154,6 +154,39 @@ class NbdClientInteropTest {
         assertThat(device.unflushedBytes()).isZero();
     }
 
+    @Test
+    void moreUnflushedWritesThanTheReplayLogHoldsAreParkedFlushedAndAllLand() throws Exception {
+        // Proves the replay log's bound: 80 MiB of writes submitted at once without a flush (the log holds
+        // 64 MiB, writes in flight included) all complete, the client flushes on its own to make room, the log
+        // never holds more than its bound, and every block reads back.
+        RemoteNbdServer server = closeLater(RemoteNbdServer.nbdkit(dir, List.of("memory", "96M")));
+        NbdDevice device = open(server.uri(""), 1);
+        int chunkBytes = 1 << 20;
+        int chunks = 80;
+        long[] unflushedMax = new long[1];
+        List<IoResult> results = LoopCalls.await(loop, done -> {
+            List<IoResult> all = new ArrayList<>();
+            for (int i = 0; i < chunks; i++) {
+                byte[] chunk = new byte[chunkBytes];
+                Arrays.fill(chunk, (byte) (i + 1));
+                device.write((long) i * chunkBytes, ByteBuffer.wrap(chunk), false, result -> {
+                    all.add(result);
+                    unflushedMax[0] = Math.max(unflushedMax[0], device.unflushedBytes());
+                    if (all.size() == chunks) {
+                        done.accept(all);
+                    }
+                });
+            }
+        }, WAIT);
+        assertThat(results).allMatch(IoResult::ok);
+        assertThat(unflushedMax[0]).isPositive().isLessThanOrEqualTo(64L << 20);
+        for (int i = 0; i < chunks; i += 13) {
+            byte[] expected = new byte[4096];
+            Arrays.fill(expected, (byte) (i + 1));
+            assertThat(read(device, (long) i * chunkBytes + chunkBytes - 4096, 4096)).isEqualTo(expected);
+        }
+    }
+
     /** Reads until one fails (the client learns of the kill when the socket reports it), at most WAIT. */
     private IoResult awaitFailure(NbdDevice device) throws InterruptedException {
         long deadlineNs = System.nanoTime() + WAIT.toNanos();
