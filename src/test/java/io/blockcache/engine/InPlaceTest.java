@@ -37,14 +37,16 @@ class InPlaceTest {
 
     @Test
     void formatWritesNothingOnTheBackingAndItsDataIsVisibleAtOnce() {
-        // Proves format --in-place leaves every byte of the backing as it was, the volume is the whole device and
-        // reads return the backing's existing data at the same offsets.
+        // Proves format --in-place and the first open leave every byte of the backing as it was, the volume is the
+        // whole device and reads return the backing's existing data at the same offsets.
         int deviceBytes = (int) sim.backing.sizeBytes();
         byte[] existing = SimCacheSet.pattern(9, deviceBytes);
         sim.rawWrite(sim.backing, 0, existing);
         formatInPlace();
         assertThat(sim.rawRead(sim.backing, 0, deviceBytes)).isEqualTo(existing);
         CacheSet set = openOk();
+        assertThat(sim.rawRead(sim.backing, 0, deviceBytes)).as("open writes nothing either (no damage map)")
+                .isEqualTo(existing);
         Volume volume = set.volumes().get(0);
         assertThat(set.superblock().backings().get(0).inPlace()).isTrue();
         assertThat(set.superblock().backings().get(0).volumeSizeBytes()).isEqualTo(deviceBytes);
