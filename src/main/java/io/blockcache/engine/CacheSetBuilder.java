@@ -135,7 +135,9 @@ final class CacheSetBuilder {
                     attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
             BlockDevice backing = backings.get(i).device();
             DamageMapGeometry geometry = DamageMapGeometry.of(attached.dataOffsetBytes(), attached.volumeSizeBytes());
-            DamageMap damage = geometry == null ? null : new DamageMap(loop, backing, attached.backingUuid(), geometry,
+            // The damage map is opt-in until the fuzz's failing seeds with it are fixed (CacheSetOptions.damageMap).
+            boolean mapped = geometry != null && options.damageMap();
+            DamageMap damage = !mapped ? null : new DamageMap(loop, backing, attached.backingUuid(), geometry,
                     attached.volumeSizeBytes(), mapAreas.get(i));
             volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space,
                     new VolumeIndex(attached.volumeId(), index, journal, space), journal, damage));

@@ -16,9 +16,12 @@ import java.util.concurrent.TimeUnit;
  * @param journalEntryBytesMax the largest journal entry; default 256 KiB (a commit never writes more at once)
  * @param mode the initial cache mode of every volume
  * @param verifyIndexEachOperation run the index's whole-structure check after every change (tests only)
+ * @param damageMap keep each backing device's damage map (docs/FORMAT.md §4.1): off by default, because the
+ *     fuzz finds seeds where running with it loses acknowledged data or breaks the epoch prefix (docs/TESTING.md,
+ *     "Known failing seeds"); until that is fixed it is for experiments only
  */
 public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long journalDelayNs, int journalEntryBytesMax,
-                              CacheMode mode, boolean verifyIndexEachOperation) {
+                              CacheMode mode, boolean verifyIndexEachOperation, boolean damageMap) {
     public CacheSetOptions {
         if (bucketSizeBytes < CacheSuperblock.BUCKET_SIZE_BYTES_MIN
                 || bucketSizeBytes > CacheSuperblock.BUCKET_SIZE_BYTES_MAX
@@ -46,35 +49,42 @@ public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long jour
     /** Defaults: 1 MiB buckets, automatic journal size, 100 ms journal delay, write-back. */
     public static CacheSetOptions defaults() {
         return new CacheSetOptions(CacheSuperblock.BUCKET_SIZE_BYTES_DEFAULT, 0, TimeUnit.MILLISECONDS.toNanos(100),
-                256 * 1024, CacheMode.WRITEBACK, false);
+                256 * 1024, CacheMode.WRITEBACK, false, false);
     }
 
     /** A copy with another bucket size. */
     public CacheSetOptions withBucketSizeBytes(int newBucketSizeBytes) {
         return new CacheSetOptions(newBucketSizeBytes, journalBuckets, journalDelayNs,
-                Math.min(journalEntryBytesMax, newBucketSizeBytes), mode, verifyIndexEachOperation);
+                Math.min(journalEntryBytesMax, newBucketSizeBytes), mode, verifyIndexEachOperation, damageMap);
     }
 
     /** A copy with another journal size (0 = automatic). */
     public CacheSetOptions withJournalBuckets(int newJournalBuckets) {
         return new CacheSetOptions(bucketSizeBytes, newJournalBuckets, journalDelayNs, journalEntryBytesMax, mode,
-                verifyIndexEachOperation);
+                verifyIndexEachOperation, damageMap);
     }
 
     /** A copy with the index self-check switched on or off. */
     public CacheSetOptions withVerifyIndex(boolean verify) {
-        return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode, verify);
+        return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode, verify,
+                damageMap);
     }
 
     /** A copy with another group-commit delay. */
     public CacheSetOptions withJournalDelayNs(long newJournalDelayNs) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, newJournalDelayNs, journalEntryBytesMax, mode,
-                verifyIndexEachOperation);
+                verifyIndexEachOperation, damageMap);
     }
 
     /** A copy with another initial cache mode. */
     public CacheSetOptions withMode(CacheMode newMode) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, newMode,
-                verifyIndexEachOperation);
+                verifyIndexEachOperation, damageMap);
+    }
+
+    /** A copy with the damage map switched on or off (see {@code damageMap} above). */
+    public CacheSetOptions withDamageMap(boolean on) {
+        return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode,
+                verifyIndexEachOperation, on);
     }
 }

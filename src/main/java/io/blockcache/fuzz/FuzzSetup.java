@@ -59,7 +59,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         int bucketBytes = BUCKET_BYTES[prng.nextInt(BUCKET_BYTES.length)];
         int volumeCount = 1 + prng.nextInt(3);
         CacheMode firstMode = pick(prng, CacheMode.values());
-        CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(bucketBytes)
+        // The fuzz keeps the damage map on (opt-in in the product): its oracle (g) checks it.
+        CacheSetOptions options = CacheSetOptions.defaults().withDamageMap(true).withBucketSizeBytes(bucketBytes)
                 .withJournalBuckets(3 + prng.nextInt(2)).withMode(firstMode)
                 .withJournalDelayNs(JOURNAL_DELAYS_NS[prng.nextInt(JOURNAL_DELAYS_NS.length)]);
         long rangeBytes = (1L + prng.nextInt(3)) << 20;

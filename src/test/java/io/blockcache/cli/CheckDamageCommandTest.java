@@ -65,7 +65,7 @@ class CheckDamageCommandTest {
             FileDevice cacheDevice = FileDevice.open(loop, cache(), FileDeviceOptions.DEFAULTS);
             FileDevice backingDevice = FileDevice.open(loop, backing(), FileDeviceOptions.DEFAULTS);
             try {
-                CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10);
+                CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10).withDamageMap(true);
                 CacheSet set = LoopCalls.<Outcome<CacheSet>>await(loop, done -> CacheSet.open(loop, cacheDevice,
                         List.of(new BackingSpec("default", backingDevice)), options, done), WAIT).orThrow();
                 LoopCalls.<Void>await(loop, done -> {

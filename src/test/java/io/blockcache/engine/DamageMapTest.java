@@ -33,7 +33,9 @@ class DamageMapTest {
     }
 
     private CacheSet open() {
-        Outcome<CacheSet> opened = sim.open(sim.cache, specs);
+        // The damage map is opt-in (CacheSetOptions.damageMap); this test is about it.
+        Outcome<CacheSet> opened = sim.await(done -> CacheSet.open(sim.loop, sim.cache, specs,
+                SimCacheSet.OPTIONS.withDamageMap(true), done));
         assertThat(opened.error()).isNull();
         CacheSet set = opened.value();
         set.knobs().find("writeback." + SimCacheSet.EXPORT + ".running").set("false"); // keep the data dirty

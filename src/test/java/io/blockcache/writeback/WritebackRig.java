@@ -54,7 +54,7 @@ final class WritebackRig {
     }
 
     static CacheSetOptions options() {
-        return CacheSetOptions.defaults().withBucketSizeBytes(BUCKET_BYTES);
+        return CacheSetOptions.defaults().withBucketSizeBytes(BUCKET_BYTES).withDamageMap(true);
     }
 
     /** Opens the cache set on the current loop; {@code tune} adjusts writeback settings before anything runs. */
