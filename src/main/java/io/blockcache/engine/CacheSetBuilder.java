@@ -135,7 +135,7 @@ final class CacheSetBuilder {
                     attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
             BlockDevice backing = backings.get(i).device();
             DamageMapGeometry geometry = DamageMapGeometry.of(attached.dataOffsetBytes(), attached.volumeSizeBytes());
-            // The damage map is opt-in until the fuzz's failing seeds with it are fixed (CacheSetOptions.damageMap).
+            // The damage map is opt-in (CacheSetOptions.damageMap says why).
             boolean mapped = geometry != null && options.damageMap();
             DamageMap damage = !mapped ? null : new DamageMap(loop, backing, attached.backingUuid(), geometry,
                     attached.volumeSizeBytes(), mapAreas.get(i));

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
  * @param journalEntryBytesMax the largest journal entry; default 256 KiB (a commit never writes more at once)
  * @param mode the initial cache mode of every volume
  * @param verifyIndexEachOperation run the index's whole-structure check after every change (tests only)
- * @param damageMap keep each backing device's damage map (docs/FORMAT.md §4.1): off by default, because the
- *     fuzz finds seeds where running with it loses acknowledged data or breaks the epoch prefix (docs/TESTING.md,
- *     "Known failing seeds"); until that is fixed it is for experiments only
+ * @param damageMap keep each backing device's damage map (docs/FORMAT.md §4.1): off by default, because with it
+ *     on a write-back write into an unmarked region fails while the backing device is unreachable, a trade-off
+ *     not decided yet
  */
 public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long journalDelayNs, int journalEntryBytesMax,
                               CacheMode mode, boolean verifyIndexEachOperation, boolean damageMap) {

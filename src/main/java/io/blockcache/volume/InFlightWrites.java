@@ -36,6 +36,9 @@ public final class InFlightWrites {
         private boolean fillRaced;
         private List<long[]> hidden;
         private List<long[]> installedOver;
+        // For a write around the cache: the older writes it hid at submission (see aroundWriteFailed).
+        private List<Entry> hid;
+        private boolean hiderFailed;
 
         private Entry(long sequence, long startSector, long endSector, boolean fill) {
             this.sequence = sequence;
@@ -66,6 +69,14 @@ public final class InFlightWrites {
          */
         public boolean hiddenByAroundWrite() {
             return hidden != null && (installedOver == null || hidden.size() > installedOver.size());
+        }
+
+        /**
+         * True if a newer write around the cache that hid part of this entry failed: that part of this write's data
+         * was never installed, and the newer data may never have reached the backing device, so neither is kept.
+         */
+        public boolean hiddenByFailedAroundWrite() {
+            return hiderFailed;
         }
 
         /**
@@ -164,6 +175,19 @@ public final class InFlightWrites {
         }
     }
 
+    /**
+     * Records that a write around the cache failed: every older write it hid has lost the hidden part (neither its
+     * data nor the newer write's is kept), so it must not be acknowledged as written. Call before {@link #end}.
+     * Found by the fuzz (seed 23011 of session 3): the older write was acknowledged, flushed, and read as zero.
+     */
+    public void aroundWriteFailed(Entry around) {
+        if (around.hid != null) {
+            for (Entry older : around.hid) {
+                older.hiderFailed = true;
+            }
+        }
+    }
+
     /** Removes a finished (or failed) entry; then starts the reads it alone held back. */
     public void end(Entry entry) {
         if (!entries.remove(entry)) {
@@ -245,6 +269,12 @@ public final class InFlightWrites {
             Entry other = entries.get(i);
             if (other.sequence < newer.sequence && !other.fill && other.overlaps(newer.startSector, newer.endSector)) {
                 other.hide(newer.startSector, newer.endSector, byInstall);
+                if (!byInstall) {
+                    if (newer.hid == null) {
+                        newer.hid = new ArrayList<>(2);
+                    }
+                    newer.hid.add(other);
+                }
             }
         }
     }

@@ -40,6 +40,9 @@ final class RangeEraser {
         context.backingGate.run(startSector, lengthSectors, release -> context.backingDevice.discard(
                 context.backingOffset(startSector), lengthBytes, result -> {
                     release.run();
+                    if (!result.ok()) {
+                        context.inFlight.aroundWriteFailed(entry);
+                    }
                     context.inFlight.end(entry);
                     done.complete(result.ok() ? IoResult.OK
                             : IoResult.error(IoStatus.IO_ERROR, "backing device discard failed: " + result.message()));
@@ -72,6 +75,9 @@ final class RangeEraser {
         context.backingGate.run(startSector, lengthSectors, release -> zeroWriter.write(startSector, lengthSectors, fua,
                 result -> {
                     release.run();
+                    if (!result.ok()) {
+                        context.inFlight.aroundWriteFailed(entry);
+                    }
                     context.inFlight.end(entry);
                     if (result.ok() && !fua) {
                         flushes.noteBackingWrite();

@@ -106,7 +106,7 @@ final class WriteRouter {
                 cached.write(entry, result -> {
                     context.inFlight.end(entry);
                     if (result.ok() && entry.hiddenByAroundWrite()) {
-                        afterAroundWrites(startSector, lengthSectors, fua, durable, done);
+                        afterAroundWrites(entry, startSector, lengthSectors, fua, durable, done);
                         return;
                     }
                     durable.complete(result);
@@ -139,10 +139,13 @@ final class WriteRouter {
      * Found by the fuzz: acknowledged at once, such a write's part was lost in a power cut although a FUA
      * (seed 156) or a later FLUSH (seed 2209) had made it durable.
      */
-    private void afterAroundWrites(long startSector, long lengthSectors, boolean fua, IoCallback durable,
-                                   IoCallback done) {
+    private void afterAroundWrites(InFlightWrites.Entry entry, long startSector, long lengthSectors, boolean fua,
+                                   IoCallback durable, IoCallback done) {
         context.inFlight.whenNoAroundWriteOverlaps(startSector, lengthSectors, () -> context.loop.execute(() -> {
-            if (fua) {
+            if (entry.hiddenByFailedAroundWrite()) {
+                durable.complete(IoResult.error(IoStatus.IO_ERROR, "a newer overlapping write around the cache"
+                        + " failed, and this write's data under it was not kept"));
+            } else if (fua) {
                 flushes.flush(done);
             } else {
                 durable.complete(IoResult.OK);
@@ -160,6 +163,9 @@ final class WriteRouter {
         InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, true);
         context.invalidate(startSector, lengthSectors);
         IoJoin parts = new IoJoin(result -> {
+            if (!result.ok()) {
+                context.inFlight.aroundWriteFailed(entry);
+            }
             context.inFlight.end(entry);
             callback.complete(result);
         });
