@@ -75,7 +75,7 @@ class FuzzRegressionTest {
         // acknowledged: its hidden part was never installed and the newer data never landed (a stale read, a
         // sector read as zero after recovery, a broken epoch prefix). Found with the damage map and epochs on
         // (session 3), whose extra waits made the overlap likely; the generator of today (ordering drawn).
-        for (long seed : new long[] {20043, 23011, 23181, 23930, 26440, 27583, 26726}) {
+        for (long seed : new long[] {20043, 23011, 23181, 23930, 26440, 27583}) {
             FuzzScenario.run(seed);
         }
     }
