@@ -33,6 +33,16 @@ public interface BlockDevice extends AutoCloseable {
     /** Returns the alignment in bytes that offsets and lengths must have (512 or 4096). */
     int logicalBlockBytes();
 
+    /**
+     * Returns the size in bytes of the aligned unit this device stores most cheaply: its logical block
+     * for a disk, one chunk object for an object store (where writing part of a chunk costs a read of the
+     * old chunk). Writeback may group its runs by this unit when it is larger than a logical block.
+     * A power of two, at least {@link #logicalBlockBytes()}; constant for the device's life. Any thread.
+     */
+    default int writeUnitBytes() {
+        return logicalBlockBytes();
+    }
+
     /** Reads {@code dst.remaining()} bytes starting at byte {@code offsetBytes}. */
     void read(long offsetBytes, ByteBuffer dst, IoCallback callback);
 

@@ -39,6 +39,11 @@ public abstract class ForwardingDevice implements BlockDevice {
     }
 
     @Override
+    public int writeUnitBytes() {
+        return inner.writeUnitBytes();
+    }
+
+    @Override
     public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
         inner.read(offsetBytes, dst, callback);
     }
