@@ -61,38 +61,22 @@ public record BackingHeader(UUID backingUuid, UUID cacheSetUuid, long dataOffset
     /** Encodes this header into a new 4 KiB block. */
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];
-        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
-        buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
-        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
+        ByteBuffer buffer = BlockEnvelope.open(bytes, MAGIC);
         ByteLayout.putUuid(buffer, OFFSET_BACKING_UUID, backingUuid);
         ByteLayout.putUuid(buffer, OFFSET_CACHE_SET_UUID, cacheSetUuid);
         buffer.putLong(OFFSET_DATA_OFFSET, dataOffsetBytes);
         buffer.putLong(OFFSET_VOLUME_SIZE, volumeSizeBytes);
-        buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
-        return bytes;
+        return BlockEnvelope.seal(bytes, OFFSET_CRC);
     }
 
     /** Decodes the block at {@code bytes[offsetBytes..]}; never throws on bad bytes. */
     public static DecodeResult<BackingHeader> decode(byte[] bytes, int offsetBytes) {
-        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, BYTES,
-                MAGIC, OFFSET_CRC, NAME);
-        if (envelope != null) {
-            return DecodeResult.failed(envelope);
-        }
-        FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
-        try {
+        return BlockEnvelope.decode(bytes, offsetBytes, BYTES, MAGIC, OFFSET_CRC, NAME, OFFSET_DATA_OFFSET, reader -> {
             UUID backingUuid = reader.seek(OFFSET_BACKING_UUID).uuid("backingUuid");
             UUID cacheSetUuid = reader.seek(OFFSET_CACHE_SET_UUID).uuid("cacheSetUuid");
             long dataOffsetBytes = reader.seek(OFFSET_DATA_OFFSET).u64("dataOffsetBytes");
             long volumeSizeBytes = reader.seek(OFFSET_VOLUME_SIZE).u64("volumeSizeBytes");
-            try {
-                return DecodeResult.ok(new BackingHeader(backingUuid, cacheSetUuid, dataOffsetBytes,
-                        volumeSizeBytes));
-            } catch (IllegalArgumentException e) {
-                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_DATA_OFFSET, e.getMessage());
-            }
-        } catch (MalformedException e) {
-            return DecodeResult.failed(e.error());
-        }
+            return new BackingHeader(backingUuid, cacheSetUuid, dataOffsetBytes, volumeSizeBytes);
+        });
     }
 }

@@ -135,9 +135,7 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
     /** Encodes this superblock into a new 4 KiB block. */
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];
-        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
-        buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
-        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
+        ByteBuffer buffer = BlockEnvelope.open(bytes, MAGIC);
         buffer.putLong(OFFSET_SEQUENCE, sequence);
         ByteLayout.putUuid(buffer, OFFSET_CACHE_SET_UUID, cacheSetUuid);
         buffer.putInt(OFFSET_LOGICAL_BLOCK, logicalBlockBytes);
@@ -152,19 +150,12 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
             backings.get(i).encode(buffer, OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
             buffer.putLong(OFFSET_FINGERPRINTS + i * Long.BYTES, backings.get(i).fingerprint());
         }
-        buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
-        return bytes;
+        return BlockEnvelope.seal(bytes, OFFSET_CRC);
     }
 
     /** Decodes the block at {@code bytes[offsetBytes..]}; never throws on bad bytes. */
     public static DecodeResult<CacheSuperblock> decode(byte[] bytes, int offsetBytes) {
-        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, BYTES,
-                MAGIC, OFFSET_CRC, NAME);
-        if (envelope != null) {
-            return DecodeResult.failed(envelope);
-        }
-        FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
-        try {
+        return BlockEnvelope.decode(bytes, offsetBytes, BYTES, MAGIC, OFFSET_CRC, NAME, OFFSET_SEQUENCE, reader -> {
             long sequence = reader.seek(OFFSET_SEQUENCE).u64("sequence");
             UUID cacheSetUuid = reader.seek(OFFSET_CACHE_SET_UUID).uuid("cacheSetUuid");
             int logicalBlockBytes = reader.seek(OFFSET_LOGICAL_BLOCK).u32AsInt("logicalBlockBytes");
@@ -184,15 +175,9 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
                 reader.seek(OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
                 backings.add(AttachedBacking.decode(reader, i, fingerprint));
             }
-            try {
-                return DecodeResult.ok(new CacheSuperblock(sequence, cacheSetUuid, logicalBlockBytes,
-                        bucketSizeBytes, bucketCount, dataStartBytes, journalFirstBucket, journalBuckets, flags,
-                        backings));
-            } catch (IllegalArgumentException e) {
-                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_SEQUENCE, e.getMessage());
-            }
-        } catch (MalformedException e) {
-            return DecodeResult.failed(e.error());
-        }
+            return new CacheSuperblock(sequence, cacheSetUuid, logicalBlockBytes,
+                    bucketSizeBytes, bucketCount, dataStartBytes, journalFirstBucket, journalBuckets, flags,
+                    backings);
+        });
     }
 }

@@ -84,9 +84,7 @@ public record DamageMapBlock(long sequence, UUID backingUuid, long regionBytes, 
     /** Encodes this block into a new 4 KiB block. */
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];
-        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
-        buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
-        buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
+        ByteBuffer buffer = BlockEnvelope.open(bytes, MAGIC);
         buffer.putLong(OFFSET_SEQUENCE, sequence);
         ByteLayout.putUuid(buffer, OFFSET_BACKING_UUID, backingUuid);
         buffer.putLong(OFFSET_REGION_BYTES, regionBytes);
@@ -97,19 +95,12 @@ public record DamageMapBlock(long sequence, UUID backingUuid, long regionBytes, 
         for (int w = 0; w < WORDS; w++) {
             buffer.putLong(OFFSET_BITS + w * Long.BYTES, words[w]);
         }
-        buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, BYTES, OFFSET_CRC));
-        return bytes;
+        return BlockEnvelope.seal(bytes, OFFSET_CRC);
     }
 
     /** Decodes the block at {@code bytes[offsetBytes..]}; never throws on bad bytes. */
     public static DecodeResult<DamageMapBlock> decode(byte[] bytes, int offsetBytes) {
-        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, BYTES,
-                MAGIC, OFFSET_CRC, NAME);
-        if (envelope != null) {
-            return DecodeResult.failed(envelope);
-        }
-        FieldReader reader = new FieldReader(bytes, offsetBytes, BYTES, NAME);
-        try {
+        return BlockEnvelope.decode(bytes, offsetBytes, BYTES, MAGIC, OFFSET_CRC, NAME, OFFSET_SEQUENCE, reader -> {
             long sequence = reader.seek(OFFSET_SEQUENCE).u64("sequence");
             UUID backingUuid = reader.seek(OFFSET_BACKING_UUID).uuid("backingUuid");
             long regionBytes = reader.seek(OFFSET_REGION_BYTES).u64("regionBytes");
@@ -122,15 +113,9 @@ public record DamageMapBlock(long sequence, UUID backingUuid, long regionBytes, 
             for (int w = 0; w < WORDS; w++) {
                 words[w] = buffer.getLong(offsetBytes + OFFSET_BITS + w * Long.BYTES);
             }
-            try {
-                return DecodeResult.ok(new DamageMapBlock(sequence, backingUuid, regionBytes, blockIndex, blockCount,
-                        flags, epoch, words));
-            } catch (IllegalArgumentException e) {
-                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_SEQUENCE, e.getMessage());
-            }
-        } catch (MalformedException e) {
-            return DecodeResult.failed(e.error());
-        }
+            return new DamageMapBlock(sequence, backingUuid, regionBytes, blockIndex, blockCount,
+                    flags, epoch, words);
+        });
     }
 
     /**
