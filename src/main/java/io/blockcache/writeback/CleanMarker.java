@@ -11,6 +11,13 @@ import java.util.List;
  * marking journaled and applied — conditionally, so a key a newer write replaced meanwhile stays dirty. A failed
  * flush leaves the whole batch dirty (written again later).
  *
+ * <p>Only the failed batch is left dirty; keys whose backing write completed while that flush ran are in the next
+ * batch, and a Linux device may have dropped them with its cache and then report the loss to no later flush
+ * (fsync error reporting: LWN "PostgreSQL's fsync() surprise", 2018). That is safe only because every backing
+ * device reaches the engine behind {@code device.StickyFlushDevice} ({@code engine.CacheSetBuilder}): after one
+ * failed flush every later flush fails too, so no later batch can be marked clean over lost writes. Dropping that
+ * wrapper would need this class to re-write every key written since the first failure.
+ *
  * <p>When a batch is flushed: when no writeback read or write is in flight (the natural end of a burst), when it
  * reaches {@link #BATCH_KEYS_MAX}, or when its oldest key has waited {@link #BATCH_WAIT_MAX_NS}.
  *
