@@ -69,7 +69,7 @@ class CheckDamageCommandTest {
                 CacheSet set = LoopCalls.<Outcome<CacheSet>>await(loop, done -> CacheSet.open(loop, cacheDevice,
                         List.of(new BackingSpec("default", backingDevice)), options, done), WAIT).orThrow();
                 LoopCalls.<Void>await(loop, done -> {
-                    set.knobs().find("writeback.default.running").set("false"); // keep the data dirty
+                    KeepDirty.on(set, "default");
                     done.accept(null);
                 }, WAIT);
                 Volume volume = set.volumes().get(0);
