@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The admin API's listening socket and worker threads, with the handler that answers behind it swapped in one step:
  * {@code serve} binds it before recovery and answers with {@link RecoveryAdmin}, then hands it to the
- * {@link AdminServer} once the cache set is open, so the port answers throughout and never changes.
+ * {@link AdminServer} once the cache set is open, so the port answers throughout and never changes. Every request
+ * passes the {@link AdminGuard} first (the bearer token), whichever handler answers.
  *
  * <p>Thread rule: any thread except a cache set's loop; requests run on the worker threads.
  */
@@ -25,26 +26,38 @@ public final class AdminEndpoint implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor;
+    private final AdminGuard guard;
     private volatile HttpHandler handler;
     private boolean closed;
 
-    private AdminEndpoint(HttpServer server, ExecutorService executor, HttpHandler handler) {
+    private AdminEndpoint(HttpServer server, ExecutorService executor, HttpHandler handler, AdminGuard guard) {
         this.server = server;
         this.executor = executor;
         this.handler = handler;
+        this.guard = guard;
     }
 
-    /** Binds {@code address} (port 0 picks a free port) and starts answering with {@code handler}. */
+    /** Binds {@code address} (port 0 picks a free port) and starts answering with {@code handler}; no token. */
     public static AdminEndpoint bind(InetSocketAddress address, HttpHandler handler) throws IOException {
+        return bind(address, handler, AdminGuard.OPEN);
+    }
+
+    /** As above, letting through only the requests {@code guard} admits. */
+    public static AdminEndpoint bind(InetSocketAddress address, HttpHandler handler, AdminGuard guard)
+            throws IOException {
         HttpServer server = HttpServer.create(address, BACKLOG);
         ExecutorService executor = Executors.newFixedThreadPool(HTTP_THREADS, runnable -> {
             Thread thread = new Thread(runnable, "admin-http");
             thread.setDaemon(true);
             return thread;
         });
-        AdminEndpoint endpoint = new AdminEndpoint(server, executor, handler);
+        AdminEndpoint endpoint = new AdminEndpoint(server, executor, handler, guard);
         server.setExecutor(executor);
-        server.createContext("/", exchange -> endpoint.handler.handle(exchange));
+        server.createContext("/", exchange -> {
+            if (guard.admit(exchange)) {
+                endpoint.handler.handle(exchange);
+            }
+        });
         server.start();
         return endpoint;
     }
@@ -52,6 +65,11 @@ public final class AdminEndpoint implements AutoCloseable {
     /** Every request from now on goes to {@code next}. */
     public void answerWith(HttpHandler next) {
         handler = next;
+    }
+
+    /** The guard every request passes (its counters are in the stats). */
+    public AdminGuard guard() {
+        return guard;
     }
 
     /** The bound address (with the real port when 0 was asked). */

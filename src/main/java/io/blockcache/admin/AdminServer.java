@@ -33,7 +33,8 @@ import java.util.function.Supplier;
  * </ul>
  * Every read or change of engine state hops to the cache set's loop with {@link LoopCalls}; HTTP threads never
  * touch engine objects. If the loop does not answer within {@value #LOOP_ANSWER_MS_MAX} ms the request gets
- * 503. Where it binds is the caller's choice; the CLI allows loopback only unless told otherwise.
+ * 503. Where it binds is the caller's choice; the CLI allows loopback only unless told otherwise. With a bearer
+ * token ({@link AdminGuard}, on the endpoint) every request but the dashboard page needs it.
  *
  * <p>Thread rule: construct, {@link #start} and {@link #close} from any thread except the loop's.
  */
@@ -261,6 +262,8 @@ public final class AdminServer implements AutoCloseable {
 
     private StatsSnapshot snapshot() {
         StatsSnapshot snapshot = onLoop(() -> StatsCollector.collect(set, cacheDevice, backings, drains));
+        AdminGuard guard = endpoint.guard();
+        snapshot = snapshot.withAdmin(new StatsSnapshot.AdminSnapshot(guard.tokenRequired(), guard.refusals()));
         Supplier<NbdSnapshot> nbd = nbdCounters;
         return nbd == null ? snapshot : snapshot.withNbd(nbd.get()); // atomics: read here, not on the loop
     }

@@ -9,6 +9,10 @@ package io.blockcache.admin;
  * ratio over each interval, and front-end latency; then tables of the numbers, writeback and GC included.
  * Each chart counts its draws in {@code data-draws} and the page its polls in {@code body[data-polls]}, so a
  * browser test can wait for an update instead of sleeping ({@code DashboardBrowserTest}).
+ *
+ * <p>With an admin token ({@link AdminGuard}) the operator opens {@code http://HOST:PORT/#token=TOKEN}: the
+ * fragment never leaves the browser (no request line, no server or proxy log holds it), the script keeps the token
+ * in the tab's {@code sessionStorage}, clears it from the address bar and sends it as {@code Authorization: Bearer}.
  */
 final class Dashboard {
     private Dashboard() {
@@ -40,6 +44,14 @@ final class Dashboard {
             <script>
             const HISTORY=120, W=340, H=150, hist={}, prev={};
             const PAD={left:56,right:8,top:30,bottom:18};
+            // The admin token: from #token=... (kept for this tab only, then cleared from the address bar), sent as
+            // a header. A fragment is never sent to the server, so no log ever holds it.
+            const TOKEN=(()=>{const m=/(?:^#|&)token=([^&]*)/.exec(location.hash);let t=m?decodeURIComponent(m[1]):null;
+              try{if(t){sessionStorage.setItem('blockcache-token',t)}else{t=sessionStorage.getItem('blockcache-token')}}
+              catch(e){}
+              if(m){history.replaceState(null,'',location.pathname+location.search)}
+              return t})();
+            function api(path){return fetch(path,TOKEN?{headers:{Authorization:'Bearer '+TOKEN}}:{})}
             // Readable sizes: binary units, three significant digits at most.
             function size(b){if(b==null)return '-';const u=['B','KiB','MiB','GiB','TiB'];let i=0;b=Number(b);
               while(Math.abs(b)>=1024&&i<u.length-1){b/=1024;i++}
@@ -138,7 +150,10 @@ final class Dashboard {
             }
             async function poll(){
               try{
-                const s=await (await fetch('/api/stats')).json();
+                const answer=await api('/api/stats');
+                if(answer.status==401){document.getElementById('err').textContent=(TOKEN?'the admin token is wrong'
+                  :'this server needs the admin token')+': open this page as '+location.origin+'/#token=TOKEN';return}
+                const s=await answer.json();
                 document.getElementById('err').textContent='';
                 const rec=document.getElementById('recovery');
                 if(s.recovery){const r=s.recovery;

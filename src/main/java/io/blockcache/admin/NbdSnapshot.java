@@ -23,11 +23,15 @@ package io.blockcache.admin;
  * @param tlsHandshakeFailures TLS handshakes that failed (each closed its connection)
  * @param tlsRequiredRefusals connections refused because they did not start TLS where it is required
  * @param tlsOffRefusals connections that asked for TLS on a server with TLS off
+ * @param exportRefusalsAddress exports refused to a client outside their address allow-list (once per export and
+ *     connection)
+ * @param exportRefusalsPskUser exports refused to a client whose PSK user is not in their allow-list
  */
 public record NbdSnapshot(long connectionsOpen, long connectionsAccepted, long refusedConnectionsMax,
                           long refusedAddressMax, long handshakeTimeouts, long idleTimeouts, long replyStallTimeouts,
                           long protocolErrors, long requestsInFlight, long bufferBytesMax, long bufferBytesInUse,
                           long bufferBytesInUsePeak, long bufferWaits, long allocationFailures,
                           long connectionsOutOfMemory, long tlsHandshakes, long tlsHandshakeFailures,
-                          long tlsRequiredRefusals, long tlsOffRefusals) {
+                          long tlsRequiredRefusals, long tlsOffRefusals, long exportRefusalsAddress,
+                          long exportRefusalsPskUser) {
 }

@@ -46,6 +46,10 @@ final class PrometheusText {
         if (stats.nbd() != null) {
             text.nbd(stats.nbd());
         }
+        if (stats.admin() != null) {
+            text.counter("blockcache_admin_unauthorized_requests_total", "Admin API requests refused (401) for a"
+                    + " missing or wrong bearer token.", stats.admin().unauthorizedRequests());
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(OUTPUT_BYTES_INITIAL);
         try {
             WRITER.write(out, text.families.snapshots());
@@ -243,6 +247,10 @@ final class PrometheusText {
         families.counter("blockcache_nbd_tls_refusals_total", "NBD connections refused over TLS policy.", List.of(
                 Sample.of(nbd.tlsRequiredRefusals(), "reason", "tls_required"),
                 Sample.of(nbd.tlsOffRefusals(), "reason", "tls_off")));
+        families.counter("blockcache_nbd_export_refusals_total", "Exports refused to an NBD client by their"
+                + " allow-lists (once per export and connection), by reason.", List.of(
+                Sample.of(nbd.exportRefusalsAddress(), "reason", "address"),
+                Sample.of(nbd.exportRefusalsPskUser(), "reason", "psk_user")));
     }
 
     private void wbCounter(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String help,

@@ -30,6 +30,12 @@ final class StatsJson {
         if (stats.nbd() != null) {
             nbd(json.name("nbd"), stats.nbd());
         }
+        if (stats.admin() != null) {
+            json.name("admin").beginObject()
+                    .field("tokenRequired", stats.admin().tokenRequired())
+                    .field("unauthorizedRequests", stats.admin().unauthorizedRequests())
+                    .endObject();
+        }
         return json.endObject().toString();
     }
 
@@ -54,6 +60,8 @@ final class StatsJson {
                 .field("tlsHandshakeFailures", nbd.tlsHandshakeFailures())
                 .field("tlsRequiredRefusals", nbd.tlsRequiredRefusals())
                 .field("tlsOffRefusals", nbd.tlsOffRefusals())
+                .field("exportRefusalsAddress", nbd.exportRefusalsAddress())
+                .field("exportRefusalsPskUser", nbd.exportRefusalsPskUser())
                 .endObject();
     }
 

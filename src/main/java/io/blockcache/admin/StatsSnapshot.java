@@ -11,17 +11,38 @@ import java.util.List;
  * @param backings one entry per backing device, in volume order
  * @param gc garbage collection of the cache
  * @param nbd the NBD server's counters, or null where no NBD server runs beside the admin API
+ * @param admin the admin API's own counters (bearer-token refusals), or null where not known
  */
 public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings,
-                            GcSnapshot gc, NbdSnapshot nbd) {
+                            GcSnapshot gc, NbdSnapshot nbd, AdminSnapshot admin) {
     public StatsSnapshot {
         volumes = List.copyOf(volumes);
         backings = List.copyOf(backings);
     }
 
+    /** A snapshot without the NBD server's or the admin API's counters. */
+    public StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings,
+                         GcSnapshot gc, NbdSnapshot nbd) {
+        this(volumes, cache, backings, gc, nbd, null);
+    }
+
     /** This snapshot with the NBD server's counters (null: none). */
     public StatsSnapshot withNbd(NbdSnapshot counters) {
-        return new StatsSnapshot(volumes, cache, backings, gc, counters);
+        return new StatsSnapshot(volumes, cache, backings, gc, counters, admin);
+    }
+
+    /** This snapshot with the admin API's counters (null: none). */
+    public StatsSnapshot withAdmin(AdminSnapshot counters) {
+        return new StatsSnapshot(volumes, cache, backings, gc, nbd, counters);
+    }
+
+    /**
+     * The admin API's own counters since it started.
+     *
+     * @param tokenRequired true if requests need a bearer token ({@code --admin-token-file})
+     * @param unauthorizedRequests requests answered 401 for a missing or wrong token
+     */
+    public record AdminSnapshot(boolean tokenRequired, long unauthorizedRequests) {
     }
 
     /**

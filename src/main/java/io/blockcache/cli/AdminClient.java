@@ -33,11 +33,22 @@ final class AdminClient {
     }
 
     private final String hostPort;
+    /** The admin token's file ({@link AdminTokenFile}), read when a request is sent; null: send no token. */
+    private final java.nio.file.Path tokenFile;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
     /** @param hostPort where the admin API listens, {@code HOST:PORT} */
     AdminClient(String hostPort) {
+        this(hostPort, null);
+    }
+
+    /**
+     * @param hostPort where the admin API listens, {@code HOST:PORT}
+     * @param tokenFile the file with the server's admin token, or null for none
+     */
+    AdminClient(String hostPort, java.nio.file.Path tokenFile) {
         this.hostPort = hostPort;
+        this.tokenFile = tokenFile;
     }
 
     /** {@code GET path}. */
@@ -60,6 +71,13 @@ final class AdminClient {
     }
 
     private Response send(HttpRequest.Builder request) throws Unreachable {
+        if (tokenFile != null) {
+            try {
+                request.header("Authorization", AdminTokenFile.read(tokenFile).headerValue());
+            } catch (IllegalArgumentException bad) {
+                throw new Unreachable(bad.getMessage());
+            }
+        }
         try {
             HttpResponse<String> response = http.send(request.timeout(TIMEOUT).build(),
                     HttpResponse.BodyHandlers.ofString());

@@ -25,17 +25,26 @@ final class ReloadCommand implements Callable<Integer> {
                     + AdminClient.ADDRESS_DEFAULT + ").")
     private String admin;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "The server's config file, to find --admin.")
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "The server's config file, to find --admin (admin-listen) and the admin token"
+                    + " (admin-token-file).")
     private Path config;
+
+    @Option(names = "--admin-token-file", paramLabel = "FILE",
+            description = "The file holding the server's admin token (default: the config file's admin-token-file).")
+    private Path tokenFile;
 
     @Override
     public Integer call() {
         String address = admin;
         try {
+            java.util.Properties properties = ServeSettings.load(config);
             if (address == null) {
-                address = config == null ? AdminClient.ADDRESS_DEFAULT : adminOf(config);
+                address = config == null ? AdminClient.ADDRESS_DEFAULT : adminOf(properties);
             }
-            AdminClient.Response response = new AdminClient(address).post("/api/reload");
+            Path token = tokenFile != null ? tokenFile : properties.getProperty(AdminTokenFile.KEY) != null
+                    ? Path.of(properties.getProperty(AdminTokenFile.KEY).strip()) : null;
+            AdminClient.Response response = new AdminClient(address, token).post("/api/reload");
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "reload", response);
             }
@@ -51,9 +60,11 @@ final class ReloadCommand implements Callable<Integer> {
         }
     }
 
-    private static String adminOf(Path config) throws java.io.IOException {
-        java.net.InetSocketAddress listen = ServeSettings.resolve(new ServeSettings.Flags(null, null, null, null, null,
-                null, null, null, config, true)).adminListen();
+    /** The config file's admin-listen (or the default), as a client reaches it. */
+    private static String adminOf(java.util.Properties config) {
+        String configured = config.getProperty("admin-listen");
+        java.net.InetSocketAddress listen = ListenAddress.parse("admin-listen", configured == null
+                ? ServeSettings.ADMIN_LISTEN_DEFAULT : configured.strip());
         String host = listen.getAddress().getHostAddress();
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + listen.getPort();
     }

@@ -96,8 +96,23 @@ final class ServeCommand implements Callable<Integer> {
     private String nbdBufferMax;
 
     @Option(names = "--allow-remote",
-            description = "Allow non-loopback listen addresses (NBD then needs --tls=require, or --insecure).")
+            description = "Allow non-loopback listen addresses; needs --tls=require and --admin-token-file (or"
+                    + " --insecure).")
     private boolean allowRemote;
+
+    @Option(names = "--admin-token-file", paramLabel = "FILE",
+            description = "The admin API's bearer token (one line, mode 600); every /api and /metrics request must"
+                    + " send 'Authorization: Bearer TOKEN'.")
+    private String adminTokenFile;
+
+    @Option(names = "--allow-addresses", paramLabel = "NAME=RANGE[,RANGE...]",
+            description = "Serve export NAME only to clients in these address ranges (CIDR, e.g."
+                    + " default=10.0.0.0/8,::1/128); repeatable.")
+    private List<String> allowAddresses;
+
+    @Option(names = "--allow-psk-users", paramLabel = "NAME=USER[,USER...]",
+            description = "Serve export NAME only to these PSK users (with --tls-psk); repeatable.")
+    private List<String> allowPskUsers;
 
     @Option(names = "--print-jvm-options", hidden = true,
             description = "Print the JVM flags bin/blockcache runs this serve with (JvmSizing) and exit.")
@@ -120,7 +135,8 @@ final class ServeCommand implements Callable<Integer> {
     private boolean tlsVerifyPeer;
 
     @Option(names = "--insecure",
-            description = "Serve a non-loopback address without --tls=require (a trusted network only).")
+            description = "Serve a non-loopback address without --tls=require or an admin token (a trusted network"
+                    + " only).")
     private boolean insecure;
 
     @Override
@@ -130,7 +146,8 @@ final class ServeCommand implements Callable<Integer> {
         ServeSettings settings;
         ServeSettings.Flags flags = new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
                 nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags(),
-                new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure));
+                new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure),
+                new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers));
         try {
             settings = ServeSettings.resolve(flags);
         } catch (IllegalArgumentException | java.io.IOException e) {
@@ -248,7 +265,15 @@ final class ServeCommand implements Callable<Integer> {
             out.println("NBD:   not available in this build");
         }
         out.println("admin: " + adminUrl + " (dashboard), " + adminUrl + "/api/stats, " + adminUrl + "/metrics");
-        out.println("  blockcache stats --admin " + hostPort(admin));
+        Path tokenFile = settings.access().adminTokenFile();
+        if (tokenFile != null) {
+            out.println("  token required: open " + adminUrl + "/#token=TOKEN; blockcache stats --admin "
+                    + hostPort(admin) + " --admin-token-file " + tokenFile);
+        } else {
+            out.println("  blockcache stats --admin " + hostPort(admin));
+        }
+        settings.access().exports().forEach((name, access) ->
+                out.println("  export " + name + " is served only to " + access.summary()));
         out.println("Stop with Ctrl-C or SIGTERM (clean shutdown).");
         out.flush();
     }

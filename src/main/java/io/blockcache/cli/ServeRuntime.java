@@ -1,6 +1,8 @@
 package io.blockcache.cli;
 
 import io.blockcache.admin.AdminEndpoint;
+import io.blockcache.admin.AdminGuard;
+import io.blockcache.admin.AdminToken;
 import io.blockcache.admin.AdminServer;
 import io.blockcache.admin.RecoveryAdmin;
 import io.blockcache.admin.NbdSnapshot;
@@ -122,7 +124,8 @@ final class ServeRuntime {
             }, progress, recovery, loop -> {
                 try {
                     // Listen before recovery, so that a long open answers /api/stats with its progress.
-                    adminEndpoint = AdminEndpoint.bind(settings.adminListen(), new RecoveryAdmin(loop, recovery));
+                    adminEndpoint = AdminEndpoint.bind(settings.adminListen(), new RecoveryAdmin(loop, recovery),
+                            adminGuard());
                 } catch (IOException e) {
                     throw new HostException("cannot listen for the admin API on " + settings.adminListen() + ": " + e);
                 }
@@ -143,6 +146,15 @@ final class ServeRuntime {
         restoreDrains(drainJobs);
         admin.start(adminEndpoint);
         startNbd();
+    }
+
+    /** The admin API's door: the token if one is configured; refusals logged (rate-limited) on stderr. */
+    private AdminGuard adminGuard() {
+        AdminToken token = settings.access().adminToken();
+        return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> {
+            err.println("blockcache serve: " + line);
+            err.flush();
+        });
     }
 
     /** Takes up the drain jobs of the last run: running ones resume, paused ones stay paused (logged either way). */
@@ -172,7 +184,7 @@ final class ServeRuntime {
         }
         try {
             nbd = new NbdServer(settings.nbdListen(), exports, host.loop(), settings.nbdLimits(), settings.tls(),
-                    line -> {
+                    settings.access().exports(), line -> {
                         err.println("blockcache serve: " + line);
                         err.flush();
                     });
@@ -188,7 +200,8 @@ final class ServeRuntime {
                 s.refusedAddressMax(), s.handshakeTimeouts(), s.idleTimeouts(), s.replyStallTimeouts(),
                 s.protocolErrors(), s.requestsInFlight(), s.bufferBytesMax(), s.bufferBytesInUse(),
                 s.bufferBytesInUsePeak(), s.bufferWaits(), s.allocationFailures(), s.connectionsOutOfMemory(),
-                s.tlsHandshakes(), s.tlsHandshakeFailures(), s.tlsRequiredRefusals(), s.tlsOffRefusals());
+                s.tlsHandshakes(), s.tlsHandshakeFailures(), s.tlsRequiredRefusals(), s.tlsOffRefusals(),
+                s.exportRefusalsAddress(), s.exportRefusalsPskUser());
     }
 
     /**

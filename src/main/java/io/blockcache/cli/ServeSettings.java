@@ -30,10 +30,11 @@ import java.util.stream.Stream;
  * @param knobs knob name to value, applied in name order after open
  * @param nbdLimits what NBD clients are allowed ({@link NbdLimitSettings})
  * @param tls whether NBD clients may or must use TLS, with the credentials loaded ({@link TlsFlagSettings})
+ * @param access the admin token and the exports' allow-lists ({@link AccessSettings})
  */
 record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
-                     Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls) {
+                     Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls, AccessSettings access) {
     /** Default cache file size: 1 GiB, enough to see caching at work without filling a laptop. */
     static final String CACHE_SIZE_DEFAULT = "1G";
     /** Default backing file size: 8 GiB, sparse, so it costs only what is written. */
@@ -46,7 +47,8 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     static final String EXPORT_DEFAULT = "default";
 
     private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
-            "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote"),
+            "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote",
+            AdminTokenFile.KEY),
             Stream.concat(NbdLimitSettings.KEYS.stream(), TlsFlagSettings.KEYS.stream()))
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
@@ -56,10 +58,19 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
      *
      * @param nbdLimits the {@code --nbd-*} limit flags given, by name without the dashes
      * @param tls the TLS flags given
+     * @param access the admin token and allow-list flags given
      */
     record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
                  String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
-                 Map<String, String> nbdLimits, TlsFlagSettings.Flags tls) {
+                 Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access) {
+        /** The flags without access flags. */
+        Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
+              String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
+              Map<String, String> nbdLimits, TlsFlagSettings.Flags tls) {
+            this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
+                    nbdLimits, tls, AccessSettings.Flags.NONE);
+        }
+
         /** The flags without TLS flags. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
@@ -83,20 +94,15 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
      * @throws IOException if the config file cannot be read
      */
     static ServeSettings resolve(Flags flags) throws IOException {
-        Properties config = new Properties();
-        if (flags.config() != null) {
-            try (Reader reader = Files.newBufferedReader(flags.config())) {
-                config.load(reader);
-            }
-        }
+        Properties config = load(flags.config());
         Map<String, String> knobs = new TreeMap<>();
         for (String key : config.stringPropertyNames()) {
             if (key.startsWith(KNOB_PREFIX) && key.length() > KNOB_PREFIX.length()) {
                 knobs.put(key.substring(KNOB_PREFIX.length()), config.getProperty(key).strip());
-            } else if (!CONFIG_KEYS.contains(key)) {
+            } else if (!CONFIG_KEYS.contains(key) && !AccessSettings.isExportKey(key)) {
                 throw new IllegalArgumentException("unknown key \"" + key + "\" in " + flags.config()
                         + "; known keys: " + new java.util.TreeSet<>(CONFIG_KEYS)
-                        + " and knob.NAME");
+                        + ", knob.NAME and export.NAME.{allow-addresses,allow-psk-users}");
             }
         }
         Path dataDir = Path.of(pick(flags.dataDir(), config, "data-dir", DATA_DIR_DEFAULT));
@@ -104,7 +110,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         List<String> backingSpecs = flags.backings() != null && !flags.backings().isEmpty() ? flags.backings()
                 : config.getProperty("backing") != null ? List.of(config.getProperty("backing").split(","))
                 : List.of(EXPORT_DEFAULT + "=" + dataDir.resolve("backing.img"));
-        boolean allowRemote = flags.allowRemote() || Boolean.parseBoolean(config.getProperty("allow-remote", "false"));
+        boolean allowRemote = ConfigBoolean.flagOrConfig(flags.allowRemote(), config, "allow-remote");
         InetSocketAddress nbd = ListenAddress.parse("--nbd-listen",
                 pick(flags.nbdListen(), config, "nbd-listen", NBD_LISTEN_DEFAULT));
         InetSocketAddress admin = ListenAddress.parse("--admin-listen",
@@ -112,12 +118,26 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         ListenAddress.checkLoopback("--nbd-listen", nbd, allowRemote);
         ListenAddress.checkLoopback("--admin-listen", admin, allowRemote);
         TlsSettings tls = TlsFlagSettings.resolve(flags.tls(), config);
-        TlsFlagSettings.checkRemote(nbd, admin, tls, TlsFlagSettings.insecure(flags.tls(), config));
-        return new ServeSettings(dataDir, cacheFile, backings(backingSpecs),
+        Map<String, BackingLocation> backings = backings(backingSpecs);
+        AccessSettings access = AccessSettings.resolve(flags.access(), config, backings.keySet(), tls);
+        TlsFlagSettings.checkRemote(allowRemote, nbd, admin, tls, access.adminToken() != null,
+                TlsFlagSettings.insecure(flags.tls(), config));
+        return new ServeSettings(dataDir, cacheFile, backings,
                 ByteSizes.parse(pick(flags.cacheSize(), config, "cache-size", CACHE_SIZE_DEFAULT)),
                 ByteSizes.parse(pick(flags.backingSize(), config, "backing-size", BACKING_SIZE_DEFAULT)),
                 nbd, admin, mode(pick(flags.mode(), config, "mode", "writeback")), knobs,
-                NbdLimitSettings.resolve(flags.nbdLimits(), config), tls);
+                NbdLimitSettings.resolve(flags.nbdLimits(), config), tls, access);
+    }
+
+    /** The config file's properties; none without a file. */
+    static Properties load(Path file) throws IOException {
+        Properties config = new Properties();
+        if (file != null) {
+            try (Reader reader = Files.newBufferedReader(file)) {
+                config.load(reader);
+            }
+        }
+        return config;
     }
 
     private static String pick(String flag, Properties config, String key, String fallback) {

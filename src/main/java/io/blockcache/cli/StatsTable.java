@@ -55,6 +55,11 @@ final class StatsTable {
         if (stats.get("nbd") instanceof Map<?, ?> nbd) {
             nbd(out, nbd);
         }
+        if (stats.get("admin") instanceof Map<?, ?> admin) {
+            out.append(String.format(Locale.ROOT, "admin: token %s; %s requests refused (401)%n",
+                    Boolean.TRUE.equals(admin.get("tokenRequired")) ? "required" : "not required",
+                    integer(admin.get("unauthorizedRequests"))));
+        }
         return out.toString();
     }
 
@@ -66,7 +71,8 @@ final class StatsTable {
         out.append(String.format(Locale.ROOT, "nbd: %s connections (%s accepted; refused %s by the total, %s by the"
                         + " address limit); timeouts %s handshake, %s idle, %s reply; %s protocol errors; buffers %s of"
                         + " %s (peak %s), %s waits, %s allocation failures; TLS %s handshakes, %s failed, %s refused"
-                        + " for want of TLS, %s asked for TLS while off%n",
+                        + " for want of TLS, %s asked for TLS while off; exports refused %s by address, %s by PSK"
+                        + " user%n",
                 integer(n.get("connectionsOpen")), integer(n.get("connectionsAccepted")),
                 integer(n.get("refusedConnectionsMax")), integer(n.get("refusedAddressMax")),
                 integer(n.get("handshakeTimeouts")), integer(n.get("idleTimeouts")),
@@ -74,7 +80,8 @@ final class StatsTable {
                 bytes(n.get("bufferBytesInUse")), bytes(n.get("bufferBytesMax")), bytes(n.get("bufferBytesInUsePeak")),
                 integer(n.get("bufferWaits")), integer(n.get("allocationFailures")), integer(n.get("tlsHandshakes")),
                 integer(n.get("tlsHandshakeFailures")), integer(n.get("tlsRequiredRefusals")),
-                integer(n.get("tlsOffRefusals"))));
+                integer(n.get("tlsOffRefusals")), integer(n.get("exportRefusalsAddress")),
+                integer(n.get("exportRefusalsPskUser"))));
     }
 
     /** Two or three lines per volume: state and progress; every PI term (as writeback_rate_debug); a drain. */

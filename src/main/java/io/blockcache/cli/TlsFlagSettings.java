@@ -30,7 +30,7 @@ final class TlsFlagSettings {
      * @param certificates a directory with ca-cert.pem, server-cert.pem, server-key.pem
      * @param psk a psktool file of {@code username:hexkey} lines
      * @param verifyPeer ask clients for a certificate that chains to ca-cert.pem
-     * @param insecure allow a non-loopback NBD listen address without {@code --tls=require}
+     * @param insecure allow non-loopback listen addresses without {@code --tls=require} or an admin token
      */
     record Flags(String mode, String certificates, String psk, boolean verifyPeer, boolean insecure) {
         static final Flags NONE = new Flags(null, null, null, false, false);
@@ -48,7 +48,7 @@ final class TlsFlagSettings {
         TlsMode mode = TlsMode.parse(pick(flags.mode(), config, TLS, "off"));
         String certificates = pick(flags.certificates(), config, CERTIFICATES, null);
         String psk = pick(flags.psk(), config, PSK, null);
-        boolean verifyPeer = flags.verifyPeer() || Boolean.parseBoolean(config.getProperty(VERIFY_PEER, "false"));
+        boolean verifyPeer = ConfigBoolean.flagOrConfig(flags.verifyPeer(), config, VERIFY_PEER);
         if (certificates != null && psk != null) {
             throw new IllegalArgumentException("give --tls-certificates or --tls-psk, not both");
         }
@@ -73,29 +73,36 @@ final class TlsFlagSettings {
 
     /** True if {@code --insecure} was given (flag or config). */
     static boolean insecure(Flags flags, Properties config) {
-        return flags.insecure() || Boolean.parseBoolean(config.getProperty(INSECURE, "false"));
+        return ConfigBoolean.flagOrConfig(flags.insecure(), config, INSECURE);
     }
 
     /**
-     * Refuses to serve NBD on a non-loopback address without {@code --tls=require} (plain text can be read and, with
-     * {@code --tls=on}, a man in the middle can keep a client from upgrading), and the admin API there at all (it has
-     * neither TLS nor a token yet), unless {@code --insecure} says the network is trusted. Runs after the
-     * {@code --allow-remote} check.
+     * Issue 12: {@code --allow-remote} (which any non-loopback listen address needs) refuses to start without both
+     * TLS required for NBD ({@code --tls=require}: plain text can be read and, with {@code --tls=on}, a man in the
+     * middle can keep a client from upgrading) and an admin token ({@code --admin-token-file}: the admin API can
+     * switch modes and start drains), unless {@code --insecure} says the network is trusted. The one line names
+     * every part that is missing. Runs after the loopback check.
      */
-    static void checkRemote(InetSocketAddress nbd, InetSocketAddress admin, TlsSettings tls, boolean insecure) {
-        if (insecure) {
+    static void checkRemote(boolean allowRemote, InetSocketAddress nbd, InetSocketAddress admin, TlsSettings tls,
+                            boolean adminToken, boolean insecure) {
+        boolean remote = allowRemote || !nbd.getAddress().isLoopbackAddress()
+                || !admin.getAddress().isLoopbackAddress();
+        if (insecure || !remote) {
             return;
         }
-        if (!nbd.getAddress().isLoopbackAddress() && tls.mode() != TlsMode.REQUIRE) {
-            throw new IllegalArgumentException("--nbd-listen " + nbd.getAddress().getHostAddress() + " is not a"
-                    + " loopback address and NBD would run without TLS (--tls=" + tls.mode().flagValue() + "): anyone"
-                    + " on the network could read or change the volumes. Give --tls=require with --tls-certificates"
-                    + " DIR or --tls-psk FILE, or --insecure if the network is trusted.");
+        List<String> missing = new java.util.ArrayList<>();
+        if (tls.mode() != TlsMode.REQUIRE) {
+            missing.add("TLS for NBD (--tls=require with --tls-certificates DIR or --tls-psk FILE; it is --tls="
+                    + tls.mode().flagValue() + ")");
         }
-        if (!admin.getAddress().isLoopbackAddress()) {
-            throw new IllegalArgumentException("--admin-listen " + admin.getAddress().getHostAddress() + " is not a"
-                    + " loopback address and the admin API has neither TLS nor a token: anyone on the network could"
-                    + " change the cache. Bind it to 127.0.0.1, or give --insecure if the network is trusted.");
+        if (!adminToken) {
+            missing.add("an admin API token (--admin-token-file FILE)");
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("--allow-remote (NBD on " + nbd.getAddress().getHostAddress()
+                    + ", admin API on " + admin.getAddress().getHostAddress() + ") needs " + String.join(" and ",
+                    missing) + ", or --insecure if the network is trusted: anyone who reaches it could read or"
+                    + " change the volumes");
         }
     }
 

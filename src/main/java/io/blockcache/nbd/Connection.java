@@ -56,6 +56,7 @@ final class Connection implements Runnable {
     private final long id;
     private final SocketChannel channel;
     private final String peer;
+    private final java.net.InetAddress peerAddress;
     private final ConnectionContext context;
     private final long acceptedNs;
     private final Runnable onClosed;
@@ -80,14 +81,16 @@ final class Connection implements Runnable {
     private long writeProgressNs;
 
     /**
-     * @param peer the client's address, for log lines
+     * @param peerAddress the client's address, for the exports' allow-lists and log lines
      * @param acceptedNs when it was accepted, on the server's clock
      */
-    Connection(long id, SocketChannel channel, String peer, ConnectionContext context, long acceptedNs,
+    Connection(long id, SocketChannel channel, java.net.InetAddress peerAddress, ConnectionContext context,
+               long acceptedNs,
                Runnable onClosed) {
         this.id = id;
         this.channel = channel;
-        this.peer = peer;
+        this.peerAddress = peerAddress;
+        this.peer = peerAddress.getHostAddress();
         this.context = context;
         this.acceptedNs = acceptedNs;
         this.onClosed = onClosed;
@@ -103,7 +106,7 @@ final class Connection implements Runnable {
         NbdCounters counters = context.counters();
         try {
             Session session = new Negotiation(context.exports(), reader, channel, context.tls().mode(), this::startTls,
-                    counters, line -> context.log().line(peer + ": " + line)).run();
+                    counters, line -> context.log().line(peer + ": " + line), peerAddress).run();
             handshakeDone = true;
             if (session != null) {
                 serve(session);

@@ -24,6 +24,9 @@ final class NbdCounters {
     final AtomicLong tlsRequiredRefusals = new AtomicLong();
     /** Connections that asked for TLS on a server with TLS off (answered NBD_REP_ERR_POLICY). */
     final AtomicLong tlsOffRefusals = new AtomicLong();
+    /** Exports refused to a client (once per export and connection) because of its address, or its PSK user. */
+    final AtomicLong exportRefusalsAddress = new AtomicLong();
+    final AtomicLong exportRefusalsPskUser = new AtomicLong();
     /** Connections ended by an out-of-memory error elsewhere on their threads. */
     final AtomicLong connectionsOutOfMemory = new AtomicLong();
 }

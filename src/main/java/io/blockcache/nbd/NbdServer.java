@@ -84,18 +84,36 @@ public final class NbdServer implements AutoCloseable {
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
                      TlsSettings tls, Consumer<String> log) {
-        this(bindAddress, exports, loop, limits, tls, log, new PayloadBuffers());
+        this(bindAddress, exports, loop, limits, tls, Map.of(), log, new PayloadBuffers());
+    }
+
+    /**
+     * @param access who may use each export (address ranges, PSK users), by export name; exports not named are open
+     *     to every client
+     * @param log as above; also one line per export refused to a client (once per connection)
+     * @throws IllegalArgumentException if {@code access} names an export that is not served
+     */
+    public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
+                     TlsSettings tls, Map<String, ExportAccess> access, Consumer<String> log) {
+        this(bindAddress, exports, loop, limits, tls, access, log, new PayloadBuffers());
     }
 
     /** As above with a given buffer pool (tests inject allocation failures through it). */
     NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
               TlsSettings tls, Consumer<String> log, PayloadBuffers buffers) {
+        this(bindAddress, exports, loop, limits, tls, Map.of(), log, buffers);
+    }
+
+    /** The general form (tests give a buffer pool and allow-lists). */
+    NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
+              TlsSettings tls, Map<String, ExportAccess> access, Consumer<String> log, PayloadBuffers buffers) {
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
         this.loop = Objects.requireNonNull(loop, "loop");
         this.limits = Objects.requireNonNull(limits, "limits");
         OperatorLog operatorLog = new OperatorLog(log, loop);
         BufferBudget budget = new BufferBudget(limits.bufferBytesMax() & -PayloadBuffers.ALIGNMENT_BYTES);
-        this.context = new ConnectionContext(new Exports(Objects.requireNonNull(exports, "exports")), loop, limits,
+        this.context = new ConnectionContext(new Exports(Objects.requireNonNull(exports, "exports"),
+                Objects.requireNonNull(access, "access")), loop, limits,
                 counters, buffers, budget, operatorLog, Objects.requireNonNull(tls, "tls"));
         this.watchdog = new ConnectionWatchdog(connections.values(), limits, counters, operatorLog, loop);
     }
@@ -211,7 +229,8 @@ public final class NbdServer implements AutoCloseable {
                 counters.replyStallTimeouts.get(), counters.protocolErrors.get(), counters.idle.inFlight(),
                 budget.bytesMax(), budget.bytesInUse(), budget.bytesInUsePeak(), budget.waitsTotal(),
                 counters.allocationFailures.get(), counters.connectionsOutOfMemory.get(), counters.tlsHandshakes.get(),
-                counters.tlsHandshakeFailures.get(), counters.tlsRequiredRefusals.get(), counters.tlsOffRefusals.get());
+                counters.tlsHandshakeFailures.get(), counters.tlsRequiredRefusals.get(), counters.tlsOffRefusals.get(),
+                counters.exportRefusalsAddress.get(), counters.exportRefusalsPskUser.get());
     }
 
     /** The watchdog, for tests that drive its checks. */
@@ -276,7 +295,7 @@ public final class NbdServer implements AutoCloseable {
             return;
         }
         long id = nextConnectionId.incrementAndGet();
-        Connection connection = new Connection(id, channel, peer, context, loop.nowNs(), () -> {
+        Connection connection = new Connection(id, channel, address, context, loop.nowNs(), () -> {
             connections.remove(id);
             forget(address);
         });

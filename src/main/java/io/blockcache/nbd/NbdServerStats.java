@@ -24,11 +24,16 @@ package io.blockcache.nbd;
  *     identity, a wrong key, a client that is no TLS client); each closed its connection
  * @param tlsRequiredRefusals connections refused because they did not start TLS on a server that requires it
  * @param tlsOffRefusals connections that asked for TLS on a server with TLS off
+ * @param exportRefusalsAddress exports refused to a client whose address is outside their allow-list (once per
+ *     export and connection)
+ * @param exportRefusalsPskUser exports refused to a client whose PSK user is not in their allow-list (or that has
+ *     none)
  */
 public record NbdServerStats(int connectionsOpen, long connectionsAccepted, long refusedConnectionsMax,
                              long refusedAddressMax, long handshakeTimeouts, long idleTimeouts,
                              long replyStallTimeouts, long protocolErrors, long requestsInFlight, long bufferBytesMax,
                              long bufferBytesInUse, long bufferBytesInUsePeak, long bufferWaits,
                              long allocationFailures, long connectionsOutOfMemory, long tlsHandshakes,
-                             long tlsHandshakeFailures, long tlsRequiredRefusals, long tlsOffRefusals) {
+                             long tlsHandshakeFailures, long tlsRequiredRefusals, long tlsOffRefusals,
+                             long exportRefusalsAddress, long exportRefusalsPskUser) {
 }

@@ -3,9 +3,12 @@ package io.blockcache.nbd;
 import static io.blockcache.nbd.NbdProtocol.*;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +20,12 @@ import java.util.function.Consumer;
  * before (structured replies, metadata contexts) is forgotten, since a man in the middle could have sent it. With
  * {@link TlsMode#REQUIRE}, before the upgrade every option but STARTTLS and ABORT gets NBD_REP_ERR_TLS_REQD, and
  * NBD_OPT_EXPORT_NAME, which cannot carry an error, ends the connection, as the spec's FORCEDTLS mode says.
+ *
+ * <p>Access ({@link ExportAccess}, issue 12): an export the client may not use (its address is outside the export's
+ * ranges, or its PSK identity is not allowed) is left out of NBD_OPT_LIST and answered NBD_REP_ERR_POLICY to
+ * NBD_OPT_INFO, NBD_OPT_GO and the metadata-context options; NBD_OPT_EXPORT_NAME, which cannot carry an error, ends
+ * the connection. Each export refused is counted and logged once per connection. The PSK identity is the one the
+ * TLS session authenticated, so a client is judged by it only after STARTTLS.
  *
  * <p>Limits: option data over {@link #OPTION_DATA_BYTES_MAX} or more than {@link #OPTIONS_MAX} options are
  * treated as denial of service (hard disconnect, as the spec allows); anything else malformed gets an error
@@ -53,6 +62,12 @@ final class Negotiation {
     private final NbdCounters counters;
     /** Takes one line for the operator (the connection adds the peer). */
     private final Consumer<String> log;
+    /** The client's address, for the exports' allow-lists. */
+    private final InetAddress peerAddress;
+    /** The PSK identity the TLS session authenticated; null before TLS or with X.509. */
+    private String pskUser;
+    /** Exports already refused on this connection (each is counted and logged once); at most every export. */
+    private final Set<String> refusedExports = new TreeSet<>();
     private boolean tlsActive;
     /** True once this connection was refused for want of TLS (counted and logged once per connection). */
     private boolean tlsRefusalCounted;
@@ -63,15 +78,18 @@ final class Negotiation {
 
     /** A negotiation without TLS (STARTTLS is refused with NBD_REP_ERR_POLICY). */
     Negotiation(Exports exports, FrameReader reader, WritableByteChannel out) {
-        this(exports, reader, out, TlsMode.OFF, null, new NbdCounters(), line -> { });
+        this(exports, reader, out, TlsMode.OFF, null, new NbdCounters(), line -> { },
+                InetAddress.getLoopbackAddress());
     }
 
     /**
      * @param upgrade runs the TLS handshake; unused (may be null) when {@code tlsMode} is off
-     * @param log takes one line for the operator per refusal for want of TLS or STARTTLS on a server without TLS
+     * @param log takes one line for the operator per refusal for want of TLS, STARTTLS on a server without TLS or
+     *     export the client may not use
+     * @param peerAddress the client's address, which the exports' allow-lists are checked against
      */
     Negotiation(Exports exports, FrameReader reader, WritableByteChannel out, TlsMode tlsMode, Upgrade upgrade,
-                NbdCounters counters, Consumer<String> log) {
+                NbdCounters counters, Consumer<String> log, InetAddress peerAddress) {
         this.exports = exports;
         this.reader = reader;
         this.out = out;
@@ -79,6 +97,7 @@ final class Negotiation {
         this.upgrade = upgrade;
         this.counters = counters;
         this.log = log;
+        this.peerAddress = peerAddress;
     }
 
     /** True once the connection runs over TLS. */
@@ -119,6 +138,9 @@ final class Negotiation {
             if (tlsMode == TlsMode.REQUIRE && !tlsActive && header.option() == OPT_EXPORT_NAME) {
                 refusedForTls(OPT_EXPORT_NAME);
                 return null; // EXPORT_NAME cannot carry an error: the spec says terminate the session
+            }
+            if (header.option() == OPT_EXPORT_NAME && refusedExportName(data.duplicate())) {
+                return null; // as above: no error can be sent, so the session ends
             }
             Session session = option(header.option(), data);
             if (session != null || header.option() == OPT_ABORT) {
@@ -180,6 +202,7 @@ final class Negotiation {
             ack(OPT_STARTTLS);
             out = upgrade.startTls();
             tlsActive = true;
+            pskUser = out instanceof TlsChannel session ? session.pskIdentity() : null;
             // Nothing negotiated in plain text is trusted once encrypted: a man in the middle could have sent it.
             structuredReplies = false;
             contexts = List.of();
@@ -195,6 +218,46 @@ final class Negotiation {
             log.accept("option " + option + " before TLS refused (--tls=require)"
                     + (option == OPT_EXPORT_NAME ? "; connection closed" : " with NBD_REP_ERR_TLS_REQD"));
         }
+    }
+
+    /**
+     * Answers NBD_REP_ERR_POLICY if the client may not use {@code export} (counted and logged once per export and
+     * connection).
+     *
+     * @return true if refused
+     */
+    private boolean refused(int option, Export export) throws IOException {
+        if (!allowed(export, option)) {
+            error(option, REP_ERR_POLICY, "export '" + export.name() + "' is not open to this client");
+            return true;
+        }
+        return false;
+    }
+
+    /** True if NBD_OPT_EXPORT_NAME asks for a known export the client may not use (counted and logged). */
+    private boolean refusedExportName(ByteBuffer data) throws ProtocolException {
+        Export export = exports.find(HandshakeCodec.string(data, data.remaining(), "export name"));
+        return export != null && !allowed(export, OPT_EXPORT_NAME);
+    }
+
+    /** Checks the export's allow-lists; a refusal is counted and logged the first time on this connection. */
+    private boolean allowed(Export export, int option) {
+        ExportAccess.Refusal refusal = export.access().refusal(peerAddress, pskUser);
+        if (refusal == null) {
+            return true;
+        }
+        if (refusedExports.add(export.name())) {
+            String who = refusal == ExportAccess.Refusal.ADDRESS ? "address " + peerAddress.getHostAddress()
+                    + " is not in its allow-addresses"
+                    : pskUser == null ? "the client has no PSK identity (no TLS-PSK session) and the export has"
+                    + " allow-psk-users" : "PSK user '" + pskUser + "' is not in its allow-psk-users";
+            (refusal == ExportAccess.Refusal.ADDRESS ? counters.exportRefusalsAddress
+                    : counters.exportRefusalsPskUser).incrementAndGet();
+            log.accept("export '" + export.name() + "' refused: " + who + (option == OPT_EXPORT_NAME
+                    ? "; NBD_OPT_EXPORT_NAME cannot carry an error, connection closed"
+                    : "; answered NBD_REP_ERR_POLICY"));
+        }
+        return false;
     }
 
     private Session exportName(ByteBuffer data) throws IOException, ProtocolException {
@@ -215,6 +278,9 @@ final class Negotiation {
             return;
         }
         for (Export export : exports.all()) {
+            if (export.access().refusal(peerAddress, pskUser) != null) {
+                continue; // an export the client may not use is not shown to it
+            }
             write(HandshakeCodec.optionReply(OPT_LIST, REP_SERVER, HandshakeCodec.serverEntry(export.name())));
         }
         ack(OPT_LIST);
@@ -231,6 +297,9 @@ final class Negotiation {
         Export export = exports.find(request.exportName());
         if (export == null) {
             error(option, REP_ERR_UNKNOWN, "no export named '" + request.exportName() + "'");
+            return null;
+        }
+        if (refused(option, export)) {
             return null;
         }
         int flags = transmissionFlags(structuredReplies);
@@ -265,6 +334,9 @@ final class Negotiation {
         Export export = exports.find(request.exportName());
         if (export == null) {
             error(option, REP_ERR_UNKNOWN, "no export named '" + request.exportName() + "'");
+            return;
+        }
+        if (refused(option, export)) {
             return;
         }
         boolean listing = option == OPT_LIST_META_CONTEXT;

@@ -66,7 +66,14 @@ final class PskHandshaker implements TlsHandshaker {
             throw new IOException(known + e.getMessage(), e);
         }
         // close sends close_notify without waiting for the client's; the connection then closes the socket.
-        return new TlsChannel(socket, protocol.getInputStream(), protocol.getOutputStream(), protocol::close);
+        // The handshake succeeded, so the identity asked for is known and its key proved: the client is that user.
+        return new TlsChannel(socket, protocol.getInputStream(), protocol.getOutputStream(), protocol::close,
+                identities.name);
+    }
+
+    /** The identities (user names) of the file, for checking allow-lists at start-up. */
+    java.util.Set<String> identities() {
+        return java.util.Collections.unmodifiableSet(keys.keySet());
     }
 
     @Override
@@ -80,6 +87,8 @@ final class PskHandshaker implements TlsHandshaker {
      */
     private final class Identities implements TlsPSKIdentityManager {
         private String asked;
+        /** The identity as sent (not sanitised), for the allow-lists once the handshake succeeded. */
+        private String name;
         private boolean known;
 
         @Override
@@ -95,6 +104,7 @@ final class PskHandshaker implements TlsHandshaker {
                     .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
             byte[] key = keys.get(name);
             known = key != null;
+            this.name = name;
             return key == null ? null : key.clone();
         }
     }

@@ -33,6 +33,8 @@ final class TlsChannel implements ByteChannel, GatheringByteChannel {
 
     private final SocketChannel socket;
     private final CloseNotify closeNotify;
+    /** The PSK identity the handshake authenticated; null for X.509. */
+    private final String pskIdentity;
     private final InputStream in;
     private final OutputStream out;
     private final byte[] readCopy = new byte[COPY_BYTES];
@@ -45,6 +47,12 @@ final class TlsChannel implements ByteChannel, GatheringByteChannel {
      * @param closeNotify sends the session's close_notify
      */
     TlsChannel(SocketChannel socket, InputStream in, OutputStream out, CloseNotify closeNotify) {
+        this(socket, in, out, closeNotify, null);
+    }
+
+    /** As above for a PSK session that authenticated {@code pskIdentity}. */
+    TlsChannel(SocketChannel socket, InputStream in, OutputStream out, CloseNotify closeNotify, String pskIdentity) {
+        this.pskIdentity = pskIdentity;
         this.socket = socket;
         this.closeNotify = closeNotify;
         this.in = in;
@@ -106,6 +114,11 @@ final class TlsChannel implements ByteChannel, GatheringByteChannel {
      */
     void closeNotify() throws IOException {
         closeNotify.send();
+    }
+
+    /** The PSK identity (user name) the handshake authenticated; null for an X.509 session. */
+    String pskIdentity() {
+        return pskIdentity;
     }
 
     @Override

@@ -83,6 +83,11 @@ public final class TlsCredentials {
                 "PSK from " + file);
     }
 
+    /** The PSK identities (user names) of a PSK file, in name order; null for X.509 credentials. */
+    public java.util.Set<String> pskIdentities() {
+        return handshaker instanceof PskHandshaker psk ? psk.identities() : null;
+    }
+
     /** What kind of credentials, for the operator's start-up line. */
     public String description() {
         return handshaker.description();

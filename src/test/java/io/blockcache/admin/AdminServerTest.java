@@ -260,7 +260,8 @@ class AdminServerTest {
         // Proves GET / serves the dashboard page, which reads /api/stats and charts the live numbers on canvases.
         HttpResponse<String> page = send("GET", "/", null);
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.body()).contains("<title>blockcache</title>", "fetch('/api/stats')", "getContext('2d')",
+        assertThat(page.body()).contains("<title>blockcache</title>", "api('/api/stats')", "getContext('2d')",
+                "Authorization:'Bearer '+TOKEN", "location.hash",
                 "w.writtenBackSectors", "w.rateSectorsPerSecond", "requestsInFlight", "readHitSectors", "p99Us",
                 "v.dirtyBytes", "s.gc",
                 "table('drains'", "d.etaMs", "d.deadlineInMs", "d.deadlineWarning");

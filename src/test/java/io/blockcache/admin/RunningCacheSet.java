@@ -34,6 +34,11 @@ public final class RunningCacheSet implements AutoCloseable {
     public final AdminServer admin;
 
     public RunningCacheSet() throws Exception {
+        this(AdminGuard.OPEN);
+    }
+
+    /** As above, with the admin API behind {@code guard} (a bearer token). */
+    public RunningCacheSet(AdminGuard guard) throws Exception {
         CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10);
         Outcome<Void> formatted = this.<Outcome<Void>>onLoop(done ->
                 CacheSet.format(loop, cacheDevice, backings, options, new Prng(1), fraction -> { }, done));
@@ -49,7 +54,7 @@ public final class RunningCacheSet implements AutoCloseable {
             done.accept(true);
         });
         admin = new AdminServer(new InetSocketAddress("127.0.0.1", 0), set, cacheDevice, backings);
-        admin.start();
+        admin.start(AdminEndpoint.bind(new InetSocketAddress("127.0.0.1", 0), exchange -> { }, guard));
     }
 
     /** The admin API's base address, e.g. {@code 127.0.0.1:41234}. */
