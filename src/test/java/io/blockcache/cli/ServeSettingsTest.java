@@ -116,25 +116,43 @@ class ServeSettingsTest {
         return new ServeSettings.Flags(null, null, null, null, null, nbd, admin, null, null, true, Map.of(), tls);
     }
 
+    private static ServeSettings.Flags remoteFlags(String nbd, String admin, TlsFlagSettings.Flags tls,
+                                                  String tokenFile) {
+        return new ServeSettings.Flags(null, null, null, null, null, nbd, admin, null, null, true, Map.of(), tls,
+                new AccessSettings.Flags(tokenFile, null, null));
+    }
+
     @Test
-    void remoteBindNeedsTlsRequireOrInsecure() throws Exception {
-        // Proves issue 12 item 2 (TLS half): --allow-remote alone no longer serves NBD off loopback; --tls=require
-        // with credentials or --insecure does; the admin API off loopback needs --insecure (it has no TLS or token).
-        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, true)))
-                .hasMessageContaining("would run without TLS (--tls=off)").hasMessageContaining("--insecure");
-        assertThat(ServeSettings.resolve(tlsFlags("0.0.0.0:10809", null,
-                new TlsFlagSettings.Flags(null, null, null, false, true))).nbdListen().getPort()).isEqualTo(10809);
+    void allowRemoteNeedsTlsRequireAndAnAdminTokenOrInsecure() throws Exception {
+        // Proves issue 12 item 2: --allow-remote refuses to start without --tls=require and an admin token, naming
+        // each part that is missing in one line, even with both listeners on loopback; --insecure overrides it;
+        // with both it starts, the admin API off loopback included.
         Path keys = Files.writeString(dir.resolve("keys.psk"), "alice:" + "ab".repeat(32) + "\n");
-        ServeSettings secure = ServeSettings.resolve(tlsFlags("0.0.0.0:10809", null,
-                new TlsFlagSettings.Flags("require", null, keys.toString(), false, false)));
+        Path token = AccessSettingsTest.tokenFile(dir, "0123456789abcdef0123456789abcdef");
+        TlsFlagSettings.Flags psk = new TlsFlagSettings.Flags("require", null, keys.toString(), false, false);
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, null, "0.0.0.0:10809", null, true)))
+                .hasMessage("--allow-remote (NBD on 0.0.0.0, admin API on 127.0.0.1) needs TLS for NBD (--tls=require"
+                        + " with --tls-certificates DIR or --tls-psk FILE; it is --tls=off) and an admin API token"
+                        + " (--admin-token-file FILE), or --insecure if the network is trusted: anyone who reaches it"
+                        + " could read or change the volumes");
+        assertThatThrownBy(() -> ServeSettings.resolve(remoteFlags("0.0.0.0:10809", null, psk, null)))
+                .hasMessageContaining("needs an admin API token (--admin-token-file FILE), or --insecure")
+                .message().doesNotContain("TLS for NBD");
+        assertThatThrownBy(() -> ServeSettings.resolve(remoteFlags("127.0.0.1:10809", "127.0.0.1:10810",
+                new TlsFlagSettings.Flags("on", null, keys.toString(), false, false), token.toString())))
+                .hasMessageContaining("needs TLS for NBD (--tls=require with --tls-certificates DIR or --tls-psk FILE;"
+                        + " it is --tls=on), or --insecure").message().doesNotContain("token");
+        assertThat(ServeSettings.resolve(remoteFlags("0.0.0.0:10809", "0.0.0.0:10810",
+                new TlsFlagSettings.Flags(null, null, null, false, true), null)).nbdListen().getPort())
+                .isEqualTo(10809);
+        ServeSettings secure = ServeSettings.resolve(remoteFlags("0.0.0.0:10809", "0.0.0.0:10810", psk,
+                token.toString()));
         assertThat(secure.tls().mode()).isEqualTo(io.blockcache.nbd.TlsMode.REQUIRE);
         assertThat(secure.tls().credentials().description()).isEqualTo("PSK, 1 identity");
-        assertThatThrownBy(() -> ServeSettings.resolve(tlsFlags("0.0.0.0:10809", null,
-                new TlsFlagSettings.Flags("on", null, keys.toString(), false, false))))
-                .hasMessageContaining("(--tls=on)");
-        assertThatThrownBy(() -> ServeSettings.resolve(tlsFlags("0.0.0.0:10809", "0.0.0.0:10810",
-                new TlsFlagSettings.Flags("require", null, keys.toString(), false, false))))
-                .hasMessageContaining("the admin API has neither TLS nor a token");
+        assertThat(secure.access().adminToken().accepts("Bearer 0123456789abcdef0123456789abcdef")).isTrue();
+        // Without --allow-remote nothing is asked for on loopback.
+        assertThat(ServeSettings.resolve(flags(null, null, "127.0.0.1:0", null, false)).access().adminToken())
+                .isNull();
     }
 
     @Test
