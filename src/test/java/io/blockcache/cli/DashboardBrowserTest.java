@@ -137,6 +137,51 @@ class DashboardBrowserTest {
         assertThat(errText.toString()).doesNotContain("Exception");
     }
 
+    @Test
+    void withAnAdminTokenThePageSendsItFromTheFragmentAndNeverPutsItInAUrl() throws Exception {
+        // Proves the dashboard under --admin-token-file: opened as /#token=TOKEN it polls and draws (its requests
+        // carry the header, or they would get 401), the token leaves the address bar and is never in a request URL;
+        // opened without it, the page says what to do and the refusals are counted.
+        Path chromium = tool("chromium");
+        Path driverBinary = tool("chromedriver");
+        String token = "5ecret5ecret5ecret5ecret5ecret00";
+        Path tokenFile = AccessSettingsTest.tokenFile(dir, token);
+        runtime = ServeRuntime.start(ServeSettings.resolve(new ServeSettings.Flags(dir.resolve("data").toString(),
+                null, null, "64M", "256M", "127.0.0.1:0", "127.0.0.1:0", null, null, false, Map.of(),
+                TlsFlagSettings.Flags.NONE, new AccessSettings.Flags(tokenFile.toString(), null, null))),
+                new PrintWriter(errText, true));
+        String base = "http://127.0.0.1:" + runtime.adminAddress().getPort();
+        browser = startBrowser(chromium, driverBinary);
+        browser.get(base + "/#token=" + token);
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.until(page -> polls() >= 3);
+        assertThat(browser.findElement(By.id("err")).getText()).isEmpty();
+        for (String chart : CHARTS) {
+            assertThat(inkedPixels(browser.findElement(By.id("c-default-" + chart)))).as("chart " + chart)
+                    .isGreaterThan(200);
+        }
+        assertThat(browser.getCurrentUrl()).isEqualTo(base + "/").doesNotContain(token);
+        Object urls = browser.executeScript(
+                "return performance.getEntriesByType('resource').map(e => e.name).join(' ')");
+        assertThat(String.valueOf(urls)).contains("/api/stats").doesNotContain(token);
+        Map<?, ?> admin = (Map<?, ?>) fetchStats(base, token).get("admin");
+        assertThat(admin.get("tokenRequired")).isEqualTo(true);
+        assertThat(((Number) admin.get("unauthorizedRequests")).longValue()).as("every poll carried the token")
+                .isZero();
+
+        browser.quit();
+        browser = startBrowser(chromium, driverBinary); // a new session: no sessionStorage holds the token
+        browser.get(base + "/");
+        wait = new WebDriverWait(browser, WAIT);
+        wait.until(page -> !browser.findElement(By.id("err")).getText().isEmpty());
+        assertThat(browser.findElement(By.id("err")).getText())
+                .isEqualTo("this server needs the admin token: open this page as " + base + "/#token=TOKEN");
+        assertThat(((Number) ((Map<?, ?>) fetchStats(base, token).get("admin")).get("unauthorizedRequests"))
+                .longValue()).isPositive();
+        assertThat(errText.toString()).contains("admin: 127.0.0.1: GET /api/stats refused (401): no bearer token")
+                .doesNotContain(token);
+    }
+
     /** Writes and reads 64 KiB blocks over the first 32 MiB, {@link #LOAD_IN_FLIGHT} at a time, on the loop. */
     private CountDownLatch startLoad(Volume volume) {
         CountDownLatch done = new CountDownLatch(LOAD_IN_FLIGHT);
@@ -242,9 +287,17 @@ class DashboardBrowserTest {
     }
 
     private static Map<?, ?> fetchStats(String base) {
+        return fetchStats(base, null);
+    }
+
+    /** {@code GET /api/stats}, with the admin token if not null. */
+    private static Map<?, ?> fetchStats(String base, String token) {
         try {
-            HttpResponse<String> response = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(base + "/api/stats")).build(),
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/api/stats"));
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
+            HttpResponse<String> response = HttpClient.newHttpClient().send(request.build(),
                     HttpResponse.BodyHandlers.ofString());
             return (Map<?, ?>) JsonReader.parse(response.body());
         } catch (Exception e) {
