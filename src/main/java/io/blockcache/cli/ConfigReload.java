@@ -14,7 +14,8 @@ import java.util.Objects;
  * {@code serve}'s reload ({@code POST /api/reload}, {@code blockcache reload}, systemd's {@code ExecReload}): reads
  * the config file again with the same flags, sets every {@code knob.NAME} line whose value differs from the live
  * one, and names each other setting that changed, which takes effect only at the next start (files, sizes,
- * listen addresses, the initial mode, the NBD limits, TLS, the admin token and the exports' allow-lists). A file that does not parse or validate changes nothing.
+ * listen addresses, the initial mode, the NBD limits, TLS, the admin token and the exports' allow-lists). A file
+ * that does not parse or validate changes nothing.
  *
  * <p>Thread rule: an admin HTTP thread; it waits for the loop.
  */

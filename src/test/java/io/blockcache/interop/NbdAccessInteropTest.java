@@ -54,7 +54,8 @@ class NbdAccessInteropTest {
         // Proves address allow-lists with libnbd from 127.0.0.1: "default" (127.0.0.0/8, ::1/128) is listed and
         // written through; "closed" (10.0.0.0/8, 2001:db8::/32) is neither listed nor opened, and the refusal is
         // counted, logged and wrote nothing.
-        String config = "backing=default=" + dir.resolve("data/backing.img") + ",closed=" + dir.resolve("data/closed.img")
+        String config = "backing=default=" + dir.resolve("data/backing.img") + ",closed="
+                + dir.resolve("data/closed.img")
                 + "\nexport.default.allow-addresses=127.0.0.0/8,::1/128\n"
                 + "export.closed.allow-addresses=10.0.0.0/8, 2001:db8::/32\n";
         try (ServeProcess serve = ServeProcess.start(dir.resolve("data"), "ranges", config)) {
@@ -64,7 +65,7 @@ class NbdAccessInteropTest {
             assertThat(list.out()).contains("export=\"default\"").doesNotContain("closed");
             ExternalTool.Run refused = run("nbdinfo", base + "/closed");
             assertThat(refused.exitCode()).as(refused.describe()).isNotZero();
-            // libnbd 1.14 words NBD_REP_ERR_POLICY as "Operation not supported" and keeps the server's text for its debug log.
+            // libnbd 1.14 words NBD_REP_ERR_POLICY as "Operation not supported" (the server's text: debug log only).
             assertThat(refused.err()).contains("server replied with error to opt_go request");
             ExternalTool.Run served = writeAndRead(base + "/default");
             assertThat(served.exitCode()).as(served.describe()).isZero();

@@ -59,8 +59,8 @@ class NbdExportAccessTest {
             assertThat(stats.exportRefusalsAddress()).isEqualTo(1);
             assertThat(stats.exportRefusalsPskUser()).isZero();
             assertThat(stats.protocolErrors()).isZero();
-            assertThat(fixture.log).filteredOn(line -> line.contains("refused")).containsExactly("nbd: 127.0.0.1: export"
-                    + " 'second' refused: address 127.0.0.1 is not in its allow-addresses; answered"
+            assertThat(fixture.log).filteredOn(line -> line.contains("refused")).containsExactly("nbd: 127.0.0.1:"
+                    + " export 'second' refused: address 127.0.0.1 is not in its allow-addresses; answered"
                     + " NBD_REP_ERR_POLICY");
         }
     }
