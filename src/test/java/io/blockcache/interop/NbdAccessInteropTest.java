@@ -39,8 +39,12 @@ class NbdAccessInteropTest {
     }
 
     private static String stats(ServeProcess serve) throws Exception {
+        return get(serve, "/api/stats");
+    }
+
+    private static String get(ServeProcess serve, String path) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
-                + "/api/stats")).build(), HttpResponse.BodyHandlers.ofString()).body();
+                + path)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     /** nbdsh writes 4 KiB at 4096 through {@code uri}, reads it back and prints "ok". */
@@ -74,6 +78,8 @@ class NbdAccessInteropTest {
             String json = stats(serve);
             assertThat(json).contains("\"exportRefusalsAddress\":1,\"exportRefusalsPskUser\":0");
             assertThat(json).containsPattern("\"name\":\"closed\",[^}]*\"writeCachedSectors\":0,");
+            assertThat(get(serve, "/metrics")).contains("blockcache_nbd_export_refusals_total{reason=\"address\"} 1.0",
+                    "blockcache_nbd_export_refusals_total{reason=\"psk_user\"} 0.0");
             assertThat(serve.log()).containsOnlyOnce("export 'closed' refused: address 127.0.0.1 is not in its"
                     + " allow-addresses; answered NBD_REP_ERR_POLICY");
         }
