@@ -7,8 +7,6 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -62,12 +60,8 @@ final class Negotiation {
     private final NbdCounters counters;
     /** Takes one line for the operator (the connection adds the peer). */
     private final Consumer<String> log;
-    /** The client's address, for the exports' allow-lists. */
-    private final InetAddress peerAddress;
-    /** The PSK identity the TLS session authenticated; null before TLS or with X.509. */
-    private String pskUser;
-    /** Exports already refused on this connection (each is counted and logged once); at most every export. */
-    private final Set<String> refusedExports = new TreeSet<>();
+    /** Who the client is, for the exports' allow-lists. */
+    private final ExportGate gate;
     private boolean tlsActive;
     /** True once this connection was refused for want of TLS (counted and logged once per connection). */
     private boolean tlsRefusalCounted;
@@ -97,7 +91,7 @@ final class Negotiation {
         this.upgrade = upgrade;
         this.counters = counters;
         this.log = log;
-        this.peerAddress = peerAddress;
+        this.gate = new ExportGate(peerAddress, counters, log);
     }
 
     /** True once the connection runs over TLS. */
@@ -202,7 +196,7 @@ final class Negotiation {
             ack(OPT_STARTTLS);
             out = upgrade.startTls();
             tlsActive = true;
-            pskUser = out instanceof TlsChannel session ? session.pskIdentity() : null;
+            gate.tlsStarted(out instanceof TlsChannel session ? session.pskIdentity() : null);
             // Nothing negotiated in plain text is trusted once encrypted: a man in the middle could have sent it.
             structuredReplies = false;
             contexts = List.of();
@@ -227,7 +221,7 @@ final class Negotiation {
      * @return true if refused
      */
     private boolean refused(int option, Export export) throws IOException {
-        if (!allowed(export, option)) {
+        if (!gate.allowed(export, option)) {
             error(option, REP_ERR_POLICY, "export '" + export.name() + "' is not open to this client");
             return true;
         }
@@ -237,27 +231,7 @@ final class Negotiation {
     /** True if NBD_OPT_EXPORT_NAME asks for a known export the client may not use (counted and logged). */
     private boolean refusedExportName(ByteBuffer data) throws ProtocolException {
         Export export = exports.find(HandshakeCodec.string(data, data.remaining(), "export name"));
-        return export != null && !allowed(export, OPT_EXPORT_NAME);
-    }
-
-    /** Checks the export's allow-lists; a refusal is counted and logged the first time on this connection. */
-    private boolean allowed(Export export, int option) {
-        ExportAccess.Refusal refusal = export.access().refusal(peerAddress, pskUser);
-        if (refusal == null) {
-            return true;
-        }
-        if (refusedExports.add(export.name())) {
-            String who = refusal == ExportAccess.Refusal.ADDRESS ? "address " + peerAddress.getHostAddress()
-                    + " is not in its allow-addresses"
-                    : pskUser == null ? "the client has no PSK identity (no TLS-PSK session) and the export has"
-                    + " allow-psk-users" : "PSK user '" + pskUser + "' is not in its allow-psk-users";
-            (refusal == ExportAccess.Refusal.ADDRESS ? counters.exportRefusalsAddress
-                    : counters.exportRefusalsPskUser).incrementAndGet();
-            log.accept("export '" + export.name() + "' refused: " + who + (option == OPT_EXPORT_NAME
-                    ? "; NBD_OPT_EXPORT_NAME cannot carry an error, connection closed"
-                    : "; answered NBD_REP_ERR_POLICY"));
-        }
-        return false;
+        return export != null && !gate.allowed(export, OPT_EXPORT_NAME);
     }
 
     private Session exportName(ByteBuffer data) throws IOException, ProtocolException {
@@ -278,7 +252,7 @@ final class Negotiation {
             return;
         }
         for (Export export : exports.all()) {
-            if (export.access().refusal(peerAddress, pskUser) != null) {
+            if (!gate.visible(export)) {
                 continue; // an export the client may not use is not shown to it
             }
             write(HandshakeCodec.optionReply(OPT_LIST, REP_SERVER, HandshakeCodec.serverEntry(export.name())));

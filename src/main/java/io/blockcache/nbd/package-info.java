@@ -8,7 +8,9 @@
  * one buffer budget for every connection; docs/OPERATIONS.md "Limits"), per-connection bounds (requests and
  * buffered bytes in flight), the per-export sector range lock that makes read-modify-write of partial sectors
  * safe, the mapping of volume outcomes to NBD errors, and TLS (NBD_OPT_STARTTLS, {@link io.blockcache.nbd.TlsSettings}:
- * X.509 through the JDK, PSK through BouncyCastle, credentials checked once at start-up; docs/OPERATIONS.md §9).
+ * X.509 through the JDK, PSK through BouncyCastle, credentials checked once at start-up; docs/OPERATIONS.md §9), and
+ * per-export allow-lists of address ranges and PSK users ({@link io.blockcache.nbd.ExportAccess}, checked in the
+ * handshake; docs/OPERATIONS.md §10).
  * Threads: codecs on any thread; readers and writers on their virtual threads; request execution, the range
  * lock and block status on the loop thread. Talks to volumes only through their public API.
  */
