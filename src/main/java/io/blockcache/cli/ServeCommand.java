@@ -190,6 +190,7 @@ final class ServeCommand implements Callable<Integer> {
             // A signal would otherwise end the JVM with 128+signal; a clean stop is a success.
             Runtime.getRuntime().halt(clean ? 0 : 1);
         }, "blockcache-shutdown"));
+        warnIfAdminExposed(err, settings, runtime.adminAddress());
         printBanner(out, settings, runtime);
         // Recovery is done and both listeners are up: only now may systemd order dependent units after us.
         notify(systemd, err, "READY=1", "STATUS=serving " + settings.backings().keySet() + " on nbd://"
@@ -243,6 +244,21 @@ final class ServeCommand implements Callable<Integer> {
         } catch (java.io.IOException e) {
             return settings.cacheSizeBytes(); // serve itself will say why it cannot open the file
         }
+    }
+
+    /**
+     * The admin API has no TLS of its own: off loopback its token (or, under --insecure, its knobs) are open to the
+     * network path. Allowed, since the operator chose it, but said once at start.
+     */
+    private static void warnIfAdminExposed(PrintWriter err, ServeSettings settings, InetSocketAddress admin) {
+        if (admin.getAddress().isLoopbackAddress()) {
+            return;
+        }
+        err.println("blockcache serve: warning: the admin API listens on " + hostPort(admin) + " without TLS: "
+                + (settings.access().adminToken() != null ? "its token crosses the network in clear text"
+                : "anyone who reaches it can change the cache (--insecure, no token)")
+                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)");
+        err.flush();
     }
 
     private static void printBanner(PrintWriter out, ServeSettings settings, ServeRuntime runtime) {

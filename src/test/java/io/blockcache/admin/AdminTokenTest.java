@@ -89,6 +89,28 @@ class AdminTokenTest {
     }
 
     @Test
+    void theTokenGuardsTheApiWhileTheCacheIsStillBeingRecovered() throws Exception {
+        // Proves the guard sits on the endpoint, not on one handler: during recovery (RecoveryAdmin answers) the
+        // progress needs the token too, and the dashboard page does not.
+        try (io.blockcache.loop.RealLoop loop = new io.blockcache.loop.RealLoop("admin-token-recovery-loop");
+             AdminEndpoint endpoint = AdminEndpoint.bind(new java.net.InetSocketAddress("127.0.0.1", 0),
+                     new RecoveryAdmin(loop, new io.blockcache.engine.RecoveryProgress()),
+                     new AdminGuard(AdminToken.of(TOKEN, "test"), log::add))) {
+            String base = "http://127.0.0.1:" + endpoint.address().getPort();
+            HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(base + "/api/stats")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).isEqualTo(401);
+            HttpResponse<String> allowed = http.send(HttpRequest.newBuilder(URI.create(base + "/api/stats"))
+                    .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(allowed.statusCode()).isEqualTo(200);
+            assertThat(allowed.body()).startsWith("{\"recovery\":{\"phase\":");
+            assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            assertThat(endpoint.guard().refusals()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void withoutATokenEverythingAnswersAndNothingIsCounted() throws Exception {
         // Proves the open case is unchanged and says so in the stats.
         cache = new RunningCacheSet();
