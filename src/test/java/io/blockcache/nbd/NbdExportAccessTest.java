@@ -66,6 +66,28 @@ class NbdExportAccessTest {
     }
 
     @Test
+    void anIpv6ClientIsJudgedByIpv6Ranges() throws Exception {
+        // Proves the lists over a real IPv6 socket: a client from ::1 may use the export allowed ::1/128 and not the
+        // one allowed only 127.0.0.0/8 (an IPv4 range never matches an IPv6 address).
+        Map<String, ExportAccess> access = Map.of(
+                "default", new ExportAccess(List.of(AddressRange.parse("::1/128")), null),
+                "second", new ExportAccess(List.of(AddressRange.parse("127.0.0.0/8")), null));
+        try (NbdFixture fixture = new NbdFixture(access, "::1"); NbdTestClient client = fixture.client()) {
+            client.hello();
+            List<NbdTestClient.OptionReply> list = client.option(OPT_LIST, new byte[0]);
+            assertThat(list.stream().filter(r -> r.type() == REP_SERVER).map(NbdExportAccessTest::exportName))
+                    .containsExactly("default");
+            assertThat(client.option(OPT_GO, NbdTestClient.infoData("second")).get(0).type())
+                    .isEqualTo(REP_ERR_POLICY);
+            client.go("default", false);
+            assertThat(client.read(0, 512)).hasSize(512);
+            assertThat(fixture.server.stats().exportRefusalsAddress()).isEqualTo(1);
+            assertThat(fixture.log).anyMatch(line -> line.contains("export 'second' refused: address")
+                    && line.contains(":1 is not in its allow-addresses"));
+        }
+    }
+
+    @Test
     void exportNameForARefusedExportEndsTheConnectionAndWritesNothing() throws Exception {
         // Proves NBD_OPT_EXPORT_NAME, which cannot carry an error, closes the connection (counted, logged, not a
         // protocol error), that "second" was never written, and that another client is served meanwhile.

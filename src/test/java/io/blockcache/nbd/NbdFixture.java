@@ -47,17 +47,22 @@ final class NbdFixture implements AutoCloseable {
 
     /** As above, with TLS as {@code tls} says. */
     NbdFixture(long volumeBytes, NbdLimits limits, PayloadBuffers buffers, TlsSettings tls) throws Exception {
-        this(volumeBytes, limits, buffers, tls, Map.of());
+        this(volumeBytes, limits, buffers, tls, Map.of(), "127.0.0.1");
     }
 
     /** Default volumes and limits, without TLS, with the exports' allow-lists {@code access}. */
     NbdFixture(Map<String, ExportAccess> access) throws Exception {
-        this(VOLUME_BYTES, NbdLimits.DEFAULTS, new PayloadBuffers(), TlsSettings.OFF, access);
+        this(VOLUME_BYTES, NbdLimits.DEFAULTS, new PayloadBuffers(), TlsSettings.OFF, access, "127.0.0.1");
+    }
+
+    /** As above, listening on {@code host} (e.g. {@code ::1}). */
+    NbdFixture(Map<String, ExportAccess> access, String host) throws Exception {
+        this(VOLUME_BYTES, NbdLimits.DEFAULTS, new PayloadBuffers(), TlsSettings.OFF, access, host);
     }
 
     /** The general form. */
     NbdFixture(long volumeBytes, NbdLimits limits, PayloadBuffers buffers, TlsSettings tls,
-               Map<String, ExportAccess> access) throws Exception {
+               Map<String, ExportAccess> access, String host) throws Exception {
         cacheDevice = new FaultyDevice(new MemoryDevice(loop, 32L << 20, 512), loop, FaultPlan.none(), new Prng(7));
         backing = new GatedDevice(new MemoryDevice(loop, volumeBytes + (1 << 20), 512), loop);
         MemoryDevice second = new MemoryDevice(loop, volumeBytes + (1 << 20), 512);
@@ -79,7 +84,7 @@ final class NbdFixture implements AutoCloseable {
         Map<String, Volume> exports = new LinkedHashMap<>();
         exports.put("default", cacheSet.volume("default"));
         exports.put("second", cacheSet.volume("second"));
-        server = new NbdServer(new InetSocketAddress("127.0.0.1", 0), exports, loop, limits, tls, access, log::add,
+        server = new NbdServer(new InetSocketAddress(host, 0), exports, loop, limits, tls, access, log::add,
                 buffers);
         server.start();
     }
