@@ -57,12 +57,14 @@ class ConfigReloadTest {
         Path keys = Files.writeString(config.resolveSibling("keys.psk"), "alice:" + "ab".repeat(32) + "\n");
         Files.writeString(config, "knob.volume.default.mode=writearound\nknob.writeback.default.running=false\n"
                 + "cache-size=128M\nbacking-size=1G\n" // --backing-size 256M was given: the flag wins
-                + "tls=require\ntls-psk=" + keys + "\n");
+                + "tls=require\ntls-psk=" + keys + "\nexport.default.allow-addresses=127.0.0.0/8\n");
         CliRun run = CliRun.of("reload", "--admin", admin());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("knob.volume.default.mode: writethrough -> writearound")
                 .contains("cache-size: 67108864 -> 134217728 takes effect at the next start")
                 .contains("tls (tls-*): off -> require, PSK from " + keys + " takes effect at the next start")
+                .contains("access (admin-token-file, export.NAME.allow-*): no admin token -> no admin token; export"
+                        + " default: addresses [127.0.0.0/8] takes effect at the next start")
                 .doesNotContain("writeback.default.running").doesNotContain("backing-size");
         assertThat(knob("volume.default.mode")).isEqualTo("writearound");
 
