@@ -115,7 +115,7 @@ final class ServeRuntime {
 
     private void startAll() throws ServeException {
         HostFiles files = new HostFiles(settings.cacheFile(), settings.cacheSizeBytes(), settings.backings(),
-                settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), Map.of());
+                settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), settings.knobs());
         ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
         try {
             host = CacheHost.open(files, "blockcache-loop", line -> {
@@ -130,10 +130,6 @@ final class ServeRuntime {
                     throw new HostException("cannot listen for the admin API on " + settings.adminListen() + ": " + e);
                 }
             });
-            String problem = host.applyKnobs(settings.knobs());
-            if (problem != null) {
-                throw new ServeException("config " + problem);
-            }
         } catch (HostException e) {
             throw new ServeException(e.getMessage());
         }
