@@ -24,6 +24,7 @@ import io.blockcache.journal.JournalRing;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.DamageMap;
+import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeConfig;
 import io.blockcache.volume.VolumeIndex;
@@ -48,6 +49,7 @@ final class CacheSetBuilder {
     private final CacheSuperblock superblock;
     private final JournalRecovery recovery;
     private final Map<Integer, ExtentIndex> indexes = new LinkedHashMap<>();
+    private final Map<Integer, DirtyEpochs> recoveredEpochs = new LinkedHashMap<>();
     private CacheLayout layout;
     private BucketTable table;
     private JournalWriter journal;
@@ -92,13 +94,14 @@ final class CacheSetBuilder {
         spaceRef[0] = space;
         for (AttachedBacking attached : superblock.backings()) {
             indexes.put(attached.volumeId(), new ExtentIndex(space, options.verifyIndexEachOperation()));
+            recoveredEpochs.put(attached.volumeId(), DirtyEpochs.forRecovery());
         }
         space.setCounting(false);
     }
 
     /** What the replay applies the checkpoint and the journal through. */
     Replayer replayer() {
-        return new Replayer(table, indexes);
+        return new Replayer(table, indexes, recoveredEpochs);
     }
 
     /** The volumes' indexes, in superblock order. */
@@ -130,7 +133,9 @@ final class CacheSetBuilder {
         for (int i = 0; i < superblock.backings().size(); i++) {
             AttachedBacking attached = superblock.backings().get(i);
             ExtentIndex index = indexes.get(attached.volumeId());
-            checkpoints.addVolume(attached.volumeId(), index);
+            VolumeIndex volumeIndex = new VolumeIndex(attached.volumeId(), index, journal, space);
+            volumeIndex.restoreEpochs(recoveredEpochs.get(attached.volumeId()));
+            checkpoints.addVolume(attached.volumeId(), index, volumeIndex::recordedEpochAt);
             VolumeConfig config = new VolumeConfig(attached.volumeId(), attached.volumeSizeBytes(),
                     attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
             BlockDevice backing = backings.get(i).device();
@@ -139,14 +144,14 @@ final class CacheSetBuilder {
             boolean mapped = geometry != null && options.damageMap();
             DamageMap damage = !mapped ? null : new DamageMap(loop, backing, attached.backingUuid(), geometry,
                     attached.volumeSizeBytes(), mapAreas.get(i));
-            volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space,
-                    new VolumeIndex(attached.volumeId(), index, journal, space), journal, damage));
+            volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space, volumeIndex, journal, damage));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         long totalBytes = 0;
         for (Volume volume : volumes) {
             totalBytes += volume.sizeBytes();
         }
+        recoveredEpochs.clear(); // handed over; the volumes forget them once unused
         List<Writeback> writebacks = new ArrayList<>();
         for (Volume volume : volumes) {
             // bcache weighs each backing device's dirty target by its share of the backing capacity.

@@ -6,6 +6,7 @@ import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.index.ExtentLocation;
+import io.blockcache.volume.DirtyEpochs;
 import java.util.List;
 import java.util.Map;
 
@@ -18,10 +19,18 @@ import java.util.Map;
 final class Replayer {
     private final BucketTable table;
     private final Map<Integer, ExtentIndex> indexes;
+    /** Per volume, the recorded epochs of dirty extents (docs/FORMAT.md §5.2), kept in step with the index. */
+    private final Map<Integer, DirtyEpochs> epochs;
 
     Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes) {
+        this(table, indexes, Map.of());
+    }
+
+    /** @param epochs per volume id, where the recorded epochs go (volumes left out are not followed) */
+    Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes, Map<Integer, DirtyEpochs> epochs) {
         this.table = table;
         this.indexes = indexes;
+        this.epochs = epochs;
     }
 
     void applyCheckpoint(List<CheckpointItem> items) {
@@ -102,8 +111,13 @@ final class Replayer {
     void apply(JournalRecord record) {
         switch (record) {
             case JournalRecord.ExtentInsert insert -> insert(insert);
-            case JournalRecord.ExtentRemove remove -> index(remove.volumeId()).remove(remove.startSector(),
-                    remove.lengthSectors());
+            case JournalRecord.ExtentRemove remove -> {
+                index(remove.volumeId()).remove(remove.startSector(), remove.lengthSectors());
+                DirtyEpochs volumeEpochs = epochs.get(remove.volumeId());
+                if (volumeEpochs != null) {
+                    volumeEpochs.replayRemove(remove.startSector(), remove.lengthSectors());
+                }
+            }
             case JournalRecord.ExtentClean clean -> index(clean.volumeId()).markClean(clean.startSector(),
                     clean.lengthSectors(), clean.bucket(), clean.offsetInBucketSectors(), clean.generation());
             case JournalRecord.BucketGeneration generation -> table.setGeneration(generation.bucket(),
@@ -117,6 +131,10 @@ final class Replayer {
         index(extent.volumeId()).insert(extent.startSector(), extent.lengthSectors(), extent.bucket(),
                 extent.offsetInBucketSectors(), extent.generation(), extent.dirty(), extent.crc32c(),
                 extent.crcSpanStartSectors(), extent.crcSpanLengthSectors());
+        DirtyEpochs volumeEpochs = epochs.get(extent.volumeId());
+        if (volumeEpochs != null) {
+            volumeEpochs.replayInsert(extent.startSector(), extent.lengthSectors(), extent.dirty(), extent.epoch());
+        }
     }
 
     private ExtentIndex index(int volumeId) {

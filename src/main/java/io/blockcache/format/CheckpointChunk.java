@@ -24,6 +24,7 @@ import java.util.List;
  *       40     .  items, back to back:
  *                   type 1 generation slice: type u8 | firstBucket u32 | count u32 | count x generation u16
  *                   type 2 extent run:       type u8 | volumeId u16 | count u32 | count x extent body (29 B)
+ *                   type 3 extent run with epochs: as type 2, each extent body followed by epoch u64 (0: none)
  *        .     .  zero padding up to chunkBytes
  * </pre>
  *
@@ -112,13 +113,16 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
                     }
                     return new GenerationSlice(firstBucket, generations);
                 }
-                case CheckpointItem.TYPE_EXTENT_RUN -> {
+                case CheckpointItem.TYPE_EXTENT_RUN, CheckpointItem.TYPE_EXTENT_RUN_EPOCHS -> {
+                    boolean withEpochs = type == CheckpointItem.TYPE_EXTENT_RUN_EPOCHS;
                     int volumeId = reader.u16("volumeId");
                     int count = reader.u32AsInt("extent count");
-                    checkCount(reader, count, JournalRecordCodec.EXTENT_BODY_BYTES, "extent count");
+                    checkCount(reader, count, JournalRecordCodec.EXTENT_BODY_BYTES
+                            + (withEpochs ? JournalRecordCodec.EPOCH_BYTES : 0), "extent count");
                     List<ExtentInsert> extents = new ArrayList<>(count);
                     for (int i = 0; i < count; i++) {
-                        extents.add(JournalRecordCodec.readExtentBody(reader, volumeId));
+                        extents.add(withEpochs ? readEpochExtent(reader, volumeId)
+                                : JournalRecordCodec.readExtentBody(reader, volumeId, false));
                     }
                     return new ExtentRun(volumeId, extents);
                 }
@@ -127,6 +131,23 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
             }
         } catch (IllegalArgumentException e) {
             throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "item type " + type + ": " + e.getMessage());
+        }
+    }
+
+    /** An extent body and its epoch in a type 3 run: epoch 0 means none (a clean extent, or order unknown). */
+    private static ExtentInsert readEpochExtent(FieldReader reader, int volumeId) throws MalformedException {
+        int start = reader.position();
+        ExtentInsert body = JournalRecordCodec.readExtentBody(reader, volumeId, false);
+        long epoch = reader.u64("epoch");
+        if (epoch < 0 || (epoch != 0 && !body.dirty())) {
+            throw reader.invalid("epoch", JournalRecordCodec.EPOCH_BYTES, "0, or at least 1 on a dirty extent", epoch);
+        }
+        try {
+            return new ExtentInsert(volumeId, body.startSector(), body.lengthSectors(), body.bucket(),
+                    body.offsetInBucketSectors(), body.generation(), body.dirty(), body.crc32c(),
+                    body.crcSpanStartSectors(), body.crcSpanLengthSectors(), epoch);
+        } catch (IllegalArgumentException e) {
+            throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "extent: " + e.getMessage());
         }
     }
 

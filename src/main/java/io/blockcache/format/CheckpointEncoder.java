@@ -122,16 +122,22 @@ public final class CheckpointEncoder {
                 yield rest.isEmpty() ? null : new GenerationSlice(slice.firstBucket() + fit, rest);
             }
             case ExtentRun run -> {
-                int fit = Math.min(run.extents().size(),
-                        (room - EXTENT_RUN_HEADER_BYTES) / JournalRecordCodec.EXTENT_BODY_BYTES);
+                boolean withEpochs = run.withEpochs();
+                int extentBytes = JournalRecordCodec.EXTENT_BODY_BYTES
+                        + (withEpochs ? JournalRecordCodec.EPOCH_BYTES : 0);
+                int fit = Math.min(run.extents().size(), (room - EXTENT_RUN_HEADER_BYTES) / extentBytes);
                 if (fit <= 0) {
                     yield item;
                 }
-                buffer.put((byte) CheckpointItem.TYPE_EXTENT_RUN);
+                int type = withEpochs ? CheckpointItem.TYPE_EXTENT_RUN_EPOCHS : CheckpointItem.TYPE_EXTENT_RUN;
+                buffer.put((byte) type);
                 buffer.putShort((short) run.volumeId());
                 buffer.putInt(fit);
                 for (int i = 0; i < fit; i++) {
                     JournalRecordCodec.putExtentBody(run.extents().get(i), buffer);
+                    if (withEpochs) {
+                        buffer.putLong(run.extents().get(i).epoch());
+                    }
                 }
                 extentCount += fit;
                 List<ExtentInsert> rest = run.extents().subList(fit, run.extents().size());

@@ -10,6 +10,8 @@ public sealed interface CheckpointItem {
     int TYPE_GENERATION_SLICE = 1;
     /** Type byte of {@link ExtentRun}. */
     int TYPE_EXTENT_RUN = 2;
+    /** Type byte of an {@link ExtentRun} whose extents carry their epochs ({@link ExtentRun#withEpochs}). */
+    int TYPE_EXTENT_RUN_EPOCHS = 3;
 
     /**
      * Generations of buckets [firstBucket, firstBucket + generations.size()).
@@ -41,6 +43,19 @@ public sealed interface CheckpointItem {
                 Checks.require(extent.volumeId() == volumeId, "extent of volume %d in a run of volume %d",
                         extent.volumeId(), volumeId);
             }
+        }
+
+        /**
+         * Whether any extent carries an epoch: then the run is encoded as type 3, every extent body followed by
+         * its epoch (0 for one without), else as type 2.
+         */
+        public boolean withEpochs() {
+            for (ExtentInsert extent : extents) {
+                if (extent.hasEpoch()) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }

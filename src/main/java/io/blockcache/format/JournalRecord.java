@@ -21,6 +21,10 @@ public sealed interface JournalRecord {
     int TYPE_CHECKPOINT_DONE = 5;
     /** Type byte of {@link CleanShutdown}. */
     int TYPE_CLEAN_SHUTDOWN = 6;
+    /** Type byte of an {@link ExtentInsert} that carries its write's flush epoch ({@link ExtentInsert#epoch}). */
+    int TYPE_EXTENT_INSERT_EPOCH = 7;
+    /** The epoch of an extent whose write order was not recorded (type 1 records, type 2 checkpoint runs). */
+    long EPOCH_NOT_RECORDED = 0;
 
     /** This record's type byte. */
     int type();
@@ -44,9 +48,12 @@ public sealed interface JournalRecord {
      * @param crc32c CRC32C of the checksummed span's bytes
      * @param crcSpanStartSectors u16 sectors between the span's start and the extent's start
      * @param crcSpanLengthSectors u16 length of the checksummed span
+     * @param epoch u64 the flush epoch of a dirty extent's write on a volume that keeps epoch order (docs/FORMAT.md
+     *     §5.2, docs/WRITEBACK.md "Epoch ordering"), at least 1; or {@link #EPOCH_NOT_RECORDED}. A record with an
+     *     epoch is encoded as type 7, one without as type 1.
      */
     record ExtentInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
-            int generation, boolean dirty, int crc32c, int crcSpanStartSectors, int crcSpanLengthSectors)
+            int generation, boolean dirty, int crc32c, int crcSpanStartSectors, int crcSpanLengthSectors, long epoch)
             implements JournalRecord {
         public ExtentInsert {
             ByteLayout.requireU16("volumeId", volumeId);
@@ -65,11 +72,26 @@ public sealed interface JournalRecord {
             Checks.require((long) crcSpanStartSectors + lengthSectors <= crcSpanLengthSectors,
                     "checksummed span [-%d, +%d) does not cover the extent of %d sectors",
                     crcSpanStartSectors, crcSpanLengthSectors - crcSpanStartSectors, lengthSectors);
+            ByteLayout.requireNonNegative("epoch", epoch);
+            Checks.require(dirty || epoch == EPOCH_NOT_RECORDED, "a clean extent has no epoch, got %d", epoch);
+        }
+
+        /** An extent without a recorded epoch (type 1). */
+        public ExtentInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                            int generation, boolean dirty, int crc32c, int crcSpanStartSectors,
+                            int crcSpanLengthSectors) {
+            this(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c,
+                    crcSpanStartSectors, crcSpanLengthSectors, EPOCH_NOT_RECORDED);
+        }
+
+        /** Whether this extent carries an epoch (and so is encoded as type 7, or in a type 3 checkpoint run). */
+        public boolean hasEpoch() {
+            return epoch != EPOCH_NOT_RECORDED;
         }
 
         @Override
         public int type() {
-            return TYPE_EXTENT_INSERT;
+            return hasEpoch() ? TYPE_EXTENT_INSERT_EPOCH : TYPE_EXTENT_INSERT;
         }
     }
 

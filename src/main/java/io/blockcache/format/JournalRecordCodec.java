@@ -23,6 +23,7 @@ import java.util.List;
  *  type 5 CheckpointDone (25+4n B)  checkpointStartSequence u64 | n u32 | n x bucket u32 | extentCount u64
  *                                   | checkpointCrc u32
  *  type 6 CleanShutdown     ( 1 B)  (no fields)
+ *  type 7 ExtentInsert+epoch (40 B) volumeId u16 | extent body (29 B) | epoch u64 (>= 1; docs/FORMAT.md §5.2)
  *
  *  extent body (29 B, shared with checkpoint extent runs)
  *   0               8             12            16        18      20  21          25       27       29
@@ -36,6 +37,8 @@ import java.util.List;
 public final class JournalRecordCodec {
     /** Size of the extent body shared by ExtentInsert and checkpoint extent runs. */
     public static final int EXTENT_BODY_BYTES = 29;
+    /** Size of the epoch that follows the extent body in type 7 records and type 3 checkpoint runs. */
+    public static final int EPOCH_BYTES = 8;
 
     private JournalRecordCodec() {
     }
@@ -43,7 +46,7 @@ public final class JournalRecordCodec {
     /** Encoded size of {@code record} in bytes. */
     public static int encodedBytes(JournalRecord record) {
         return switch (record) {
-            case ExtentInsert insert -> 1 + 2 + EXTENT_BODY_BYTES;
+            case ExtentInsert insert -> 1 + 2 + EXTENT_BODY_BYTES + (insert.hasEpoch() ? EPOCH_BYTES : 0);
             case ExtentRemove remove -> 1 + 2 + 8 + 4;
             case ExtentClean clean -> 1 + 2 + 8 + 4 + 4 + 2 + 2;
             case BucketGeneration generation -> 1 + 4 + 2;
@@ -59,6 +62,9 @@ public final class JournalRecordCodec {
             case ExtentInsert insert -> {
                 buffer.putShort((short) insert.volumeId());
                 putExtentBody(insert, buffer);
+                if (insert.hasEpoch()) {
+                    buffer.putLong(insert.epoch());
+                }
             }
             case ExtentRemove remove -> {
                 buffer.putShort((short) remove.volumeId());
@@ -105,8 +111,12 @@ public final class JournalRecordCodec {
         buffer.putShort((short) insert.crcSpanLengthSectors());
     }
 
-    /** Reads an extent body for volume {@code volumeId}; field values the format forbids are errors. */
-    static ExtentInsert readExtentBody(FieldReader reader, int volumeId) throws MalformedException {
+    /**
+     * Reads an extent body for volume {@code volumeId}, followed by its epoch if {@code withEpoch} (type 7 records,
+     * type 3 checkpoint runs); field values the format forbids are errors.
+     */
+    static ExtentInsert readExtentBody(FieldReader reader, int volumeId, boolean withEpoch)
+            throws MalformedException {
         int start = reader.position();
         long startSector = reader.u64("startSector");
         int lengthSectors = reader.u32AsInt("lengthSectors");
@@ -120,9 +130,16 @@ public final class JournalRecordCodec {
         int crc32c = reader.u32Bits("crc32c");
         int crcSpanStartSectors = reader.u16("crcSpanStartSectors");
         int crcSpanLengthSectors = reader.u16("crcSpanLengthSectors");
+        long epoch = JournalRecord.EPOCH_NOT_RECORDED;
+        if (withEpoch) {
+            epoch = reader.u64("epoch");
+            if (epoch < 1 || dirty != 1) {
+                throw reader.invalid("epoch", EPOCH_BYTES, "at least 1, on a dirty extent", epoch);
+            }
+        }
         try {
             return new ExtentInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
-                    dirty == 1, crc32c, crcSpanStartSectors, crcSpanLengthSectors);
+                    dirty == 1, crc32c, crcSpanStartSectors, crcSpanLengthSectors, epoch);
         } catch (IllegalArgumentException e) {
             throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "extent: " + e.getMessage());
         }
@@ -137,7 +154,8 @@ public final class JournalRecordCodec {
         int type = reader.u8("record type");
         try {
             return switch (type) {
-                case JournalRecord.TYPE_EXTENT_INSERT -> readExtentBody(reader, reader.u16("volumeId"));
+                case JournalRecord.TYPE_EXTENT_INSERT -> readExtentBody(reader, reader.u16("volumeId"), false);
+                case JournalRecord.TYPE_EXTENT_INSERT_EPOCH -> readExtentBody(reader, reader.u16("volumeId"), true);
                 case JournalRecord.TYPE_EXTENT_REMOVE ->
                         new ExtentRemove(reader.u16("volumeId"), reader.u64("startSector"),
                                 reader.u32AsInt("lengthSectors"));

@@ -45,6 +45,7 @@ final class FuzzCacheSet {
     private final List<BlockDevice> backingViews = new ArrayList<>();
     private CacheSet set;
     private boolean plantIgnoreEpochs;
+    private boolean plantForgetRecoveredEpochs;
     private long checkpoints;
     private long evictedBuckets;
     private long journalBytes;
@@ -127,6 +128,9 @@ final class FuzzCacheSet {
                 return;
             }
             set = opened.value();
+            if (plantForgetRecoveredEpochs) {
+                set.volumes().forEach(volume -> volume.index().epochs().changedUntracked());
+            }
             for (Map.Entry<String, String> knob : setup.knobs().entrySet()) {
                 setKnob(knob.getKey(), knob.getValue());
             }
@@ -200,6 +204,14 @@ final class FuzzCacheSet {
      */
     void plantIgnoreEpochs() {
         plantIgnoreEpochs = true;
+    }
+
+    /**
+     * Plants the bug the strict prefix oracle must catch across restarts: every open forgets the epochs recovery
+     * restored, so recovered dirty data has no known order (what every restart did before epochs were persisted).
+     */
+    void plantForgetRecoveredEpochs() {
+        plantForgetRecoveredEpochs = true;
     }
 
     /** Volume {@code index}'s data as its backing device holds it now (completed writes), read without time. */

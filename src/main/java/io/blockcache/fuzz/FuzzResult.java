@@ -25,10 +25,13 @@ import java.util.Set;
  *     boundary (expected, not a failure: they show the oracle is not vacuous)
  * @param damageChecks damage-map oracle checks (one per volume at each power cut and at random points)
  * @param damageChecksStale of those, checks whose map listed stale ranges (dirty data was at stake)
+ * @param prefixChecksAcrossRestart of {@code prefixChecks}, those judged by the history before a restart (dirty data
+ *     recovered with its epochs was being written back)
+ * @param orderingSwitches live switches of a volume's {@code ordering} knob
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
                          long faultsInjected, long mediaFaults, long checksumCatches, long controlActions,
                          long prefixChecks, long prefixViolationsUnordered, long damageChecks,
-                         long damageChecksStale) {
+                         long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches) {
 }

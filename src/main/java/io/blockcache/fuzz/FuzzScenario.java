@@ -63,6 +63,7 @@ public final class FuzzScenario {
     private int cleanRestarts;
     private final CrashingRecovery recovery;
     private final PrefixOracle prefixOracle;
+    private final OrderingSwitches orderingSwitches;
     // Its own stream, from the seed, so that the damage-map oracle shifts no other draw of the run.
     private final Prng damageFate;
     private long damageChecks;
@@ -95,6 +96,19 @@ public final class FuzzScenario {
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
         // Its own stream, from the seed: checking changes nothing, and drawing must not shift the other draws.
         this.prefixOracle = new PrefixOracle(cacheSet, models, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
+        // Its own stream too: live ordering switches (issue 14) must not shift any earlier draw of a seed.
+        this.orderingSwitches = new OrderingSwitches(cacheSet, setup.volumeCount(),
+                new Prng(seed * 0x9E3779B97F4A7C15L + 3), trace, drawOrdering);
+    }
+
+    /**
+     * Runs seed {@code seed} with every open forgetting the epochs recovery restored (the planted bug the strict
+     * prefix oracle must catch: it is how restarts behaved before epochs were persisted).
+     */
+    public static FuzzResult runForgettingRecoveredEpochs(long seed) {
+        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), true);
+        scenario.cacheSet.plantForgetRecoveredEpochs();
+        return scenario.runReporting();
     }
 
     /** Runs seed {@code seed}; throws {@link FuzzViolation} if any oracle breaks. */
@@ -150,6 +164,7 @@ public final class FuzzScenario {
         phase("start");
         await(cacheSet::start, "format and open");
         controls.noteOpened();
+        prefixOracle.started();
         for (int segment = 1; segment <= setup.segments(); segment++) {
             phase("segment " + segment);
             boolean clean = prng.chance(CLEAN_RESTART_CHANCE);
@@ -204,7 +219,7 @@ public final class FuzzScenario {
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
                 cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
                 controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damageChecks,
-                damageChecksStale);
+                damageChecksStale, prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -230,6 +245,10 @@ public final class FuzzScenario {
                 throw violation("the workload did not finish within its event budget (stalled?)" + stuck, null);
             }
             controls.maybeAct();
+            int switched = orderingSwitches.maybeSwitch();
+            if (switched >= 0) {
+                prefixOracle.orderingSwitched(switched);
+            }
             String broken = prefixOracle.maybeCheck();
             if (broken != null) {
                 throw violation(broken, null);
@@ -355,6 +374,7 @@ public final class FuzzScenario {
 
     private void checkAfterRecovery() {
         traceWatchedExtent("after recovery");
+        prefixOracle.reopened(); // before the read-back replaces the models' histories
         for (int v = 0; v < drivers.size(); v++) {
             verifiers.get(v).verify(cacheSet.volume(v), true);
             checkCleanCopies(v);

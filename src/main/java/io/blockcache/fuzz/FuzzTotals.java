@@ -23,6 +23,8 @@ public final class FuzzTotals {
     private long controlActions;
     private long prefixChecks;
     private long prefixViolationsUnordered;
+    private long prefixChecksAcrossRestart;
+    private long orderingSwitches;
     private final Set<String> modesCovered = new TreeSet<>();
     private long damageChecks;
     private long damageChecksStale;
@@ -43,6 +45,8 @@ public final class FuzzTotals {
         controlActions += result.controlActions();
         prefixChecks += result.prefixChecks();
         prefixViolationsUnordered += result.prefixViolationsUnordered();
+        prefixChecksAcrossRestart += result.prefixChecksAcrossRestart();
+        orderingSwitches += result.orderingSwitches();
         damageChecks += result.damageChecks();
         damageChecksStale += result.damageChecksStale();
         modesCovered.addAll(result.modesCovered());
@@ -114,6 +118,16 @@ public final class FuzzTotals {
         return prefixChecks;
     }
 
+    /** Prefix checks judged by the history before a restart (recovered epochs being written back). */
+    public long prefixChecksAcrossRestart() {
+        return prefixChecksAcrossRestart;
+    }
+
+    /** Live switches of a volume's ordering knob. */
+    public long orderingSwitches() {
+        return orderingSwitches;
+    }
+
     /** Prefix-oracle checks of unordered volumes that found no FLUSH boundary (not failures). */
     public long prefixViolationsUnordered() {
         return prefixViolationsUnordered;
@@ -128,11 +142,13 @@ public final class FuzzTotals {
     public String summaryLine() {
         return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected "
                         + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, "
-                        + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; unordered "
-                        + "volumes broke the prefix %d times), %d damage-map checks (%d with stale ranges)", seeds,
+                        + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; %d of them "
+                        + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
+                        + "%d damage-map checks (%d with stale ranges)", seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
-                evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks, prefixViolationsUnordered,
-                damageChecks, damageChecksStale);
+                evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks,
+                prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
+                damageChecksStale);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -154,6 +170,8 @@ public final class FuzzTotals {
                 + ",\"evictions\":" + evictions + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
                 + ",\"operations\":" + operations
                 + ",\"controlActions\":" + controlActions + ",\"prefixChecks\":" + prefixChecks
+                + ",\"prefixChecksAcrossRestart\":" + prefixChecksAcrossRestart
+                + ",\"orderingSwitches\":" + orderingSwitches
                 + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + ",\"damageChecks\":" + damageChecks
                 + ",\"damageChecksStale\":" + damageChecksStale + "}";
     }

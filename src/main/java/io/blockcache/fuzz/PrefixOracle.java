@@ -6,6 +6,7 @@ import io.blockcache.sim.ReferenceModel;
 import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
 import io.blockcache.writeback.WritebackOrdering;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,11 +16,17 @@ import java.util.List;
  * keeps epoch order; on the others it runs too, and its violations are only counted: they show the oracle is not
  * vacuous (unordered writeback does break the prefix).
  *
- * <p>Not checked while a volume still holds dirty data of unknown order (epoch 0: recovered after a restart, or
- * dirty when the knob was set; epochs are not persisted, docs/WRITEBACK.md "Epoch ordering"); the check resumes
- * once that data is written back. Draws from its own stream, so that the other draws of a seed are unchanged.
+ * <p><b>Across restarts.</b> Epochs are persisted (docs/FORMAT.md §5.2), so dirty data recovered after a crash or a
+ * clean stop is written back in its old order, and the backing device then moves through states of the history
+ * <em>before</em> the restart. The reference model replaces that history at recovery ({@link ReferenceModel#adopt}),
+ * so this oracle keeps a copy of each volume's model from before every recovery, labelled with the first epoch of
+ * that incarnation, and judges the backing device by the history of the incarnation that wrote the oldest dirty
+ * epoch (copies whose epochs are all clean are dropped). Dirty data of unknown order ({@link
+ * DirtyEpochs#ORDER_UNKNOWN}) on an ordered volume is itself a violation, unless ordering was switched live since
+ * ({@link #orderingSwitched}: then the order of the data dirty at the switch is not known by design, and the check
+ * resumes once it is written back).
  *
- * <p>Thread rule: the scenario's thread.
+ * <p>Draws from its own stream, so that the other draws of a seed are unchanged. Thread rule: the scenario's thread.
  */
 final class PrefixOracle {
     /** Chance per control slot (64 loop events) of a check: a few dozen checks per seed. */
@@ -28,13 +35,62 @@ final class PrefixOracle {
     private final FuzzCacheSet cacheSet;
     private final List<ReferenceModel> models;
     private final Prng prng;
+    /** Per volume: copies of the model before each recovery whose dirty data may still be written back. */
+    private final List<List<Incarnation>> earlier = new ArrayList<>();
+    /** Per volume: the first epoch of the running incarnation. */
+    private final long[] firstEpoch;
+    /** Per volume: ordering was switched live, and data of unknown order may be dirty. */
+    private final boolean[] unknownAllowed;
     private long checks;
+    private long checksOfEarlierHistory;
     private long violationsUnordered;
+
+    /** The model of an incarnation that ended, and the first epoch its writes took. */
+    private record Incarnation(long firstEpoch, ReferenceModel model) {
+    }
 
     PrefixOracle(FuzzCacheSet cacheSet, List<ReferenceModel> models, Prng prng) {
         this.cacheSet = cacheSet;
         this.models = models;
         this.prng = prng;
+        this.firstEpoch = new long[models.size()];
+        this.unknownAllowed = new boolean[models.size()];
+        for (int v = 0; v < models.size(); v++) {
+            earlier.add(new ArrayList<>());
+        }
+    }
+
+    /** The cache set was formatted and opened: epochs start here. */
+    void started() {
+        for (int v = 0; v < models.size(); v++) {
+            firstEpoch[v] = cacheSet.volume(v).index().epochs().current();
+        }
+    }
+
+    /**
+     * The cache set was opened again (after a crash or a clean stop), before the models adopt what was read back:
+     * keeps each model's history for the recovered dirty data, and drops histories nothing dirty belongs to.
+     */
+    void reopened() {
+        for (int v = 0; v < models.size(); v++) {
+            List<Incarnation> chain = earlier.get(v);
+            chain.add(new Incarnation(firstEpoch[v], models.get(v).copy()));
+            DirtyEpochs epochs = cacheSet.volume(v).index().epochs();
+            firstEpoch[v] = epochs.current();
+            long oldest = epochs.oldest();
+            if (oldest == DirtyEpochs.NONE || oldest == DirtyEpochs.ORDER_UNKNOWN) {
+                chain.clear(); // nothing ordered from before the restart is dirty
+                continue;
+            }
+            while (chain.size() > 1 && chain.get(1).firstEpoch() <= oldest) {
+                chain.remove(0); // an incarnation whose every epoch is clean
+            }
+        }
+    }
+
+    /** Ordering of volume {@code v} was switched live: data dirty now has no known order. */
+    void orderingSwitched(int v) {
+        unknownAllowed[v] = true;
     }
 
     /** Maybe checks every volume now; returns null, or what broke on a volume with epoch ordering. */
@@ -44,17 +100,28 @@ final class PrefixOracle {
         }
         for (int v = 0; v < models.size(); v++) {
             Volume volume = cacheSet.volume(v);
-            if (volume.index().epochs().oldest() == DirtyEpochs.ORDER_UNKNOWN) {
-                continue; // dirty data from before ordering (or a restart) still pending: its order is not known
-            }
-            String broken = PrefixCheck.check(models.get(v), cacheSet.peekBacking(v));
             boolean ordered = cacheSet.set().writeback(FuzzSetup.volumeName(v)).settings().ordering()
                     == WritebackOrdering.EPOCHS;
+            long oldest = volume.index().epochs().oldest();
+            if (oldest == DirtyEpochs.ORDER_UNKNOWN) {
+                if (ordered && !unknownAllowed[v]) {
+                    return FuzzSetup.volumeName(v) + " (ordering=epochs): dirty data of unknown order, although"
+                            + " ordering was never switched live: its epochs were lost in a restart";
+                }
+                continue; // dirty when ordering was switched on: its order is not known, by design
+            }
+            if (ordered) {
+                unknownAllowed[v] = false;
+            }
+            ReferenceModel model = historyFor(v, oldest);
+            String broken = PrefixCheck.check(model, cacheSet.peekBacking(v));
             if (ordered) {
                 checks++;
+                checksOfEarlierHistory += model == models.get(v) ? 0 : 1;
                 if (broken != null) {
                     return FuzzSetup.volumeName(v) + " (ordering=epochs): the backing device alone is not the volume"
-                            + " at any FLUSH boundary: " + broken;
+                            + " at any FLUSH boundary" + (model == models.get(v) ? "" : " before the last restart")
+                            + ": " + broken;
                 }
             } else if (broken != null) {
                 violationsUnordered++;
@@ -63,9 +130,29 @@ final class PrefixOracle {
         return null;
     }
 
+    /** The history the backing device must be a prefix of while {@code oldest} is the oldest dirty epoch. */
+    private ReferenceModel historyFor(int v, long oldest) {
+        List<Incarnation> chain = earlier.get(v);
+        if (oldest == DirtyEpochs.NONE || oldest >= firstEpoch[v] || chain.isEmpty()) {
+            return models.get(v);
+        }
+        Incarnation found = chain.get(0);
+        for (Incarnation incarnation : chain) {
+            if (incarnation.firstEpoch() <= oldest) {
+                found = incarnation;
+            }
+        }
+        return found.model();
+    }
+
     /** Checks made on volumes with epoch ordering. */
     long checks() {
         return checks;
+    }
+
+    /** Of {@link #checks}, those judged by the history before a restart (recovered epochs being written back). */
+    long checksOfEarlierHistory() {
+        return checksOfEarlierHistory;
     }
 
     /** Checks on volumes without epoch ordering that found no FLUSH boundary (expected: not a failure). */

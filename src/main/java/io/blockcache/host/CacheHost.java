@@ -126,7 +126,8 @@ public final class CacheHost implements AutoCloseable {
         // The knobs are set in the open's own callback, in the loop task that ends recovery: writeback and GC
         // start on timers, so none of their work runs under the defaults first. (Applied in a later task, a
         // configured `writeback.NAME.running=false` let a pass write back dirty data at start: ServeRuntimeTest
-        // saw it at load 16.)
+        // saw it at load 16.) Also, the epochs recovery restored are taken up only if ordering is on before
+        // writeback writes anything (docs/WRITEBACK.md).
         String[] knobProblem = new String[1];
         Outcome<CacheSet> opened = onLoop(done -> CacheSet.open(loop, cacheDevice(), backings, files.options(),
                 recovery, outcome -> {

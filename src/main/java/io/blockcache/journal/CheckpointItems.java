@@ -1,6 +1,7 @@
 package io.blockcache.journal;
 
 import io.blockcache.format.CheckpointItem;
+import io.blockcache.format.JournalRecord;
 import io.blockcache.format.JournalRecord.ExtentInsert;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.index.ExtentLocation;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The items of one checkpoint, produced lazily: first every bucket's generation in slices, then each
@@ -28,8 +30,8 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
     private long cursor;
     private CheckpointItem lookahead;
 
-    /** One volume's index and its number. */
-    record VolumeExtents(int volumeId, ExtentIndex index) {
+    /** One volume's index, its number, and the recorded epoch of its dirty extent starting at a sector (0: none). */
+    record VolumeExtents(int volumeId, ExtentIndex index, LongUnaryOperator epochOf) {
     }
 
     CheckpointItems(MetadataSpace space, List<VolumeExtents> volumes) {
@@ -75,7 +77,9 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
                                 run.add(new ExtentInsert(current.volumeId(), start, length,
                                         ExtentLocation.bucket(location), ExtentLocation.offsetInBucketSectors(location),
                                         ExtentLocation.generation(location), ExtentLocation.dirty(location), crc,
-                                        ExtentLocation.offsetInBucketSectors(location) - crcOffset, crcLength)));
+                                        ExtentLocation.offsetInBucketSectors(location) - crcOffset, crcLength,
+                                        ExtentLocation.dirty(location) ? current.epochOf().applyAsLong(start)
+                                                : JournalRecord.EPOCH_NOT_RECORDED)));
                 if (!run.isEmpty()) {
                     return new CheckpointItem.ExtentRun(current.volumeId(), run);
                 }

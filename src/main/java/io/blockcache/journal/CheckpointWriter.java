@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Writes checkpoints in slices so that they never stall the loop (docs/FORMAT.md §6): each step encodes one
@@ -61,9 +62,14 @@ public final class CheckpointWriter {
         this.chunkBytesMax = Math.min(CHUNK_BYTES_MAX, space.bucketSizeBytes());
     }
 
-    /** Adds a volume's index to every later checkpoint. */
-    public void addVolume(int volumeId, io.blockcache.index.ExtentIndex index) {
-        volumes.add(new CheckpointItems.VolumeExtents(volumeId, index));
+    /**
+     * Adds a volume's index to every later checkpoint.
+     *
+     * @param epochOf the epoch to record with the dirty extent that starts at a sector (docs/FORMAT.md §6, type 3
+     *     runs), or 0 for none
+     */
+    public void addVolume(int volumeId, io.blockcache.index.ExtentIndex index, LongUnaryOperator epochOf) {
+        volumes.add(new CheckpointItems.VolumeExtents(volumeId, index, epochOf));
     }
 
     /** True while a checkpoint is being written. */

@@ -142,9 +142,10 @@ public final class JournalWriter implements MetadataJournal {
 
     @Override
     public long appendInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
-                             int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
+                             int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
+                             long epoch) {
         return append(new JournalRecord.ExtentInsert(volumeId, startSector, lengthSectors, bucket,
-                offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors));
+                offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors, epoch));
     }
 
     @Override

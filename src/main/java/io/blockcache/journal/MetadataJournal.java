@@ -25,10 +25,13 @@ public interface MetadataJournal extends GenerationJournal {
      * @param crcCutHeadSectors how far the extent starts into the bucket range its CRC covers (0 for a fresh
      *     write)
      * @param crcLengthSectors the length of the range the CRC covers
+     * @param epoch the flush epoch of a dirty extent on a volume that keeps epoch order (recorded so that recovery
+     *     restores the order, docs/FORMAT.md §5.2), or {@code JournalRecord.EPOCH_NOT_RECORDED}
      * @return the sequence of the journal entry that will hold the record
      */
     long appendInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
-                      int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors);
+                      int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
+                      long epoch);
 
     /** Appends "volume {@code volumeId} no longer caches {@code [startSector, + lengthSectors)}". */
     long appendRemove(int volumeId, long startSector, int lengthSectors);

@@ -53,6 +53,30 @@ public final class ReferenceModel {
         }
     }
 
+    /**
+     * A copy of this model as it stands (histories, acknowledgements, boundaries): for an oracle that must still
+     * judge a device by the history before a recovery after {@link #adopt} has replaced it (the fuzz's prefix
+     * oracle, while dirty data of an earlier incarnation is being written back). Entries are shared: after a
+     * crash nothing acknowledges them any more.
+     */
+    public ReferenceModel copy() {
+        return new ReferenceModel(this);
+    }
+
+    private ReferenceModel(ReferenceModel from) {
+        this.sectorCount = from.sectorCount;
+        this.histories = new ArrayList<>(from.histories.size());
+        for (List<Entry> history : from.histories) {
+            histories.add(new ArrayList<>(history));
+        }
+        this.floors = from.floors.clone();
+        this.nextSequence = from.nextSequence;
+        this.acknowledgements = from.acknowledgements;
+        for (long[] boundary : from.boundaries) {
+            boundaries.add(boundary.clone());
+        }
+    }
+
     /** Number of sectors modelled. */
     public long sectorCount() {
         return sectorCount;

@@ -13,8 +13,12 @@ import java.util.TreeMap;
  * has no room for it and because a GC move re-points an extent without changing its range or its epoch.
  *
  * <p>Invariant (checked by {@link VolumeIndex} after every change while {@link #tracking}): the ranges held here are
- * exactly the index's dirty sectors. Not persisted: when tracking starts (ordering turned on, also right after a
- * restart) every dirty sector there is joins {@link #ORDER_UNKNOWN}; docs/WRITEBACK.md says what that costs.
+ * exactly the index's dirty sectors. Persisted through the journal and checkpoints (docs/FORMAT.md §5.2, §6: every
+ * dirty insert of a tracking volume carries its epoch): recovery rebuilds the epochs of the recovered dirty data
+ * ({@link #forRecovery}) and hands them over ({@link #restore}); when tracking starts, right after the restart,
+ * they are taken up exactly. When tracking starts with dirty data whose epoch is not known (ordering turned on live,
+ * or recovered data written while it was off) every dirty sector joins {@link #ORDER_UNKNOWN}; docs/WRITEBACK.md
+ * says what that costs.
  *
  * <p>Memory: one map entry per dirty extent piece (as the index) plus one per epoch that still holds dirty data.
  * Thread rule: the loop thread.
@@ -35,6 +39,78 @@ public final class DirtyEpochs {
     private long sectors;
     private long current = ORDER_UNKNOWN + 1;
     private boolean tracking;
+    /**
+     * The epochs recovery rebuilt, until tracking starts and takes them up, or until anything changes the volume
+     * while it is not tracking (after that the recovered order no longer describes what the backing device will see).
+     */
+    private DirtyEpochs recovered;
+
+    /** An empty, tracking instance for recovery to replay the recorded epochs into (the index's twin). */
+    public static DirtyEpochs forRecovery() {
+        DirtyEpochs epochs = new DirtyEpochs();
+        epochs.tracking = true;
+        return epochs;
+    }
+
+    /**
+     * Recovery: a replayed extent insert (checkpoint or journal) of {@code [startSector, + lengthSectors)}: a dirty
+     * one with a recorded epoch ({@code epoch} >= 1) sets it; any other leaves the range without one.
+     */
+    public void replayInsert(long startSector, long lengthSectors, boolean dirty, long epoch) {
+        if (dirty && epoch != ORDER_UNKNOWN) {
+            set(startSector, lengthSectors, epoch);
+        } else {
+            clear(startSector, lengthSectors);
+        }
+    }
+
+    /** Recovery: a replayed removal. */
+    public void replayRemove(long startSector, long lengthSectors) {
+        clear(startSector, lengthSectors);
+    }
+
+    /**
+     * Takes the epochs recovery rebuilt ({@code recoveredEpochs}, filled through {@link #replayInsert}); the next
+     * {@link #startTracking} uses them. New epochs start after every recovered one.
+     */
+    void restore(DirtyEpochs recoveredEpochs) {
+        check(!tracking, "epochs restored while tracking");
+        recovered = recoveredEpochs.sectorsByEpoch.isEmpty() ? null : recoveredEpochs;
+        if (recovered != null) {
+            current = Math.max(current, recovered.sectorsByEpoch.lastKey() + 1);
+        }
+    }
+
+    /**
+     * The volume changes while not tracking (a front-end request, a writeback pass): recovered epochs, if any, are
+     * forgotten, since what they ordered may now reach the backing device in another order.
+     */
+    public void changedUntracked() {
+        if (!tracking) {
+            recovered = null;
+        }
+    }
+
+    /** Whether recovered epochs wait for tracking to start. */
+    public boolean recoveredPending() {
+        return recovered != null;
+    }
+
+    /**
+     * The recorded epoch of the dirty sector {@code sector}, for the journal and checkpoints: while tracking, its
+     * epoch; before tracking started after a restart, the recovered one; else (or not dirty) {@link #ORDER_UNKNOWN}.
+     */
+    public long recordedEpochAt(long sector) {
+        if (tracking) {
+            return epochAt(sector);
+        }
+        return recovered == null ? ORDER_UNKNOWN : recovered.epochAt(sector);
+    }
+
+    private long epochAt(long sector) {
+        Map.Entry<Long, long[]> floor = spans.floorEntry(sector);
+        return floor != null && floor.getValue()[0] > sector ? floor.getValue()[1] : ORDER_UNKNOWN;
+    }
 
     /** The epoch new writes join now. */
     public long current() {
@@ -156,6 +232,42 @@ public final class DirtyEpochs {
     /** While starting to track: a dirty range already there joins {@link #ORDER_UNKNOWN}. */
     void seed(long startSector, long lengthSectors) {
         set(startSector, lengthSectors, ORDER_UNKNOWN);
+    }
+
+    /**
+     * While starting to track after a restart: the dirty range takes its recovered epochs. Returns false, and
+     * records nothing, if a sector of it has none (then nothing recovered can be trusted to order it, and the caller
+     * seeds everything as {@link #ORDER_UNKNOWN}).
+     */
+    boolean seedRecovered(long startSector, long lengthSectors) {
+        long end = startSector + lengthSectors;
+        long at = startSector;
+        Map.Entry<Long, long[]> floor = recovered.spans.floorEntry(startSector);
+        long from = floor != null && floor.getValue()[0] > startSector ? floor.getKey() : startSector;
+        for (Map.Entry<Long, long[]> entry : recovered.spans.subMap(from, true, end, false).entrySet()) {
+            long spanStart = Math.max(entry.getKey(), startSector);
+            if (spanStart != at) {
+                return false; // a gap
+            }
+            at = Math.min(entry.getValue()[0], end);
+        }
+        if (at != end) {
+            return false;
+        }
+        at = startSector;
+        for (Map.Entry<Long, long[]> entry : recovered.spans.subMap(from, true, end, false).entrySet()) {
+            long spanEnd = Math.min(entry.getValue()[0], end);
+            set(at, spanEnd - at, entry.getValue()[1]);
+            at = spanEnd;
+        }
+        return true;
+    }
+
+    /** Takes the recovered epochs away (tracking started with them, or could not use them). */
+    DirtyEpochs takeRecovered() {
+        DirtyEpochs taken = recovered;
+        recovered = null;
+        return taken;
     }
 
     private void count(long epoch, long delta) {

@@ -289,6 +289,9 @@ public final class Volume implements BlockDevice {
 
     private IoCallback track(DeviceOp op, long bytes, IoCallback callback) {
         Checks.onLoop(context.loop, "Volume"); // every read, write, flush, discard and write-zeroes passes here
+        if (op != DeviceOp.READ) {
+            context.index.epochs().changedUntracked(); // recovered epochs no longer describe what comes
+        }
         long submittedNs = context.loop.nowNs();
         counters.onSubmit(op, bytes, submittedNs);
         return result -> {

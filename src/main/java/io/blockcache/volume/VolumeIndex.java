@@ -47,9 +47,10 @@ public final class VolumeIndex {
     }
 
     /**
-     * Starts ({@code on}) or stops keeping the epochs of dirty data. Starting puts every dirty extent there is into
-     * {@link DirtyEpochs#ORDER_UNKNOWN} (its order is not known: epochs are not persisted, and none were kept while
-     * off; docs/WRITEBACK.md says what that costs). Cost of starting: one scan of the index.
+     * Starts ({@code on}) or stops keeping the epochs of dirty data. Starting right after a restart takes up the
+     * epochs recovery rebuilt ({@link #restoreEpochs}) if every dirty sector has one; otherwise every dirty extent
+     * there is joins {@link DirtyEpochs#ORDER_UNKNOWN} (none were kept while off; docs/WRITEBACK.md says what that
+     * costs). Cost of starting: one or two scans of the index.
      */
     public void trackEpochs(boolean on) {
         if (on == epochs.tracking()) {
@@ -60,12 +61,40 @@ public final class VolumeIndex {
             return;
         }
         epochs.startTracking();
+        boolean restored = epochs.recoveredPending() && seedEpochs(true);
+        epochs.takeRecovered();
+        if (!restored) {
+            epochs.startTracking();
+            seedEpochs(false);
+        }
+        checkEpochs();
+    }
+
+    /** Seeds every dirty extent's epoch, recovered or unknown; false at the first one without a recovered epoch. */
+    private boolean seedEpochs(boolean recovered) {
+        boolean[] known = {true};
         long cursor = 0;
         do { // bounded: each slice examines at most SEED_SLICE_EXTENTS, and the cursor only moves forward
             cursor = index.scan(cursor, ExtentLocation::dirty, SEED_SLICE_EXTENTS, SEED_SLICE_EXTENTS,
-                    (start, length, location, crc, crcOffset, crcLength) -> epochs.seed(start, length));
-        } while (cursor != ExtentIndex.CURSOR_END);
-        checkEpochs();
+                    (start, length, location, crc, crcOffset, crcLength) -> {
+                        if (!recovered) {
+                            epochs.seed(start, length);
+                        } else if (known[0]) {
+                            known[0] = epochs.seedRecovered(start, length);
+                        }
+                    });
+        } while (cursor != ExtentIndex.CURSOR_END && known[0]);
+        return known[0];
+    }
+
+    /** After recovery, before the volume serves: the epochs replayed from the journal and the checkpoint. */
+    public void restoreEpochs(DirtyEpochs recovered) {
+        epochs.restore(recovered);
+    }
+
+    /** The epoch to record with a dirty extent at {@code startSector}: {@link DirtyEpochs#recordedEpochAt}. */
+    public long recordedEpochAt(long startSector) {
+        return epochs.recordedEpochAt(startSector);
     }
 
     /**
@@ -100,8 +129,11 @@ public final class VolumeIndex {
                             int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
                             long epoch) {
         if (dirty) {
+            // Recorded so that recovery restores the order (docs/FORMAT.md §5.2): a move keeps the range's epoch.
+            long recorded = epoch == EPOCH_UNCHANGED ? epochs.recordedEpochAt(startSector)
+                    : epochs.tracking() ? epoch : DirtyEpochs.ORDER_UNKNOWN;
             journal.appendInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
-                    true, crc32c, crcCutHeadSectors, crcLengthSectors);
+                    true, crc32c, crcCutHeadSectors, crcLengthSectors, recorded);
         }
         index.insert(startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c,
                 crcCutHeadSectors, crcLengthSectors);

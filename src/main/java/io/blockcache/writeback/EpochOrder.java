@@ -39,6 +39,16 @@ final class EpochOrder {
         faultIgnoreEpochs = on;
     }
 
+    /**
+     * A pass is about to write: without ordering, epochs recovered after a restart stop describing the backing
+     * device's future (they are only taken up if ordering is turned on before anything is written).
+     */
+    void passStarting() {
+        if (!ordered) {
+            volume.index().epochs().changedUntracked();
+        }
+    }
+
     /** True while front-end requests wait for older epochs: writeback must run, at full speed, whatever else says. */
     boolean waiters() {
         return volume.epochWaiters() > 0;

@@ -405,6 +405,7 @@ public final class Writeback {
         if (keys.isEmpty()) {
             return !source.isEmpty();
         }
+        epochOrder.passStarting();
         long sectors = 0;
         for (DirtyKey key : keys) {
             inFlight.add(key);

@@ -30,6 +30,9 @@ final class CrashPointEnumerator {
     private final CacheMode mode;
     private final long journalDelayNs;
     private final boolean cacheFlushLies;
+    private final boolean epochs;
+    private long prefixChecks;
+    private long statesWithEpochsRecovered;
     private final List<String> failures = new ArrayList<>();
     private long boundaries;
     private long states;
@@ -41,6 +44,13 @@ final class CrashPointEnumerator {
 
     /** Enumerates {@code trace} in {@code mode}; {@code cacheFlushLies} plants a bug (see {@link CrashPointRun}). */
     CrashPointEnumerator(ScriptedTrace trace, CacheMode mode, long journalDelayNs, boolean cacheFlushLies) {
+        this(trace, mode, journalDelayNs, cacheFlushLies, false);
+    }
+
+    /** As above; with {@code epochs} the volume keeps epoch order and each state is checked for it too. */
+    CrashPointEnumerator(ScriptedTrace trace, CacheMode mode, long journalDelayNs, boolean cacheFlushLies,
+                         boolean epochs) {
+        this.epochs = epochs;
         this.trace = trace;
         this.mode = mode;
         this.journalDelayNs = journalDelayNs;
@@ -51,7 +61,7 @@ final class CrashPointEnumerator {
     CrashPointEnumerator run() {
         CrashPointClock counting = CrashPointClock.counting();
         CrashPointRun countRun = new CrashPointRun(mode, journalDelayNs, counting, label("counting run"),
-                cacheFlushLies);
+                cacheFlushLies, epochs);
         countRun.start();
         long openBoundaries = counting.boundaries();
         countRun.runTrace(trace);
@@ -86,6 +96,8 @@ final class CrashPointEnumerator {
             statesWithLosses += subset.cardinality() < pending ? 1 : 0;
             try {
                 durableWrittenSectorsChecked += run.crashRecoverAndCheck(cacheSurvivors, backingSurvivors);
+                prefixChecks += run.prefixChecks();
+                statesWithEpochsRecovered += run.recoveredEpochs() >= 2 ? 1 : 0;
             } catch (ContractViolation | IllegalStateException | IllegalArgumentException e) {
                 failed++;
                 if (failures.size() < FAILURES_KEPT_MAX) {
@@ -102,7 +114,7 @@ final class CrashPointEnumerator {
 
     private CrashPointRun replay(long haltAfter, String point) {
         CrashPointClock clock = CrashPointClock.haltAfter(haltAfter);
-        CrashPointRun run = new CrashPointRun(mode, journalDelayNs, clock, label(point), cacheFlushLies);
+        CrashPointRun run = new CrashPointRun(mode, journalDelayNs, clock, label(point), cacheFlushLies, epochs);
         run.start();
         run.runTrace(trace);
         if (clock.boundaries() != haltAfter) {
@@ -138,7 +150,7 @@ final class CrashPointEnumerator {
     }
 
     private String label(String point) {
-        return "trace " + trace + ", mode " + mode + ", journal delay "
+        return "trace " + trace + ", mode " + mode + (epochs ? ", ordering=epochs" : "") + ", journal delay "
                 + TimeUnit.NANOSECONDS.toMillis(journalDelayNs) + " ms, " + point;
     }
 
@@ -168,6 +180,16 @@ final class CrashPointEnumerator {
 
     long durableWrittenSectorsChecked() {
         return durableWrittenSectorsChecked;
+    }
+
+    /** States whose recovery found two or more epochs of dirty data to write back in order (with epochs). */
+    long statesWithEpochsRecovered() {
+        return statesWithEpochsRecovered;
+    }
+
+    /** Prefix-oracle checks made (with {@code epochs}). */
+    long prefixChecks() {
+        return prefixChecks;
     }
 
     int pendingMax() {

@@ -16,11 +16,13 @@ import io.blockcache.sim.CrashPointDevice;
 import io.blockcache.sim.HddModel;
 import io.blockcache.sim.LoopRunner;
 import io.blockcache.sim.ModelOp;
+import io.blockcache.sim.PrefixCheck;
 import io.blockcache.sim.ReferenceModel;
 import io.blockcache.sim.SectorPattern;
 import io.blockcache.sim.SmallDevices;
 import io.blockcache.sim.SsdModel;
 import io.blockcache.volume.CacheMode;
+import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -61,6 +63,8 @@ final class CrashPointRun {
     /** 256 KiB per verifying read, as the range verifier. */
     private static final int CHUNK_BYTES = 256 << 10;
     private static final String VOLUME = "vol0";
+    /** Loop events between two prefix checks while recovered data is written back (a few backing I/Os). */
+    private static final int PREFIX_CHECK_EVENTS = 16;
 
     private final SimLoop loop = new SimLoop();
     private final SsdModel cache = SmallDevices.ssd(loop, CACHE_BYTES);
@@ -74,6 +78,9 @@ final class CrashPointRun {
     private final List<IoResult[]> answers = new ArrayList<>();
     private final List<String> answered = new ArrayList<>();
     private final boolean cacheFlushLies;
+    private final boolean epochs;
+    private long prefixChecks;
+    private int recoveredEpochs;
     private CacheSet set;
     private CacheMode modeNow;
 
@@ -83,6 +90,17 @@ final class CrashPointRun {
      * planted bug that the enumeration must catch).
      */
     CrashPointRun(CacheMode mode, long journalDelayNs, CrashPointClock clock, String label, boolean cacheFlushLies) {
+        this(mode, journalDelayNs, clock, label, cacheFlushLies, false);
+    }
+
+    /**
+     * As above; with {@code epochs} the volume runs with {@code writeback.vol0.ordering=epochs} from its first open
+     * (set at every open, as {@code serve} applies its config), and each crash state is also checked for the epoch
+     * promise ({@link #checkEpochs}).
+     */
+    CrashPointRun(CacheMode mode, long journalDelayNs, CrashPointClock clock, String label, boolean cacheFlushLies,
+                  boolean epochs) {
+        this.epochs = epochs;
         this.cacheFlushLies = cacheFlushLies;
         this.modeNow = mode;
         this.clock = clock;
@@ -142,6 +160,9 @@ final class CrashPointRun {
         backing.crash(backingSurvivors);
         cache.powerOn(loop);
         backing.powerOn(loop);
+        if (epochs) {
+            checkPrefix("in the power cut, the backing device alone");
+        }
         CacheSet recovered = open(cache, backing, "recovery");
         Volume volume = recovered.volumes().get(0);
         for (long offsetBytes = 0; offsetBytes < VOLUME_BYTES; offsetBytes += CHUNK_BYTES) {
@@ -156,7 +177,53 @@ final class CrashPointRun {
             throw new ContractViolation(label + ", after recovery: a clean copy disagrees with the backing device: "
                     + cleanMismatch);
         }
+        if (epochs) {
+            checkEpochs(recovered, volume);
+        }
         return model.durableWrittenSectorsChecked();
+    }
+
+    /**
+     * The epoch promise across the crash (docs/WRITEBACK.md "Epoch ordering"): recovered dirty data has its epochs
+     * back (none of unknown order: ordering was on from the start), and while writeback writes it back, the backing
+     * device alone stays the volume at some FLUSH boundary of the history before the crash, checked every few events.
+     */
+    private void checkEpochs(CacheSet recovered, Volume volume) {
+        DirtyEpochs dirty = volume.index().epochs();
+        recoveredEpochs = dirty.epochsHeld();
+        if (dirty.sectors() > 0 && dirty.oldest() == DirtyEpochs.ORDER_UNKNOWN) {
+            throw new ContractViolation(label + ", after recovery: " + dirty.sectors()
+                    + " dirty sectors of unknown order: the epochs were not restored");
+        }
+        recovered.knobs().find("writeback." + VOLUME + ".percent").set("0");
+        recovered.knobs().find("writeback." + VOLUME + ".running").set("true");
+        for (long slices = 0; volume.index().extents().dirtySectors() > 0; slices++) {
+            if (slices > STALL_EVENTS_MAX / PREFIX_CHECK_EVENTS) {
+                throw new ContractViolation(label + ", after recovery: writeback did not finish");
+            }
+            runner.runAtMost(PREFIX_CHECK_EVENTS, () -> false);
+            checkPrefix("after recovery, while writing back, the backing device alone");
+        }
+    }
+
+    private void checkPrefix(String when) {
+        ByteBuffer contents = ByteBuffer.allocate((int) VOLUME_BYTES);
+        backing.peek(BACKING_BYTES - VOLUME_BYTES, contents);
+        String broken = PrefixCheck.check(model, contents);
+        prefixChecks++;
+        if (broken != null) {
+            throw new ContractViolation(label + ", " + when + " is not the volume at any FLUSH boundary: " + broken);
+        }
+    }
+
+    /** Epochs that held dirty data after recovery (with {@code epochs}). */
+    int recoveredEpochs() {
+        return recoveredEpochs;
+    }
+
+    /** Prefix-oracle checks made (with {@code epochs}). */
+    long prefixChecks() {
+        return prefixChecks;
     }
 
     private void runStep(ScriptedTrace.Step step) {
@@ -171,6 +238,7 @@ final class CrashPointRun {
                         () -> model.acknowledge(entry, op), what);
             }
             case FLUSH -> {
+                model.boundary(); // a FLUSH closes an epoch at its submission (the prefix oracle's cuts)
                 long mark = model.flushSubmitted();
                 submit(volume::flush, () -> model.flushAcknowledged(mark), what);
             }
@@ -192,6 +260,9 @@ final class CrashPointRun {
     private void write(Volume volume, ScriptedTrace.Step step) {
         boolean fua = step.kind() == ScriptedTrace.Kind.FUA_WRITE;
         ModelOp op = new ModelOp(ModelOp.Kind.WRITE, step.offsetBytes(), step.lengthBytes(), fua);
+        if (fua) {
+            model.boundary(); // so does a FUA write, before it
+        }
         ReferenceModel.Entry entry = model.submit(op);
         ByteBuffer data = ByteBuffer.allocate((int) op.lengthBytes());
         for (int i = 0; i < op.lengthSectors(); i++) {
@@ -236,6 +307,13 @@ final class CrashPointRun {
         CacheSet.open(loop, cacheDevice, List.of(new BackingSpec(VOLUME, backingDevice)), options, outcome -> {
             if (outcome.isOk()) {
                 opened[0] = outcome.value();
+                if (epochs) {
+                    opened[0].knobs().find("writeback." + VOLUME + ".ordering").set("epochs");
+                    if (what.equals("recovery")) {
+                        // Held until the read-back is checked, so that checkEpochs sees the recovered epochs written.
+                        opened[0].knobs().find("writeback." + VOLUME + ".running").set("false");
+                    }
+                }
             } else {
                 error[0] = outcome.error();
             }

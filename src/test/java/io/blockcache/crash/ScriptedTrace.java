@@ -94,6 +94,21 @@ record ScriptedTrace(String name, List<Step> steps) {
                         Step.of(Kind.FLUSH))));
     }
 
+    /**
+     * Traces for a volume with {@code ordering=epochs} (issue 14): two or three epochs, the later ones at lower LBAs
+     * (so LBA order alone would invert them), crashed while writeback writes them back, while an overwrite of an
+     * older epoch waits for it, and around a FUA write (which closes an epoch too).
+     */
+    static List<ScriptedTrace> epochs() {
+        return List.of(
+                new ScriptedTrace("epochs-writeback", List.of(Step.of(Kind.WRITE, 512, 64), Step.of(Kind.FLUSH),
+                        Step.of(Kind.WRITE, 0, 64), Step.of(Kind.WRITEBACK))),
+                new ScriptedTrace("epochs-overwrite", List.of(Step.of(Kind.WRITE, 256, 64), Step.of(Kind.FLUSH),
+                        Step.of(Kind.WRITE, 0, 32), Step.of(Kind.WRITE, 288, 64))),
+                new ScriptedTrace("epochs-fua", List.of(Step.of(Kind.WRITE, 768, 32), Step.of(Kind.FUA_WRITE, 256, 16),
+                        Step.of(Kind.WRITE, 0, 32), Step.of(Kind.DRAIN))));
+    }
+
     private static Step sectors(Kind kind, long offsetSectors, long lengthSectors) {
         return new Step(kind, offsetSectors * SECTOR_BYTES, lengthSectors * SECTOR_BYTES, true);
     }

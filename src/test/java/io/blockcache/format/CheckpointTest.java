@@ -21,7 +21,9 @@ class CheckpointTest {
         for (int volume = 0; volume < 3; volume++) {
             List<ExtentInsert> extents = new ArrayList<>();
             for (int i = 1 + prng.nextInt(700); i > 0; i--) {
-                extents.add(Samples.extent(prng, volume));
+                ExtentInsert extent = Samples.extent(prng, volume);
+                // Volume 1 keeps epoch order: its dirty extents carry their epochs (type 3 runs), clean ones none.
+                extents.add(volume == 1 ? Samples.withEpoch(extent, 1 + i % 5) : extent);
             }
             items.add(new ExtentRun(volume, extents));
         }
@@ -59,6 +61,7 @@ class CheckpointTest {
         List<ExtentInsert> expected = new ArrayList<>();
         input.stream().skip(1).forEach(item -> expected.addAll(((ExtentRun) item).extents()));
         assertThat(extents).isEqualTo(expected);
+        assertThat(extents).anySatisfy(extent -> assertThat(extent.epoch()).isPositive());
         assertThat(encoder.extentCount()).isEqualTo(expected.size());
         assertThat(encoder.checkpointCrc()).isEqualTo(digest.value());
         assertThat(encoder.chunkCount()).isEqualTo(index);

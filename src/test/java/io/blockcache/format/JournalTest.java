@@ -81,6 +81,30 @@ class JournalTest {
     }
 
     @Test
+    void anExtentWithItsEpochIsType7AndOneWithoutKeepsType1() {
+        // Proves the epoch is recorded only where there is one: type 7 (40 B) with it, type 1 (32 B) without, so a
+        // cache that never ordered writeback writes exactly the records it wrote before epochs were persisted.
+        JournalRecord.ExtentInsert plain = new JournalRecord.ExtentInsert(3, 100, 8, 7, 16, 2, true, 1234, 0, 8);
+        JournalRecord.ExtentInsert withEpoch = new JournalRecord.ExtentInsert(3, 100, 8, 7, 16, 2, true, 1234, 0, 8,
+                41);
+        assertThat(plain.type()).isEqualTo(1);
+        assertThat(withEpoch.type()).isEqualTo(7);
+        assertThat(JournalRecordCodec.encodedBytes(plain)).isEqualTo(32);
+        assertThat(JournalRecordCodec.encodedBytes(withEpoch)).isEqualTo(40);
+        byte[] bytes = JournalEntry.encode(1, 0, 0, List.of(plain, withEpoch), BUCKET_BYTES);
+        assertThat(JournalEntry.decode(bytes, 0, BUCKET_BYTES).value().records()).containsExactly(plain, withEpoch);
+        // A clean extent has no epoch, and a type 7 record with epoch 0 is refused, not read as "no epoch".
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new JournalRecord.ExtentInsert(3, 100, 8, 7, 16, 2,
+                false, 1234, 0, 8, 5)).isInstanceOf(IllegalArgumentException.class);
+        int epochAt = JournalEntry.HEADER_BYTES + 32 + 1 + 2 + JournalRecordCodec.EXTENT_BODY_BYTES;
+        ByteLayout.littleEndian(bytes).putLong(epochAt, 0);
+        ByteLayout.littleEndian(bytes).putInt(12, Crc.ofWithZeroField(bytes, 0, bytes.length, 12));
+        DecodeError error = JournalEntry.decode(bytes, 0, BUCKET_BYTES).error();
+        assertThat(error.kind()).isEqualTo(DecodeError.Kind.BAD_FIELD);
+        assertThat(error.message()).contains("epoch");
+    }
+
+    @Test
     void unknownRecordTypeUnderValidCrcIsNamedWithItsOffset() {
         // Proves an unknown type byte is reported with the type and its byte offset, not thrown.
         byte[] bytes = JournalEntry.encode(1, 0, 0, List.of(new JournalRecord.CleanShutdown(),

@@ -52,6 +52,13 @@ final class Samples {
                 spanStart + lengthSectors + prng.nextInt(100));
     }
 
+    /** {@code extent} with {@code epoch} if it is dirty (as an epoch-ordered volume records it), else unchanged. */
+    static ExtentInsert withEpoch(ExtentInsert extent, long epoch) {
+        return !extent.dirty() ? extent : new ExtentInsert(extent.volumeId(), extent.startSector(),
+                extent.lengthSectors(), extent.bucket(), extent.offsetInBucketSectors(), extent.generation(), true,
+                extent.crc32c(), extent.crcSpanStartSectors(), extent.crcSpanLengthSectors(), epoch);
+    }
+
     static JournalRecord record(Prng prng) {
         return switch (prng.nextInt(6)) {
             case 0 -> extent(prng, u16(prng));

@@ -49,6 +49,10 @@ class FuzzTest {
         // backing device alone often matched no FLUSH boundary.
         assertThat(totals.prefixChecks()).as("prefix checks of volumes with epoch ordering").isPositive();
         assertThat(totals.prefixViolationsUnordered()).as("prefix broken by unordered writeback").isPositive();
+        // Epochs survive restarts: some checks judged the backing device while recovered epochs were written back,
+        // and the ordering knob was switched live in some seeds.
+        assertThat(totals.prefixChecksAcrossRestart()).as("prefix checks across a restart").isPositive();
+        assertThat(totals.orderingSwitches()).as("live ordering switches").isPositive();
         assertThat(totals.damageChecks()).as("damage-map oracle checks").isGreaterThan(SEEDS);
         assertThat(totals.damageChecksStale()).as("damage-map checks with dirty data at stake").isPositive();
         System.out.println(totals.summaryLine());
@@ -87,6 +91,18 @@ class FuzzTest {
         assertThat(totals.violations()).as("violations with epoch boundaries ignored").isNotEmpty();
         assertThat(totals.violations()).allSatisfy(violation ->
                 assertThat(violation.getMessage()).contains("is not the volume at any FLUSH boundary"));
+    }
+
+    @Test
+    void recoveredDirtyDataWithoutItsEpochsIsCaught() throws Exception {
+        // Proves the prefix oracle is strict across restarts: when every open forgets the epochs recovery restored
+        // (how restarts behaved before epochs were persisted), an ordered volume holds dirty data of unknown order
+        // that no live switch explains, and some seed reports it.
+        FuzzTotals totals = FuzzSeeds.run(1, SABOTAGE_SEEDS, Long.MAX_VALUE, 2,
+                FuzzScenario::runForgettingRecoveredEpochs, t -> { });
+        assertThat(totals.violations()).as("violations with recovered epochs forgotten").isNotEmpty();
+        assertThat(totals.violations()).allSatisfy(violation ->
+                assertThat(violation.getMessage()).contains("dirty data of unknown order"));
     }
 
     @Test

@@ -24,7 +24,8 @@ final class RecordingJournal implements MetadataJournal {
 
     @Override
     public long appendInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
-                             int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors) {
+                             int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
+                             long epoch) {
         records.add("insert " + startSector + "+" + lengthSectors + (dirty ? " dirty" : " clean"));
         return sequence;
     }

@@ -17,14 +17,14 @@ class EpochOrderingTest {
     /** Three epochs of ten blocks each; the later epochs lie at lower LBAs, so LBA order would invert them. */
     private static final long[] EPOCH_FIRST_BLOCK = {200, 100, 0};
 
-    private static WritebackRig pausedRig(WritebackOrdering ordering) {
+    static WritebackRig pausedRig(WritebackOrdering ordering) {
         WritebackRig rig = new WritebackRig(64L << 20, 1L << 30);
         rig.tune(b -> b.running(false).ordering(ordering));
         return rig;
     }
 
     /** Writes the three epochs, each closed by a FLUSH; blocks three apart, so no two merge. */
-    private static void writeEpochs(WritebackRig rig) {
+    static void writeEpochs(WritebackRig rig) {
         for (long first : EPOCH_FIRST_BLOCK) {
             for (int i = 0; i < 10; i++) {
                 rig.write((first + 3L * i) * BLOCK, WritebackRig.pattern(first + i, BLOCK));
@@ -45,7 +45,7 @@ class EpochOrderingTest {
     }
 
     /** Writes back everything and returns the backing device's writes ('W' + epoch) and flushes ('F') in order. */
-    private static List<String> drainAndRecord(WritebackRig rig) {
+    static List<String> drainAndRecord(WritebackRig rig) {
         rig.backingDevice.recording = true;
         rig.tune(b -> b.running(true));
         rig.loop.runFor(5_000 * MS);
@@ -63,7 +63,20 @@ class EpochOrderingTest {
         // although LBA order alone would write the last epoch first (unordered writeback does, checked below).
         WritebackRig rig = pausedRig(WritebackOrdering.EPOCHS);
         writeEpochs(rig);
-        List<String> seen = drainAndRecord(rig);
+        assertEpochOrder(rig, drainAndRecord(rig));
+
+        WritebackRig unordered = pausedRig(WritebackOrdering.NONE);
+        writeEpochs(unordered);
+        List<String> lba = drainAndRecord(unordered);
+        assertThat(lba.stream().filter(op -> op.startsWith("W")).findFirst()).as("unordered: LBA order")
+                .contains("W2");
+    }
+
+    /**
+     * Asserts that {@code seen} (from {@link #drainAndRecord}) writes the three epochs in order, each ended by a
+     * backing flush before the next one's first write, and that the backing device ends with every epoch's data.
+     */
+    static void assertEpochOrder(WritebackRig rig, List<String> seen) {
         int epoch = 0;
         boolean flushedSinceEpochChange = true;
         for (String op : seen) {
@@ -83,12 +96,6 @@ class EpochOrderingTest {
         for (long first : EPOCH_FIRST_BLOCK) {
             assertThat(rig.backing(first * BLOCK, BLOCK)).isEqualTo(WritebackRig.pattern(first, BLOCK));
         }
-
-        WritebackRig unordered = pausedRig(WritebackOrdering.NONE);
-        writeEpochs(unordered);
-        List<String> lba = drainAndRecord(unordered);
-        assertThat(lba.stream().filter(op -> op.startsWith("W")).findFirst()).as("unordered: LBA order")
-                .contains("W2");
     }
 
     @Test
