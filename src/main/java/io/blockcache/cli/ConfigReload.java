@@ -62,6 +62,7 @@ final class ConfigReload implements Reloader {
         restartOnly(changes, "nbd-listen", running.nbdListen(), next.nbdListen());
         restartOnly(changes, "admin-listen", running.adminListen(), next.adminListen());
         restartOnly(changes, "mode", running.mode(), next.mode());
+        restartOnly(changes, "damage-map", running.damageMap(), next.damageMap());
         restartOnly(changes, "nbd limits (nbd-*)", running.nbdLimits(), next.nbdLimits());
         // Credentials are read at start only (a renewed certificate too); a reload re-reads them only to check.
         restartOnly(changes, "tls (tls-*)", running.tls().summary(), next.tls().summary());

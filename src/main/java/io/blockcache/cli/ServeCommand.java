@@ -134,6 +134,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Require client certificates that chain to DIR/ca-cert.pem (with --tls-certificates).")
     private boolean tlsVerifyPeer;
 
+    @Option(names = "--damage-map", paramLabel = "off|backing|file",
+            description = "Where each backing's damage map lives: off, backing (on the device; survives the node, but "
+                    + "writes into new regions fail while it is away) or file (DIR/damage-map-NAME.img; default).")
+    private String damageMap;
+
     @Option(names = "--insecure",
             description = "Serve a non-loopback address without --tls=require or an admin token (a trusted network"
                     + " only).")
@@ -147,7 +152,7 @@ final class ServeCommand implements Callable<Integer> {
         ServeSettings.Flags flags = new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
                 nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags(),
                 new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure),
-                new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers));
+                new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers), damageMap);
         try {
             settings = ServeSettings.resolve(flags);
         } catch (IllegalArgumentException | java.io.IOException e) {

@@ -115,7 +115,8 @@ final class ServeRuntime {
 
     private void startAll() throws ServeException {
         HostFiles files = new HostFiles(settings.cacheFile(), settings.cacheSizeBytes(), settings.backings(),
-                settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), settings.knobs());
+                settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), settings.knobs(),
+                settings.damageMap(), settings.dataDir());
         ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
         try {
             host = CacheHost.open(files, "blockcache-loop", line -> {

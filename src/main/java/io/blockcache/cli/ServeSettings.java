@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
+import io.blockcache.host.DamageMapPlacement;
 import io.blockcache.nbd.NbdLimits;
 import io.blockcache.nbd.TlsSettings;
 import io.blockcache.volume.CacheMode;
@@ -31,10 +32,12 @@ import java.util.stream.Stream;
  * @param nbdLimits what NBD clients are allowed ({@link NbdLimitSettings})
  * @param tls whether NBD clients may or must use TLS, with the credentials loaded ({@link TlsFlagSettings})
  * @param access the admin token and the exports' allow-lists ({@link AccessSettings})
+ * @param damageMap where the damage maps live ({@code --damage-map}, key {@code damage-map}; default {@code file})
  */
 record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
-                     Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls, AccessSettings access) {
+                     Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls, AccessSettings access,
+                     DamageMapPlacement damageMap) {
     /** Default cache file size: 1 GiB, enough to see caching at work without filling a laptop. */
     static final String CACHE_SIZE_DEFAULT = "1G";
     /** Default backing file size: 8 GiB, sparse, so it costs only what is written. */
@@ -45,10 +48,16 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     static final String ADMIN_LISTEN_DEFAULT = "127.0.0.1:10810";
     static final String DATA_DIR_DEFAULT = "data";
     static final String EXPORT_DEFAULT = "default";
+    /**
+     * The damage map in a file in the data directory: it survives the loss of the cache device, and writes never
+     * wait for the backing device, so a remote backing that goes away leaves the volume writable (issue 11). The
+     * reasons and the alternatives: docs/WRITEBACK.md "Where the map lives".
+     */
+    static final String DAMAGE_MAP_DEFAULT = "file";
 
     private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
             "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote",
-            AdminTokenFile.KEY),
+            AdminTokenFile.KEY, "damage-map"),
             Stream.concat(NbdLimitSettings.KEYS.stream(), TlsFlagSettings.KEYS.stream()))
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
@@ -62,13 +71,22 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
      */
     record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
                  String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
-                 Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access) {
+                 Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access,
+                 String damageMap) {
+        /** The flags without {@code --damage-map}. */
+        Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
+              String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
+              Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access) {
+            this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
+                    nbdLimits, tls, access, null);
+        }
+
         /** The flags without access flags. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
               Map<String, String> nbdLimits, TlsFlagSettings.Flags tls) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
-                    nbdLimits, tls, AccessSettings.Flags.NONE);
+                    nbdLimits, tls, AccessSettings.Flags.NONE, null);
         }
 
         /** The flags without TLS flags. */
@@ -126,7 +144,8 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
                 ByteSizes.parse(pick(flags.cacheSize(), config, "cache-size", CACHE_SIZE_DEFAULT)),
                 ByteSizes.parse(pick(flags.backingSize(), config, "backing-size", BACKING_SIZE_DEFAULT)),
                 nbd, admin, mode(pick(flags.mode(), config, "mode", "writeback")), knobs,
-                NbdLimitSettings.resolve(flags.nbdLimits(), config), tls, access);
+                NbdLimitSettings.resolve(flags.nbdLimits(), config), tls, access,
+                DamageMapPlacement.parse(pick(flags.damageMap(), config, "damage-map", DAMAGE_MAP_DEFAULT)));
     }
 
     /** The config file's properties; none without a file. */

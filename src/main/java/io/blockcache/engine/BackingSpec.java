@@ -10,8 +10,12 @@ import java.util.Objects;
  * @param device the whole backing device; its first {@code 1 MiB} holds the backing header, unless in place
  * @param inPlace at format: cache the device in place (docs/FORMAT.md §4.2): write nothing on it, export all of it,
  *     identify it by size and fingerprint; at open the superblock decides and this is ignored
+ * @param mapDevice at open, with the damage map on ({@link CacheSetOptions#damageMap}): where the map lives instead of
+ *     on the backing device (placement {@code file}, docs/WRITEBACK.md "Where the map lives"): a small device laid
+ *     out as the backing device's first {@code dataOffsetBytes}, a copy of its header then the map, at least that
+ *     large; null keeps the map on the backing device itself
  */
-public record BackingSpec(String name, BlockDevice device, boolean inPlace) {
+public record BackingSpec(String name, BlockDevice device, boolean inPlace, BlockDevice mapDevice) {
     public BackingSpec {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(device, "device");
@@ -22,6 +26,16 @@ public record BackingSpec(String name, BlockDevice device, boolean inPlace) {
 
     /** A backing device with a header (the default). */
     public BackingSpec(String name, BlockDevice device) {
-        this(name, device, false);
+        this(name, device, false, null);
+    }
+
+    /** A backing device, in place or not, whose damage map (if on) lives on it. */
+    public BackingSpec(String name, BlockDevice device, boolean inPlace) {
+        this(name, device, inPlace, null);
+    }
+
+    /** This spec with its damage map on {@code map} (null: on the backing device). */
+    public BackingSpec withMapDevice(BlockDevice map) {
+        return new BackingSpec(name, device, inPlace, map);
     }
 }

@@ -5,6 +5,7 @@ import io.blockcache.format.AttachCheck;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.CacheSuperblock;
+import io.blockcache.format.DamageMapBlock;
 import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.format.SuperblockPair;
 import io.blockcache.journal.CheckpointCursor;
@@ -37,7 +38,7 @@ final class CacheOpener {
     private SuperblockPair pair;
     private final List<BackingSpec> ordered = new ArrayList<>();
     /** Per backing device in superblock order: its damage map area as read, or null if it has no room for one. */
-    private final List<byte[]> mapAreas = new ArrayList<>();
+    private final List<DamageMapSource> mapAreas = new ArrayList<>();
     private JournalRecovery journal;
     private List<byte[]> checkpointBuckets;
 
@@ -141,11 +142,57 @@ final class CacheOpener {
                         superblock.cacheSetUuid(), device.sizeBytes())) {
                     refusals.add(refusal.message());
                 }
-                mapAreas.add(geometry == null ? null
-                        : Arrays.copyOfRange(read.value(), BackingHeader.BYTES, BackingHeader.BYTES + mapBytes));
+                byte[] area = geometry == null ? null
+                        : Arrays.copyOfRange(read.value(), BackingHeader.BYTES, BackingHeader.BYTES + mapBytes);
+                BlockDevice mapDevice = ordered.get(index).mapDevice();
+                if (area != null && mapDevice != null && options.damageMap()) {
+                    readMapFile(index, refusals, mapDevice, Arrays.copyOf(read.value(), BackingHeader.BYTES), area);
+                    return;
+                }
+                mapAreas.add(area == null ? null : DamageMapSource.onBacking(area));
             }
             checkBacking(index + 1, refusals);
         });
+    }
+
+    /**
+     * The damage map lives in a file (docs/WRITEBACK.md "Where the map lives"): reads it, laid out as the backing
+     * device's first bytes. A file holding another header (new, or of another device) counts as empty.
+     */
+    private void readMapFile(int index, List<String> refusals, BlockDevice mapDevice, byte[] header,
+                             byte[] backingArea) {
+        AttachedBacking expected = pair.chosen().backings().get(index);
+        int bytes = header.length + backingArea.length;
+        boolean backingMapValid = anyValidBlock(backingArea, expected);
+        if (mapDevice.sizeBytes() < bytes) {
+            refusals.add("damage map file of \"" + expected.exportName() + "\" is " + mapDevice.sizeBytes()
+                    + " bytes, smaller than the " + bytes + " its map needs");
+            mapAreas.add(null);
+            checkBacking(index + 1, refusals);
+            return;
+        }
+        DeviceBytes.read(mapDevice, 0, bytes, read -> {
+            if (!read.isOk()) {
+                refusals.add("damage map file of \"" + expected.exportName() + "\": " + read.error());
+                mapAreas.add(null);
+            } else if (Arrays.equals(read.value(), 0, header.length, header, 0, header.length)) {
+                mapAreas.add(new DamageMapSource(Arrays.copyOfRange(read.value(), header.length, bytes), null,
+                        backingMapValid));
+            } else {
+                mapAreas.add(new DamageMapSource(new byte[backingArea.length], header, backingMapValid));
+            }
+            checkBacking(index + 1, refusals);
+        });
+    }
+
+    private static boolean anyValidBlock(byte[] area, AttachedBacking backing) {
+        DamageMapGeometry geometry = DamageMapGeometry.of(backing.dataOffsetBytes(), backing.volumeSizeBytes());
+        for (int b = 0; b < geometry.blockCount(); b++) {
+            if (DamageMapBlock.choose(area, backing.backingUuid(), geometry, b).block() != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void replay() {

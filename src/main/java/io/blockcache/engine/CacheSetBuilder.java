@@ -54,20 +54,20 @@ final class CacheSetBuilder {
     private BucketTable table;
     private JournalWriter journal;
     private CacheSpace space;
-    private final List<byte[]> mapAreas;
+    private final List<DamageMapSource> mapAreas;
 
     /**
      * @param mapAreas per backing device, in superblock order: its damage map area as read at open (or null when
      *     the device has no room for a map)
      */
     CacheSetBuilder(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options,
-                    CacheSuperblock superblock, JournalRecovery recovery, List<byte[]> mapAreas) {
+                    CacheSuperblock superblock, JournalRecovery recovery, List<DamageMapSource> mapAreas) {
         this.mapAreas = mapAreas;
         this.loop = loop;
         this.cacheDevice = cacheDevice;
         // Flush errors stick per backing device (StickyFlushDevice): every user of a backing device sees them.
         this.backings = backings.stream().map(spec -> new BackingSpec(spec.name(),
-                new StickyFlushDevice(spec.device()))).toList();
+                new StickyFlushDevice(spec.device()), spec.inPlace(), spec.mapDevice())).toList();
         this.options = options;
         this.superblock = superblock;
         this.recovery = recovery;
@@ -142,8 +142,9 @@ final class CacheSetBuilder {
             DamageMapGeometry geometry = DamageMapGeometry.of(attached.dataOffsetBytes(), attached.volumeSizeBytes());
             // The damage map is opt-in (CacheSetOptions.damageMap says why).
             boolean mapped = geometry != null && options.damageMap();
-            DamageMap damage = !mapped ? null : new DamageMap(loop, backing, attached.backingUuid(), geometry,
-                    attached.volumeSizeBytes(), mapAreas.get(i));
+            DamageMapSource source = mapAreas.get(i);
+            DamageMap damage = !mapped || source == null ? null : source.open(loop, backing,
+                    backings.get(i).mapDevice(), attached.backingUuid(), geometry, attached.volumeSizeBytes());
             volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space, volumeIndex, journal, damage));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));

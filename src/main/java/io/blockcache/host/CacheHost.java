@@ -161,7 +161,11 @@ public final class CacheHost implements AutoCloseable {
                     case BackingLocation.Nbd nbd -> openBackingNbd(backing.getKey(), nbd.uri(), fresh);
                 };
                 backingDevices.add(device);
-                backings.add(new BackingSpec(backing.getKey(), device));
+                BlockDevice map = openMapFile(backing.getKey(), deviceOptions);
+                if (map != null) {
+                    backingDevices.add(map);
+                }
+                backings.add(new BackingSpec(backing.getKey(), device).withMapDevice(map));
             }
             devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
         } catch (IOException | UnsupportedOperationException e) {
@@ -169,6 +173,26 @@ public final class CacheHost implements AutoCloseable {
         } finally {
             devices.addAll(backingDevices); // closed by close(), whatever happened
         }
+    }
+
+    /**
+     * The damage map file of export {@code name} with placement {@code file} (created sparse, the size of the default
+     * header area, docs/WRITEBACK.md "Where the map lives"); null otherwise. With placement {@code backing} a map file
+     * left from before is deleted: it would no longer be kept, and {@code check --damage} must not trust it.
+     */
+    private FileDevice openMapFile(String name, FileDeviceOptions options) throws IOException {
+        if (files.dataDir() == null) {
+            return null;
+        }
+        Path path = files.dataDir().resolve(DamageMapPlacement.fileName(name));
+        if (files.damageMap() != DamageMapPlacement.FILE) {
+            if (Files.deleteIfExists(path)) {
+                log.accept("deleted the damage map file " + path + ": damage-map is " + files.damageMap().text()
+                        + " now");
+            }
+            return null;
+        }
+        return openOrCreate(path, BackingHeader.DEFAULT_DATA_OFFSET_BYTES, !Files.exists(path), options);
     }
 
     private FileDevice openBackingFile(String name, Path path, boolean fresh, FileDeviceOptions options)

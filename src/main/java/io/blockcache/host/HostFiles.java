@@ -18,14 +18,21 @@ import java.util.TreeMap;
  * @param backingSizeBytes size of a new backing file, in bytes
  * @param options the cache set's options (geometry when formatting, the rest when opening)
  * @param knobs knob name to value, applied in name order after open
+ * @param damageMap where the damage maps live; it decides {@code options.damageMap()}
+ * @param dataDir where the map files live with {@link DamageMapPlacement#FILE} (else may be null)
  */
 public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
                         long backingSizeBytes,
-                        CacheSetOptions options, Map<String, String> knobs) {
+                        CacheSetOptions options, Map<String, String> knobs, DamageMapPlacement damageMap,
+                        Path dataDir) {
     public HostFiles {
-        if (cacheFile == null || options == null) {
-            throw new IllegalArgumentException("a cache file and options are required");
+        if (cacheFile == null || options == null || damageMap == null) {
+            throw new IllegalArgumentException("a cache file, options and a damage map placement are required");
         }
+        if (damageMap == DamageMapPlacement.FILE && dataDir == null) {
+            throw new IllegalArgumentException("damage-map=file needs a data directory for its files");
+        }
+        options = options.withDamageMap(damageMap != DamageMapPlacement.OFF);
         if (backings == null || backings.isEmpty()) {
             throw new IllegalArgumentException("at least one backing file is required");
         }
@@ -35,6 +42,13 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
         }
         backings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(backings));
         knobs = java.util.Collections.unmodifiableMap(new TreeMap<>(knobs == null ? Map.of() : knobs));
+    }
+
+    /** Without a placement: the map on the backing devices if {@code options.damageMap()}, else none. */
+    public HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings, long backingSizeBytes,
+                     CacheSetOptions options, Map<String, String> knobs) {
+        this(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs,
+                options != null && options.damageMap() ? DamageMapPlacement.BACKING : DamageMapPlacement.OFF, null);
     }
 
     /** As the canonical constructor, for backings that are all files. */

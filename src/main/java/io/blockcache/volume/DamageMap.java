@@ -71,6 +71,11 @@ public final class DamageMap {
     private final DamageMapStats stats = new DamageMapStats();
     private VolumeIndex index;
     private InFlightWrites inFlight;
+    /** Writes {@link #markDirty} makes first, in order, each with FUA (open only; at most two). */
+    private final java.util.List<OpenWrite> writesAtOpen = new java.util.ArrayList<>();
+
+    private record OpenWrite(BlockDevice device, long offsetBytes, byte[] bytes) {
+    }
     private Timer sweepTimer;
     private long sweepWantedSinceNs;
     private boolean closed;
@@ -150,11 +155,31 @@ public final class DamageMap {
     }
 
     /**
-     * At open, before the volume serves: marks every region that holds dirty data in the recovered index and writes
-     * every block that changed or has no valid copy on the device; {@code done} when all of it is durable.
+     * Before {@link #markDirty} walks the index: writes {@code bytes} at {@code offsetBytes} of {@code device} with
+     * FUA (a map file's header copy, or the zeroing of a map left on the backing device; engine.DamageMapSource).
+     */
+    public void writeAtOpen(BlockDevice device, long offsetBytes, byte[] bytes) {
+        writesAtOpen.add(new OpenWrite(device, offsetBytes, bytes));
+    }
+
+    /**
+     * At open, before the volume serves: makes the writes of {@link #writeAtOpen}, then marks every region that holds
+     * dirty data in the recovered index and writes every block that changed or has no valid copy on the device;
+     * {@code done} when all of it is durable, or with the first failure.
      */
     public void markDirty(IoCallback done) {
-        markDirtyFrom(0, done);
+        if (writesAtOpen.isEmpty()) {
+            markDirtyFrom(0, done);
+            return;
+        }
+        OpenWrite write = writesAtOpen.remove(0);
+        write.device().write(write.offsetBytes(), java.nio.ByteBuffer.wrap(write.bytes()), true, result -> {
+            if (!result.ok()) {
+                done.complete(result);
+                return;
+            }
+            markDirty(done);
+        });
     }
 
     /** One bounded step of the walk ({@link #OPEN_WALK_NODES} index nodes), then the next in a task of its own. */
