@@ -74,7 +74,7 @@ final class PrefixOracle {
     void reopened() {
         for (int v = 0; v < models.size(); v++) {
             List<Incarnation> chain = earlier.get(v);
-            chain.add(new Incarnation(firstEpoch[v], models.get(v).copy()));
+            chain.add(new Incarnation(firstEpoch[v], models.get(v).copyAfterCrash()));
             DirtyEpochs epochs = cacheSet.volume(v).index().epochs();
             firstEpoch[v] = epochs.current();
             long oldest = epochs.oldest();
@@ -113,36 +113,56 @@ final class PrefixOracle {
             if (ordered) {
                 unknownAllowed[v] = false;
             }
-            ReferenceModel model = historyFor(v, oldest);
-            String broken = PrefixCheck.check(model, cacheSet.peekBacking(v));
+            List<ReferenceModel> histories = historiesFor(v, oldest);
+            java.nio.ByteBuffer backing = cacheSet.peekBacking(v);
+            String broken = null;
+            ReferenceModel fits = null;
+            for (ReferenceModel model : histories) {
+                String problem = PrefixCheck.check(model, backing);
+                if (problem == null) {
+                    fits = model;
+                    break;
+                }
+                broken = broken == null ? problem : broken;
+            }
             if (ordered) {
                 checks++;
-                checksOfEarlierHistory += model == models.get(v) ? 0 : 1;
-                if (broken != null) {
+                checksOfEarlierHistory += histories.size() > 1 ? 1 : 0;
+                if (fits == null) {
                     return FuzzSetup.volumeName(v) + " (ordering=epochs): the backing device alone is not the volume"
-                            + " at any FLUSH boundary" + (model == models.get(v) ? "" : " before the last restart")
-                            + ": " + broken;
+                            + " at any FLUSH boundary" + (histories.size() == 1 ? "" : " of the " + histories.size()
+                            + " histories since the oldest dirty epoch's incarnation") + ": " + broken;
                 }
-            } else if (broken != null) {
+            } else if (fits == null) {
                 violationsUnordered++;
             }
         }
         return null;
     }
 
-    /** The history the backing device must be a prefix of while {@code oldest} is the oldest dirty epoch. */
-    private ReferenceModel historyFor(int v, long oldest) {
+    /**
+     * The histories the backing device may be a prefix of while {@code oldest} is the oldest dirty epoch: that of the
+     * incarnation which wrote it, and every later one. Later ones too, because a crash can lose from the cache what
+     * writeback had already put on the backing device: data of a later incarnation written back, and the clean marks
+     * of the older data it overwrote, so that older data is dirty again (and rewritten, with the same bytes) while the
+     * backing device shows the later incarnation's writes. Each history is one the volume really had.
+     */
+    private List<ReferenceModel> historiesFor(int v, long oldest) {
         List<Incarnation> chain = earlier.get(v);
-        if (oldest == DirtyEpochs.NONE || oldest >= firstEpoch[v] || chain.isEmpty()) {
-            return models.get(v);
-        }
-        Incarnation found = chain.get(0);
-        for (Incarnation incarnation : chain) {
-            if (incarnation.firstEpoch() <= oldest) {
-                found = incarnation;
+        List<ReferenceModel> histories = new ArrayList<>();
+        if (oldest != DirtyEpochs.NONE && oldest < firstEpoch[v] && !chain.isEmpty()) {
+            int from = 0;
+            for (int i = 0; i < chain.size(); i++) {
+                if (chain.get(i).firstEpoch() <= oldest) {
+                    from = i;
+                }
+            }
+            for (Incarnation incarnation : chain.subList(from, chain.size())) {
+                histories.add(incarnation.model());
             }
         }
-        return found.model();
+        histories.add(models.get(v));
+        return histories;
     }
 
     /** Checks made on volumes with epoch ordering. */
@@ -150,7 +170,7 @@ final class PrefixOracle {
         return checks;
     }
 
-    /** Of {@link #checks}, those judged by the history before a restart (recovered epochs being written back). */
+    /** Of {@link #checks}, those made while recovered epochs were written back (histories before a restart too). */
     long checksOfEarlierHistory() {
         return checksOfEarlierHistory;
     }

@@ -36,6 +36,8 @@ public final class ReferenceModel {
     private long acknowledgements;
     /** Per FLUSH or FUA write since the last adopt: {acknowledgements, next sequence} at its submission. */
     private final List<long[]> boundaries = new ArrayList<>();
+    /** The first {@code boundariesFlushed} boundaries are behind a FLUSH that completed. */
+    private int boundariesFlushed;
     private long durableWrittenSectorsChecked;
 
     /** A model of the first {@code sectorCount} sectors, all zero and durable. */
@@ -60,10 +62,20 @@ public final class ReferenceModel {
      * crash nothing acknowledges them any more.
      */
     public ReferenceModel copy() {
-        return new ReferenceModel(this);
+        return new ReferenceModel(this, false);
     }
 
-    private ReferenceModel(ReferenceModel from) {
+    /**
+     * A copy as a power cut left the history: boundaries after the last FLUSH that completed are dropped. A FLUSH
+     * that never completed promised nothing: a disk may keep writes submitted after it and lose ones acknowledged
+     * before it, and so may the cache (a write around the cache lost from the backing device's volatile cache, a
+     * cached one kept by the journal), so after the crash the epochs it separated are one.
+     */
+    public ReferenceModel copyAfterCrash() {
+        return new ReferenceModel(this, true);
+    }
+
+    private ReferenceModel(ReferenceModel from, boolean afterCrash) {
         this.sectorCount = from.sectorCount;
         this.histories = new ArrayList<>(from.histories.size());
         for (List<Entry> history : from.histories) {
@@ -72,9 +84,11 @@ public final class ReferenceModel {
         this.floors = from.floors.clone();
         this.nextSequence = from.nextSequence;
         this.acknowledgements = from.acknowledgements;
-        for (long[] boundary : from.boundaries) {
+        int kept = afterCrash ? from.boundariesFlushed : from.boundaries.size();
+        for (long[] boundary : from.boundaries.subList(0, kept)) {
             boundaries.add(boundary.clone());
         }
+        this.boundariesFlushed = Math.min(kept, from.boundariesFlushed);
     }
 
     /** Number of sectors modelled. */
@@ -137,6 +151,11 @@ public final class ReferenceModel {
 
     /** Makes durable, per sector, the newest value acknowledged before the flush was submitted. */
     public void flushAcknowledged(long acknowledgementsAtSubmit) {
+        // Every boundary submitted with no more acknowledgements than this flush's is covered by it.
+        while (boundariesFlushed < boundaries.size()
+                && boundaries.get(boundariesFlushed)[0] <= acknowledgementsAtSubmit) {
+            boundariesFlushed++;
+        }
         for (int s = 0; s < sectorCount; s++) {
             Entry newest = newestAcknowledged(histories.get(s), acknowledgementsAtSubmit);
             raiseFloor(s, newest);
@@ -208,6 +227,7 @@ public final class ReferenceModel {
     /** Takes what was read back after recovery as the new durable state of those sectors. */
     public void adopt(long startSector, ByteBuffer data) {
         boundaries.clear(); // the adopted contents are the new starting point of every sector
+        boundariesFlushed = 0;
         ByteBuffer in = data.duplicate();
         int sectors = data.remaining() / BlockDevice.SECTOR_BYTES;
         for (int i = 0; i < sectors; i++) {
