@@ -94,6 +94,27 @@ final class PrometheusText {
                     .sum(summary.sumNs() / 1e9).count(summary.count()).build());
         }
         families.add(latency.build());
+        damageMaps(volumes);
+    }
+
+    /** The damage map counters of the volumes that have a map (docs/WRITEBACK.md "The damage map"). */
+    private void damageMaps(List<StatsSnapshot.VolumeSnapshot> volumes) {
+        List<StatsSnapshot.VolumeSnapshot> mapped = volumes.stream().filter(v -> v.damageMap() != null).toList();
+        volumeCounter(mapped, "blockcache_damage_map_regions_marked_total",
+                "Damage map regions newly marked by front-end writes.", v -> v.damageMap().regionsMarked());
+        volumeCounter(mapped, "blockcache_damage_map_regions_cleared_total",
+                "Damage map regions cleared by sweeps.", v -> v.damageMap().regionsCleared());
+        volumeCounter(mapped, "blockcache_damage_map_mark_waits_total",
+                "Front-end writes that waited for a damage map write before their acknowledgement.",
+                v -> v.damageMap().markWaits());
+        volumeCounter(mapped, "blockcache_damage_map_block_writes_total",
+                "Damage map block writes (FUA), to the backing device or the map file.",
+                v -> v.damageMap().blockWrites());
+        volumeCounter(mapped, "blockcache_damage_map_block_write_errors_total",
+                "Damage map block writes that failed (the regions stay marked).",
+                v -> v.damageMap().blockWriteErrors());
+        volumeCounter(mapped, "blockcache_damage_map_sweeps_total", "Damage map sweeps run.",
+                v -> v.damageMap().sweeps());
     }
 
     private void cache(StatsSnapshot.CacheSnapshot cache) {

@@ -11,6 +11,7 @@ import io.blockcache.gc.BucketCounts;
 import io.blockcache.gc.GarbageCollector;
 import io.blockcache.gc.GcStats;
 import io.blockcache.journal.JournalWriter;
+import io.blockcache.volume.DamageMapStats;
 import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeStats;
@@ -110,7 +111,17 @@ final class StatsCollector {
                 stats.writeCachedSectors(), stats.writeBypassedSectors(), stats.fillSectors(), stats.checksumErrors(),
                 volume.index().extents().dirtySectors() * sectorBytes,
                 volume.index().extents().cachedSectors() * sectorBytes,
-                volume.counters().inFlight(), latency(volume.counters()), writeback);
+                volume.counters().inFlight(), latency(volume.counters()), writeback, damageMap(volume));
+    }
+
+    private static StatsSnapshot.DamageMapSnapshot damageMap(Volume volume) {
+        if (volume.damageMap() == null) {
+            return null;
+        }
+        DamageMapStats stats = volume.damageMap().stats();
+        return new StatsSnapshot.DamageMapSnapshot(stats.regionsMarked.get(), stats.regionsCleared.get(),
+                stats.markWaits.get(), stats.writesCovered.get(), stats.blockWrites.get(),
+                stats.blockWriteErrors.get(), stats.sweeps.get());
     }
 
     private static StatsSnapshot.LatencySummary latency(DeviceCounters counters) {

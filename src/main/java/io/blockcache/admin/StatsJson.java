@@ -88,6 +88,18 @@ final class StatsJson {
                 .field("p999Us", latency.p999Ns() / 1000.0)
                 .endObject();
         writeback(json.name("writeback"), volume.writeback());
+        StatsSnapshot.DamageMapSnapshot map = volume.damageMap();
+        if (map != null) { // absent when the volume has no damage map
+            json.name("damageMap").beginObject()
+                    .field("regionsMarked", map.regionsMarked())
+                    .field("regionsCleared", map.regionsCleared())
+                    .field("markWaits", map.markWaits())
+                    .field("writesCovered", map.writesCovered())
+                    .field("blockWrites", map.blockWrites())
+                    .field("blockWriteErrors", map.blockWriteErrors())
+                    .field("sweeps", map.sweeps())
+                    .endObject();
+        }
         json.endObject();
     }
 

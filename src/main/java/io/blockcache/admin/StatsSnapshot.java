@@ -50,16 +50,32 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      *
      * @param requestsInFlight front-end requests submitted and not yet answered
      * @param writeback the volume's writeback engine
+     * @param damageMap the volume's damage map counters, or null when it has no map
      */
     public record VolumeSnapshot(String name, long sizeBytes, String mode, long readHitSectors, long readMissSectors,
                                  long writeCachedSectors, long writeBypassedSectors, long fillSectors,
                                  long checksumErrors, long dirtyBytes, long cachedBytes, long requestsInFlight,
-                                 LatencySummary latency, WritebackSnapshot writeback) {
+                                 LatencySummary latency, WritebackSnapshot writeback, DamageMapSnapshot damageMap) {
         /** Read hits over all read sectors, in [0, 1]; 0 before the first read. */
         public double hitRatio() {
             long total = readHitSectors + readMissSectors;
             return total == 0 ? 0.0 : (double) readHitSectors / total;
         }
+    }
+
+    /**
+     * One volume's damage map since open (docs/WRITEBACK.md "The damage map"; {@code volume.DamageMapStats}).
+     *
+     * @param regionsMarked regions newly marked by front-end writes
+     * @param regionsCleared regions cleared by sweeps
+     * @param markWaits front-end writes that waited for a map write before their acknowledgement
+     * @param writesCovered front-end writes whose regions were already marked (no map write)
+     * @param blockWrites map block writes (FUA), to the backing device or the map file
+     * @param blockWriteErrors map block writes that failed
+     * @param sweeps sweeps run
+     */
+    public record DamageMapSnapshot(long regionsMarked, long regionsCleared, long markWaits, long writesCovered,
+                                    long blockWrites, long blockWriteErrors, long sweeps) {
     }
 
     /**

@@ -56,6 +56,10 @@ class AdminServerTest {
         assertThat(json).containsPattern("\"backing\":\\[\\{\"name\":\"default\",\"requestsInFlight\":0,"
                 + "\"completedReadSectors\":[1-9]");
         assertThat(json).containsPattern("\"buckets\":\\{\"total\":56,\"free\":[0-9]+,\"open\":[1-9]");
+        // The damage map: the 64 KiB write dirtied one region, marked with one map write it waited for.
+        assertThat(json).contains("\"damageMap\":{\"regionsMarked\":1,\"regionsCleared\":0,\"markWaits\":1,");
+        assertThat(send("GET", "/metrics", null).body())
+                .contains("blockcache_damage_map_regions_marked_total{volume=\"default\"} 1");
     }
 
     @Test

@@ -39,7 +39,8 @@ public final class RunningCacheSet implements AutoCloseable {
 
     /** As above, with the admin API behind {@code guard} (a bearer token). */
     public RunningCacheSet(AdminGuard guard) throws Exception {
-        CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10);
+        // With the damage map (on the backing file), so that its counters are in /api/stats and /metrics.
+        CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10).withDamageMap(true);
         Outcome<Void> formatted = this.<Outcome<Void>>onLoop(done ->
                 CacheSet.format(loop, cacheDevice, backings, options, new Prng(1), fraction -> { }, done));
         formatted.orThrow();
