@@ -123,6 +123,12 @@ class ServeRuntimeTest {
                 volume.write(4096, ByteBuffer.wrap(written), false, done::accept))).isEqualTo(IoResult.OK);
         assertThat(first.stop()).as(errText.toString()).isTrue();
         assertThat(ServeFiles.superblock(data.resolve("cache.img")).cleanShutdown()).isTrue();
+        // The damage map lives in its file by default (docs/WRITEBACK.md "Where the map lives"): 1 MiB, sparse,
+        // starting with a copy of the backing header so that check --damage can read the file alone.
+        Path mapFile = data.resolve("damage-map-default.img");
+        assertThat(Files.size(mapFile)).isEqualTo(1L << 20);
+        assertThat(new String(Files.readAllBytes(mapFile), 0, 8, java.nio.charset.StandardCharsets.US_ASCII))
+                .isEqualTo("BCACHEBK");
 
         ServeRuntime second = ServeRuntime.start(settings(data, config), err);
         ByteBuffer read = ByteBuffer.allocate(8192);

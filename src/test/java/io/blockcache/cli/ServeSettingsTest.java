@@ -37,6 +37,25 @@ class ServeSettingsTest {
     }
 
     @Test
+    void theDamageMapLivesInAFileByDefaultAndAnotherPlacementIsAFlagOrAConfigKey() throws Exception {
+        // Proves serve's damage-map placement: file by default (docs/WRITEBACK.md "Where the map lives"), the flag
+        // over the config key, and a bad value refused with one line naming the choices.
+        assertThat(ServeSettings.resolve(flags(null, null, null, null, false)).damageMap())
+                .isEqualTo(io.blockcache.host.DamageMapPlacement.FILE);
+        Path config = dir.resolve("map.properties");
+        Files.writeString(config, "damage-map=backing\n");
+        assertThat(ServeSettings.resolve(flags(null, null, null, config, false)).damageMap())
+                .isEqualTo(io.blockcache.host.DamageMapPlacement.BACKING);
+        ServeSettings.Flags off = new ServeSettings.Flags(null, null, null, null, null, null, null, null, config,
+                false, Map.of(), TlsFlagSettings.Flags.NONE, "off");
+        assertThat(ServeSettings.resolve(off).damageMap()).isEqualTo(io.blockcache.host.DamageMapPlacement.OFF);
+        ServeSettings.Flags bad = new ServeSettings.Flags(null, null, null, null, null, null, null, null, null,
+                false, Map.of(), TlsFlagSettings.Flags.NONE, "nfs");
+        assertThatThrownBy(() -> ServeSettings.resolve(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--damage-map must be one of off, backing, file; got \"nfs\"");
+    }
+
+    @Test
     void nbdLimitsComeFromFlagsOverTheConfigOverDefaultsAndBadOnesGetOneLine() throws Exception {
         // Proves every --nbd-* limit is read (flag over config over default), 0/off turns a timeout off, and a
         // bad value is refused naming its flag.
