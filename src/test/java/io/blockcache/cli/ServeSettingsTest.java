@@ -47,10 +47,10 @@ class ServeSettingsTest {
         assertThat(ServeSettings.resolve(flags(null, null, null, config, false)).damageMap())
                 .isEqualTo(io.blockcache.host.DamageMapPlacement.BACKING);
         ServeSettings.Flags off = new ServeSettings.Flags(null, null, null, null, null, null, null, null, config,
-                false, Map.of(), TlsFlagSettings.Flags.NONE, "off");
+                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE, "off");
         assertThat(ServeSettings.resolve(off).damageMap()).isEqualTo(io.blockcache.host.DamageMapPlacement.OFF);
         ServeSettings.Flags bad = new ServeSettings.Flags(null, null, null, null, null, null, null, null, null,
-                false, Map.of(), TlsFlagSettings.Flags.NONE, "nfs");
+                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE, "nfs");
         assertThatThrownBy(() -> ServeSettings.resolve(bad)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--damage-map must be one of off, backing, file; got \"nfs\"");
     }
