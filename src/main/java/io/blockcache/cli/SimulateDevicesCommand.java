@@ -7,11 +7,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code blockcache simulate devices [--json] [--seed N]}: characterizes the simulated HDD and SSD (random
- * 4 KiB IOPS at queue depths 1/4/32, sequential MB/s, HDD zone rates) in virtual time and prints a table,
- * or one JSON object per row.
+ * {@code blockcache simulate devices [--json] [--seed N]}: characterizes the simulated HDD, SSD and object store
+ * (random 4 KiB IOPS at queue depths 1/4/32, sequential MB/s, HDD zone rates, the store's GET latency, partial- and
+ * whole-chunk writes) in virtual time and prints a table, or one JSON object per row.
  */
-@Command(name = "devices", description = "Characterize the simulated HDD and SSD models (virtual time).",
+@Command(name = "devices",
+        description = "Characterize the simulated HDD, SSD and object-store models (virtual time).",
         mixinStandardHelpOptions = true)
 final class SimulateDevicesCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object per row instead of a table.")

@@ -14,15 +14,25 @@ import java.nio.ByteBuffer;
  * <p>Thread rule: the thread that drives {@code loop}.
  */
 public final class ClosedLoopWorkload {
-    /** What to run; offsets stay within {@code [regionOffsetBytes, regionOffsetBytes + regionBytes)}. */
+    /**
+     * What to run; offsets stay within {@code [regionOffsetBytes, regionOffsetBytes + regionBytes)}; writes carry FUA
+     * if {@code fua} (an object store's writes then complete when stored, not when staged).
+     */
     public record Spec(boolean write, boolean random, int queueDepth, int requestBytes, int requestCount,
-            long regionOffsetBytes, long regionBytes) {
+            long regionOffsetBytes, long regionBytes, boolean fua) {
         /** Validates the spec. */
         public Spec {
             if (queueDepth < 1 || requestBytes <= 0 || requestBytes % 4096 != 0 || requestCount < 2
-                    || regionBytes < requestBytes || regionOffsetBytes < 0 || regionOffsetBytes % 4096 != 0) {
+                    || regionBytes < requestBytes || regionOffsetBytes < 0 || regionOffsetBytes % 4096 != 0
+                    || (fua && !write)) {
                 throw new IllegalArgumentException("bad workload spec: " + this);
             }
+        }
+
+        /** A spec without FUA. */
+        public Spec(boolean write, boolean random, int queueDepth, int requestBytes, int requestCount,
+                long regionOffsetBytes, long regionBytes) {
+            this(write, random, queueDepth, requestBytes, requestCount, regionOffsetBytes, regionBytes, false);
         }
     }
 
@@ -83,7 +93,7 @@ public final class ClosedLoopWorkload {
         submitted++;
         long offsetBytes = nextOffsetBytes();
         if (spec.write()) {
-            device.write(offsetBytes, payload.duplicate(), false, this::onComplete);
+            device.write(offsetBytes, payload.duplicate(), spec.fua(), this::onComplete);
         } else {
             device.read(offsetBytes, ByteBuffer.allocate(spec.requestBytes()), this::onComplete);
         }

@@ -11,7 +11,9 @@ import java.util.function.Function;
 
 /**
  * Measures the device models the way fio would: 4 KiB random reads and writes at queue depths 1, 4 and 32,
- * 128 KiB sequential reads and writes, and for the HDD its outer- and inner-zone sequential rate. Each row
+ * 128 KiB sequential reads and writes, and for the HDD its outer- and inner-zone sequential rate; for the object
+ * store ({@code object}): random 4 KiB reads at depths 1 and 64, random 4 KiB FUA writes (each costs a GET and a PUT of
+ * its chunk) and sequential whole-chunk FUA writes (PUTs only: the bandwidth cap). Each row
  * runs on a fresh {@link SimLoop} and device with its own seeded stream, so the numbers are a pure function
  * of the seed. Every row simulates a bounded number of requests (see the constants) to keep the whole run
  * well under a few seconds of wall time.
@@ -35,6 +37,17 @@ public final class DeviceCharacterization {
     static final int SEQUENTIAL_REQUESTS = 200;
     /** Region of a zone row: 1 GiB at the very start or end of the disk lies inside one zone. */
     static final long ZONE_REGION_BYTES = 1L << 30;
+    /**
+     * Requests per random object-store row: thousands of round trips, so that the latency tail shows in the mean
+     * and one slow request at the end does not decide the row.
+     */
+    static final int STORE_REQUESTS = 4000;
+    /** Requests of the whole-chunk row: 1.6 GB of PUTs (each write copies its 4 MiB: this bounds the wall time). */
+    static final int STORE_CHUNK_REQUESTS = 400;
+    /** Depth of the deep object-store rows: the connection pool's size (its default), every request its own. */
+    static final int STORE_QUEUE_DEPTH = 64;
+    /** Region of the whole-chunk row: 256 MiB (64 chunks), so each chunk is rewritten only after its PUT ended. */
+    static final long STORE_SEQUENTIAL_REGION_BYTES = 256L << 20;
 
     /** One measured row: what ran and what it achieved in virtual time. */
     public record Row(String device, String pattern, int queueDepth, double iops, double mbPerSecond) {
@@ -62,6 +75,7 @@ public final class DeviceCharacterization {
         rows.add(measure("hdd", loop -> new HddModel(loop, hdd), "seq-read-inner-zone",
                 sequential(false, hdd.sizeBytes() - zoneRegion, zoneRegion), seeds.split()));
         measureDevice("ssd", loop -> new SsdModel(loop, ssd), ssd.sizeBytes(), SSD_RANDOM_REQUESTS, seeds, rows);
+        measureStore(seeds, rows);
         return rows;
     }
 
@@ -76,6 +90,22 @@ public final class DeviceCharacterization {
         }
         rows.add(measure(name, factory, "seq-read-128k", sequential(false, 0, sizeBytes), seeds.split()));
         rows.add(measure(name, factory, "seq-write-128k", sequential(true, 0, sizeBytes), seeds.split()));
+    }
+
+    private static void measureStore(Prng seeds, List<Row> rows) {
+        ObjectStoreConfig store = ObjectStoreConfig.defaults();
+        Prng latency = seeds.split();
+        Function<EventLoop, BlockDevice> factory = loop -> new ObjectStoreModel(loop, store, latency.split());
+        for (int queueDepth : new int[] {1, STORE_QUEUE_DEPTH}) {
+            var spec = new ClosedLoopWorkload.Spec(false, true, queueDepth, RANDOM_REQUEST_BYTES, STORE_REQUESTS, 0,
+                    store.sizeBytes());
+            rows.add(measure("object", factory, "rand-read-4k", spec, seeds.split()));
+        }
+        rows.add(measure("object", factory, "rand-write-4k-fua", new ClosedLoopWorkload.Spec(true, true,
+                STORE_QUEUE_DEPTH, RANDOM_REQUEST_BYTES, STORE_REQUESTS, 0, store.sizeBytes(), true), seeds.split()));
+        rows.add(measure("object", factory, "seq-write-chunk-fua", new ClosedLoopWorkload.Spec(true, false,
+                STORE_QUEUE_DEPTH, store.chunkBytes(), STORE_CHUNK_REQUESTS, 0, STORE_SEQUENTIAL_REGION_BYTES, true),
+                seeds.split()));
     }
 
     private static ClosedLoopWorkload.Spec sequential(boolean write, long offsetBytes, long regionBytes) {

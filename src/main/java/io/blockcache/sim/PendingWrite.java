@@ -12,6 +12,11 @@ final class PendingWrite {
     final long submitMark;
     /** 0 while in flight; then the device-wide completion order, starting at 1. */
     long completionOrder;
+    /**
+     * For devices that store a write in several units ({@link ObjectStoreModel}: one per chunk object it touches):
+     * units not yet stored durably; the write is durable when it reaches 0.
+     */
+    int unitsPending;
 
     PendingWrite(long sequence, long offsetBytes, byte[] data, long submitMark) {
         this.sequence = sequence;

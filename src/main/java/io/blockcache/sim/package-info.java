@@ -1,5 +1,5 @@
 /**
- * The simulator: HDD and SSD models that hold real contents and charge modelled time, crash images
+ * The simulator: HDD, SSD and object-store models that hold real contents and charge modelled time, crash images
  * that keep only what a device would have kept after a power cut, fault injection, seeded workload
  * generators, and the harness that runs whole scenarios in virtual time from one seed.
  *

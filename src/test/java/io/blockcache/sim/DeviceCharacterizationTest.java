@@ -20,7 +20,7 @@ class DeviceCharacterizationTest {
 
     @Test
     void cliPrintsOneJsonObjectPerRowWithEveryField() {
-        // Proves 'simulate devices --json' prints well-formed rows for both devices with every field.
+        // Proves 'simulate devices --json' prints well-formed rows for every device with every field.
         PrintStream original = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int exit;
@@ -32,12 +32,15 @@ class DeviceCharacterizationTest {
         }
         assertThat(exit).isZero();
         List<String> lines = captured.toString(StandardCharsets.UTF_8).lines().toList();
-        // hdd: 6 random + 2 sequential + 2 zone rows; ssd: 6 random + 2 sequential rows.
-        assertThat(lines).hasSize(18);
+        // hdd: 6 random + 2 sequential + 2 zone rows; ssd: 6 random + 2 sequential rows; object store: 4 rows.
+        assertThat(lines).hasSize(22);
         String number = "[0-9]+(\\.[0-9]+)?";
-        assertThat(lines).allMatch(line -> line.matches("\\{\"device\":\"(hdd|ssd)\",\"pattern\":\"[a-z0-9-]+\","
-                + "\"queueDepth\":[0-9]+,\"iops\":" + number + ",\"mbPerSecond\":" + number + "}"), "row shape");
+        assertThat(lines).allMatch(line -> line.matches("\\{\"device\":\"(hdd|ssd|object)\","
+                + "\"pattern\":\"[a-z0-9-]+\",\"queueDepth\":[0-9]+,\"iops\":" + number + ",\"mbPerSecond\":" + number
+                + "}"), "row shape");
         assertThat(lines).anyMatch(l -> l.contains("\"pattern\":\"seq-read-inner-zone\""));
         assertThat(lines).anyMatch(l -> l.contains("\"device\":\"ssd\"") && l.contains("\"queueDepth\":32"));
+        assertThat(lines).anyMatch(l -> l.contains("\"device\":\"object\"")
+                && l.contains("\"pattern\":\"seq-write-chunk-fua\""));
     }
 }

@@ -14,6 +14,8 @@ class RawDeviceContractTest {
             (loop, ids) -> new RawDeviceTarget(loop, SmallDevices.ssd(loop, DEVICE_BYTES));
     private static final BiFunction<SimLoop, Prng, CrashTarget> HDD =
             (loop, ids) -> new RawDeviceTarget(loop, SmallDevices.hdd(loop, DEVICE_BYTES));
+    private static final BiFunction<SimLoop, Prng, CrashTarget> OBJECT_STORE =
+            (loop, ids) -> new RawDeviceTarget(loop, SmallDevices.objectStore(loop, DEVICE_BYTES, ids.split()));
 
     @Test
     void everyReadOfAnSsdMatchesTheModelOver200Seeds() {
@@ -56,5 +58,24 @@ class RawDeviceContractTest {
         for (long seed = 1; seed <= 100; seed++) {
             CrashScenario.run(seed, ScenarioConfig.crashTest(100, 3, 3), HDD);
         }
+    }
+
+    @Test
+    void everyReadOfAnObjectStoreMatchesTheModel() {
+        // Proves reads of the object store see staged, uploading and stored writes alike, over 50 seeds.
+        for (long seed = 1; seed <= 50; seed++) {
+            CrashScenario.run(seed, ScenarioConfig.modelTest(300), OBJECT_STORE);
+        }
+    }
+
+    @Test
+    void objectStoreCrashImagesKeepTheDurabilityContract() {
+        // Proves flushed and FUA data survives crashes of the object store (staged chunks lost, PUTs kept).
+        long durableSectors = 0;
+        for (long seed = 1; seed <= 100; seed++) {
+            durableSectors += CrashScenario.run(seed, ScenarioConfig.crashTest(100, 3, 3), OBJECT_STORE)
+                    .durableSectorsChecked();
+        }
+        assertThat(durableSectors).as("crash checks saw flushed/FUA data").isGreaterThan(100L * 100);
     }
 }
