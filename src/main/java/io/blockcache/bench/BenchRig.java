@@ -7,10 +7,12 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
 import io.blockcache.loop.Checks;
+import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.HddConfig;
 import io.blockcache.sim.HddModel;
+import io.blockcache.sim.SimDevice;
 import io.blockcache.sim.SsdConfig;
 import io.blockcache.sim.SsdModel;
 import io.blockcache.volume.Volume;
@@ -18,11 +20,13 @@ import io.blockcache.writeback.Writeback;
 import io.blockcache.writeback.WritebackSettings;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
  * One cache set in simulated time for a writeback experiment: a default SSD model (sized to the experiment) caching
- * one HDD model, one volume, and helpers that run the loop until something is done.
+ * one HDD model (or another backing model, e.g. the object store), one volume, and helpers that run the loop until
+ * something is done.
  *
  * <p>Thread rule: the thread that created it drives the loop; everything runs there.
  */
@@ -33,7 +37,10 @@ final class BenchRig {
 
     final SimLoop loop = new SimLoop();
     final SsdModel ssd;
+    /** The backing device when it is a disk (null for other models). */
     final HddModel hdd;
+    /** The backing device, whatever its model. */
+    final SimDevice backing;
     final CacheSet set;
 
     /**
@@ -44,11 +51,21 @@ final class BenchRig {
      * @param settings the writeback settings to start with
      */
     BenchRig(long cacheBytes, HddConfig hdd, WritebackSettings settings) {
+        this(cacheBytes, loop -> new HddModel(loop, hdd), settings);
+    }
+
+    /**
+     * Formats and opens a cache set over the backing device {@code backingModel} builds on the rig's loop.
+     *
+     * @param cacheBytes size of the SSD model (must hold the dirty set with room to spare)
+     */
+    BenchRig(long cacheBytes, Function<EventLoop, SimDevice> backingModel, WritebackSettings settings) {
         SsdConfig d = SsdConfig.defaults();
         this.ssd = new SsdModel(loop, new SsdConfig(cacheBytes, d.readLatencyNs(), d.writeLatencyNs(),
                 d.channelCount(), d.readBytesPerSecond(), d.writeBytesPerSecond(), d.writeCacheBytes(), d.flushNs()));
-        this.hdd = new HddModel(loop, hdd);
-        List<BackingSpec> backings = List.of(new BackingSpec(NAME, this.hdd));
+        this.backing = backingModel.apply(loop);
+        this.hdd = backing instanceof HddModel disk ? disk : null;
+        List<BackingSpec> backings = List.of(new BackingSpec(NAME, this.backing));
         Outcome<Void> formatted = await(done -> CacheSet.format(loop, ssd, backings, CacheSetOptions.defaults(),
                 new Prng(1), fraction -> { }, done));
         Checks.check(formatted.isOk(), "format failed: %s", formatted.error());

@@ -52,6 +52,35 @@ record Extents(long[] startBytes, int[] lengthBytes, int[] writeOrder) {
         return new Extents(starts, lengths, shuffled(prng, starts.length));
     }
 
+    /**
+     * Extents of random lengths in [{@code minBytes}, {@code maxBytes}] (4 KiB steps) that tile [0,
+     * {@code regionBytes}) exactly, written in random order: a region rewritten whole, in pieces (the last extent
+     * is cut to end at the region's end).
+     */
+    static Extents tiling(Prng prng, long regionBytes, int minBytes, int maxBytes) {
+        Checks.check(regionBytes % ALIGN_BYTES == 0 && minBytes % ALIGN_BYTES == 0 && maxBytes % ALIGN_BYTES == 0
+                && minBytes > 0 && minBytes <= maxBytes, "bad tiling %s in %s..%s", regionBytes, minBytes, maxBytes);
+        List<long[]> pieces = new ArrayList<>();
+        int steps = (maxBytes - minBytes) / ALIGN_BYTES + 1;
+        for (long start = 0; start < regionBytes; ) {
+            long length = Math.min(regionBytes - start, minBytes + (long) prng.nextInt(steps) * ALIGN_BYTES);
+            pieces.add(new long[] {start, length});
+            start += length;
+        }
+        Extents sorted = sorted(pieces);
+        return new Extents(sorted.startBytes(), sorted.lengthBytes(), shuffled(prng, pieces.size()));
+    }
+
+    /** Every other extent of this set in ascending order (the even-numbered ones, or the odd), in random order. */
+    Extents alternate(boolean odd, Prng prng) {
+        List<long[]> pieces = new ArrayList<>();
+        for (int i = odd ? 1 : 0; i < count(); i += 2) {
+            pieces.add(new long[] {startBytes[i], lengthBytes[i]});
+        }
+        Extents sorted = sorted(pieces);
+        return new Extents(sorted.startBytes(), sorted.lengthBytes(), shuffled(prng, pieces.size()));
+    }
+
     /** Extents given in ascending order, written in that order. */
     static Extents sorted(List<long[]> startAndLength) {
         long[] starts = new long[startAndLength.size()];

@@ -1,7 +1,9 @@
 package io.blockcache.bench;
 
+import io.blockcache.format.BackingHeader;
 import io.blockcache.loop.Prng;
 import io.blockcache.sim.HddConfig;
+import io.blockcache.sim.ObjectStoreConfig;
 import io.blockcache.writeback.WritebackOrder;
 import io.blockcache.writeback.WritebackPolicy;
 import io.blockcache.writeback.WritebackSettings;
@@ -49,6 +51,17 @@ public final class WritebackBench {
         progress.accept("epochs");
         EpochCost.run(bench.scale, seed, bench.disk, idleSettings(), bench.rows, bench.epochCurves);
         EpochCost.overwrites(bench.scale, seed, bench.disk, bench.rows);
+        progress.accept("object store");
+        bench.objectStore();
+        return bench;
+    }
+
+    /** Runs only the object-store experiment. */
+    public static WritebackBench runObjectStore(boolean quick, long seed, Consumer<String> progress) {
+        WritebackBench bench = new WritebackBench(quick ? WritebackBenchScale.quick() : WritebackBenchScale.full(),
+                seed);
+        progress.accept("object store");
+        bench.objectStore();
         return bench;
     }
 
@@ -133,6 +146,41 @@ public final class WritebackBench {
                         .with("writebackMiBPerSecond", r.mibPerSecond())
                         .with("meanBackingQueueDepth", r.meanBackingQueueDepth())
                         .with("timeToCleanSeconds", r.elapsedNs() / 1e9));
+            }
+        }
+    }
+
+    /**
+     * Idle drains onto the object-store model: a region rewritten whole (every chunk whole), the same region with
+     * every other extent already cached clean (whole chunks only if the gaps are filled from the cache), and a
+     * sparse set over the whole store (every chunk partial: a GET each). Each set is aligned so that the region
+     * starts on a chunk of the backing device (the volume's data starts 1 MiB into it, after the header).
+     */
+    private void objectStore() {
+        ObjectStoreConfig store = ObjectStoreConfig.defaults();
+        long align = store.chunkBytes() - BackingHeader.DEFAULT_DATA_OFFSET_BYTES;
+        Extents region = Extents.tiling(new Prng(seed + 5), scale.objectStoreRegionBytes(), EXTENT_BYTES_MIN,
+                EXTENT_BYTES_MAX);
+        Extents sparse = Extents.random(new Prng(seed + 6), store.sizeBytes() - (64L << 20),
+                scale.objectStoreSparseBytes(), EXTENT_BYTES_MIN, EXTENT_BYTES_MAX);
+        Extents cleanHalf = region.alternate(true, new Prng(seed + 7));
+        Extents dirtyHalf = region.alternate(false, new Prng(seed + 8));
+        long cacheBytes = Math.max(scale.cacheBytes(), 2 * scale.objectStoreRegionBytes());
+        Object[][] sets = {{"whole-chunks", null, region, align}, {"gaps-cached", cleanHalf, dirtyHalf, align},
+            {"sparse", null, sparse, 0L}};
+        for (Object[] set : sets) {
+            for (String name : List.of("modern", "classic")) {
+                ObjectStoreRun.Result r = ObjectStoreRun.run(cacheBytes, store, policy(idleSettings(), name),
+                        (Extents) set[1], (Extents) set[2], (long) set[3], seed + 9);
+                rows.add(new BenchRow("object-store", name).with("set", set[0]).with("dirtyBytes", r.dirtyBytes())
+                        .with("writebackMiBPerSecond", r.mibPerSecond()).with("timeToCleanSeconds", r.elapsedNs() / 1e9)
+                        .with("idealTimeToCleanSeconds", r.ideal().seconds())
+                        .with("steadyUploadMBPerSecond", r.steadyPutBytesPerSecond() / 1e6)
+                        .with("idealUploadMBPerSecond", r.ideal().uploadBytesPerSecond() / 1e6)
+                        .with("chunks", r.ideal().chunks()).with("idealGets", r.ideal().chunksToFetch())
+                        .with("puts", r.puts()).with("gets", r.gets()).with("putMiB", r.putBytes() / 1048576.0)
+                        .with("getMiB", r.getBytes() / 1048576.0).with("chunksWhole", r.chunksWhole())
+                        .with("chunksPartial", r.chunksPartial()).with("chunksInFlightPeak", r.chunksInFlightPeak()));
             }
         }
     }

@@ -13,22 +13,25 @@ package io.blockcache.bench;
  * @param sweepBlockBytes the block sizes of the sweep
  * @param burstCount bursts in the burst experiment
  * @param burstWriteIntervalNs one write every this long during a burst
+ * @param objectStoreRegionBytes the region rewritten whole (in 4–64 KiB extents) in the object-store experiment
+ * @param objectStoreSparseBytes dirty bytes of the object store's sparse set (4–64 KiB extents over the whole store)
  */
 record WritebackBenchScale(long cacheBytes, long idleDrainBytes, long idleDrainCacheOnBytes,
                            long busyDirtyBytes, long busyWindowNs,
-                           long sweepBytes, int[] sweepBlockBytes, int burstCount, long burstWriteIntervalNs) {
+                           long sweepBytes, int[] sweepBlockBytes, int burstCount, long burstWriteIntervalNs,
+                           long objectStoreRegionBytes, long objectStoreSparseBytes) {
     private static final long MIB = 1L << 20;
     private static final long SECOND = 1_000_000_000L;
     private static final int KIB = 1024;
 
     static WritebackBenchScale quick() {
         return new WritebackBenchScale(256 * MIB, 8 * MIB, 8 * MIB, 8 * MIB, 5 * SECOND, 4 * MIB,
-                new int[] {8 * KIB, 64 * KIB, 1024 * KIB}, 2, 40_000_000L);
+                new int[] {8 * KIB, 64 * KIB, 1024 * KIB}, 2, 40_000_000L, 64 * MIB, 4 * MIB);
     }
 
     static WritebackBenchScale full() {
         return new WritebackBenchScale(4096 * MIB, 1024 * MIB, 256 * MIB, 128 * MIB, 20 * SECOND, 64 * MIB,
                 new int[] {8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB, 128 * KIB, 256 * KIB, 512 * KIB, 1024 * KIB}, 4,
-                10_000_000L);
+                10_000_000L, 1024 * MIB, 64 * MIB);
     }
 }

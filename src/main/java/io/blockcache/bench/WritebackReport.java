@@ -60,6 +60,27 @@ public final class WritebackReport {
                     orNever(r.get("busyReactionMs"), "%.0f")));
         }
         out.append(epochTable(rows));
+        out.append(objectStoreTable(bench));
+        return out.toString();
+    }
+
+    /** The object-store drains: time to clean and steady upload rate against the chunk math's ideal. */
+    public static String objectStoreTable(WritebackBench bench) {
+        StringBuilder out = new StringBuilder("\n### object store\n\n| set | policy | dirty MiB | chunks "
+                + "| time to clean s | ideal s | / ideal | steady upload MB/s | ideal MB/s | / ideal | PUTs "
+                + "| GETs (ideal) | whole / partial chunks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (BenchRow r : select(bench.rows(), "object-store", null, null)) {
+            out.append(String.format(Locale.ROOT,
+                    "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.0f %% | %.0f | %.0f | %.0f %% | %.0f | %.0f (%.0f) "
+                            + "| %.0f / %.0f |%n",
+                    r.get("set"), r.policy(), r.number("dirtyBytes") / 1048576.0, r.number("chunks"),
+                    r.number("timeToCleanSeconds"), r.number("idealTimeToCleanSeconds"),
+                    100 * r.number("idealTimeToCleanSeconds") / r.number("timeToCleanSeconds"),
+                    r.number("steadyUploadMBPerSecond"), r.number("idealUploadMBPerSecond"),
+                    100 * r.number("steadyUploadMBPerSecond") / r.number("idealUploadMBPerSecond"),
+                    r.number("puts"), r.number("gets"), r.number("idealGets"), r.number("chunksWhole"),
+                    r.number("chunksPartial")));
+        }
         return out.toString();
     }
 

@@ -28,6 +28,10 @@ final class BenchWritebackCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every dirty set (default: ${DEFAULT-VALUE}).")
     private long seed;
 
+    @Option(names = "--object-store", description = "Run only the object-store experiment (docs/BENCHMARKS.md "
+            + "\"Writeback: object store\").")
+    private boolean objectStoreOnly;
+
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -35,17 +39,19 @@ final class BenchWritebackCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        WritebackBench bench = WritebackBench.run(quick, seed, step -> {
+        java.util.function.Consumer<String> progress = step -> {
             err.println("bench writeback: " + step + "...");
             err.flush();
-        });
+        };
+        WritebackBench bench = objectStoreOnly ? WritebackBench.runObjectStore(quick, seed, progress)
+                : WritebackBench.run(quick, seed, progress);
         if (json) {
             bench.jsonLines().forEach(out::println);
         } else {
-            out.print(WritebackReport.tables(bench));
+            out.print(objectStoreOnly ? WritebackReport.objectStoreTable(bench) : WritebackReport.tables(bench));
         }
         out.flush();
-        if (charts != null) {
+        if (charts != null && !objectStoreOnly) {
             WritebackReport.charts(bench, charts);
         }
         return 0;

@@ -86,6 +86,11 @@ public final class ObjectStoreModel extends AbstractSimDevice {
         return requests.putBytes();
     }
 
+    /** Bytes of PUTs that have succeeded (stored). */
+    public long storedBytes() {
+        return requests.storedBytes();
+    }
+
     /** Bytes received by GETs. */
     public long getBytes() {
         return requests.getBytes();
@@ -127,14 +132,15 @@ public final class ObjectStoreModel extends AbstractSimDevice {
     @Override
     protected void startFlush(SimRequest request) {
         Waiter waiter = new Waiter(() -> deliver(request, IoResult.OK));
+        // Only writes already acknowledged count: a FUA write still waiting for its PUT is not covered by the flush.
         for (Chunk chunk : staging.values()) {
-            if (!chunk.writes.isEmpty()) {
+            if (chunk.nextAcknowledged) {
                 waiter.pending++;
                 chunk.nextWaiters.add(waiter);
                 if (!chunk.uploading) {
                     upload(chunk);
                 }
-            } else if (chunk.uploading) {
+            } else if (chunk.putInFlight && chunk.currentAcknowledged) {
                 waiter.pending++;
                 chunk.currentWaiters.add(waiter);
             }
@@ -202,6 +208,7 @@ public final class ObjectStoreModel extends AbstractSimDevice {
         for (long c = firstChunk(request); c <= lastChunk(request); c++) {
             Chunk chunk = staging.computeIfAbsent(c, Chunk::new);
             chunk.writes.add(write);
+            chunk.nextAcknowledged |= fua == null;
             long chunkFirstSector = c * sectorsPerChunk;
             chunk.covered.set((int) (Math.max(firstSector, chunkFirstSector) - chunkFirstSector),
                     (int) (Math.min(endSector, chunkFirstSector + sectorsPerChunk) - chunkFirstSector));
@@ -235,6 +242,9 @@ public final class ObjectStoreModel extends AbstractSimDevice {
         chunk.covered.clear();
         chunk.currentWaiters = chunk.nextWaiters;
         chunk.nextWaiters = new ArrayList<>();
+        chunk.currentAcknowledged = chunk.nextAcknowledged;
+        chunk.nextAcknowledged = false;
+        chunk.putInFlight = true;
         requests.put(config.chunkBytes(), () -> stored(chunk, carried));
     }
 
@@ -245,6 +255,8 @@ public final class ObjectStoreModel extends AbstractSimDevice {
             }
         }
         chunk.uploading = false;
+        chunk.putInFlight = false;
+        chunk.currentAcknowledged = false;
         List<Waiter> done = chunk.currentWaiters;
         chunk.currentWaiters = new ArrayList<>();
         if (!chunk.nextWaiters.isEmpty() || (!chunk.writes.isEmpty() && chunk.whole(sectorsPerChunk))) {
@@ -274,6 +286,11 @@ public final class ObjectStoreModel extends AbstractSimDevice {
         // Sectors of the chunk those writes cover: all of them = no GET needed.
         final BitSet covered = new BitSet();
         boolean uploading;
+        // The upload's PUT (not its GET) is in flight: its carried writes and waiters are the current ones.
+        boolean putInFlight;
+        // Whether the next PUT / the PUT in flight carries a write already acknowledged (not FUA): flushes wait for it.
+        boolean nextAcknowledged;
+        boolean currentAcknowledged;
         // Waiting for the next PUT (its writes are not in the one in flight) / for the PUT in flight.
         List<Waiter> nextWaiters = new ArrayList<>();
         List<Waiter> currentWaiters = new ArrayList<>();

@@ -33,6 +33,7 @@ final class StoreRequests {
     private long gets;
     private long putBytes;
     private long getBytes;
+    private long storedBytes;
 
     private record Pending(boolean put, long bytes, Runnable done) {
     }
@@ -77,6 +78,10 @@ final class StoreRequests {
         return getBytes;
     }
 
+    long storedBytes() {
+        return storedBytes;
+    }
+
     private void issue(Pending request) {
         if (inFlight < config.requestsInFlightMax()) {
             start(request);
@@ -115,6 +120,9 @@ final class StoreRequests {
 
     private void finish(Pending request) {
         inFlight--;
+        if (request.put()) {
+            storedBytes += request.bytes();
+        }
         if (!waiting.isEmpty()) {
             start(waiting.poll());
         }

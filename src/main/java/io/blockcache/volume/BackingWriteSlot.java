@@ -17,6 +17,7 @@ public final class BackingWriteSlot {
     private Runnable release;
     private ByteBuffer data;
     private IoCallback callback;
+    private boolean fua;
     private boolean cancelled;
     private boolean submitted;
 
@@ -37,11 +38,20 @@ public final class BackingWriteSlot {
 
     /** Writes {@code src} (not FUA) as soon as it is this slot's turn; {@code done} gets the device result. */
     public void write(ByteBuffer src, IoCallback done) {
+        write(src, false, done);
+    }
+
+    /**
+     * Writes {@code src} as soon as it is this slot's turn, with FUA if {@code forceUnitAccess} (on an object store:
+     * complete once the chunk's PUT succeeded); {@code done} gets the device result.
+     */
+    public void write(ByteBuffer src, boolean forceUnitAccess, IoCallback done) {
         if (cancelled || data != null) {
             throw new IllegalStateException("backing write slot used twice");
         }
         data = src;
         callback = done;
+        fua = forceUnitAccess;
         submitIfReady();
     }
 
@@ -61,7 +71,7 @@ public final class BackingWriteSlot {
             return;
         }
         submitted = true;
-        backingDevice.write(backingOffsetBytes, data, false, result -> {
+        backingDevice.write(backingOffsetBytes, data, fua, result -> {
             release.run();
             callback.complete(result);
         });

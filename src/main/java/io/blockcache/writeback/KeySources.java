@@ -59,6 +59,15 @@ final class KeySources {
         scanner.rearm();
     }
 
+    /**
+     * Writeback took a whole chunk's range (object stores): buffered keys there are in flight now or were passed
+     * over on purpose; a later scan finds what is still dirty.
+     */
+    void taken(long startSector, long lengthSectors) {
+        scanner.removeOverlapping(startSector, lengthSectors);
+        expiredScanner.removeOverlapping(startSector, lengthSectors);
+    }
+
     /** True if {@code source} is the buffer of expired keys. */
     boolean expired(DirtyScanner source) {
         return source == expiredScanner;

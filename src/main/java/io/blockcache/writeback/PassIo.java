@@ -86,6 +86,27 @@ final class PassIo {
         }
     }
 
+    /**
+     * Starts one chunk's runs ({@link ChunkPlanner}); {@code chunkEnded} runs once every run of it has ended. Chunk
+     * runs are modern runs: each is written as soon as it is read (classic has no chunk path).
+     */
+    void startChunk(ChunkPlanner.Plan plan, Runnable chunkEnded) {
+        List<WritebackRun> runs = WritebackRun.chunk(plan, nextSequence);
+        nextSequence += runs.size();
+        int[] runsLeft = {runs.size()};
+        for (WritebackRun run : runs) {
+            run.onEnd = () -> {
+                if (--runsLeft[0] == 0) {
+                    chunkEnded.run();
+                }
+            };
+            unissued.put(run.sequence, run);
+        }
+        for (WritebackRun run : runs) {
+            read(run);
+        }
+    }
+
     private void read(WritebackRun run) {
         // Take the place in the backing write line before reading, so no front-end write can overtake it.
         run.slot = volume.reserveBackingWrite(run.startSector, run.lengthSectors);
@@ -98,6 +119,20 @@ final class PassIo {
                             (outcome == CacheExtentReader.Outcome.CHECKSUM_MISMATCH
                                     ? counters.checksumErrors : counters.readErrors).incrementAndGet();
                             run.failure = outcome + ": " + result.message();
+                        }
+                        if (--run.readsPending == 0) {
+                            readsDone(run);
+                        }
+                    });
+        }
+        for (ChunkPlanner.Fill fill : run.fills) {
+            counters.chunkFillSectors.addAndGet(fill.lengthSectors());
+            volume.extentReader().read(fill.lengthSectors(), fill.location(), fill.crc32c(),
+                    fill.crcOffsetInBucketSectors(), fill.crcLengthSectors(),
+                    run.sliceFor(fill.startSector(), fill.lengthSectors()), (outcome, result) -> {
+                        if (outcome != CacheExtentReader.Outcome.OK && run.failure == null) {
+                            counters.readErrors.incrementAndGet();
+                            run.failure = "chunk fill " + outcome + ": " + result.message();
                         }
                         if (--run.readsPending == 0) {
                             readsDone(run);
@@ -140,13 +175,14 @@ final class PassIo {
         counters.backingWriteSectors.addAndGet(run.lengthSectors);
         WritebackCounters.raisePeak(counters.backingWritesInFlightPeak,
                 counters.backingWritesInFlight.incrementAndGet());
-        run.slot.write(run.data, result -> {
+        run.slot.write(run.data, run.fua, result -> {
             counters.backingWritesInFlight.decrementAndGet();
             run.data = null;
             if (!result.ok()) {
                 counters.writeErrors.incrementAndGet();
             }
             runEnd.ended(run.keys, result.ok() ? null : "backing write failed: " + result.message());
+            ended(run);
             pump.run();
         });
     }
@@ -156,6 +192,13 @@ final class PassIo {
         run.slot.cancel();
         run.data = null;
         runEnd.ended(run.keys, "cache read failed: " + run.failure);
+        ended(run);
         pump.run();
+    }
+
+    private static void ended(WritebackRun run) {
+        if (run.onEnd != null) {
+            run.onEnd.run();
+        }
     }
 }

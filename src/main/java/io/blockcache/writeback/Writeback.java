@@ -73,6 +73,11 @@ public final class Writeback {
     private String lastError;
     private long lastErrorNs;
     private final EpochOrder epochOrder;
+    // Object stores (docs/WRITEBACK.md "Object stores"): the backing device's write unit when it is larger than its
+    // logical block, else 0 (a disk: the chunk path is off).
+    private final int chunkBytes;
+    private final ChunkPlanner chunkPlanner;
+    private int chunksInIo;
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -94,6 +99,8 @@ public final class Writeback {
         this.epochOrder = new EpochOrder(loop, volume, sources);
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
         this.passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
+        this.chunkBytes = backing.writeUnitBytes() > backing.logicalBlockBytes() ? backing.writeUnitBytes() : 0;
+        this.chunkPlanner = new ChunkPlanner(volume, inFlight, ages);
         this.drains = new DrainJobs(loop, new DrainJobs.Engine() {
             @Override
             public long dirtySectors() {
@@ -371,11 +378,12 @@ public final class Writeback {
     }
 
     private boolean startPass(long nowNs) {
-        int capacity = settings.ioInFlightMax() - keysInIo;
+        boolean modern = settings.policy() == WritebackPolicy.MODERN;
+        boolean chunked = modern && chunkBytes > 0;
+        int capacity = chunked ? settings.chunksInFlightMax() - chunksInIo : settings.ioInFlightMax() - keysInIo;
         if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
             return false;
         }
-        boolean modern = settings.policy() == WritebackPolicy.MODERN;
         boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters();
         DirtyScanner source = sources.choose(nowNs, settings);
         if (source == null) {
@@ -383,7 +391,9 @@ public final class Writeback {
         }
         boolean expired = sources.expired(source);
         boolean paced = !expired && !fullSpeed;
-        if (fullSpeed && modern && !expired
+        // The queue governor keeps a disk's queue short so that reads do not wait behind writeback; an object store
+        // serves requests side by side, and there the bound is the chunks in flight.
+        if (fullSpeed && modern && !expired && !chunked
                 && !governor.mayIssue(backing.counters(), settings.backingIoSectorsMax())) {
             return false; // the next sample (or a completion) looks again
         }
@@ -392,6 +402,10 @@ public final class Writeback {
         if ((paced || ceiling) && !pacer.mayStart(nowNs)) {
             wakeAt(pacer.nextNs());
             return false;
+        }
+        if (chunked) {
+            return startChunk(source, PassPicker.resolve(settings.order(), source, settings), nowNs, paced,
+                    ceiling ? ceilingRate : 0, expired);
         }
         boolean large = fullSpeed && modern;
         int keysMax = Math.min(capacity, large ? settings.keysPerPassIdle() : settings.keysPerPassBusy());
@@ -422,6 +436,42 @@ public final class Writeback {
         keysInIo += keys.size();
         WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
         passIo.start(keys);
+        return true;
+    }
+
+    /**
+     * One pass on an object store: the whole chunk around the next key ({@link ChunkPlanner}), paced by its dirty
+     * sectors like any pass. A key whose chunk has nothing takeable now is dropped (a later scan finds it again).
+     */
+    private boolean startChunk(DirtyScanner source, WritebackOrder order, long nowNs, boolean paced, long ceilingRate,
+                               boolean expired) {
+        DirtyKey seed = order == WritebackOrder.FIFO ? source.pollOldest() : source.pollLowest();
+        if (seed == null) {
+            return false;
+        }
+        ChunkPlanner.Plan plan = chunkPlanner.plan(seed, chunkBytes, sources.eligible());
+        if (plan == null) {
+            counters.keysDropped.incrementAndGet();
+            return !source.isEmpty();
+        }
+        sources.taken(plan.startSector(), plan.lengthSectors());
+        for (DirtyKey key : plan.keys()) {
+            inFlight.add(key);
+        }
+        if (paced || ceilingRate > 0) {
+            pacer.spent(plan.keySectors(), paced ? rate.rateSectorsPerSecond() : ceilingRate, nowNs);
+        }
+        counters.passes.incrementAndGet();
+        counters.keysTaken.addAndGet(plan.keys().size());
+        if (expired) {
+            counters.expiredKeysTaken.addAndGet(plan.keys().size());
+        }
+        (plan.whole() ? counters.chunksWhole : counters.chunksPartial).incrementAndGet();
+        keysInIo += plan.keys().size();
+        chunksInIo++;
+        WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
+        WritebackCounters.raisePeak(counters.chunksInFlightPeak, chunksInIo);
+        passIo.startChunk(plan, () -> chunksInIo--);
         return true;
     }
 

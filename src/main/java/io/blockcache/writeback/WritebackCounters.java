@@ -25,6 +25,10 @@ public final class WritebackCounters {
     final AtomicLong checksumErrors = new AtomicLong();
     final AtomicLong writeErrors = new AtomicLong();
     final AtomicLong flushErrors = new AtomicLong();
+    final AtomicLong chunksWhole = new AtomicLong();
+    final AtomicLong chunksPartial = new AtomicLong();
+    final AtomicLong chunkFillSectors = new AtomicLong();
+    final AtomicLong chunksInFlightPeak = new AtomicLong();
 
     /** Passes started. */
     public long passes() { return passes.get(); }
@@ -62,6 +66,14 @@ public final class WritebackCounters {
     public long writeErrors() { return writeErrors.get(); }
     /** Backing flushes that failed (their keys stay dirty). */
     public long flushErrors() { return flushErrors.get(); }
+    /** Object stores: chunks written back whole (one write, gaps filled from the cache). */
+    public long chunksWhole() { return chunksWhole.get(); }
+    /** Object stores: chunks whose dirty pieces were written alone (the store fetches the rest). */
+    public long chunksPartial() { return chunksPartial.get(); }
+    /** Object stores: clean sectors read from the cache to fill whole chunks. */
+    public long chunkFillSectors() { return chunkFillSectors.get(); }
+    /** Object stores: most chunks ever between cache read and backing-write completion at once. */
+    public long chunksInFlightPeak() { return chunksInFlightPeak.get(); }
 
     static void raisePeak(AtomicLong peak, long value) {
         if (value > peak.get()) {

@@ -7,27 +7,40 @@ import java.util.List;
 
 /**
  * LBA-adjacent keys of one pass that go to the backing device as one write: their cache reads fill slices of
- * one buffer, and the write is issued once every read is in.
+ * one buffer, and the write is issued once every read is in. On an object store a run may be a whole chunk: then
+ * clean cached pieces ({@link ChunkPlanner.Fill}) are read into its gaps too, and runs of a chunk are written with
+ * FUA and report their end to the chunk ({@link #onEnd}).
  *
  * <p>Thread rule: the loop thread.
  */
 final class WritebackRun {
     final long sequence;
     final List<DirtyKey> keys;
+    final List<ChunkPlanner.Fill> fills;
     final long startSector;
     final int lengthSectors;
+    final boolean fua;
+    /** Told after the run's end was reported (a chunk counts its runs); null for disk runs. */
+    Runnable onEnd;
     ByteBuffer data;
     io.blockcache.volume.BackingWriteSlot slot;
     int readsPending;
     String failure;
 
     private WritebackRun(long sequence, List<DirtyKey> keys) {
+        this(sequence, keys, List.of(), keys.get(0).startSector(),
+                (int) (keys.get(keys.size() - 1).endSector() - keys.get(0).startSector()), false);
+    }
+
+    private WritebackRun(long sequence, List<DirtyKey> keys, List<ChunkPlanner.Fill> fills, long startSector,
+                         int lengthSectors, boolean fua) {
         this.sequence = sequence;
         this.keys = keys;
-        this.startSector = keys.get(0).startSector();
-        DirtyKey last = keys.get(keys.size() - 1);
-        this.lengthSectors = (int) (last.endSector() - startSector);
-        this.readsPending = keys.size();
+        this.fills = fills;
+        this.startSector = startSector;
+        this.lengthSectors = lengthSectors;
+        this.fua = fua;
+        this.readsPending = keys.size() + fills.size();
     }
 
     /** Allocates the buffer; called just before the reads are issued, so planned runs cost no memory. */
@@ -38,8 +51,31 @@ final class WritebackRun {
 
     /** The slice of the buffer that {@code key} fills. */
     ByteBuffer sliceFor(DirtyKey key) {
-        int from = (int) (key.startSector() - startSector) * BlockDevice.SECTOR_BYTES;
-        return data.duplicate().position(from).limit(from + key.lengthSectors() * BlockDevice.SECTOR_BYTES).slice();
+        return sliceFor(key.startSector(), key.lengthSectors());
+    }
+
+    /** The slice of the buffer for {@code [pieceStartSector, + pieceSectors)}. */
+    ByteBuffer sliceFor(long pieceStartSector, int pieceSectors) {
+        int from = (int) (pieceStartSector - startSector) * BlockDevice.SECTOR_BYTES;
+        return data.duplicate().position(from).limit(from + pieceSectors * BlockDevice.SECTOR_BYTES).slice();
+    }
+
+    /**
+     * The runs of one chunk's plan, sequence numbers from {@code firstSequence}, all with FUA (on an object store a
+     * write is then done when its chunk is stored, so no later flush waits for it): one run of the whole chunk with
+     * its fills if the plan is whole, else its keys merged into runs of LBA-adjacent keys.
+     */
+    static List<WritebackRun> chunk(ChunkPlanner.Plan plan, long firstSequence) {
+        if (plan.whole()) {
+            return List.of(new WritebackRun(firstSequence, plan.keys(), plan.fills(), plan.startSector(),
+                    plan.lengthSectors(), true));
+        }
+        List<WritebackRun> runs = new ArrayList<>();
+        for (WritebackRun merged : plan(plan.keys(), plan.lengthSectors(), firstSequence)) {
+            runs.add(new WritebackRun(merged.sequence, merged.keys, List.of(), merged.startSector,
+                    merged.lengthSectors, true));
+        }
+        return runs;
     }
 
     /** One run per key, in issue order, sequence numbers from {@code firstSequence}: no merging (classic). */

@@ -32,6 +32,9 @@ import java.util.Objects;
  * @param bufferKeysMax bound of the dirty-key buffer (bcache keybuf: 500)
  * @param autoLargeKeySectors mean key size from which {@link WritebackOrder#AUTO} issues in FIFO order
  * @param ordering whether writeback keeps the order of the client's FLUSHes (docs/WRITEBACK.md, "Epoch ordering")
+ * @param chunksInFlightMax on a backing device whose write unit is larger than its logical block (an object store's
+ *     chunk): chunks between cache read and backing-write completion, which bounds writeback's buffers to this many
+ *     write units (docs/WRITEBACK.md, "Object stores")
  */
 public record WritebackSettings(boolean running, WritebackPolicy policy, WritebackOrder order, int percent,
                                 long rateMaxSectorsPerSecond, long rateMinSectorsPerSecond, int proportionalInverse,
@@ -39,7 +42,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
                                 int keysPerPassIdle, int sectorsPerPassIdle, int ioInFlightMax,
                                 int backingIoSectorsMax, long idleSampleNs, long classicIdleNs, long dirtyExpireNs,
                                 boolean fragmentBoost, int bufferKeysMax, int autoLargeKeySectors,
-                                WritebackOrdering ordering) {
+                                WritebackOrdering ordering, int chunksInFlightMax) {
     private static final long MS = 1_000_000L;
     private static final long SECOND = 1_000_000_000L;
 
@@ -74,17 +77,21 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         require(bufferKeysMax >= keysPerPassIdle && bufferKeysMax <= 100_000,
                 "buffer_keys_max must be in [keys_per_pass_idle, 100000]: %s", bufferKeysMax);
         require(autoLargeKeySectors >= 8, "auto_large_key_sectors must be >= 8: %s", autoLargeKeySectors);
+        require(chunksInFlightMax >= 1 && chunksInFlightMax <= 1024, "chunks_in_flight_max must be in [1, 1024]: %s",
+                chunksInFlightMax);
     }
 
     /**
      * The defaults: bcache's constants where bcache has one (writeback.h, writeback.c, the 2025 patch), seed
      * 003's 100 ms sampling, bdflush's 30 s age, and a 1 MiB merge limit (a disk streams at that size; larger
-     * writes only delay reads queued behind them).
+     * writes only delay reads queued behind them); 32 chunks in flight on an object store (with 4 MiB chunks, 128 MiB
+     * of buffers: the simulated S3 model's 1.25 GB/s link times its ~0.1 s per chunk PUT is ~30 chunks, measured in
+     * docs/BENCHMARKS.md "Writeback: object store").
      */
     public static WritebackSettings defaults() {
         return new WritebackSettings(true, WritebackPolicy.MODERN, WritebackOrder.LBA, 10, 0, 8, 40, 10_000,
                 5 * SECOND, 5, 5000, 80, 80_000, 64, 2048, 100 * MS, 30 * SECOND, 30 * SECOND, true, 500, 1024,
-                WritebackOrdering.NONE);
+                WritebackOrdering.NONE, 32);
     }
 
     /** A builder starting from these settings. */
@@ -116,6 +123,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         private int bufferKeysMax;
         private int autoLargeKeySectors;
         private WritebackOrdering ordering;
+        private int chunksInFlightMax;
 
         private Builder(WritebackSettings s) {
             running = s.running;
@@ -140,6 +148,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
             bufferKeysMax = s.bufferKeysMax;
             autoLargeKeySectors = s.autoLargeKeySectors;
             ordering = s.ordering;
+            chunksInFlightMax = s.chunksInFlightMax;
         }
 
         public Builder running(boolean v) { running = v; return this; }
@@ -164,6 +173,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         public Builder bufferKeysMax(int v) { bufferKeysMax = v; return this; }
         public Builder autoLargeKeySectors(int v) { autoLargeKeySectors = v; return this; }
         public Builder ordering(WritebackOrdering v) { ordering = v; return this; }
+        public Builder chunksInFlightMax(int v) { chunksInFlightMax = v; return this; }
 
         /** Validates and returns the settings. */
         public WritebackSettings build() {
@@ -171,7 +181,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
                     rateMinSectorsPerSecond, proportionalInverse, integralInverse, rateUpdateNs, keysPerPassBusy,
                     sectorsPerPassBusy, keysPerPassIdle, sectorsPerPassIdle, ioInFlightMax, backingIoSectorsMax,
                     idleSampleNs, classicIdleNs, dirtyExpireNs, fragmentBoost, bufferKeysMax, autoLargeKeySectors,
-                    ordering);
+                    ordering, chunksInFlightMax);
         }
     }
 }
