@@ -5,6 +5,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
+import io.blockcache.device.RemoteDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.gc.BucketCounts;
@@ -53,7 +54,7 @@ final class StatsCollector {
         }
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
-            devices.add(device(backing.name(), backing.device().counters()));
+            devices.add(device(backing.name(), backing.device().counters(), remote(backing.device())));
         }
         return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set), null);
     }
@@ -146,11 +147,25 @@ final class StatsCollector {
     }
 
     private static StatsSnapshot.DeviceSnapshot device(String name, DeviceCounters counters) {
+        return device(name, counters, null);
+    }
+
+    private static StatsSnapshot.DeviceSnapshot device(String name, DeviceCounters counters,
+                                                       StatsSnapshot.RemoteSnapshot remote) {
         long errors = 0;
         for (DeviceOp op : DeviceOp.values()) {
             errors += counters.errors(op);
         }
         return new StatsSnapshot.DeviceSnapshot(name, counters.inFlight(), counters.completedSectors(DeviceOp.READ),
-                counters.completedSectors(DeviceOp.WRITE), errors);
+                counters.completedSectors(DeviceOp.WRITE), errors, remote);
+    }
+
+    /** The client's state of a remote backing (an NBD export), null for a local device. */
+    private static StatsSnapshot.RemoteSnapshot remote(BlockDevice device) {
+        if (!(device instanceof RemoteDevice remote)) {
+            return null;
+        }
+        return new StatsSnapshot.RemoteSnapshot(remote.connected(), remote.state(), remote.breaks(),
+                remote.reconnects(), remote.replayLogBytes());
     }
 }

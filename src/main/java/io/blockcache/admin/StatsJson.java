@@ -246,7 +246,17 @@ final class StatsJson {
                 .field("requestsInFlight", device.requestsInFlight())
                 .field("completedReadSectors", device.completedReadSectors())
                 .field("completedWriteSectors", device.completedWriteSectors())
-                .field("errors", device.errors())
-                .endObject();
+                .field("errors", device.errors());
+        StatsSnapshot.RemoteSnapshot remote = device.remote();
+        if (remote != null) {
+            json.name("remote").beginObject()
+                    .field("connected", remote.connected())
+                    .field("state", remote.state())
+                    .field("breaks", remote.breaks())
+                    .field("reconnects", remote.reconnects())
+                    .field("replayLogBytes", remote.replayLogBytes())
+                    .endObject();
+        }
+        json.endObject();
     }
 }

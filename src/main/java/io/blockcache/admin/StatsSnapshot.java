@@ -116,8 +116,22 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param completedReadSectors sectors read successfully since open
      * @param completedWriteSectors sectors written successfully since open
      * @param errors requests of any kind that completed with an error
+     * @param remote the client's state for a remote backing (an {@code nbd://} export); null for local devices
      */
     public record DeviceSnapshot(String name, long requestsInFlight, long completedReadSectors,
-                                 long completedWriteSectors, long errors) {
+                                 long completedWriteSectors, long errors, RemoteSnapshot remote) {
+    }
+
+    /**
+     * A remote backing's client ({@code device.RemoteDevice}).
+     *
+     * @param connected whether it is connected now (false: the server is away and it is reconnecting)
+     * @param state the same in words, with the reason while away
+     * @param breaks times the connection broke
+     * @param reconnects times it reconnected after a break
+     * @param replayLogBytes acknowledged writes no acknowledged flush covers yet (written again on reconnect)
+     */
+    public record RemoteSnapshot(boolean connected, String state, long breaks, long reconnects,
+                                 long replayLogBytes) {
     }
 }

@@ -7,6 +7,7 @@ import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.device.RemoteDevice;
 import io.blockcache.device.RequestChecks;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.nbd.NbdProtocol;
@@ -35,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread rule: submit and close on the owning loop's thread (checked); completions are delivered there.
  * Counters and {@link #state()}: any thread.
  */
-public final class NbdDevice implements BlockDevice {
+public final class NbdDevice implements BlockDevice, RemoteDevice {
     /** Connections opened when the server offers multi-conn: more sockets, more parallel server threads. */
     public static final int CONNECTIONS_DEFAULT = 4;
     /** Connections at most (a bound on threads: two per connection). */
@@ -207,6 +208,7 @@ public final class NbdDevice implements BlockDevice {
     }
 
     /** "connected (4 connections)" or "away: WHY (reconnecting)"; any thread. */
+    @Override
     public String state() {
         synchronized (lock) {
             return closed ? "closed" : awayReason == null ? "connected (" + connections.size() + " connections)"
@@ -214,12 +216,21 @@ public final class NbdDevice implements BlockDevice {
         }
     }
 
+    @Override
+    public boolean connected() {
+        synchronized (lock) {
+            return !closed && awayReason == null;
+        }
+    }
+
     /** Times a connection broke and every connection was dropped. */
+    @Override
     public long breaks() {
         return breaks.get();
     }
 
     /** Times the client reconnected after a break. */
+    @Override
     public long reconnects() {
         return reconnects.get();
     }
@@ -231,6 +242,11 @@ public final class NbdDevice implements BlockDevice {
 
     /** Bytes of acknowledged writes no acknowledged flush covers yet (what a reconnect would write again). */
     public long unflushedBytes() {
+        return log.bytes();
+    }
+
+    @Override
+    public long replayLogBytes() {
         return log.bytes();
     }
 

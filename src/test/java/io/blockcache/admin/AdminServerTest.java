@@ -166,6 +166,27 @@ class AdminServerTest {
     }
 
     @Test
+    void aRemoteBackingsClientStateIsInStatsAndMetrics() throws Exception {
+        // Proves the NBD client's state reaches /api/stats and /metrics: connected or away, breaks, reconnects and
+        // the replay log's bytes, as the device reports them at the time of the request.
+        cache.remoteBacking.connected = false;
+        cache.remoteBacking.breaks = 2;
+        cache.remoteBacking.reconnects = 1;
+        cache.remoteBacking.replayLogBytes = 65536;
+        String stats = send("GET", "/api/stats", null).body();
+        assertThat(stats).contains("\"remote\":{\"connected\":false,\"state\":\"away: connection refused "
+                + "(reconnecting)\",\"breaks\":2,\"reconnects\":1,\"replayLogBytes\":65536}");
+        String metrics = send("GET", "/metrics", null).body();
+        assertThat(metrics).contains("blockcache_backing_remote_connected{volume=\"default\"} 0.0",
+                "blockcache_backing_remote_breaks_total{volume=\"default\"} 2.0",
+                "blockcache_backing_remote_reconnects_total{volume=\"default\"} 1.0",
+                "blockcache_backing_remote_replay_log_bytes{volume=\"default\"} 65536.0");
+        cache.remoteBacking.connected = true;
+        assertThat(send("GET", "/metrics", null).body()).contains(
+                "blockcache_backing_remote_connected{volume=\"default\"} 1.0");
+    }
+
+    @Test
     void reloadAnswersOnlyWithAReloaderAndOnlyToPost() throws Exception {
         // Proves POST /api/reload is refused with a reason when serve has no config file, and other verbs are 405.
         HttpResponse<String> none = send("POST", "/api/reload", "");

@@ -29,7 +29,9 @@ public final class RunningCacheSet implements AutoCloseable {
     public final RealLoop loop = new RealLoop("admin-test-loop");
     public final MemoryDevice cacheDevice = new MemoryDevice(loop, 8L << 20, 512);
     public final MemoryDevice backingDevice = new MemoryDevice(loop, 17L << 20, 512);
-    public final List<BackingSpec> backings = List.of(new BackingSpec("default", backingDevice));
+    /** The backing as the admin API sees it: dressed as a remote (NBD) backing whose client state tests set. */
+    final RemoteView remoteBacking = new RemoteView(backingDevice);
+    public final List<BackingSpec> backings = List.of(new BackingSpec("default", remoteBacking));
     public final CacheSet set;
     public final AdminServer admin;
 

@@ -139,19 +139,25 @@ class NbdClientInteropTest {
         new Random(3).nextBytes(data);
         assertThat(call(done -> device.write(1L << 20, ByteBuffer.wrap(data), false, done::accept)).ok()).isTrue();
         assertThat(device.unflushedBytes()).isEqualTo(data.length);
+        assertThat(device.connected()).isTrue();
+        assertThat(device.replayLogBytes()).isEqualTo(data.length);
         server.kill();
         IoResult whileAway = awaitFailure(device);
         assertThat(whileAway.status()).isEqualTo(IoStatus.IO_ERROR);
         assertThat(device.state()).startsWith("away:");
+        assertThat(device.connected()).as("the stats' view while away").isFalse();
+        assertThat(device.breaks()).isEqualTo(1);
         java.util.concurrent.CompletableFuture<IoResult> flushed = new java.util.concurrent.CompletableFuture<>();
         loop.execute(() -> device.flush(flushed::complete));
         server.start();
         IoResult flush = flushed.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
         assertThat(flush.ok()).as(flush.toString()).isTrue();
         assertThat(device.reconnects()).isEqualTo(1);
+        assertThat(device.connected()).isTrue();
         assertThat(device.replayedWrites()).isEqualTo(1);
         assertThat(read(device, 1L << 20, data.length)).isEqualTo(data);
         assertThat(device.unflushedBytes()).isZero();
+        assertThat(device.replayLogBytes()).isZero();
     }
 
     @Test

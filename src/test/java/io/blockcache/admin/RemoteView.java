@@ -1,0 +1,42 @@
+package io.blockcache.admin;
+
+import io.blockcache.device.BlockDevice;
+import io.blockcache.device.ForwardingDevice;
+import io.blockcache.device.RemoteDevice;
+
+/** A local device dressed as a remote backing whose client state a test sets, for the stats of remote backings. */
+final class RemoteView extends ForwardingDevice implements RemoteDevice {
+    volatile boolean connected = true;
+    volatile long breaks;
+    volatile long reconnects;
+    volatile long replayLogBytes;
+
+    RemoteView(BlockDevice inner) {
+        super(inner);
+    }
+
+    @Override
+    public boolean connected() {
+        return connected;
+    }
+
+    @Override
+    public String state() {
+        return connected ? "connected (1 connections)" : "away: connection refused (reconnecting)";
+    }
+
+    @Override
+    public long breaks() {
+        return breaks;
+    }
+
+    @Override
+    public long reconnects() {
+        return reconnects;
+    }
+
+    @Override
+    public long replayLogBytes() {
+        return replayLogBytes;
+    }
+}
