@@ -236,6 +236,7 @@ final class PrometheusText {
         List<Sample> breaks = new ArrayList<>();
         List<Sample> reconnects = new ArrayList<>();
         List<Sample> replayLog = new ArrayList<>();
+        List<Sample> timeouts = new ArrayList<>();
         for (StatsSnapshot.DeviceSnapshot device : backings) {
             StatsSnapshot.RemoteSnapshot remote = device.remote();
             if (remote != null) {
@@ -243,6 +244,7 @@ final class PrometheusText {
                 breaks.add(Sample.of(remote.breaks(), "volume", device.name()));
                 reconnects.add(Sample.of(remote.reconnects(), "volume", device.name()));
                 replayLog.add(Sample.of(remote.replayLogBytes(), "volume", device.name()));
+                timeouts.add(Sample.of(remote.requestTimeouts(), "volume", device.name()));
             }
         }
         families.gauge("blockcache_backing_remote_connected",
@@ -254,6 +256,8 @@ final class PrometheusText {
                 "Times the remote backing's client reconnected after a break.", reconnects);
         families.gauge("blockcache_backing_remote_replay_log_bytes",
                 "Acknowledged writes no acknowledged flush covers yet: what a reconnect writes again.", replayLog);
+        families.counter("blockcache_backing_remote_request_timeouts_total",
+                "Remote backing requests unanswered past the request timeout; each broke its connection.", timeouts);
     }
 
     private void volumeCounter(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String help,

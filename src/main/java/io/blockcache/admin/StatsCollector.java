@@ -166,6 +166,6 @@ final class StatsCollector {
             return null;
         }
         return new StatsSnapshot.RemoteSnapshot(remote.connected(), remote.state(), remote.breaks(),
-                remote.reconnects(), remote.replayLogBytes());
+                remote.reconnects(), remote.replayLogBytes(), remote.requestTimeouts());
     }
 }

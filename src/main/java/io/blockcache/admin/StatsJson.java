@@ -255,6 +255,7 @@ final class StatsJson {
                     .field("breaks", remote.breaks())
                     .field("reconnects", remote.reconnects())
                     .field("replayLogBytes", remote.replayLogBytes())
+                    .field("requestTimeouts", remote.requestTimeouts())
                     .endObject();
         }
         json.endObject();

@@ -130,8 +130,9 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param breaks times the connection broke
      * @param reconnects times it reconnected after a break
      * @param replayLogBytes acknowledged writes no acknowledged flush covers yet (written again on reconnect)
+     * @param requestTimeouts requests that waited longer than the request timeout (each broke its connection)
      */
     public record RemoteSnapshot(boolean connected, String state, long breaks, long reconnects,
-                                 long replayLogBytes) {
+                                 long replayLogBytes, long requestTimeouts) {
     }
 }

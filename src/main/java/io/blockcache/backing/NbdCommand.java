@@ -37,6 +37,8 @@ final class NbdCommand {
     final IoCallback callback;
     /** Loop time of submission, for latency counters. */
     final long submittedNs;
+    /** Loop time it was last handed to a connection: what the request timeout counts from (a held flush waits). */
+    volatile long sentNs;
     /** The replay log's last sequence when a flush was sent: what a successful flush makes durable. */
     long flushCoversSeq;
     long cookie;

@@ -154,6 +154,25 @@ final class NbdConnection {
         return inFlight.size();
     }
 
+    /** The request waiting longest for its reply (by {@link NbdCommand#sentNs}), or null if none. */
+    NbdCommand oldest() {
+        NbdCommand oldest = null;
+        for (NbdCommand command : inFlight.values()) { // bounded by the requests in flight
+            if (oldest == null || command.sentNs < oldest.sentNs) {
+                oldest = command;
+            }
+        }
+        return oldest;
+    }
+
+    /**
+     * Gives the connection up as if the server had broken it (a request took too long): the listener hears of it
+     * once, and the device's usual break, reconnect and replay follow.
+     */
+    void expire(String why) {
+        fail(why);
+    }
+
     /**
      * Closes the socket and returns every request still waiting for a reply (each now belongs to the caller,
      * which must complete it). Idempotent: a second call returns nothing.

@@ -43,6 +43,14 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     public static final int CONNECTIONS_MAX = 16;
     /** Replay log bound: past it, writes wait while the client flushes (64 MiB: a second of a fast link). */
     static final long REPLAY_BYTES_MAX = 64L << 20;
+    /**
+     * How long a request may wait for its reply before the connection is given up and the reconnect path takes
+     * over (60 s, the NBD server's own default for replies: {@code --nbd-reply-timeout}). A server that stops
+     * answering without closing the socket would otherwise hold writeback, flushes and the shutdown forever.
+     */
+    public static final long REQUEST_TIMEOUT_NS_DEFAULT = 60_000_000_000L;
+    /** Checks per request timeout: a timed-out request is noticed within a quarter of the timeout. */
+    static final int TIMEOUT_CHECKS_PER_TIMEOUT = 4;
 
     private final EventLoop loop;
     private final NbdUri uri;
@@ -56,6 +64,8 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     private final AtomicLong breaks = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong replayedWrites = new AtomicLong();
+    private final AtomicLong requestTimeouts = new AtomicLong();
+    private final long requestTimeoutNs;
 
     private final Object lock = new Object();
     // Guarded by lock.
@@ -72,8 +82,10 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     private String awayReason;
     private String serverFlushFailure;
 
-    private NbdDevice(EventLoop loop, NbdUri uri, NbdExportInfo info, int logicalBlockBytes, int connectionsWanted) {
+    private NbdDevice(EventLoop loop, NbdUri uri, NbdExportInfo info, int logicalBlockBytes, int connectionsWanted,
+                      long requestTimeoutNs) {
         this.loop = loop;
+        this.requestTimeoutNs = requestTimeoutNs;
         this.uri = uri;
         this.info = info;
         this.logicalBlockBytes = logicalBlockBytes;
@@ -90,7 +102,20 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
      *     or a size or block size this cache cannot use
      */
     public static NbdDevice open(EventLoop loop, NbdUri uri, int connections) throws IOException {
+        return open(loop, uri, connections, REQUEST_TIMEOUT_NS_DEFAULT);
+    }
+
+    /**
+     * As {@link #open(EventLoop, NbdUri, int)}, with a request timeout of {@code requestTimeoutNs} (at least 10 ms):
+     * a request unanswered that long breaks its connection, and the reconnect path takes over.
+     */
+    public static NbdDevice open(EventLoop loop, NbdUri uri, int connections, long requestTimeoutNs)
+            throws IOException {
         Objects.requireNonNull(loop, "loop");
+        if (requestTimeoutNs < 10_000_000L) {
+            throw new IllegalArgumentException("the request timeout must be at least 10 ms: " + requestTimeoutNs
+                    + " ns");
+        }
         if (connections < 1 || connections > CONNECTIONS_MAX) {
             throw new IllegalArgumentException("connections must be 1.." + CONNECTIONS_MAX + ": " + connections);
         }
@@ -99,7 +124,8 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         NbdExportInfo info = first.info();
         try {
             int blockBytes = checkExport(uri, info);
-            device[0] = new NbdDevice(loop, uri, info, blockBytes, info.multiConn() ? connections : 1);
+            device[0] = new NbdDevice(loop, uri, info, blockBytes, info.multiConn() ? connections : 1,
+                    requestTimeoutNs);
             List<NbdConnection> all = new ArrayList<>(List.of(first));
             all.addAll(device[0].openMore(1));
             if (!device[0].install(all)) {
@@ -338,6 +364,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
                     writeBytesInFlight += command.lengthBytes;
                 }
                 NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
+                command.sentNs = loop.nowNs();
                 sent = connection.send(command);
             }
         }
@@ -407,6 +434,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         NbdCommand flush = new NbdCommand(DeviceOp.FLUSH, NbdProtocol.CMD_FLUSH, 0, 0, 0, null,
                 this::internalFlushDone, null, loop.nowNs());
         flush.flushCoversSeq = log.lastSeq();
+        flush.sentNs = loop.nowNs();
         NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
         if (!connection.send(flush)) {
             internalFlushInFlight = false;
@@ -459,6 +487,39 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
             }
         }
         reconnector.wake();
+    }
+
+    /** Requests that waited longer than the request timeout (each broke its connection). */
+    @Override
+    public long requestTimeouts() {
+        return requestTimeouts.get();
+    }
+
+    /** How often the reconnect thread looks for timed-out requests, in ms. */
+    long timeoutCheckMs() {
+        return Math.max(1, requestTimeoutNs / TIMEOUT_CHECKS_PER_TIMEOUT / 1_000_000L);
+    }
+
+    /**
+     * Gives up every connection whose oldest request has waited longer than the request timeout: it breaks, what
+     * was in flight fails (flushes wait), and the reconnector reconnects and replays, as when the server goes away.
+     * The reconnect thread's; any thread.
+     */
+    void checkTimeouts() {
+        List<NbdConnection> now;
+        synchronized (lock) {
+            now = connections;
+        }
+        long nowNs = loop.nowNs();
+        for (NbdConnection connection : now) {
+            NbdCommand oldest = connection.oldest();
+            if (oldest != null && nowNs - oldest.sentNs > requestTimeoutNs) {
+                requestTimeouts.incrementAndGet();
+                connection.expire(oldest.describe() + " unanswered for " + (nowNs - oldest.sentNs) / 1_000_000L
+                        + " ms (request timeout " + requestTimeoutNs / 1_000_000L + " ms)");
+                return; // one break drops every connection
+            }
+        }
     }
 
     /** True while the server is away and nobody closed the device; the reconnector's question. */

@@ -11,6 +11,9 @@ import java.util.List;
  * flushes that waited. Forever, until the device closes: a backing store that comes back after an hour is
  * still wanted (the cache holds its dirty data meanwhile).
  *
+ * <p>While connected it also checks, a few times per request timeout, whether a request has waited too long
+ * ({@link NbdDevice#checkTimeouts}).
+ *
  * <p>Thread rule: its own platform thread; {@link #wake} and {@link #stop} from any thread.
  */
 final class NbdReconnector {
@@ -50,9 +53,12 @@ final class NbdReconnector {
         while (true) {
             synchronized (this) {
                 while (!stopped && !woken && !device.away()) {
-                    if (!pause(0)) {
+                    // Between breaks this thread also watches for requests the server sits on (the request
+                    // timeout); a request that times out breaks the connection, and the loop goes on to reconnect.
+                    if (!pause(device.timeoutCheckMs())) {
                         return;
                     }
+                    device.checkTimeouts();
                 }
                 if (stopped) {
                     return;

@@ -18,6 +18,9 @@ public interface RemoteDevice {
     /** Times the client reconnected after a break. */
     long reconnects();
 
+    /** Requests that waited longer than the client's request timeout; each broke its connection (then reconnect). */
+    long requestTimeouts();
+
     /** Bytes of the replay log: acknowledged writes no acknowledged flush covers yet, written again on reconnect. */
     long replayLogBytes();
 }

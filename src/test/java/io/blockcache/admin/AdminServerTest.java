@@ -173,14 +173,16 @@ class AdminServerTest {
         cache.remoteBacking.breaks = 2;
         cache.remoteBacking.reconnects = 1;
         cache.remoteBacking.replayLogBytes = 65536;
+        cache.remoteBacking.requestTimeouts = 3;
         String stats = send("GET", "/api/stats", null).body();
         assertThat(stats).contains("\"remote\":{\"connected\":false,\"state\":\"away: connection refused "
-                + "(reconnecting)\",\"breaks\":2,\"reconnects\":1,\"replayLogBytes\":65536}");
+                + "(reconnecting)\",\"breaks\":2,\"reconnects\":1,\"replayLogBytes\":65536,\"requestTimeouts\":3}");
         String metrics = send("GET", "/metrics", null).body();
         assertThat(metrics).contains("blockcache_backing_remote_connected{volume=\"default\"} 0.0",
                 "blockcache_backing_remote_breaks_total{volume=\"default\"} 2.0",
                 "blockcache_backing_remote_reconnects_total{volume=\"default\"} 1.0",
-                "blockcache_backing_remote_replay_log_bytes{volume=\"default\"} 65536.0");
+                "blockcache_backing_remote_replay_log_bytes{volume=\"default\"} 65536.0",
+                "blockcache_backing_remote_request_timeouts_total{volume=\"default\"} 3.0");
         cache.remoteBacking.connected = true;
         assertThat(send("GET", "/metrics", null).body()).contains(
                 "blockcache_backing_remote_connected{volume=\"default\"} 1.0");

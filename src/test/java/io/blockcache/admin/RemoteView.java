@@ -10,6 +10,7 @@ final class RemoteView extends ForwardingDevice implements RemoteDevice {
     volatile long breaks;
     volatile long reconnects;
     volatile long replayLogBytes;
+    volatile long requestTimeouts;
 
     RemoteView(BlockDevice inner) {
         super(inner);
@@ -33,6 +34,11 @@ final class RemoteView extends ForwardingDevice implements RemoteDevice {
     @Override
     public long reconnects() {
         return reconnects;
+    }
+
+    @Override
+    public long requestTimeouts() {
+        return requestTimeouts;
     }
 
     @Override

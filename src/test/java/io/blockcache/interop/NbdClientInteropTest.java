@@ -161,6 +161,32 @@ class NbdClientInteropTest {
     }
 
     @Test
+    void aRequestTheServerSitsOnTimesOutBreaksTheConnectionAndTheClientReconnects() throws Exception {
+        // Proves the request timeout: behind nbdkit's delay filter a write takes 5 s; with a 300 ms timeout the write
+        // fails, the connection is given up and the client reconnects by itself; a flush issued meanwhile waits
+        // for the new connection (as after any break) and succeeds, and reads keep working.
+        RemoteNbdServer server = closeLater(RemoteNbdServer.nbdkit(dir, List.of("--filter=delay", "memory", "16M",
+                "delay-write=5")));
+        NbdDevice device = NbdDevice.open(loop, NbdUri.parse(server.uri("")), 1, 300_000_000L);
+        toClose.add(() -> LoopCalls.await(loop, done -> {
+            device.close();
+            done.accept(null);
+        }, WAIT));
+        long startNs = System.nanoTime();
+        IoResult write = call(done -> device.write(0, ByteBuffer.allocate(BLOCK_BYTES), false, done::accept));
+        long tookMs = (System.nanoTime() - startNs) / 1_000_000L;
+        assertThat(write.status()).as(write.toString()).isEqualTo(IoStatus.IO_ERROR);
+        assertThat(write.message()).contains("request timeout 300 ms");
+        assertThat(tookMs).as("failed by the timeout, not by the server's 5 s").isLessThan(4_000);
+        assertThat(device.requestTimeouts()).isEqualTo(1);
+        IoResult flush = call(done -> device.flush(done::accept));
+        assertThat(flush.ok()).as(flush.toString()).isTrue();
+        assertThat(device.reconnects()).isEqualTo(1);
+        assertThat(device.connected()).isTrue();
+        assertThat(read(device, 0, BLOCK_BYTES)).isEqualTo(new byte[BLOCK_BYTES]);
+    }
+
+    @Test
     void moreUnflushedWritesThanTheReplayLogHoldsAreParkedFlushedAndAllLand() throws Exception {
         // Proves the replay log's bound: 80 MiB of writes submitted at once without a flush (the log holds
         // 64 MiB, writes in flight included) all complete, the client flushes on its own to make room, the log
