@@ -64,6 +64,11 @@ final class NbdCommand {
         return type == NbdProtocol.CMD_WRITE;
     }
 
+    /** Bytes of payload: its length for a write, 0 for everything else (WRITE_ZEROES sends none). */
+    long payloadBytes() {
+        return hasPayload() ? lengthBytes : 0;
+    }
+
     /** The status an NBD error value maps to: ENOSPC is a full device, everything else an I/O error. */
     static IoStatus statusOf(int nbdError) {
         return nbdError == NbdProtocol.ENOSPC ? IoStatus.NO_SPACE : IoStatus.IO_ERROR;

@@ -77,7 +77,10 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     /** Writes waiting for the replay log to shrink; bounded by the engine's writes in flight. */
     private final ArrayDeque<NbdCommand> parkedWrites = new ArrayDeque<>();
     private boolean internalFlushInFlight;
-    /** Bytes of non-FUA engine writes sent and not yet answered: they join the replay log when acknowledged. */
+    /**
+     * Payload bytes of non-FUA engine writes sent and not yet answered: they join the replay log when acknowledged
+     * (a WRITE_ZEROES has none).
+     */
     private long writeBytesInFlight;
     private String awayReason;
     private String serverFlushFailure;
@@ -299,6 +302,37 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
                 src.remaining(), src, callback);
     }
 
+    /** True if the server offers WRITE_ZEROES: zeroing then sends no payload. */
+    @Override
+    public boolean writesZeroes() {
+        return info.has(NbdProtocol.FLAG_SEND_WRITE_ZEROES);
+    }
+
+    /**
+     * NBD_CMD_WRITE_ZEROES (doc/proto.md): the range reads as zeroes, nothing is sent but the header; counted and
+     * logged for replay as a write (a zeroed range is written again after a reconnect, without bytes held). Only
+     * when the server offers it ({@link #writesZeroes()}).
+     */
+    @Override
+    public void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, IoCallback callback) {
+        if (!writesZeroes()) {
+            throw new UnsupportedOperationException(uri + ": the server does not offer WRITE_ZEROES");
+        }
+        if (fua && !info.has(NbdProtocol.FLAG_SEND_FUA)) {
+            Objects.requireNonNull(callback, "callback");
+            writeZeroes(offsetBytes, lengthBytes, false, result -> {
+                if (result.ok()) {
+                    flush(callback);
+                } else {
+                    callback.complete(result);
+                }
+            });
+            return;
+        }
+        submit(DeviceOp.WRITE, NbdProtocol.CMD_WRITE_ZEROES, fua ? NbdProtocol.CMD_FLAG_FUA : 0, offsetBytes,
+                lengthBytes, null, callback);
+    }
+
     @Override
     public void flush(IoCallback callback) {
         submit(DeviceOp.FLUSH, NbdProtocol.CMD_FLUSH, 0, 0, 0, null, callback);
@@ -315,7 +349,8 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         checkThread();
         IoResult rejected = RequestChecks.check(op, offsetBytes, lengthBytes, info.sizeBytes(), logicalBlockBytes,
                 uri.toString());
-        if (rejected == null && op != DeviceOp.DISCARD && lengthBytes > info.payloadBytesMax()) {
+        boolean payloadFree = op == DeviceOp.DISCARD || type == NbdProtocol.CMD_WRITE_ZEROES;
+        if (rejected == null && !payloadFree && lengthBytes > info.payloadBytesMax()) {
             rejected = IoResult.error(IoStatus.IO_ERROR, RequestChecks.describe(op, offsetBytes, lengthBytes,
                     uri.toString()) + ": larger than the server's largest request, " + info.payloadBytesMax());
         }
@@ -324,7 +359,8 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         // A discard longer than one request's length field is allowed to do nothing (the contract allows it).
         boolean noOp = op == DeviceOp.FLUSH && !info.has(NbdProtocol.FLAG_SEND_FLUSH)
                 || op == DeviceOp.DISCARD && (!info.has(NbdProtocol.FLAG_SEND_TRIM) || lengthBytes == 0
-                        || lengthBytes > 0xFFFF_FFFFL - logicalBlockBytes);
+                        || lengthBytes > 0xFFFF_FFFFL - logicalBlockBytes)
+                || type == NbdProtocol.CMD_WRITE_ZEROES && lengthBytes == 0;
         NbdCommand command = new NbdCommand(op, type, flags, offsetBytes, (int) Math.min(lengthBytes, 0xFFFF_FFFFL),
                 buffer, this::commandDone, callback, nowNs);
         if (rejected != null || noOp) {
@@ -351,7 +387,8 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
                 }
                 failure = IoResult.error(IoStatus.IO_ERROR, uri + ": " + command.describe()
                         + ": the server is away (" + awayReason + "); reconnecting");
-            } else if (logged(command) && log.bytes() + writeBytesInFlight + command.lengthBytes > REPLAY_BYTES_MAX
+            } else if (logged(command)
+                    && log.bytes() + writeBytesInFlight + command.payloadBytes() > REPLAY_BYTES_MAX
                     && log.bytes() + writeBytesInFlight > 0) {
                 parkedWrites.addLast(command); // sent once a flush (ours, if need be) or a reply makes room
                 startInternalFlush();
@@ -361,7 +398,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
                     command.flushCoversSeq = log.lastSeq();
                 }
                 if (logged(command)) {
-                    writeBytesInFlight += command.lengthBytes;
+                    writeBytesInFlight += command.payloadBytes();
                 }
                 NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
                 command.sentNs = loop.nowNs();
@@ -389,7 +426,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
                 afterReply(command, result); // into the log before it stops counting as in flight
             }
             synchronized (lock) {
-                writeBytesInFlight -= command.lengthBytes;
+                writeBytesInFlight -= command.payloadBytes();
             }
             unpark();
             finish(command, brokenConnection ? closedOr(command, result) : result);
@@ -412,7 +449,11 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     /** Bookkeeping of a reply: log acknowledged writes, release what an acknowledged flush covers. */
     private void afterReply(NbdCommand command, IoResult result) {
         if (command.op == DeviceOp.WRITE && result.ok() && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0) {
-            log.add(command.offsetBytes, command.buffer);
+            if (command.type == NbdProtocol.CMD_WRITE_ZEROES) {
+                log.addZeroes(command.offsetBytes, command.lengthBytes);
+            } else {
+                log.add(command.offsetBytes, command.buffer);
+            }
         } else if (command.op == DeviceOp.FLUSH && result.ok()) {
             log.releaseUpTo(command.flushCoversSeq);
             unpark();
@@ -457,8 +498,9 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         synchronized (lock) {
             long roomBytes = REPLAY_BYTES_MAX - log.bytes() - writeBytesInFlight;
             while (!parkedWrites.isEmpty() && !connections.isEmpty()
-                    && (parkedWrites.peekFirst().lengthBytes <= roomBytes || log.bytes() + writeBytesInFlight == 0)) {
-                roomBytes -= parkedWrites.peekFirst().lengthBytes;
+                    && (parkedWrites.peekFirst().payloadBytes() <= roomBytes
+                            || log.bytes() + writeBytesInFlight == 0)) {
+                roomBytes -= parkedWrites.peekFirst().payloadBytes();
                 ready.add(parkedWrites.removeFirst());
             }
             if (!parkedWrites.isEmpty()) {

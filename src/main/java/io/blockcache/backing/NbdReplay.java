@@ -45,9 +45,11 @@ final class NbdReplay {
                         && inFlight.stream().noneMatch(e -> overlap(e, entry)));
                 inFlight.add(entry);
             }
-            NbdCommand write = new NbdCommand(DeviceOp.WRITE, NbdProtocol.CMD_WRITE, 0, entry.offsetBytes(),
-                    entry.data().length, ByteBuffer.wrap(entry.data()), (command, result, broken) -> done(entry,
-                            result), null, 0);
+            boolean zeroes = entry.data() == null;
+            NbdCommand write = new NbdCommand(DeviceOp.WRITE, zeroes ? NbdProtocol.CMD_WRITE_ZEROES
+                    : NbdProtocol.CMD_WRITE, 0, entry.offsetBytes(), (int) entry.lengthBytes(),
+                    zeroes ? null : ByteBuffer.wrap(entry.data()), (command, result, broken) -> done(entry, result),
+                    null, 0);
             if (!connection.send(write)) {
                 throw new IOException(uri + ": the connection broke while replaying unflushed writes");
             }
@@ -87,7 +89,7 @@ final class NbdReplay {
     }
 
     private static boolean overlap(ReplayLog.Entry a, ReplayLog.Entry b) {
-        return a.offsetBytes() < b.offsetBytes() + b.data().length
-                && b.offsetBytes() < a.offsetBytes() + a.data().length;
+        return a.offsetBytes() < b.offsetBytes() + b.lengthBytes()
+                && b.offsetBytes() < a.offsetBytes() + a.lengthBytes();
     }
 }

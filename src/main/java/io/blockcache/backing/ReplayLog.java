@@ -19,8 +19,15 @@ import java.util.List;
  * <p>Thread rule: any thread (synchronized).
  */
 final class ReplayLog {
-    /** One acknowledged write. @param seq its place in completion order, from 1 */
-    record Entry(long seq, long offsetBytes, byte[] data) {
+    /**
+     * One acknowledged write. @param seq its place in completion order, from 1 @param data its bytes, or null for a
+     * WRITE_ZEROES of {@code lengthBytes} (no copy: nothing to keep but the range)
+     */
+    record Entry(long seq, long offsetBytes, byte[] data, long lengthBytes) {
+        /** The bytes this entry holds in memory. */
+        long heldBytes() {
+            return data == null ? 0 : data.length;
+        }
     }
 
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
@@ -31,8 +38,13 @@ final class ReplayLog {
     synchronized void add(long offsetBytes, ByteBuffer src) {
         byte[] data = new byte[src.remaining()];
         src.duplicate().get(data);
-        entries.addLast(new Entry(++lastSeq, offsetBytes, data));
+        entries.addLast(new Entry(++lastSeq, offsetBytes, data, data.length));
         bytes += data.length;
+    }
+
+    /** Records an acknowledged WRITE_ZEROES of {@code lengthBytes} at {@code offsetBytes} (it holds no bytes). */
+    synchronized void addZeroes(long offsetBytes, long lengthBytes) {
+        entries.addLast(new Entry(++lastSeq, offsetBytes, null, lengthBytes));
     }
 
     /** The sequence of the newest entry (0 if none ever): what a flush sent now will make durable. */
@@ -43,7 +55,7 @@ final class ReplayLog {
     /** Forgets every entry up to {@code seq}: a flush sent after they completed succeeded. */
     synchronized void releaseUpTo(long seq) {
         while (!entries.isEmpty() && entries.peekFirst().seq() <= seq) {
-            bytes -= entries.removeFirst().data.length;
+            bytes -= entries.removeFirst().heldBytes();
         }
     }
 
@@ -52,7 +64,7 @@ final class ReplayLog {
         return new ArrayList<>(entries);
     }
 
-    /** Bytes held. */
+    /** Bytes held (zeroed ranges hold none). */
     synchronized long bytes() {
         return bytes;
     }

@@ -53,6 +53,23 @@ public interface BlockDevice extends AutoCloseable {
      */
     void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback);
 
+    /**
+     * True if this device zeroes a range itself, without the zeroes being sent ({@link #writeZeroes}: NBD's
+     * WRITE_ZEROES); false (the default) if callers must write zero buffers. Constant for the device's life; any
+     * thread.
+     */
+    default boolean writesZeroes() {
+        return false;
+    }
+
+    /**
+     * Makes {@code [offsetBytes, + lengthBytes)} read as zeroes without a payload, as a write of zeroes would (same
+     * durability, {@code fua} as for {@link #write}). Only when {@link #writesZeroes()}; the default refuses.
+     */
+    default void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, IoCallback callback) {
+        throw new UnsupportedOperationException("this device does not write zeroes itself; write a zero buffer");
+    }
+
     /** Makes every write completed before this call durable. */
     void flush(IoCallback callback);
 

@@ -54,6 +54,16 @@ public abstract class ForwardingDevice implements BlockDevice {
     }
 
     @Override
+    public boolean writesZeroes() {
+        return inner.writesZeroes();
+    }
+
+    @Override
+    public void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, IoCallback callback) {
+        inner.writeZeroes(offsetBytes, lengthBytes, fua, callback);
+    }
+
+    @Override
     public void flush(IoCallback callback) {
         inner.flush(callback);
     }

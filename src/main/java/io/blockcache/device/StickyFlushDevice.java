@@ -38,6 +38,17 @@ public final class StickyFlushDevice extends ForwardingDevice {
     }
 
     @Override
+    public void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, IoCallback callback) {
+        if (fua && firstFailure != null) {
+            inner().writeZeroes(offsetBytes, lengthBytes, false,
+                    result -> callback.complete(result.ok() ? refusal() : result));
+            return;
+        }
+        inner().writeZeroes(offsetBytes, lengthBytes, fua, !fua ? callback
+                : result -> callback.complete(result.ok() && firstFailure != null ? refusal() : result));
+    }
+
+    @Override
     public void flush(IoCallback callback) {
         if (firstFailure != null) {
             IoResult refused = refusal();

@@ -9,13 +9,19 @@ import java.nio.ByteBuffer;
 /**
  * Writes zeroes to a range of the backing device in chunks of one shared, read-only zero buffer, keeping at
  * most {@link #CHUNKS_IN_FLIGHT_MAX} chunks in flight so that zeroing a whole disk neither allocates nor
- * floods the device queue.
+ * floods the device queue. A backing device that zeroes ranges itself ({@link BlockDevice#writesZeroes()}: an NBD
+ * export offering WRITE_ZEROES) gets requests of up to {@link #NATIVE_CHUNK_BYTES} without a payload instead.
  *
  * <p>Thread rule: the loop thread.
  */
 final class ZeroWriter {
     /** 1 MiB per write: large enough to stream, small enough to share one buffer cheaply. */
     static final int CHUNK_BYTES = 1 << 20;
+    /**
+     * One native zeroing request at most: 1 GiB, well inside NBD's 32-bit length field, and small enough that one
+     * request does not hold a server for long.
+     */
+    static final int NATIVE_CHUNK_BYTES = 1 << 30;
     /** Enough to keep a disk busy without starving other requests. */
     static final int CHUNKS_IN_FLIGHT_MAX = 8;
 
@@ -50,14 +56,19 @@ final class ZeroWriter {
         }
 
         void pump() {
+            boolean natively = context.backingDevice.writesZeroes();
             while (firstError == null && inFlight < CHUNKS_IN_FLIGHT_MAX && nextBytes < endBytes) {
-                int chunk = (int) Math.min(CHUNK_BYTES, endBytes - nextBytes);
+                int chunk = (int) Math.min(natively ? NATIVE_CHUNK_BYTES : CHUNK_BYTES, endBytes - nextBytes);
                 long volumeOffset = nextBytes;
                 nextBytes += chunk;
                 inFlight++;
-                ByteBuffer source = ZEROES.duplicate().limit(chunk);
                 long backingOffset = context.config.backingDataOffsetBytes() + volumeOffset;
-                context.backingDevice.write(backingOffset, source, fua, this::chunkDone);
+                if (natively) {
+                    context.backingDevice.writeZeroes(backingOffset, chunk, fua, this::chunkDone);
+                } else {
+                    ByteBuffer source = ZEROES.duplicate().limit(chunk);
+                    context.backingDevice.write(backingOffset, source, fua, this::chunkDone);
+                }
             }
             if (inFlight == 0 && (firstError != null || nextBytes >= endBytes)) {
                 callback.complete(firstError == null ? IoResult.OK : firstError);

@@ -51,6 +51,31 @@ class StickyFlushDeviceTest {
         assertThat(results.get(2).ok()).as("the flush that completed after the failure").isFalse();
     }
 
+    @Test
+    void afterOneFailedFlushNoFuaZeroingSucceedsEither() {
+        // Proves the rule holds for devices that zero ranges themselves (NBD WRITE_ZEROES): FUA zeroing works until
+        // a flush fails, then fails; zeroing without FUA still works.
+        ForwardingDevice zeroing = new ForwardingDevice(disk) {
+            @Override
+            public boolean writesZeroes() {
+                return true;
+            }
+
+            @Override
+            public void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, IoCallback callback) {
+                inner().write(offsetBytes, ByteBuffer.allocate((int) lengthBytes), fua, callback);
+            }
+        };
+        StickyFlushDevice sticky = new StickyFlushDevice(zeroing);
+        assertThat(sticky.writesZeroes()).isTrue();
+        assertThat(run(cb -> sticky.writeZeroes(0, 4096, true, cb)).ok()).isTrue();
+        disk.setFlushFailures(new Prng(1), 1.0);
+        assertThat(run(sticky::flush).ok()).isFalse();
+        disk.setFlushFailures(new Prng(1), 0);
+        assertThat(run(cb -> sticky.writeZeroes(0, 4096, true, cb)).ok()).isFalse();
+        assertThat(run(cb -> sticky.writeZeroes(0, 4096, false, cb)).ok()).isTrue();
+    }
+
     private IoResult run(java.util.function.Consumer<IoCallback> op) {
         IoResult[] result = {null};
         op.accept(r -> result[0] = r);

@@ -187,6 +187,34 @@ class NbdClientInteropTest {
     }
 
     @Test
+    void writeZeroesIsSentAsOneCommandWithoutPayloadAndReplayedAfterABreak() throws Exception {
+        // Proves WRITE_ZEROES mapped through: nbdkit memory offers it, 1 GiB is zeroed in one request (a payload
+        // write that large would be refused: it is far past the server's largest request), the data under it reads
+        // as zeroes, the replay log holds the range without bytes, and after the server is killed and restarted the
+        // zeroing is replayed before the waiting flush succeeds.
+        RemoteNbdServer server = closeLater(RemoteNbdServer.nbdkit(dir, List.of("memory", "2G")));
+        NbdDevice device = open(server.uri(""), 1);
+        assertThat(device.writesZeroes()).isTrue();
+        byte[] data = new byte[BLOCK_BYTES];
+        new Random(5).nextBytes(data);
+        assertThat(call(done -> device.write(1L << 20, ByteBuffer.wrap(data), false, done::accept)).ok()).isTrue();
+        assertThat(call(done -> device.flush(done::accept)).ok()).isTrue();
+        IoResult zeroed = call(done -> device.writeZeroes(0, 1L << 30, false, done::accept));
+        assertThat(zeroed.ok()).as(zeroed.toString()).isTrue();
+        assertThat(1L << 30).isGreaterThan(device.info().payloadBytesMax());
+        assertThat(read(device, 1L << 20, BLOCK_BYTES)).isEqualTo(new byte[BLOCK_BYTES]);
+        assertThat(device.replayLogBytes()).as("a zeroed range holds no bytes").isZero();
+        server.kill();
+        awaitFailure(device);
+        java.util.concurrent.CompletableFuture<IoResult> flushed = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> device.flush(flushed::complete));
+        server.start();
+        IoResult flush = flushed.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(flush.ok()).as(flush.toString()).isTrue();
+        assertThat(device.replayedWrites()).as("the zeroing, sent again").isEqualTo(1);
+    }
+
+    @Test
     void moreUnflushedWritesThanTheReplayLogHoldsAreParkedFlushedAndAllLand() throws Exception {
         // Proves the replay log's bound: 80 MiB of writes submitted at once without a flush (the log holds
         // 64 MiB, writes in flight included) all complete, the client flushes on its own to make room, the log

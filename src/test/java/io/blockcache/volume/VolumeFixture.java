@@ -34,6 +34,13 @@ final class VolumeFixture {
     /** A fixture whose volume sees the cache device through {@code wrapCache} (e.g. a slow FaultyDevice). */
     VolumeFixture(int buckets, long volumeBytes, CacheMode mode,
                   java.util.function.BiFunction<SimLoop, BlockDevice, BlockDevice> wrapCache) {
+        this(buckets, volumeBytes, mode, wrapCache, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As above, and the volume sees the backing device through {@code wrapBacking}. */
+    VolumeFixture(int buckets, long volumeBytes, CacheMode mode,
+                  java.util.function.BiFunction<SimLoop, BlockDevice, BlockDevice> wrapCache,
+                  java.util.function.UnaryOperator<BlockDevice> wrapBacking) {
         layout = new CacheLayout(1 << 20, BUCKET_BYTES, buckets);
         cacheDevice = new MemoryDevice(loop, layout.requiredDeviceBytes(), 512);
         backingDevice = new MemoryDevice(loop, DATA_OFFSET_BYTES + volumeBytes, 512);
@@ -45,8 +52,8 @@ final class VolumeFixture {
         extents = new ExtentIndex(space, true);
         VolumeIndex index = new VolumeIndex(0, extents, journal, space);
         VolumeConfig config = new VolumeConfig(0, volumeBytes, DATA_OFFSET_BYTES, mode, true, 64);
-        volume = new Volume(loop, config, wrapCache.apply(loop, cacheDevice), backingDevice, layout, space, index,
-                journal);
+        volume = new Volume(loop, config, wrapCache.apply(loop, cacheDevice), wrapBacking.apply(backingDevice), layout,
+                space, index, journal);
     }
 
     static byte[] pattern(int seed, int bytes) {

@@ -129,6 +129,43 @@ class VolumeTest {
     }
 
     @Test
+    void writeZeroesUsesTheBackingDevicesOwnZeroingWhenItHasOne() {
+        // Proves the mapping of write-zeroes: a backing device that zeroes ranges itself (an NBD export offering
+        // WRITE_ZEROES) gets one payload-free request for 3 MiB instead of three 1 MiB writes of a zero buffer.
+        long[] zeroings = {0};
+        long[] writes = {0};
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK, (loop, device) -> device,
+                device -> new io.blockcache.device.ForwardingDevice(device) {
+                    @Override
+                    public boolean writesZeroes() {
+                        return true;
+                    }
+
+                    @Override
+                    public void writeZeroes(long offsetBytes, long lengthBytes, boolean fua,
+                                            io.blockcache.device.IoCallback callback) {
+                        zeroings[0]++;
+                        inner().write(offsetBytes, java.nio.ByteBuffer.allocate((int) lengthBytes), fua, callback);
+                    }
+
+                    @Override
+                    public void write(long offsetBytes, java.nio.ByteBuffer src, boolean fua,
+                                      io.blockcache.device.IoCallback callback) {
+                        writes[0]++;
+                        inner().write(offsetBytes, src, fua, callback);
+                    }
+                });
+        f.putBacking(1 << 20, pattern(20, 4096));
+        IoResult[] out = new IoResult[1];
+        f.volume.writeZeroes(0, 3 << 20, false, r -> out[0] = r);
+        f.loop.runUntilIdle();
+        assertThat(out[0]).isEqualTo(IoResult.OK);
+        assertThat(zeroings[0]).isEqualTo(1);
+        assertThat(writes[0]).isZero();
+        assertThat(f.read(1 << 20, 4096)).isEqualTo(new byte[4096]);
+    }
+
+    @Test
     void writethroughWritesBothAndKeepsACleanCopy() {
         // Proves write-through: backing gets the data, the cache a clean copy that later reads hit.
         VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITETHROUGH);
