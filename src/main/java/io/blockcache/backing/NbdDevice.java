@@ -288,18 +288,23 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
         if (fua && !info.has(NbdProtocol.FLAG_SEND_FUA)) {
             // No FUA on this server: a write and then a flush (which covers it, and more than asked).
-            Objects.requireNonNull(callback, "callback");
-            write(offsetBytes, src, false, result -> {
-                if (result.ok()) {
-                    flush(callback);
-                } else {
-                    callback.complete(result);
-                }
-            });
+            write(offsetBytes, src, false, thenFlush(callback));
             return;
         }
         submit(DeviceOp.WRITE, NbdProtocol.CMD_WRITE, fua ? NbdProtocol.CMD_FLAG_FUA : 0, offsetBytes,
                 src.remaining(), src, callback);
+    }
+
+    /** A callback that flushes after a successful write and then answers {@code callback} (FUA emulated). */
+    private IoCallback thenFlush(IoCallback callback) {
+        Objects.requireNonNull(callback, "callback");
+        return result -> {
+            if (result.ok()) {
+                flush(callback);
+            } else {
+                callback.complete(result);
+            }
+        };
     }
 
     /** True if the server offers WRITE_ZEROES: zeroing then sends no payload. */
@@ -319,14 +324,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
             throw new UnsupportedOperationException(uri + ": the server does not offer WRITE_ZEROES");
         }
         if (fua && !info.has(NbdProtocol.FLAG_SEND_FUA)) {
-            Objects.requireNonNull(callback, "callback");
-            writeZeroes(offsetBytes, lengthBytes, false, result -> {
-                if (result.ok()) {
-                    flush(callback);
-                } else {
-                    callback.complete(result);
-                }
-            });
+            writeZeroes(offsetBytes, lengthBytes, false, thenFlush(callback)); // as write without FUA on the server
             return;
         }
         submit(DeviceOp.WRITE, NbdProtocol.CMD_WRITE_ZEROES, fua ? NbdProtocol.CMD_FLAG_FUA : 0, offsetBytes,
