@@ -176,7 +176,9 @@ class NbdClientInteropTest {
         IoResult write = call(done -> device.write(0, ByteBuffer.allocate(BLOCK_BYTES), false, done::accept));
         long tookMs = (System.nanoTime() - startNs) / 1_000_000L;
         assertThat(write.status()).as(write.toString()).isEqualTo(IoStatus.IO_ERROR);
-        assertThat(write.message()).contains("request timeout 300 ms");
+        // Usually the timeout's own message; once under load nbdkit's answer came first: ESHUTDOWN (108), its delay
+        // cut short as the timeout closed the connection. Either way the timeout fired (counted below) and acted.
+        assertThat(write.message()).containsAnyOf("request timeout 300 ms", "server error 108");
         assertThat(tookMs).as("failed by the timeout, not by the server's 5 s").isLessThan(4_000);
         assertThat(device.requestTimeouts()).isEqualTo(1);
         IoResult flush = call(done -> device.flush(done::accept));
