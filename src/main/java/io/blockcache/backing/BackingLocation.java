@@ -34,4 +34,27 @@ public sealed interface BackingLocation {
             return uri.toString();
         }
     }
+
+    /**
+     * A volume in an S3 bucket ({@code s3://bucket/prefix}).
+     *
+     * @param uri the bucket and prefix
+     * @param options the endpoint, take-over and owner id (set by the command line after parsing)
+     */
+    record S3(S3Uri uri, S3Options options) implements BackingLocation {
+        public S3 {
+            Objects.requireNonNull(uri, "uri");
+            Objects.requireNonNull(options, "options");
+        }
+
+        /** This location with {@code newOptions}. */
+        public S3 withOptions(S3Options newOptions) {
+            return new S3(uri, newOptions);
+        }
+
+        @Override
+        public String display() {
+            return uri.toString();
+        }
+    }
 }

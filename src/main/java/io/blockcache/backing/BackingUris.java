@@ -9,8 +9,8 @@ import java.util.function.Function;
 
 /**
  * The table of backing-store URI schemes: {@code file:PATH} (or a plain path, files and block devices alike) and
- * {@code nbd://host[:port]/export}. A new kind of backing store (an object store, {@code s3://bucket/prefix}, is
- * the next one planned) is one more row in {@link #SCHEMES}, one more {@link BackingLocation} record, and its
+ * {@code nbd://host[:port]/export} and {@code s3://bucket/prefix}. A new kind of backing store is one more row in
+ * {@link #SCHEMES}, one more {@link BackingLocation} record, and its
  * opener in the CLI.
  *
  * <p>Pure functions; any thread.
@@ -22,12 +22,13 @@ public final class BackingUris {
     static {
         SCHEMES.put("file", text -> new BackingLocation.File(path(text.substring("file:".length()), text)));
         SCHEMES.put("nbd", text -> new BackingLocation.Nbd(NbdUri.parse(text)));
+        SCHEMES.put("s3", text -> new BackingLocation.S3(S3Uri.parse(text), S3Options.DEFAULTS));
     }
 
     private BackingUris() {
     }
 
-    /** The schemes understood, for messages: "file, nbd". */
+    /** The schemes understood, for messages: "file, nbd, s3". */
     public static String schemes() {
         return String.join(", ", SCHEMES.keySet());
     }

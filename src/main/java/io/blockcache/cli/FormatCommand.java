@@ -4,6 +4,9 @@ import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
 import io.blockcache.backing.NbdDevice;
 import io.blockcache.backing.NbdUri;
+import io.blockcache.backing.S3Backing;
+import io.blockcache.backing.S3Device;
+import io.blockcache.backing.S3Options;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.FileDeviceOptions;
@@ -24,10 +27,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -64,8 +69,9 @@ final class FormatCommand implements Callable<Integer> {
     private Path cache;
 
     @Option(names = "--backing", required = true, paramLabel = "URI",
-            description = "A backing store (slow device): a file or block device (PATH or file:PATH) or an NBD export"
-                    + " (nbd://HOST[:PORT]/EXPORT); repeat for several volumes.")
+            description = "A backing store (slow device): a file or block device (PATH or file:PATH), an NBD export"
+                    + " (nbd://HOST[:PORT]/EXPORT) or an S3 volume (s3://BUCKET/PREFIX, created with --backing-size if"
+                    + " absent); repeat for several volumes.")
     private List<String> backingUris;
     /** {@link #backingUris} parsed, in the same order. */
     private List<BackingLocation> backings;
@@ -89,6 +95,16 @@ final class FormatCommand implements Callable<Integer> {
 
     @Option(names = "--force", description = "Overwrite files that already hold blockcache metadata.")
     private boolean force;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "The S3 endpoint for s3:// backings, e.g. http://127.0.0.1:9000 (MinIO, S3Proxy, Ceph RGW;"
+                    + " path-style requests); default: AWS, with the region and credentials of the AWS default chains"
+                    + " (AWS_REGION, AWS_ACCESS_KEY_ID, ~/.aws profiles).")
+    private String s3Endpoint;
+
+    @Option(names = "--take-over", description = "Take s3:// volumes owned by another cache (a deliberate failover:"
+            + " docs/SCALE.md).")
+    private boolean takeOver;
 
     @Option(names = "--in-place", description = "Cache the backing stores in place: write nothing on them (no header),"
             + " export each whole, with its existing data visible at once; the cache records each one's size and a"
@@ -130,6 +146,7 @@ final class FormatCommand implements Callable<Integer> {
                         case BackingLocation.File file -> openOrCreate(loop, file.path(), backingSizeBytes,
                                 "--backing-size", err);
                         case BackingLocation.Nbd nbd -> openNbd(loop, nbd.uri());
+                        case BackingLocation.S3 s3 -> openS3(loop, s3, err);
                     };
                     devices.add(device);
                     specs.add(new BackingSpec(exportNames.get(i), device, inPlace));
@@ -252,15 +269,44 @@ final class FormatCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new FormatException(e.getMessage());
         }
+        return guardHead(loop, device, uri.toString());
+    }
+
+    /**
+     * Opens an S3 volume owned by this cache file, creating it when --backing-size is given and the prefix holds none,
+     * and refuses one that holds blockcache metadata unless --force.
+     */
+    private S3Device openS3(RealLoop loop, BackingLocation.S3 location, PrintWriter err) throws FormatException {
+        S3Options options;
+        try {
+            options = location.options().withOwnerId(S3Options.ownerIdFor(cache)).withTakeOver(takeOver)
+                    .withEndpoint(s3Endpoint == null ? null : S3Options.endpoint(s3Endpoint));
+        } catch (IllegalArgumentException e) {
+            throw new FormatException(e.getMessage());
+        }
+        SecureRandom random = new SecureRandom();
+        S3Backing.Create create = backingSizeBytes == null ? S3Backing.Create.NEVER
+                : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()));
+        try {
+            S3Device device = S3Backing.open(loop, location.uri(), options, create, InstantSource.system(),
+                    line -> err.println("blockcache format: " + line));
+            return guardHead(loop, device, location.display());
+        } catch (IOException e) {
+            throw new FormatException(e.getMessage());
+        }
+    }
+
+    /** Reads the head of a remote backing and refuses blockcache metadata there unless --force (closed on refusal). */
+    private <T extends BlockDevice> T guardHead(RealLoop loop, T device, String display) throws FormatException {
         try {
             ByteBuffer head = ByteBuffer.allocate((int) Math.min(FormatGuard.HEAD_BYTES, device.sizeBytes()));
             IoResult read = LoopCalls.await(loop, done -> device.read(0, head, done::accept), ENGINE_CALL_TIMEOUT);
             if (!read.ok()) {
-                throw new FormatException("cannot read " + uri + ": " + read.message());
+                throw new FormatException("cannot read " + display + ": " + read.message());
             }
             String contents = FormatGuard.blockcacheContents(head.array());
             if (contents != null && !force) {
-                throw new FormatException("refusing to format " + uri + ": it " + contents
+                throw new FormatException("refusing to format " + display + ": it " + contents
                         + ". Formatting destroys it; use --force if that is what you want");
             }
             return device;

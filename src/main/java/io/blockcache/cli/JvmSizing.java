@@ -1,5 +1,7 @@
 package io.blockcache.cli;
 
+import io.blockcache.backing.S3Device;
+import io.blockcache.backing.S3Volume;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
@@ -43,13 +45,25 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
      * shrinks the default to fit the JVM it runs in, and the JVM that asks here is not that one.
      */
     static JvmSizing forCache(long cacheBytes, int backingDevices, NbdLimits nbd) {
+        return forCache(cacheBytes, backingDevices, 0, nbd);
+    }
+
+    /**
+     * Heap per {@code s3://} backing ({@code backing.S3Device}): its staged chunks, a copy of each for its PUT, and
+     * a buffer of each for the GET of its old object, at most one of each per staged chunk: 3 x 16 x 4 MiB = 192 MiB.
+     */
+    static final long S3_HEAP_BYTES_PER_BACKING = 3L * S3Device.STAGING_CHUNKS_MAX * S3Volume.CHUNK_BYTES_DEFAULT;
+
+    /** As {@link #forCache(long, int, NbdLimits)}, {@code s3Backings} of the backings being S3 volumes. */
+    static JvmSizing forCache(long cacheBytes, int backingDevices, int s3Backings, NbdLimits nbd) {
         if (cacheBytes <= 0 || backingDevices <= 0) {
             throw new IllegalArgumentException("cache size and backing devices must be positive: " + cacheBytes
                     + " bytes, " + backingDevices + " devices");
         }
         long extentsMax = cacheBytes / EXTENT_BYTES_MIN;
         long indexBytesMax = Math.multiplyExact(extentsMax, INDEX_BYTES_PER_EXTENT_MAX);
-        long heap = HEAP_BASE_BYTES + indexBytesMax + indexBytesMax / 100 * GC_HEADROOM_PERCENT;
+        long heap = HEAP_BASE_BYTES + indexBytesMax + indexBytesMax / 100 * GC_HEADROOM_PERCENT
+                + s3Backings * S3_HEAP_BYTES_PER_BACKING;
         long devices = (1L + backingDevices) * FileDeviceOptions.DEFAULTS.directBytesMax();
         long nbdBytes = Math.max(nbd.bufferBytesMax(), NbdLimits.DEFAULTS.bufferBytesMax())
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());

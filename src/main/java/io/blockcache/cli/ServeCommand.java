@@ -114,6 +114,15 @@ final class ServeCommand implements Callable<Integer> {
             description = "Serve export NAME only to these PSK users (with --tls-psk); repeatable.")
     private List<String> allowPskUsers;
 
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "The S3 endpoint for s3:// backings, e.g. http://127.0.0.1:9000 (MinIO, S3Proxy, Ceph RGW;"
+                    + " path-style requests); default: AWS, with the AWS default region and credential chains.")
+    private String s3Endpoint;
+
+    @Option(names = "--take-over",
+            description = "Take s3:// volumes that another cache owns: a deliberate failover (docs/SCALE.md).")
+    private boolean takeOver;
+
     @Option(names = "--print-jvm-options", hidden = true,
             description = "Print the JVM flags bin/blockcache runs this serve with (JvmSizing) and exit.")
     private boolean printJvmOptions;
@@ -152,7 +161,8 @@ final class ServeCommand implements Callable<Integer> {
         ServeSettings.Flags flags = new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
                 nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags(),
                 new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure),
-                new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers), damageMap);
+                new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers),
+                new ServeSettings.S3Flags(s3Endpoint, takeOver), damageMap);
         try {
             settings = ServeSettings.resolve(flags);
         } catch (IllegalArgumentException | java.io.IOException e) {
@@ -161,7 +171,9 @@ final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         if (printJvmOptions) {
-            JvmSizing sizing = JvmSizing.forCache(cacheBytes(settings), settings.backings().size(),
+            int s3Backings = (int) settings.backings().values().stream()
+                    .filter(location -> location instanceof io.blockcache.backing.BackingLocation.S3).count();
+            JvmSizing sizing = JvmSizing.forCache(cacheBytes(settings), settings.backings().size(), s3Backings,
                     settings.nbdLimits());
             String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
             if (warning != null) {

@@ -3,12 +3,14 @@ package io.blockcache.cli;
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
 import io.blockcache.host.DamageMapPlacement;
+import io.blockcache.backing.S3Options;
 import io.blockcache.nbd.NbdLimits;
 import io.blockcache.nbd.TlsSettings;
 import io.blockcache.volume.CacheMode;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,7 +59,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
 
     private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
             "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote",
-            AdminTokenFile.KEY, "damage-map"),
+            AdminTokenFile.KEY, "damage-map", "s3-endpoint", "take-over"),
             Stream.concat(NbdLimitSettings.KEYS.stream(), TlsFlagSettings.KEYS.stream()))
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
@@ -72,21 +74,29 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
                  String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
                  Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access,
-                 String damageMap) {
+                 S3Flags s3, String damageMap) {
         /** The flags without {@code --damage-map}. */
+        Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
+              String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
+              Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access, S3Flags s3) {
+            this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
+                    nbdLimits, tls, access, s3, null);
+        }
+
+        /** The flags without S3 flags or {@code --damage-map}. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
               Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
-                    nbdLimits, tls, access, null);
+                    nbdLimits, tls, access, S3Flags.NONE, null);
         }
 
-        /** The flags without access flags. */
+        /** The flags without access or S3 flags. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
               Map<String, String> nbdLimits, TlsFlagSettings.Flags tls) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
-                    nbdLimits, tls, AccessSettings.Flags.NONE, null);
+                    nbdLimits, tls, AccessSettings.Flags.NONE, S3Flags.NONE, null);
         }
 
         /** The flags without TLS flags. */
@@ -103,6 +113,16 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
                     Map.of());
         }
+    }
+
+    /**
+     * The flags for {@code s3://} backings as given.
+     *
+     * @param endpoint {@code --s3-endpoint}, or null
+     * @param takeOver {@code --take-over}
+     */
+    record S3Flags(String endpoint, boolean takeOver) {
+        static final S3Flags NONE = new S3Flags(null, false);
     }
 
     /**
@@ -136,7 +156,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         ListenAddress.checkLoopback("--nbd-listen", nbd, allowRemote);
         ListenAddress.checkLoopback("--admin-listen", admin, allowRemote);
         TlsSettings tls = TlsFlagSettings.resolve(flags.tls(), config);
-        Map<String, BackingLocation> backings = backings(backingSpecs);
+        Map<String, BackingLocation> backings = withS3(backings(backingSpecs), flags.s3(), config);
         AccessSettings access = AccessSettings.resolve(flags.access(), config, backings.keySet(), tls);
         TlsFlagSettings.checkRemote(allowRemote, nbd, admin, tls, access.adminToken() != null,
                 TlsFlagSettings.insecure(flags.tls(), config));
@@ -190,6 +210,18 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
             throw new IllegalArgumentException(String.join("; ", problems));
         }
         return backings;
+    }
+
+    /** Gives every s3:// backing the endpoint and take-over choice (flags over the config file). */
+    private static Map<String, BackingLocation> withS3(Map<String, BackingLocation> backings, S3Flags flags,
+                                                       Properties config) {
+        String endpointText = pick(flags.endpoint(), config, "s3-endpoint", null);
+        URI endpoint = endpointText == null ? null : S3Options.endpoint(endpointText);
+        boolean takeOver = flags.takeOver() || Boolean.parseBoolean(config.getProperty("take-over", "false").strip());
+        Map<String, BackingLocation> resolved = new LinkedHashMap<>();
+        backings.forEach((name, location) -> resolved.put(name, location instanceof BackingLocation.S3 s3
+                ? s3.withOptions(s3.options().withEndpoint(endpoint).withTakeOver(takeOver)) : location));
+        return resolved;
     }
 
     private static CacheMode mode(String text) {

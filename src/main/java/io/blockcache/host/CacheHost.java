@@ -3,6 +3,9 @@ package io.blockcache.host;
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.NbdDevice;
 import io.blockcache.backing.NbdUri;
+import io.blockcache.backing.S3Backing;
+import io.blockcache.backing.S3Device;
+import io.blockcache.backing.S3Options;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.FileDeviceOptions;
@@ -21,9 +24,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.DoubleConsumer;
 
@@ -159,6 +164,7 @@ public final class CacheHost implements AutoCloseable {
                     case BackingLocation.File file -> openBackingFile(backing.getKey(), file.path(), fresh,
                             deviceOptions);
                     case BackingLocation.Nbd nbd -> openBackingNbd(backing.getKey(), nbd.uri(), fresh);
+                    case BackingLocation.S3 s3 -> openBackingS3(backing.getKey(), s3, fresh);
                 };
                 backingDevices.add(device);
                 BlockDevice map = openMapFile(backing.getKey(), deviceOptions);
@@ -231,6 +237,42 @@ public final class CacheHost implements AutoCloseable {
                     + device.connections() + " connections); its first 1 MiB becomes the blockcache backing header");
         }
         return device;
+    }
+
+    /**
+     * Opens an S3 volume, owned by this cache (host and cache file); with a new cache a missing volume is created
+     * with the backing size, as a missing backing file is.
+     */
+    private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh) throws HostException {
+        S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
+        S3Backing.Create create = fresh ? new S3Backing.Create(files.backingSizeBytes(), randomUuid())
+                : S3Backing.Create.NEVER;
+        S3Device device;
+        try {
+            device = S3Backing.open(loop, location.uri(), options, create, InstantSource.system(), log);
+        } catch (IOException e) {
+            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
+        }
+        if (fresh && device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+            this.<Boolean>onLoop(done -> {
+                device.close();
+                done.accept(true);
+            });
+            throw new HostException("the backing store of export \"" + name + "\", " + location.display() + ", has "
+                    + device.sizeBytes() + " bytes: too small, it needs more than its "
+                    + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
+        }
+        if (fresh) {
+            log.accept("attaching " + location.display() + " as export \"" + name + "\" (" + device.sizeBytes()
+                    + " bytes in chunks of " + device.writeUnitBytes() + " bytes); its first 1 MiB becomes the"
+                    + " blockcache backing header");
+        }
+        return device;
+    }
+
+    private static UUID randomUuid() {
+        SecureRandom random = new SecureRandom();
+        return new UUID(random.nextLong(), random.nextLong());
     }
 
     private FileDevice openOrCreate(Path path, long sizeBytes, boolean create, FileDeviceOptions options)

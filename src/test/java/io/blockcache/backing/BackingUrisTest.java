@@ -29,13 +29,28 @@ class BackingUrisTest {
 
     @Test
     void badUrisAreRefusedWithOneLine() {
-        // Proves unknown schemes (s3 is not here yet), a missing host, a query and an empty path are refused with
-        // a message naming the text.
-        assertThatThrownBy(() -> BackingUris.parse("s3://bucket/prefix"))
-                .hasMessage("backing \"s3://bucket/prefix\": unknown scheme \"s3:\"; known: file, nbd "
+        // Proves unknown schemes, a missing host, a query and an empty path are refused with a message naming the
+        // text.
+        assertThatThrownBy(() -> BackingUris.parse("gs://bucket/prefix"))
+                .hasMessage("backing \"gs://bucket/prefix\": unknown scheme \"gs:\"; known: file, nbd, s3 "
                         + "(or a plain path)");
         assertThatThrownBy(() -> BackingUris.parse("nbd:///x")).hasMessageContaining("expected nbd://host");
         assertThatThrownBy(() -> BackingUris.parse("nbd://h/x?tls=on")).hasMessageContaining("query");
         assertThatThrownBy(() -> BackingUris.parse("file:")).hasMessageContaining("empty path");
+    }
+
+    @Test
+    void s3UrisNameBucketAndPrefix() {
+        // Proves the S3 form: bucket and prefix (a trailing slash dropped, an empty prefix the bucket's root), the
+        // object keys under it, and one-line refusals of a bad bucket name, a double slash and a query.
+        assertThat(BackingUris.parse("s3://my-bucket/vols/a/"))
+                .isEqualTo(new BackingLocation.S3(new S3Uri("my-bucket", "vols/a"), S3Options.DEFAULTS));
+        assertThat(S3Uri.parse("s3://my-bucket/vols/a").key(S3Volume.chunkName(255)))
+                .isEqualTo("vols/a/chunk-00000000000000ff");
+        assertThat(S3Uri.parse("s3://my-bucket").key("volume")).isEqualTo("volume");
+        assertThatThrownBy(() -> BackingUris.parse("s3://My_Bucket/x")).hasMessageContaining("not a valid S3 bucket");
+        assertThatThrownBy(() -> BackingUris.parse("s3://b1b/x//y")).hasMessageContaining("//");
+        assertThatThrownBy(() -> BackingUris.parse("s3://b1b/x?endpoint=y")).hasMessageContaining("--s3-endpoint");
+        assertThatThrownBy(() -> S3Options.endpoint("ftp://h")).hasMessageContaining("http:// or https://");
     }
 }

@@ -47,10 +47,12 @@ class ServeSettingsTest {
         assertThat(ServeSettings.resolve(flags(null, null, null, config, false)).damageMap())
                 .isEqualTo(io.blockcache.host.DamageMapPlacement.BACKING);
         ServeSettings.Flags off = new ServeSettings.Flags(null, null, null, null, null, null, null, null, config,
-                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE, "off");
+                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE,
+                ServeSettings.S3Flags.NONE, "off");
         assertThat(ServeSettings.resolve(off).damageMap()).isEqualTo(io.blockcache.host.DamageMapPlacement.OFF);
         ServeSettings.Flags bad = new ServeSettings.Flags(null, null, null, null, null, null, null, null, null,
-                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE, "nfs");
+                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE,
+                ServeSettings.S3Flags.NONE, "nfs");
         assertThatThrownBy(() -> ServeSettings.resolve(bad)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--damage-map must be one of off, backing, file; got \"nfs\"");
     }
@@ -122,8 +124,8 @@ class ServeSettingsTest {
                 .hasMessageContaining("not a loopback address").hasMessageContaining("--allow-remote");
         assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("nofile"), null, null, false)))
                 .hasMessageContaining("--backing must be NAME=URI");
-        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("a=s3://bucket/x"), null, null, false)))
-                .hasMessageContaining("unknown scheme \"s3:\"").hasMessageContaining("known: file, nbd");
+        assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("a=gs://bucket/x"), null, null, false)))
+                .hasMessageContaining("unknown scheme \"gs:\"").hasMessageContaining("known: file, nbd, s3");
         assertThatThrownBy(() -> ServeSettings.resolve(flags(null, List.of("a=nbd://host:99999/x"), null, null, false)))
                 .hasMessageContaining("nbd://host:99999/x");
         assertThatThrownBy(() -> ByteSizes.parse("lots")).hasMessageContaining("not a size");

@@ -1,0 +1,80 @@
+package io.blockcache.backing;
+
+import io.blockcache.loop.EventLoop;
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+/**
+ * Opens an {@code s3://} volume as an {@link S3Device}, checking everything before writing anything: the bucket
+ * (exists, credentials allowed), the volume metadata (present and ours, or created when asked), and ownership
+ * ({@link S3Lease}). A wrong endpoint, bucket or credentials, a missing or foreign volume, or a volume another cache
+ * owns is an {@link IOException} with one line, and nothing was written.
+ *
+ * <p>Blocking: start-up only, never on a loop thread.
+ */
+public final class S3Backing {
+    private S3Backing() {
+    }
+
+    /**
+     * What to do when the prefix holds no volume yet.
+     *
+     * @param sizeBytes the new volume's size, or 0 to refuse a prefix without a volume
+     * @param volumeUuid the new volume's identity (the caller draws it: the backing package has no randomness)
+     */
+    public record Create(long sizeBytes, UUID volumeUuid) {
+        /** Refuse a prefix without a volume. */
+        public static final Create NEVER = new Create(0, new UUID(0, 0));
+    }
+
+    /**
+     * Opens the volume at {@code uri}.
+     *
+     * @param clock the wall clock for the owner record's times
+     * @param log told one line when a volume is created or taken over
+     * @throws IOException with one line naming the volume
+     */
+    public static S3Device open(EventLoop loop, S3Uri uri, S3Options options, Create create, InstantSource clock,
+                                Consumer<String> log) throws IOException {
+        return open(loop, S3Store.open(uri, options), uri, options, create, clock, log);
+    }
+
+    /** As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, Consumer)}, on {@code store}. */
+    static S3Device open(EventLoop loop, S3Store store, S3Uri uri, S3Options options, Create create,
+                         InstantSource clock, Consumer<String> log) throws IOException {
+        try {
+            store.checkBucket();
+            S3Store.Found found = store.get(S3Volume.OBJECT_NAME);
+            S3Volume volume = found == null ? null : S3Volume.decode(found.body(), store.where());
+            if (volume == null && create.sizeBytes() == 0) {
+                throw new IOException(store.where() + " holds no blockcache volume (no object "
+                        + uri.key(S3Volume.OBJECT_NAME) + "); create one with a new cache and --backing-size SIZE");
+            }
+            S3Volume wanted = volume != null ? volume : newVolume(store, create);
+            S3Lease lease = S3Lease.acquire(store, options.ownerId(), options.takeOver(), clock, log);
+            if (volume == null) {
+                if (store.putIf(S3Volume.OBJECT_NAME, wanted.encode(), null) == null) {
+                    throw new IOException(store.where() + ": another cache created a volume here at the same time");
+                }
+                log.accept("created the S3 volume " + store.where() + " (" + wanted.sizeBytes() + " bytes, chunks of "
+                        + wanted.chunkBytes() + " bytes)");
+            }
+            S3Device device = new S3Device(loop, store, wanted, lease, S3Device.IO_THREADS_DEFAULT);
+            lease.startRenewing(device::fence);
+            return device;
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    private static S3Volume newVolume(S3Store store, Create create) throws IOException {
+        try {
+            return new S3Volume(create.sizeBytes(), S3Volume.CHUNK_BYTES_DEFAULT, create.volumeUuid());
+        } catch (IllegalArgumentException e) {
+            throw new IOException(store.where() + ": " + e.getMessage());
+        }
+    }
+}
