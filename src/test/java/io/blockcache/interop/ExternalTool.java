@@ -69,12 +69,19 @@ final class ExternalTool {
      * fails), and returns what it printed. Output goes to files so a chatty tool can never block on a full pipe.
      */
     static Run run(Path workDir, Duration timeout, List<String> command) throws IOException, InterruptedException {
+        return run(workDir, timeout, command, Map.of());
+    }
+
+    /** {@link #run(Path, Duration, List)} with more environment variables (e.g. AWS credentials). */
+    static Run run(Path workDir, Duration timeout, List<String> command, Map<String, String> environment)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "tool", ".out");
         Path err = Files.createTempFile(workDir, "tool", ".err");
         ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
         Map<String, String> env = builder.environment();
         env.put("PATH", SYSTEM_BIN + File.pathSeparator + env.getOrDefault("PATH", ""));
+        env.putAll(environment);
         Process process = builder.start();
         process.getOutputStream().close();
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -1,0 +1,262 @@
+package io.blockcache.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.backing.S3ProxyProcess;
+import io.blockcache.backing.S3Volume;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * {@code format} and {@code serve} over an {@code s3://} backing end to end, with S3Proxy as the S3 server in a
+ * separate process: data written through blockcache reaches the chunk objects, survives {@code kill -9} of
+ * blockcache during writeback, one cache owns a volume, and bad locations are refused with one line.
+ */
+@Timeout(300)
+class S3BackingInteropTest {
+    private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration STATE_WAIT = Duration.ofSeconds(90);
+    private static final String BUCKET = "volumes";
+    /** Volume byte 0 is backing byte 1 MiB: the first MiB is the backing header (docs/FORMAT.md §4). */
+    private static final int DATA_OFFSET_BYTES = 1 << 20;
+    private static final int WRITTEN_BYTES = 8 << 20;
+    private static final String KEEP_DIRTY = "knob.volume.default.sequential_cutoff_bytes=0\n";
+
+    @TempDir
+    Path dir;
+    private S3ProxyProcess proxy;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void startProxy() throws Exception {
+        proxy = S3ProxyProcess.start(dir);
+        proxy.createBucket(BUCKET);
+    }
+
+    @AfterEach
+    void stopProxy() throws Exception {
+        proxy.close();
+    }
+
+    @Test
+    void formatThenServeWritesReachTheChunkObjectsAfterADrain() throws Exception {
+        // Proves the whole path: format creates the volume (metadata, owner, header in chunk 0), nbdcopy writes 8 MiB
+        // through blockcache (dirty in the cache, not yet in the bucket), a drain writes it back, and a fresh S3 client
+        // finds it in the chunk objects at the data offset, byte for byte.
+        ExternalTool.require("nbdcopy");
+        Path data = dataDir();
+        ExternalTool.Run format = cli(proxy.environment(), "format", "--cache", data.resolve("cache.img").toString(),
+                "--cache-size", "64M", "--backing", "s3://" + BUCKET + "/vol", "--backing-size", "64M",
+                "--s3-endpoint", proxy.endpoint().toString());
+        assertThat(format.exitCode()).as(format.describe()).isZero();
+        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 63.0 MiB");
+        assertThat(keys("vol")).contains("vol/volume", "vol/owner", "vol/chunk-0000000000000000");
+        Path random = RandomFiles.write(dir.resolve("random.bin"), WRITTEN_BYTES, 41);
+        try (ServeProcess serve = start(data, "first")) {
+            run("nbdcopy", "--flush", random.toString(), serve.uri());
+            assertThat(stats(serve)).doesNotContain("\"dirtyBytes\":0,");
+            assertThat(volumeBytes("vol", 0, WRITTEN_BYTES)).isNotEqualTo(Files.readAllBytes(random));
+            ExternalTool.Run drain = cli(Map.of(), "drain", "--volume", "default", "--admin", serve.adminHostPort());
+            assertThat(drain.exitCode()).as(drain.describe() + "\n" + serve.log()).isZero();
+        }
+        assertThat(volumeBytes("vol", 0, WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+    }
+
+    @Test
+    void killMinusNineDuringWritebackToS3LosesNothing() throws Exception {
+        // Proves crash safety over S3: writes acknowledged by a flush are dirty in the cache; writeback starts
+        // staging and PUTting chunks and blockcache is killed (-9) right then; the restarted serve (the same cache,
+        // so the same owner: no --take-over) reads every byte back, drains, and the bucket holds every byte.
+        ExternalTool.require("nbdcopy");
+        Path data = dataDir();
+        Path random = RandomFiles.write(dir.resolve("random.bin"), WRITTEN_BYTES, 42);
+        try (ServeProcess first = start(data, "first")) {
+            run("nbdcopy", "--flush", random.toString(), first.uri());
+            run(javaCli("set", "writeback.default.running", "true", "--admin", first.adminHostPort()));
+            awaitStats(first, s -> !s.contains("\"completedWriteSectors\":0,"), "start writing back");
+            first.killMinusNine();
+        }
+        try (ServeProcess second = start(data, "second")) {
+            Path back = dir.resolve("back.bin");
+            run("nbdcopy", second.uri(), back.toString());
+            assertThat(Arrays.copyOf(Files.readAllBytes(back), WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+            ExternalTool.Run drain = cli(Map.of(), "drain", "--volume", "default", "--admin", second.adminHostPort());
+            assertThat(drain.exitCode()).as(drain.describe() + "\n" + second.log()).isZero();
+        }
+        assertThat(volumeBytes("vol", 0, WRITTEN_BYTES)).isEqualTo(Files.readAllBytes(random));
+    }
+
+    @Test
+    void aSecondCacheIsRefusedNamingTheOwnerUntilItTakesOver() throws Exception {
+        // Proves one owner per volume across processes: while serve A runs on s3://volumes/vol, serve B (another
+        // cache file) exits 1 with one line naming A's cache; with --take-over B starts and the record names B.
+        Path dataA = dataDir();
+        Path dataB = Files.createDirectories(dir.resolve("data-b"));
+        try (ServeProcess a = start(dataA, "a")) {
+            ExternalTool.Run refused = serve(dataB, proxy.environment(), "s3://" + BUCKET + "/vol");
+            assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
+            assertThat(refused.err().strip().lines()).as(refused.describe()).hasSize(1);
+            assertThat(refused.err()).contains("is owned by").contains(dataA.resolve("cache.img").toString())
+                    .contains("--take-over");
+            assertThat(Files.exists(dataB.resolve("cache.img"))).isFalse();
+            try (ServeProcess b = ServeProcess.start(dataB, "b", config() + "take-over=true\n", "64M",
+                    proxy.environment())) {
+                assertThat(b.log()).contains("took over s3://" + BUCKET + "/vol");
+                assertThat(new String(object("vol/owner"))).contains(dataB.resolve("cache.img").toString());
+            }
+        }
+    }
+
+    @Test
+    void badS3LocationsAreOneLineErrorsAndNothingIsWritten() throws Exception {
+        // Proves the start-up refusals: an endpoint nobody listens on, a bucket that does not exist, wrong
+        // credentials, and (after a first serve) a cache whose volume metadata is gone; each exit 1 with one line,
+        // no cache file created and nothing in the bucket under the prefix.
+        Path data = dataDir();
+        String uri = "s3://" + BUCKET + "/vol";
+        Map<String, String> env = proxy.environment();
+        int deadPort = RemoteNbdServer.freePort();
+        assertRefused(data, env, uri, "--s3-endpoint=http://127.0.0.1:" + deadPort, "cannot reach the S3 endpoint");
+        assertRefused(data, env, "s3://no-such-bucket/vol", endpointFlag(), "bucket \"no-such-bucket\" does not exist");
+        Map<String, String> wrongKey = new HashMap<>(env);
+        wrongKey.put("AWS_SECRET_ACCESS_KEY", "wrong");
+        assertRefused(data, wrongKey, uri, endpointFlag(), "HTTP 403");
+        assertThat(Files.exists(data.resolve("cache.img"))).isFalse();
+        assertThat(keys("vol")).isEmpty();
+        try (ServeProcess serve = start(data, "first")) {
+            assertThat(serve.log()).contains("created the S3 volume");
+        }
+        try (S3Client client = proxy.client()) {
+            client.deleteObject(b -> b.bucket(BUCKET).key("vol/volume"));
+        }
+        List<String> before = keys("vol");
+        assertRefused(data, env, uri, endpointFlag(), "holds no blockcache volume");
+        assertThat(keys("vol")).isEqualTo(before);
+    }
+
+    private void assertRefused(Path data, Map<String, String> env, String uri, String endpointFlag, String expected)
+            throws Exception {
+        ExternalTool.Run run = serve(data, env, uri, endpointFlag);
+        assertThat(run.exitCode()).as(run.describe()).isEqualTo(1);
+        assertThat(run.err().strip().lines()).as(run.describe()).hasSize(1);
+        assertThat(run.err()).as(run.describe()).contains(expected);
+    }
+
+    private ExternalTool.Run serve(Path data, Map<String, String> env, String uri, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("serve", "--data-dir", data.toString(), "--cache-size", "64M",
+                "--backing-size", "64M", "--backing", "default=" + uri, "--nbd-listen", "127.0.0.1:0",
+                "--admin-listen", "127.0.0.1:0"));
+        args.addAll(more.length == 0 ? List.of(endpointFlag()) : Arrays.asList(more));
+        return cli(env, args.toArray(String[]::new));
+    }
+
+    private String endpointFlag() {
+        return "--s3-endpoint=" + proxy.endpoint();
+    }
+
+    private ServeProcess start(Path data, String name) throws Exception {
+        return ServeProcess.start(data, name, config(), "64M", proxy.environment());
+    }
+
+    private String config() {
+        return "backing=default=s3://" + BUCKET + "/vol\ns3-endpoint=" + proxy.endpoint() + "\n" + KEEP_DIRTY;
+    }
+
+    /** Volume bytes [offset, offset + length) as an independent client reads them from the chunk objects. */
+    private byte[] volumeBytes(String prefix, long offsetBytes, int lengthBytes) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        long chunkBytes = S3Volume.CHUNK_BYTES_DEFAULT;
+        long from = DATA_OFFSET_BYTES + offsetBytes;
+        long to = from + lengthBytes;
+        for (long index = from / chunkBytes; index * chunkBytes < to; index++) {
+            byte[] chunk = object(prefix + "/" + S3Volume.chunkName(index));
+            if (chunk == null) {
+                chunk = new byte[(int) chunkBytes];
+            }
+            int start = (int) Math.max(0, from - index * chunkBytes);
+            int end = (int) Math.min(chunkBytes, to - index * chunkBytes);
+            bytes.write(chunk, start, end - start);
+        }
+        return bytes.toByteArray();
+    }
+
+    private byte[] object(String key) {
+        try (S3Client client = proxy.client()) {
+            return client.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray();
+        } catch (NoSuchKeyException missing) {
+            return null;
+        }
+    }
+
+    private List<String> keys(String prefix) {
+        try (S3Client client = proxy.client()) {
+            return client.listObjectsV2(b -> b.bucket(BUCKET).prefix(prefix + "/")).contents().stream()
+                    .map(S3Object::key).sorted().toList();
+        }
+    }
+
+    private Path dataDir() throws Exception {
+        return Files.createDirectories(dir.resolve("data"));
+    }
+
+    private void run(String... command) throws Exception {
+        run(List.of(command));
+    }
+
+    private void run(List<String> command) throws Exception {
+        ExternalTool.Run run = ExternalTool.run(dir, TOOL_TIMEOUT, command);
+        assertThat(run.exitCode()).as(command + "\n" + run.describe()).isZero();
+    }
+
+    private static List<String> javaCli(String... args) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-cp",
+                System.getProperty("java.class.path"), "io.blockcache.cli.Main"));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    private ExternalTool.Run cli(Map<String, String> env, String... args) throws Exception {
+        return ExternalTool.run(dir, TOOL_TIMEOUT, javaCli(args), env);
+    }
+
+    private String stats(ServeProcess serve) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
+                + "/api/stats")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    /** Polls the stats (one HTTP round trip apart) until {@code condition} holds, at most STATE_WAIT. */
+    private String awaitStats(ServeProcess serve, Predicate<String> condition, String what) throws Exception {
+        long endNs = System.nanoTime() + STATE_WAIT.toNanos();
+        String last = null;
+        while (System.nanoTime() < endNs) {
+            last = stats(serve);
+            if (condition.test(last)) {
+                return last;
+            }
+            Thread.sleep(20); // polls a child process's HTTP API; bounded by STATE_WAIT
+        }
+        throw new AssertionError("serve did not " + what + "; last stats " + last + "\n--- serve\n" + serve.log());
+    }
+}
