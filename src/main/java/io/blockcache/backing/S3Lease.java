@@ -142,6 +142,9 @@ public final class S3Lease {
                 return true;
             }
             S3Store.Found found = store.get(OBJECT_NAME);
+            if (found != null && etag.equals(found.etag())) {
+                return true; // 409: a concurrent conditional request, not a take-over; the record is still ours
+            }
             String holder = found == null ? "nobody (the record was deleted)" : Holder.parse(found.body()).describe();
             lostTo = store.where() + ": ownership was taken over by " + holder + "; this cache no longer writes to it";
             return false;
