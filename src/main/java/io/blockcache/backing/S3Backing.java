@@ -23,10 +23,11 @@ public final class S3Backing {
      *
      * @param sizeBytes the new volume's size, or 0 to refuse a prefix without a volume
      * @param volumeUuid the new volume's identity (the caller draws it: the backing package has no randomness)
+     * @param headerBytes a new volume must be larger than this: the backing header the cache will write into it
      */
-    public record Create(long sizeBytes, UUID volumeUuid) {
+    public record Create(long sizeBytes, UUID volumeUuid, long headerBytes) {
         /** Refuse a prefix without a volume. */
-        public static final Create NEVER = new Create(0, new UUID(0, 0));
+        public static final Create NEVER = new Create(0, new UUID(0, 0), 0);
     }
 
     /**
@@ -71,6 +72,10 @@ public final class S3Backing {
     }
 
     private static S3Volume newVolume(S3Store store, Create create) throws IOException {
+        if (create.sizeBytes() <= create.headerBytes()) {
+            throw new IOException(store.where() + ": a new volume of " + create.sizeBytes() + " bytes is too small, it"
+                    + " needs more than its " + create.headerBytes() + "-byte header (--backing-size)");
+        }
         try {
             return new S3Volume(create.sizeBytes(), S3Volume.CHUNK_BYTES_DEFAULT, create.volumeUuid());
         } catch (IllegalArgumentException e) {

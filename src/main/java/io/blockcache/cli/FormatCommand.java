@@ -17,6 +17,7 @@ import io.blockcache.engine.CacheReport;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
+import io.blockcache.format.BackingHeader;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
@@ -286,7 +287,8 @@ final class FormatCommand implements Callable<Integer> {
         }
         SecureRandom random = new SecureRandom();
         S3Backing.Create create = backingSizeBytes == null ? S3Backing.Create.NEVER
-                : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()));
+                : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()),
+                        inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES);
         try {
             S3Device device = S3Backing.open(loop, location.uri(), options, create, InstantSource.system(),
                     line -> err.println("blockcache format: " + line));

@@ -223,16 +223,8 @@ public final class CacheHost implements AutoCloseable {
         } catch (IOException e) {
             throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
         }
-        if (fresh && device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
-            this.<Boolean>onLoop(done -> {
-                device.close();
-                done.accept(true);
-            });
-            throw new HostException("the backing store of export \"" + name + "\", " + uri + ", has "
-                    + device.sizeBytes() + " bytes: too small, it needs more than its "
-                    + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
-        }
         if (fresh) {
+            refuseIfTooSmall(name, uri.toString(), device);
             log.accept("attaching " + uri + " as export \"" + name + "\" (" + device.sizeBytes() + " bytes, "
                     + device.connections() + " connections); its first 1 MiB becomes the blockcache backing header");
         }
@@ -245,29 +237,35 @@ public final class CacheHost implements AutoCloseable {
      */
     private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh) throws HostException {
         S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
-        S3Backing.Create create = fresh ? new S3Backing.Create(files.backingSizeBytes(), randomUuid())
-                : S3Backing.Create.NEVER;
+        S3Backing.Create create = fresh ? new S3Backing.Create(files.backingSizeBytes(), randomUuid(),
+                BackingHeader.DEFAULT_DATA_OFFSET_BYTES) : S3Backing.Create.NEVER;
         S3Device device;
         try {
             device = S3Backing.open(loop, location.uri(), options, create, InstantSource.system(), log);
         } catch (IOException e) {
             throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
         }
-        if (fresh && device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
-            this.<Boolean>onLoop(done -> {
-                device.close();
-                done.accept(true);
-            });
-            throw new HostException("the backing store of export \"" + name + "\", " + location.display() + ", has "
-                    + device.sizeBytes() + " bytes: too small, it needs more than its "
-                    + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
-        }
         if (fresh) {
+            refuseIfTooSmall(name, location.display(), device);
             log.accept("attaching " + location.display() + " as export \"" + name + "\" (" + device.sizeBytes()
                     + " bytes in chunks of " + device.writeUnitBytes() + " bytes); its first 1 MiB becomes the"
                     + " blockcache backing header");
         }
         return device;
+    }
+
+    /** Closes {@code device} and refuses it when it has no room for data after the backing header. */
+    private void refuseIfTooSmall(String name, String display, BlockDevice device) throws HostException {
+        if (device.sizeBytes() > BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+            return;
+        }
+        this.<Boolean>onLoop(done -> {
+            device.close();
+            done.accept(true);
+        });
+        throw new HostException("the backing store of export \"" + name + "\", " + display + ", has "
+                + device.sizeBytes() + " bytes: too small, it needs more than its "
+                + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
     }
 
     private static UUID randomUuid() {

@@ -231,20 +231,24 @@ class S3DeviceTest {
 
     @Test
     void badLocationsAreOneLineErrorsAndWriteNothing() throws Exception {
-        // Proves the start-up refusals: a bucket that does not exist, an endpoint nobody listens on, and a prefix
-        // without a volume when none may be created; nothing appears in the bucket.
+        // Proves the start-up refusals: a bucket that does not exist, an endpoint nobody listens on, a prefix
+        // without a volume when none may be created, a new volume too small for the header; nothing appears in the
+        // bucket.
         S3Uri missingBucket = new S3Uri("no-such-bucket", "v");
         assertThatThrownBy(() -> open(missingBucket, "node-a", false))
                 .hasMessageContaining("bucket \"no-such-bucket\" does not exist").hasMessageNotContaining("\n");
         S3Uri uri = newPrefix();
         S3Options dead = new S3Options(URI.create("http://127.0.0.1:" + freePort()), false, "node-a");
         assertThatThrownBy(() -> S3Backing.open(loop, S3Store.open(uri, dead, credentials()), uri, dead,
-                new S3Backing.Create(VOLUME_BYTES, new UUID(1, 1)), CLOCK, line -> { }))
+                new S3Backing.Create(VOLUME_BYTES, new UUID(1, 1), 0), CLOCK, line -> { }))
                 .hasMessageContaining("cannot reach the S3 endpoint").hasMessageNotContaining("\n");
         S3Options options = new S3Options(proxy.endpoint(), false, "node-a");
         assertThatThrownBy(() -> S3Backing.open(loop, S3Store.open(uri, options, credentials()), uri, options,
                 S3Backing.Create.NEVER, CLOCK, line -> { }))
                 .hasMessageContaining("holds no blockcache volume").hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> S3Backing.open(loop, S3Store.open(uri, options, credentials()), uri, options,
+                new S3Backing.Create(1 << 20, new UUID(1, 1), 1 << 20), CLOCK, line -> { }))
+                .hasMessageContaining("too small").hasMessageNotContaining("\n");
         try (S3Client client = proxy.client()) {
             assertThat(client.listObjectsV2(b -> b.bucket(BUCKET).prefix(uri.prefix() + "/")).contents()).isEmpty();
         }
@@ -257,7 +261,7 @@ class S3DeviceTest {
     private S3Device open(S3Uri uri, String owner, boolean takeOver) throws IOException {
         S3Options options = new S3Options(proxy.endpoint(), takeOver, owner);
         S3Device device = S3Backing.open(loop, S3Store.open(uri, options, credentials()), uri, options,
-                new S3Backing.Create(VOLUME_BYTES, new UUID(7, 7)), CLOCK, line -> { });
+                new S3Backing.Create(VOLUME_BYTES, new UUID(7, 7), 0), CLOCK, line -> { });
         opened.add(device);
         return device;
     }

@@ -1,19 +1,15 @@
 package io.blockcache.interop;
 
+import static io.blockcache.interop.ServeAdmin.awaitStats;
+import static io.blockcache.interop.ServeAdmin.javaCli;
+import static io.blockcache.interop.ServeAdmin.stats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.RandomAccessFile;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +35,6 @@ class NbdBackingInteropTest {
 
     @TempDir
     Path dir;
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void writesThroughTheCacheReachTheRemoteExportAfterADrain() throws Exception {
@@ -97,12 +92,14 @@ class NbdBackingInteropTest {
                 ServeProcess serve = ServeProcess.start(dataDir(), "first", backing(remote) + KEEP_DIRTY)) {
             run("nbdcopy", "--flush", random.toString(), serve.uri());
             run(javaCli("set", "writeback.default.running", "true", "--admin", serve.adminHostPort()));
-            awaitStats(serve, s -> !s.contains("\"backingWritesInFlight\":0,"), "start writing back");
+            awaitStats(serve, s -> !s.contains("\"backingWritesInFlight\":0,"), "start writing back", STATE_WAIT);
             remote.kill();
-            String away = awaitStats(serve, s -> !s.contains("\"backingWrite\":0,"), "show a writeback error");
+            String away = awaitStats(serve, s -> !s.contains("\"backingWrite\":0,"), "show a writeback error",
+                    STATE_WAIT);
             assertThat(away).doesNotContain("\"dirtyBytes\":0,");
             remote.start();
-            awaitStats(serve, s -> s.contains("\"dirtyBytes\":0,"), "finish writeback after the server returned");
+            awaitStats(serve, s -> s.contains("\"dirtyBytes\":0,"), "finish writeback after the server returned",
+                    STATE_WAIT);
             Path back = dir.resolve("back.bin");
             run("nbdcopy", serve.uri(), back.toString());
             assertThat(slice(back, 0, OUTAGE_BYTES)).isEqualTo(Files.readAllBytes(random));
@@ -232,35 +229,7 @@ class NbdBackingInteropTest {
         assertThat(run.exitCode()).as(command + "\n" + run.describe()).isZero();
     }
 
-    private static List<String> javaCli(String... args) {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-cp",
-                System.getProperty("java.class.path"), "io.blockcache.cli.Main"));
-        command.addAll(Arrays.asList(args));
-        return command;
-    }
-
     private ExternalTool.Run cli(String... args) throws Exception {
         return ExternalTool.run(dir, TOOL_TIMEOUT, javaCli(args));
-    }
-
-    private String stats(ServeProcess serve) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
-                + "/api/stats")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
-        return response.body();
-    }
-
-    /** Polls the stats (one HTTP round trip apart) until {@code condition} holds, at most STATE_WAIT. */
-    private String awaitStats(ServeProcess serve, Predicate<String> condition, String what) throws Exception {
-        long endNs = System.nanoTime() + STATE_WAIT.toNanos();
-        String last = null;
-        while (System.nanoTime() < endNs) {
-            last = stats(serve);
-            if (condition.test(last)) {
-                return last;
-            }
-            Thread.sleep(100); // polls a child process's HTTP API; bounded by STATE_WAIT
-        }
-        throw new AssertionError("serve did not " + what + "; last stats " + last + "\n--- serve\n" + serve.log());
     }
 }

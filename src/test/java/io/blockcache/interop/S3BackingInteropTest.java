@@ -1,14 +1,13 @@
 package io.blockcache.interop;
 
+import static io.blockcache.interop.ServeAdmin.awaitStats;
+import static io.blockcache.interop.ServeAdmin.javaCli;
+import static io.blockcache.interop.ServeAdmin.stats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.backing.S3ProxyProcess;
 import io.blockcache.backing.S3Volume;
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +16,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +43,6 @@ class S3BackingInteropTest {
     @TempDir
     Path dir;
     private S3ProxyProcess proxy;
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
     void startProxy() throws Exception {
@@ -93,7 +90,7 @@ class S3BackingInteropTest {
         try (ServeProcess first = start(data, "first")) {
             run("nbdcopy", "--flush", random.toString(), first.uri());
             run(javaCli("set", "writeback.default.running", "true", "--admin", first.adminHostPort()));
-            awaitStats(first, s -> !s.contains("\"completedWriteSectors\":0,"), "start writing back");
+            awaitStats(first, s -> !s.contains("\"completedWriteSectors\":0,"), "start writing back", STATE_WAIT);
             first.killMinusNine();
         }
         try (ServeProcess second = start(data, "second")) {
@@ -228,35 +225,7 @@ class S3BackingInteropTest {
         assertThat(run.exitCode()).as(command + "\n" + run.describe()).isZero();
     }
 
-    private static List<String> javaCli(String... args) {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-cp",
-                System.getProperty("java.class.path"), "io.blockcache.cli.Main"));
-        command.addAll(Arrays.asList(args));
-        return command;
-    }
-
     private ExternalTool.Run cli(Map<String, String> env, String... args) throws Exception {
         return ExternalTool.run(dir, TOOL_TIMEOUT, javaCli(args), env);
-    }
-
-    private String stats(ServeProcess serve) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
-                + "/api/stats")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
-        return response.body();
-    }
-
-    /** Polls the stats (one HTTP round trip apart) until {@code condition} holds, at most STATE_WAIT. */
-    private String awaitStats(ServeProcess serve, Predicate<String> condition, String what) throws Exception {
-        long endNs = System.nanoTime() + STATE_WAIT.toNanos();
-        String last = null;
-        while (System.nanoTime() < endNs) {
-            last = stats(serve);
-            if (condition.test(last)) {
-                return last;
-            }
-            Thread.sleep(20); // polls a child process's HTTP API; bounded by STATE_WAIT
-        }
-        throw new AssertionError("serve did not " + what + "; last stats " + last + "\n--- serve\n" + serve.log());
     }
 }

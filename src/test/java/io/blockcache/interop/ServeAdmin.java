@@ -1,0 +1,54 @@
+package io.blockcache.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Predicate;
+
+/** What the backing interop tests ask of a running {@code serve}: its stats, and the CLI as a child JVM. */
+final class ServeAdmin {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** Pause between two polls of the stats: one HTTP round trip apart is enough to see writeback move. */
+    private static final long POLL_PERIOD_MS = 20;
+
+    private ServeAdmin() {
+    }
+
+    /** The command line of {@code blockcache ARGS} on this test's JVM and class path. */
+    static List<String> javaCli(String... args) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-cp",
+                System.getProperty("java.class.path"), "io.blockcache.cli.Main"));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    /** {@code GET /api/stats} of {@code serve}, asserting 200. */
+    static String stats(ServeProcess serve) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
+                + "/api/stats")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    /** Polls the stats until {@code condition} holds, at most {@code wait}; fails naming {@code what}. */
+    static String awaitStats(ServeProcess serve, Predicate<String> condition, String what, Duration wait)
+            throws Exception {
+        long endNs = System.nanoTime() + wait.toNanos();
+        String last = null;
+        while (System.nanoTime() < endNs) {
+            last = stats(serve);
+            if (condition.test(last)) {
+                return last;
+            }
+            Thread.sleep(POLL_PERIOD_MS); // polls a child process's HTTP API; bounded by wait
+        }
+        throw new AssertionError("serve did not " + what + "; last stats " + last + "\n--- serve\n" + serve.log());
+    }
+}
