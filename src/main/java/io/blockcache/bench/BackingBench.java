@@ -21,7 +21,12 @@ import java.util.function.Consumer;
  * </ul>
  * After the write burst it times how long each takes to be clean: blockcache drains (every dirty block written back
  * and the backing flushed); the others get one NBD FLUSH ({@code nbdsh}), which makes nbdkit's cache filter write
- * its dirty blocks back. Each setup gets a fresh slow backing. Short by design: about a minute and a half.
+ * its dirty blocks back. Each setup gets a fresh slow backing.
+ *
+ * <p>The S3 row, {@code blockcache-s3}: the same fio jobs against {@code serve} over an {@code s3://} backing on
+ * S3Proxy ({@link S3ProxyServer}, in-memory store, on this machine: no network latency, so it shows the cache's
+ * front end and the time to write the burst back as chunk PUTs, not what a remote store costs). Skipped, with a
+ * line, when the S3Proxy jar is not in the local Maven repository. Short by design: about two minutes in all.
  */
 public final class BackingBench {
     /** The slow backing's delay per read and per write. */
@@ -66,8 +71,20 @@ public final class BackingBench {
         try (NbdServerProcess cached = slowBacking("nbdkit-cache", List.of("--filter=cache"))) {
             results.addAll(measure(cached, false, () -> flush(cached)));
         }
+        try {
+            S3ProxyServer.jar();
+        } catch (IOException missing) {
+            progress.accept(S3_SETUP + ": skipped: " + missing.getMessage());
+            return results;
+        }
+        try (S3ProxyServer s3 = S3ProxyServer.start(workDir); NbdServerProcess cache = blockcacheOverS3(s3)) {
+            results.addAll(measure(cache, true, () -> cache.admin().drain()));
+        }
         return results;
     }
+
+    /** The S3 row's setup name. */
+    static final String S3_SETUP = "blockcache-s3";
 
     /** How a setup gets clean after the burst. */
     private interface Cleaner {
@@ -107,20 +124,37 @@ public final class BackingBench {
 
     /** blockcache serve of this build, write-back, over {@code slow} as an nbd:// backing. */
     private NbdServerProcess blockcache(NbdServerProcess slow) throws IOException, InterruptedException {
+        return serve("blockcache", slow.uri(), List.of(), List.of());
+    }
+
+    /** blockcache serve of this build, write-back, over a new volume in a bucket of {@code s3}. */
+    private NbdServerProcess blockcacheOverS3(S3ProxyServer s3) throws IOException, InterruptedException {
+        s3.createBucket("bench");
+        // Credentials through the AWS SDK's system-property source, one of its default chain's.
+        List<String> credentials = List.of("-Daws.accessKeyId=" + S3ProxyServer.IDENTITY,
+                "-Daws.secretAccessKey=" + S3ProxyServer.CREDENTIAL, "-Daws.region=us-east-1");
+        return serve(S3_SETUP, "s3://bench/vol", credentials, List.of("--s3-endpoint", s3.endpoint().toString(),
+                "--backing-size", Long.toString(BACKING_BYTES)));
+    }
+
+    private NbdServerProcess serve(String name, String backingUri, List<String> jvmOptions, List<String> moreArgs)
+            throws IOException, InterruptedException {
         int port = NbdServerProcess.freePort();
         String adminHostPort = "127.0.0.1:" + NbdServerProcess.freePort();
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.blockcache.cli.Main", "serve",
-                "--data-dir", workDir.resolve("blockcache").toString(),
-                "--cache", workDir.resolve("blockcache-cache.img").toString(),
-                "--backing", "default=" + slow.uri(),
+                "--data-dir", workDir.resolve(name).toString(),
+                "--cache", workDir.resolve(name + "-cache.img").toString(),
+                "--backing", "default=" + backingUri,
                 "--cache-size", Long.toString(CACHE_BYTES),
                 "--nbd-listen", "127.0.0.1:" + port,
                 "--admin-listen", adminHostPort,
                 "--mode", "writeback"));
-        return NbdServerProcess.start("blockcache", command, port, "default", workDir.resolve("blockcache.log"),
+        command.addAll(moreArgs);
+        return NbdServerProcess.start(name, command, port, "default", workDir.resolve(name + ".log"),
                 new ServeAdmin(adminHostPort, "default"));
     }
 

@@ -2,6 +2,7 @@ package io.blockcache.backing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.blockcache.bench.S3ProxyServer;
 import io.blockcache.device.IoResult;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
@@ -50,11 +51,11 @@ class S3DeviceModelTest {
         Random random = new Random(SEED);
         byte[] model = new byte[(int) VOLUME_BYTES];
         S3Uri uri = new S3Uri("model", "v");
-        try (S3ProxyProcess proxy = S3ProxyProcess.start(dir); RealLoop loop = new RealLoop("s3-model")) {
+        try (S3ProxyServer proxy = S3ProxyServer.start(dir); RealLoop loop = new RealLoop("s3-model")) {
             proxy.createBucket("model");
             S3Options options = new S3Options(proxy.endpoint(), false, "model");
             S3Store store = S3Store.open(uri, options, StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(S3ProxyProcess.IDENTITY, S3ProxyProcess.CREDENTIAL)));
+                    AwsBasicCredentials.create(S3ProxyServer.IDENTITY, S3ProxyServer.CREDENTIAL)));
             S3Device device = new S3Device(loop, store, new S3Volume(VOLUME_BYTES, CHUNK_BYTES, new UUID(3, 3)),
                     null, 8);
             try {
@@ -129,7 +130,7 @@ class S3DeviceModelTest {
     }
 
     /** The volume as an independent client reads it from the chunk objects (a missing one is zeros). */
-    private static byte[] bucket(S3ProxyProcess proxy, S3Uri uri) {
+    private static byte[] bucket(S3ProxyServer proxy, S3Uri uri) {
         byte[] all = new byte[(int) VOLUME_BYTES];
         try (S3Client client = proxy.client()) {
             for (int index = 0; index < VOLUME_BYTES / CHUNK_BYTES; index++) {

@@ -3,6 +3,7 @@ package io.blockcache.backing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.blockcache.bench.S3ProxyServer;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.loop.LoopCalls;
@@ -46,14 +47,14 @@ class S3DeviceTest {
 
     @TempDir
     static Path dir;
-    private static S3ProxyProcess proxy;
+    private static S3ProxyServer proxy;
     private final RealLoop loop = new RealLoop("s3-device-test");
     private final List<S3Device> opened = new ArrayList<>();
     private static int prefixes;
 
     @BeforeAll
     static void startProxy() throws Exception {
-        proxy = S3ProxyProcess.start(dir);
+        proxy = S3ProxyServer.start(dir);
         proxy.createBucket(BUCKET);
     }
 
@@ -267,8 +268,8 @@ class S3DeviceTest {
     }
 
     private static StaticCredentialsProvider credentials() {
-        return StaticCredentialsProvider.create(AwsBasicCredentials.create(S3ProxyProcess.IDENTITY,
-                S3ProxyProcess.CREDENTIAL));
+        return StaticCredentialsProvider.create(AwsBasicCredentials.create(S3ProxyServer.IDENTITY,
+                S3ProxyServer.CREDENTIAL));
     }
 
     private IoResult write(S3Device device, long offset, byte[] data, boolean fua) {

@@ -5,8 +5,8 @@ import static io.blockcache.interop.ServeAdmin.javaCli;
 import static io.blockcache.interop.ServeAdmin.stats;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.blockcache.backing.S3ProxyProcess;
 import io.blockcache.backing.S3Volume;
+import io.blockcache.bench.S3ProxyServer;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,11 +42,11 @@ class S3BackingInteropTest {
 
     @TempDir
     Path dir;
-    private S3ProxyProcess proxy;
+    private S3ProxyServer proxy;
 
     @BeforeEach
     void startProxy() throws Exception {
-        proxy = S3ProxyProcess.start(dir);
+        proxy = S3ProxyServer.start(dir);
         proxy.createBucket(BUCKET);
     }
 

@@ -1,4 +1,4 @@
-package io.blockcache.backing;
+package io.blockcache.bench;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -19,11 +19,12 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * S3Proxy ({@code org.gaul:s3proxy}, the jar with dependencies Maven fetched as a test dependency) as a separate
+ * S3Proxy ({@code org.gaul:s3proxy}, the jar with dependencies that Maven fetches as a test dependency) as a separate
  * process on 127.0.0.1 and a port that was free a moment ago, with an in-memory ("transient") blob store: a real S3
- * server for the {@code s3://} tests. Ready once the port accepts; killed on close.
+ * server for the {@code s3://} tests and the S3 row of {@code bench backing}. Ready once the port accepts; killed on
+ * close. Benchmark and test harness, not engine code: it polls and uses the wall clock.
  */
-public final class S3ProxyProcess implements AutoCloseable {
+public final class S3ProxyServer implements AutoCloseable {
     /** The access key S3Proxy accepts (any would do; the tests pass it to blockcache through the AWS chain). */
     public static final String IDENTITY = "blockcache-test";
     public static final String CREDENTIAL = "blockcache-test-secret";
@@ -35,14 +36,14 @@ public final class S3ProxyProcess implements AutoCloseable {
     private final int port;
     private final Path log;
 
-    private S3ProxyProcess(Process process, int port, Path log) {
+    private S3ProxyServer(Process process, int port, Path log) {
         this.process = process;
         this.port = port;
         this.log = log;
     }
 
     /** Starts S3Proxy with its files (config, log) under {@code dir}; waits until it listens. */
-    public static S3ProxyProcess start(Path dir) throws IOException, InterruptedException {
+    public static S3ProxyServer start(Path dir) throws IOException, InterruptedException {
         Path jar = jar();
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -67,7 +68,7 @@ public final class S3ProxyProcess implements AutoCloseable {
             }
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                return new S3ProxyProcess(process, port, log);
+                return new S3ProxyServer(process, port, log);
             } catch (IOException notYet) {
                 Thread.sleep(POLL_PERIOD_MS); // polling a child process for readiness, bounded by the deadline
             }
@@ -76,8 +77,13 @@ public final class S3ProxyProcess implements AutoCloseable {
         throw new IOException("S3Proxy did not listen on " + port + ":\n" + Files.readString(log));
     }
 
-    /** The jar: from the build (-Dblockcache.s3proxyJar, set by the pom), else the default local repository. */
-    static Path jar() throws IOException {
+    /**
+     * The jar: {@code -Dblockcache.s3proxyJar} (the pom sets it for tests), else where Maven puts it in the default
+     * local repository.
+     *
+     * @throws IOException naming the path when there is no jar there
+     */
+    public static Path jar() throws IOException {
         String configured = System.getProperty("blockcache.s3proxyJar");
         Path jar = configured != null && !configured.contains("${") ? Path.of(configured)
                 : Path.of(System.getProperty("user.home"), ".m2", "repository", "org", "gaul", "s3proxy", "4.1.0",
