@@ -4,9 +4,9 @@ import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 
 /**
- * Keeps the backing device's queue between a low and a high goal while writeback runs at full speed (seed
- * 003): enough queued for the disk's scheduler to sort, not so much that the next front-end read waits long
- * behind it. The goals are ~100 ms and ~200 ms of the device's <em>measured</em> bandwidth.
+ * Keeps the backing device's queue between a low and a high goal while writeback runs at full speed (the early-flush
+ * RFC, linux-kernel 2001): enough queued for the disk's scheduler to sort, not so much that the next front-end read
+ * waits long behind it. The goals are ~100 ms and ~200 ms of the device's <em>measured</em> bandwidth.
  *
  * <p>Measurement: each sample takes the sectors the device completed (reads and writes, everyone's) over the
  * window and, if the device was busy for most of it (mean queue depth ≥ 1), folds that rate into an
