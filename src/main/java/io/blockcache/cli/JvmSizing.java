@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.backing.S3Device;
 import io.blockcache.backing.S3Volume;
+import io.blockcache.writeback.WritebackSettings;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
@@ -49,10 +50,20 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
     }
 
     /**
-     * Heap per {@code s3://} backing ({@code backing.S3Device}): its staged chunks, a copy of each for its PUT, and
-     * a buffer of each for the GET of its old object, at most one of each per staged chunk: 3 x 16 x 4 MiB = 192 MiB.
+     * Heap of writeback's whole-chunk buffers on an object store: one chunk per chunk in flight at the default
+     * {@code writeback.NAME.chunks_in_flight_max} (32 x 4 MiB = 128 MiB; raising the knob needs
+     * {@code BLOCKCACHE_JAVA_OPTS}, docs/OPERATIONS.md §3).
      */
-    static final long S3_HEAP_BYTES_PER_BACKING = 3L * S3Device.STAGING_CHUNKS_MAX * S3Volume.CHUNK_BYTES_DEFAULT;
+    static final long WRITEBACK_CHUNK_HEAP_BYTES = (long) WritebackSettings.CHUNKS_IN_FLIGHT_MAX_DEFAULT
+            * S3Volume.CHUNK_BYTES_DEFAULT;
+
+    /**
+     * Heap per {@code s3://} backing ({@code backing.S3Device}): its staged chunks, a copy of each for its PUT, and
+     * a buffer of each for the GET of its old object, at most one of each per staged chunk (3 x 16 x 4 MiB =
+     * 192 MiB), plus writeback's chunk buffers for it ({@link #WRITEBACK_CHUNK_HEAP_BYTES}): 320 MiB.
+     */
+    static final long S3_HEAP_BYTES_PER_BACKING = 3L * S3Device.STAGING_CHUNKS_MAX * S3Volume.CHUNK_BYTES_DEFAULT
+            + WRITEBACK_CHUNK_HEAP_BYTES;
 
     /** As {@link #forCache(long, int, NbdLimits)}, {@code s3Backings} of the backings being S3 volumes. */
     static JvmSizing forCache(long cacheBytes, int backingDevices, int s3Backings, NbdLimits nbd) {

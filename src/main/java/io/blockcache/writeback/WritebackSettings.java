@@ -82,16 +82,19 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
     }
 
     /**
-     * The defaults: bcache's constants where bcache has one (writeback.h, writeback.c, the 2025 patch), seed
-     * 003's 100 ms sampling, bdflush's 30 s age, and a 1 MiB merge limit (a disk streams at that size; larger
-     * writes only delay reads queued behind them); 32 chunks in flight on an object store (with 4 MiB chunks, 128 MiB
-     * of buffers: the simulated S3 model's 1.25 GB/s link times its ~0.1 s per chunk PUT is ~30 chunks, measured in
-     * docs/BENCHMARKS.md "Writeback: object store").
+     * The defaults: bcache's constants where bcache has one (writeback.h, writeback.c, the 2025 patch), the early-flush
+     * RFC's 100 ms sampling (linux-kernel, 2001), bdflush's 30 s age, and a 1 MiB merge limit (a disk streams at that
+     * size; larger writes only delay reads queued behind them); 32 chunks in flight on an object store (with 4 MiB
+     * chunks, 128 MiB of buffers: the simulated S3 model's 1.25 GB/s link times its ~0.1 s per chunk PUT is ~30 chunks,
+     * measured in docs/BENCHMARKS.md "Writeback: object store").
      */
+    /** Chunks in flight on an object store by default; each holds one chunk-sized buffer (see {@link #defaults}). */
+    public static final int CHUNKS_IN_FLIGHT_MAX_DEFAULT = 32;
+
     public static WritebackSettings defaults() {
         return new WritebackSettings(true, WritebackPolicy.MODERN, WritebackOrder.LBA, 10, 0, 8, 40, 10_000,
                 5 * SECOND, 5, 5000, 80, 80_000, 64, 2048, 100 * MS, 30 * SECOND, 30 * SECOND, true, 500, 1024,
-                WritebackOrdering.NONE, 32);
+                WritebackOrdering.NONE, CHUNKS_IN_FLIGHT_MAX_DEFAULT);
     }
 
     /** A builder starting from these settings. */
