@@ -37,6 +37,17 @@ final class ServeAdmin {
         return response.body();
     }
 
+    /**
+     * Sets a knob through {@code PUT /api/knobs/NAME}, asserting 200: a round trip of milliseconds, where the CLI
+     * (a child JVM) takes seconds on a loaded machine, long enough to miss a window the test waits for.
+     */
+    static void setKnob(ServeProcess serve, String name, String value) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
+                + "/api/knobs/" + name)).timeout(Duration.ofSeconds(10))
+                .PUT(HttpRequest.BodyPublishers.ofString(value)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    }
+
     /** Polls the stats until {@code condition} holds, at most {@code wait}; fails naming {@code what}. */
     static String awaitStats(ServeProcess serve, Predicate<String> condition, String what, Duration wait)
             throws Exception {
