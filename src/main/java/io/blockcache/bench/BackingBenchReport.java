@@ -54,8 +54,10 @@ public final class BackingBenchReport {
             bySetup.computeIfAbsent(result.setup(), Series::new)
                     .add(result.workload().equals("randwrite4k") ? 1 : 2, result.iops());
         }
+        boolean s3 = bySetup.containsKey(BackingBench.S3_SETUP);
         LineChart chart = new LineChart("4 KiB random I/O over a slow NBD backing (" + BackingBench.DELAY_MS
-                + " ms per request), fio iodepth " + BackingBench.IODEPTH, "workload", "IOPS").bars()
+                + " ms per request)" + (s3 ? " and S3Proxy" : "") + ", fio iodepth " + BackingBench.IODEPTH,
+                "workload", "IOPS").bars()
                 .categories("", "random writes", "random reads");
         bySetup.values().forEach(chart::add);
         chart.writePng(png);
