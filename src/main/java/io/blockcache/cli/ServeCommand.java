@@ -173,8 +173,11 @@ final class ServeCommand implements Callable<Integer> {
         if (printJvmOptions) {
             int s3Backings = (int) settings.backings().values().stream()
                     .filter(location -> location instanceof io.blockcache.backing.BackingLocation.S3).count();
-            JvmSizing sizing = JvmSizing.forCache(cacheBytes(settings), settings.backings().size(), s3Backings,
-                    settings.nbdLimits());
+            // A damage map kept in a file is one more file device per backing, with its own I/O buffers.
+            int mapFiles = settings.damageMap() == io.blockcache.host.DamageMapPlacement.FILE
+                    ? settings.backings().size() : 0;
+            JvmSizing sizing = JvmSizing.forCache(cacheBytes(settings), settings.backings().size() + mapFiles,
+                    s3Backings, settings.nbdLimits());
             String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
             if (warning != null) {
                 err.println("blockcache serve: " + warning);
