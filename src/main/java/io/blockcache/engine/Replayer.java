@@ -124,6 +124,13 @@ final class Replayer {
                     generation.generation());
             case JournalRecord.CheckpointDone done -> { } // located before replay began
             case JournalRecord.CleanShutdown shutdown -> { } // informational
+            case JournalRecord.EpochsVoid epochsVoid -> {
+                index(epochsVoid.volumeId()); // a record of a volume that is not attached is corruption, as for others
+                DirtyEpochs volumeEpochs = epochs.get(epochsVoid.volumeId());
+                if (volumeEpochs != null) {
+                    volumeEpochs.replayVoid(); // what follows the volume's epochs since may not be in their order
+                }
+            }
         }
     }
 

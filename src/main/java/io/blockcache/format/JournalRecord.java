@@ -23,6 +23,8 @@ public sealed interface JournalRecord {
     int TYPE_CLEAN_SHUTDOWN = 6;
     /** Type byte of an {@link ExtentInsert} that carries its write's flush epoch ({@link ExtentInsert#epoch}). */
     int TYPE_EXTENT_INSERT_EPOCH = 7;
+    /** Type byte of {@link EpochsVoid}. */
+    int TYPE_EPOCHS_VOID = 8;
     /** The epoch of an extent whose write order was not recorded (type 1 records, type 2 checkpoint runs). */
     long EPOCH_NOT_RECORDED = 0;
 
@@ -182,6 +184,25 @@ public sealed interface JournalRecord {
         @Override
         public int type() {
             return TYPE_CHECKPOINT_DONE;
+        }
+    }
+
+    /**
+     * Every epoch recorded so far for volume {@code volumeId} (type 7 records and type 3 checkpoint runs before this
+     * record) is void: the volume stopped following them (ordering switched off, or recovered epochs dropped), so its
+     * backing device may from now on receive data in another order (docs/FORMAT.md §5.2, §7 rule 15). Recovery then
+     * leaves that volume's dirty data without an epoch, and so of unknown order.
+     *
+     * @param volumeId u16 volume id
+     */
+    record EpochsVoid(int volumeId) implements JournalRecord {
+        public EpochsVoid {
+            ByteLayout.requireU16("volumeId", volumeId);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_EPOCHS_VOID;
         }
     }
 

@@ -3,6 +3,7 @@ package io.blockcache.format;
 import io.blockcache.format.JournalRecord.BucketGeneration;
 import io.blockcache.format.JournalRecord.CheckpointDone;
 import io.blockcache.format.JournalRecord.CleanShutdown;
+import io.blockcache.format.JournalRecord.EpochsVoid;
 import io.blockcache.format.JournalRecord.ExtentClean;
 import io.blockcache.format.JournalRecord.ExtentInsert;
 import io.blockcache.format.JournalRecord.ExtentRemove;
@@ -24,6 +25,7 @@ import java.util.List;
  *                                   | checkpointCrc u32
  *  type 6 CleanShutdown     ( 1 B)  (no fields)
  *  type 7 ExtentInsert+epoch (40 B) volumeId u16 | extent body (29 B) | epoch u64 (>= 1; docs/FORMAT.md §5.2)
+ *  type 8 EpochsVoid        ( 3 B)  volumeId u16 (the volume's recorded epochs no longer hold; §5.2)
  *
  *  extent body (29 B, shared with checkpoint extent runs)
  *   0               8             12            16        18      20  21          25       27       29
@@ -52,6 +54,7 @@ public final class JournalRecordCodec {
             case BucketGeneration generation -> 1 + 4 + 2;
             case CheckpointDone done -> 1 + 8 + 4 + 4 * done.buckets().size() + 8 + 4;
             case CleanShutdown shutdown -> 1;
+            case EpochsVoid epochsVoid -> 1 + 2;
         };
     }
 
@@ -95,6 +98,7 @@ public final class JournalRecordCodec {
             case CleanShutdown shutdown -> {
                 // Type byte only.
             }
+            case EpochsVoid epochsVoid -> buffer.putShort((short) epochsVoid.volumeId());
         }
     }
 
@@ -167,6 +171,7 @@ public final class JournalRecordCodec {
                         new BucketGeneration(reader.u32AsInt("bucket"), reader.u16("generation"));
                 case JournalRecord.TYPE_CHECKPOINT_DONE -> readCheckpointDone(reader);
                 case JournalRecord.TYPE_CLEAN_SHUTDOWN -> new CleanShutdown();
+                case JournalRecord.TYPE_EPOCHS_VOID -> new EpochsVoid(reader.u16("volumeId"));
                 default -> throw reader.fail(DecodeError.Kind.UNKNOWN_TYPE, start,
                         "unknown journal record type " + type);
             };

@@ -161,6 +161,11 @@ public final class JournalWriter implements MetadataJournal {
     }
 
     @Override
+    public long appendEpochsVoid(int volumeId) {
+        return append(new JournalRecord.EpochsVoid(volumeId));
+    }
+
+    @Override
     public long recordGeneration(int bucket, int generation) {
         return append(new JournalRecord.BucketGeneration(bucket, generation));
     }

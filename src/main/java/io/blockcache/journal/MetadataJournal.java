@@ -41,6 +41,12 @@ public interface MetadataJournal extends GenerationJournal {
                      int generation);
 
     /**
+     * Appends "every epoch recorded so far for volume {@code volumeId} is void" (docs/FORMAT.md §5.2, §7 rule 15): the
+     * volume no longer follows them, so a recovery must not restore them.
+     */
+    long appendEpochsVoid(int volumeId);
+
+    /**
      * Makes every record appended so far durable, then calls back with OK; or with an error if that could not be done,
      * after which the journal refuses to report anything as durable again (docs/ARCHITECTURE.md §5 item 5).
      */

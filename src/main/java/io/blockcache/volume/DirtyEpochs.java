@@ -64,6 +64,16 @@ public final class DirtyEpochs {
         }
     }
 
+    /**
+     * Recovery: a replayed {@code EpochsVoid} record (docs/FORMAT.md §5.2): every epoch recorded before it is
+     * forgotten, so the dirty data it covered has none and the volume's recovered data is of unknown order.
+     */
+    public void replayVoid() {
+        spans.clear();
+        sectorsByEpoch.clear();
+        sectors = 0;
+    }
+
     /** Recovery: a replayed removal. */
     public void replayRemove(long startSector, long lengthSectors) {
         clear(startSector, lengthSectors);
@@ -83,7 +93,9 @@ public final class DirtyEpochs {
 
     /**
      * The volume changes while not tracking (a front-end request, a writeback pass): recovered epochs, if any, are
-     * forgotten, since what they ordered may now reach the backing device in another order.
+     * forgotten, since what they ordered may now reach the backing device in another order. In memory only: the
+     * engine calls {@link VolumeIndex#changingUntracked}, which also voids them on record (the fuzz calls this one
+     * alone to plant the bug of forgetting them).
      */
     public void changedUntracked() {
         if (!tracking) {

@@ -52,6 +52,13 @@ final class EpochGate {
         if (!overlapsHeld(startSector, lengthSectors, held.size()) && attempt.getAsBoolean()) {
             return;
         }
+        String voidFailure = context.index.epochVoidFailure();
+        if (voidFailure != null) {
+            // The epochs' void record can never be made durable: it would wait forever (EpochRecord).
+            IoResult refused = IoResult.error(IoStatus.IO_ERROR, voidFailure);
+            context.loop.execute(() -> done.complete(refused));
+            return;
+        }
         if (held.size() >= HELD_REQUESTS_MAX) {
             IoResult refused = IoResult.error(IoStatus.IO_ERROR, "too many requests (" + HELD_REQUESTS_MAX
                     + ") wait for older epochs to be written back");
@@ -90,9 +97,12 @@ final class EpochGate {
         }
     }
 
-    /** True if requests need not pass the gate: ordering is off and nothing is held (so none can overtake). */
+    /**
+     * True if requests need not pass the gate: ordering is off, no record voiding recorded epochs is pending, and
+     * nothing is held (so none can overtake).
+     */
     boolean bypassed() {
-        return !context.epochOrdering && held.isEmpty();
+        return !context.epochOrdering && held.isEmpty() && !context.index.epochVoidPending();
     }
 
     /** Requests held now. */

@@ -54,6 +54,21 @@ public final class Volume implements BlockDevice {
         this.flushes = new FlushCoordinator(context);
         this.router = new WriteRouter(context, flushes);
         this.eraser = new RangeEraser(context, flushes);
+        index.onEpochVoidSettled(failure -> context.loop.execute(() -> epochVoidSettled(failure)));
+    }
+
+    /**
+     * The record voiding the volume's epochs is durable (null) or failed: requests held for it go now, or are refused
+     * with the reason (nothing may reach the backing device out of the recorded order while it is not durable), and
+     * writeback is told.
+     */
+    private void epochVoidSettled(String failure) {
+        if (failure == null) {
+            context.epochGate.retry();
+        } else {
+            context.epochGate.failAll(failure);
+        }
+        context.hooks.epochVoidSettled(failure);
     }
 
     /** The volume's number in its cache set. */
@@ -289,8 +304,10 @@ public final class Volume implements BlockDevice {
 
     private IoCallback track(DeviceOp op, long bytes, IoCallback callback) {
         Checks.onLoop(context.loop, "Volume"); // every read, write, flush, discard and write-zeroes passes here
-        if (op != DeviceOp.READ) {
-            context.index.epochs().changedUntracked(); // recovered epochs no longer describe what comes
+        if (op == DeviceOp.WRITE || op == DeviceOp.DISCARD) {
+            // Recovered epochs no longer describe what comes: dropped, and voided on record before anything of this
+            // request reaches the backing device (the gate holds it meanwhile). A FLUSH changes no data.
+            context.index.changingUntracked();
         }
         long submittedNs = context.loop.nowNs();
         counters.onSubmit(op, bytes, submittedNs);

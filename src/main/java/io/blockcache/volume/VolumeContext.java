@@ -67,9 +67,13 @@ final class VolumeContext {
 
     /**
      * With epoch ordering: false while any older epoch is still dirty, since data going straight to the backing
-     * device now would land before it.
+     * device now would land before it; and, ordering or not, while the record voiding the volume's recorded epochs is
+     * not durable ({@link VolumeIndex#epochVoidPending}).
      */
     boolean mayGoAround() {
+        if (index.epochVoidPending()) {
+            return false; // the recorded epochs are not durably void yet (EpochRecord): nothing may overtake them
+        }
         DirtyEpochs epochs = index.epochs();
         return !epochOrdering || epochs.oldest() >= epochs.current();
     }

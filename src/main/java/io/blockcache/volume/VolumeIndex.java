@@ -27,6 +27,7 @@ public final class VolumeIndex {
     private final ExtentIndex index;
     private final MetadataJournal journal;
     private final CacheSpace space;
+    private final EpochRecord record;
 
     /** Wraps {@code index} of volume {@code volumeId}, whose listener must be {@code space}. */
     public VolumeIndex(int volumeId, ExtentIndex index, MetadataJournal journal, CacheSpace space) {
@@ -34,6 +35,7 @@ public final class VolumeIndex {
         this.index = index;
         this.journal = journal;
         this.space = space;
+        this.record = new EpochRecord(volumeId, journal);
     }
 
     /** The volume this index belongs to. */
@@ -58,6 +60,7 @@ public final class VolumeIndex {
         }
         if (!on) {
             epochs.stopTracking();
+            record.coarsened(); // no order in memory now: void what is on record first (docs/FORMAT.md §7 rule 15)
             return;
         }
         epochs.startTracking();
@@ -66,8 +69,40 @@ public final class VolumeIndex {
         if (!restored) {
             epochs.startTracking();
             seedEpochs(false);
+            record.coarsened(); // recovered epochs, if any, are now one epoch of unknown order
         }
         checkEpochs();
+    }
+
+    /**
+     * The volume is about to change while it keeps no epochs (a front-end write, trim or write-zeroes, or writeback
+     * about to run unordered): recovered epochs, if any, no longer describe what the backing device will see, so they
+     * are dropped, and voided on record before anything reaches the backing device ({@link #epochVoidPending}).
+     */
+    public void changingUntracked() {
+        if (!epochs.tracking() && epochs.recoveredPending()) {
+            epochs.changedUntracked();
+            record.coarsened();
+        }
+    }
+
+    /**
+     * True while nothing may reach the backing device in an order coarser than the recorded epochs: the record that
+     * voids them is not durable yet, or could not be made durable ({@link #epochVoidFailure}). Writeback starts no
+     * pass and the front end sends nothing around the cache meanwhile.
+     */
+    public boolean epochVoidPending() {
+        return record.pending();
+    }
+
+    /** Why the record voiding the epochs could not be made durable, or null. */
+    public String epochVoidFailure() {
+        return record.failure();
+    }
+
+    /** Sets who hears that a void record became durable ({@code null}) or failed (the reason); the volume, once. */
+    void onEpochVoidSettled(java.util.function.Consumer<String> listener) {
+        record.onSettled(listener);
     }
 
     /** Seeds every dirty extent's epoch, recovered or unknown; false at the first one without a recovered epoch. */
@@ -90,6 +125,9 @@ public final class VolumeIndex {
     /** After recovery, before the volume serves: the epochs replayed from the journal and the checkpoint. */
     public void restoreEpochs(DirtyEpochs recovered) {
         epochs.restore(recovered);
+        if (epochs.recoveredPending()) {
+            record.recorded(); // the journal or the checkpoint holds them
+        }
     }
 
     /** The epoch to record with a dirty extent at {@code startSector}: {@link DirtyEpochs#recordedEpochAt}. */
@@ -132,6 +170,9 @@ public final class VolumeIndex {
             // Recorded so that recovery restores the order (docs/FORMAT.md §5.2): a move keeps the range's epoch.
             long recorded = epoch == EPOCH_UNCHANGED ? epochs.recordedEpochAt(startSector)
                     : epochs.tracking() ? epoch : DirtyEpochs.ORDER_UNKNOWN;
+            if (recorded != DirtyEpochs.ORDER_UNKNOWN) {
+                record.recorded();
+            }
             journal.appendInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
                     true, crc32c, crcCutHeadSectors, crcLengthSectors, recorded);
         }

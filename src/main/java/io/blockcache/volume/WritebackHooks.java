@@ -24,6 +24,10 @@ public interface WritebackHooks {
         @Override
         public void dirtyBucketUsed(int bucket, int generation) {
         }
+
+        @Override
+        public void epochVoidSettled(String failure) {
+        }
     };
 
     /** True if writeback of an extent overlapping {@code [startSector, + lengthSectors)} is in flight. */
@@ -35,4 +39,10 @@ public interface WritebackHooks {
 
     /** Dirty data is being appended into {@code bucket} under {@code generation} (dirty-age bookkeeping). */
     void dirtyBucketUsed(int bucket, int generation);
+
+    /**
+     * The record voiding the volume's recorded epochs became durable ({@code failure} null: writeback, held since, may
+     * run) or cannot be made durable (writeback stays held; the reason). See {@code EpochRecord}.
+     */
+    void epochVoidSettled(String failure);
 }

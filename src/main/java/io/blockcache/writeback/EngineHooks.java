@@ -3,9 +3,12 @@ package io.blockcache.writeback;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.WritebackHooks;
 
-/** What the volume sees of its writeback engine: keys in flight, buffered keys, and dirty bucket ages. */
-record EngineHooks(EventLoop loop, InFlightKeys inFlight, KeySources sources, DirtyAges ages)
-        implements WritebackHooks {
+/**
+ * What the volume sees of its writeback engine: keys in flight, buffered keys, dirty bucket ages, and the news that
+ * the volume's recorded epochs are durably void ({@code epochVoidSettled}: the engine's handler).
+ */
+record EngineHooks(EventLoop loop, InFlightKeys inFlight, KeySources sources, DirtyAges ages,
+                   java.util.function.Consumer<String> voidSettled) implements WritebackHooks {
     @Override
     public boolean writebackInFlight(long startSector, long lengthSectors) {
         return inFlight.overlaps(startSector, lengthSectors);
@@ -19,5 +22,10 @@ record EngineHooks(EventLoop loop, InFlightKeys inFlight, KeySources sources, Di
     @Override
     public void dirtyBucketUsed(int bucket, int generation) {
         ages.used(bucket, generation, loop.nowNs());
+    }
+
+    @Override
+    public void epochVoidSettled(String failure) {
+        voidSettled.accept(failure);
     }
 }

@@ -160,7 +160,7 @@ public final class Writeback {
             return;
         }
         stopped = false;
-        volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages));
+        volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages, this::epochVoidSettled));
         epochOrder.apply(settings.ordering());
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
         rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
@@ -367,6 +367,9 @@ public final class Writeback {
         if (stopped || (!settings.running() && !draining() && !waiters) || (drains.paused() && !waiters)) {
             return;
         }
+        if (epochOrder.holdsPasses()) {
+            return; // pumped again once the void record is durable (epochVoidSettled)
+        }
         long nowNs = loop.nowNs();
         if (nowNs < backoffUntilNs) {
             wakeAt(backoffUntilNs);
@@ -419,7 +422,6 @@ public final class Writeback {
         if (keys.isEmpty()) {
             return !source.isEmpty();
         }
-        epochOrder.passStarting();
         long sectors = 0;
         for (DirtyKey key : keys) {
             inFlight.add(key);
@@ -517,6 +519,19 @@ public final class Writeback {
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
         sources.rearm();
+    }
+
+    /**
+     * The volume's record voiding its recorded epochs is durable (null: passes may start) or cannot be made durable:
+     * writeback of this volume then stays held until a restart, visibly (the error, a drain ends with it).
+     */
+    private void epochVoidSettled(String failure) {
+        if (failure != null) {
+            lastError = failure;
+            lastErrorNs = loop.nowNs();
+            drains.fail("drain stopped: " + failure + "; the dirty data stays in the cache");
+        }
+        loop.execute(this::pump);
     }
 
     private void settled(List<DirtyKey> keys, String failure) {

@@ -105,6 +105,24 @@ class JournalTest {
     }
 
     @Test
+    void anEpochsVoidRecordIsThreeBytesOfType8AndItsVolumeIdIsChecked() {
+        // Proves the record that voids a volume's recorded epochs (docs/FORMAT.md §5.2) round-trips as type 8, three
+        // bytes, and that a volume id past u16 is refused when it is built, never written.
+        JournalRecord.EpochsVoid voided = new JournalRecord.EpochsVoid(65535);
+        assertThat(voided.type()).isEqualTo(8);
+        assertThat(JournalRecordCodec.encodedBytes(voided)).isEqualTo(3);
+        JournalRecord.ExtentInsert withEpoch = new JournalRecord.ExtentInsert(3, 100, 8, 7, 16, 2, true, 1234, 0, 8,
+                41);
+        byte[] bytes = JournalEntry.encode(1, 0, 0, List.of(withEpoch, voided, new JournalRecord.EpochsVoid(3)),
+                BUCKET_BYTES);
+        assertThat(JournalEntry.decode(bytes, 0, BUCKET_BYTES).value().records())
+                .containsExactly(withEpoch, voided, new JournalRecord.EpochsVoid(3));
+        assertThat(bytes[JournalEntry.HEADER_BYTES + 40]).isEqualTo((byte) 8);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new JournalRecord.EpochsVoid(65536))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void unknownRecordTypeUnderValidCrcIsNamedWithItsOffset() {
         // Proves an unknown type byte is reported with the type and its byte offset, not thrown.
         byte[] bytes = JournalEntry.encode(1, 0, 0, List.of(new JournalRecord.CleanShutdown(),

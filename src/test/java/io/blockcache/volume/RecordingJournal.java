@@ -45,6 +45,12 @@ final class RecordingJournal implements MetadataJournal {
     }
 
     @Override
+    public long appendEpochsVoid(int volumeId) {
+        records.add("epochs void");
+        return sequence;
+    }
+
+    @Override
     public long recordGeneration(int bucket, int generation) {
         records.add("generation " + bucket + "=" + generation);
         return sequence;

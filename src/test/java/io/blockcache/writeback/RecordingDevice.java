@@ -60,10 +60,14 @@ final class RecordingDevice extends ForwardingDevice {
     /** Fail every write from now on (the device answers later, as it would). */
     boolean failWrites;
 
+    /** Runs at the submission of every recorded write, before it is passed on (a test's observation point). */
+    Runnable onRecordedWrite = () -> { };
+
     @Override
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
         if (recording && offsetBytes >= recordWritesFromBytes) {
             ops.add(new Op('W', offsetBytes, src.remaining()));
+            onRecordedWrite.run();
         }
         if (failWrites) {
             inner().flush(ignored -> callback.complete(IoResult.error(IoStatus.IO_ERROR, "injected write error")));

@@ -1,0 +1,132 @@
+package io.blockcache.writeback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.device.IoResult;
+import io.blockcache.loop.Prng;
+import io.blockcache.volume.CacheMode;
+import io.blockcache.volume.DirtyEpochs;
+import java.nio.ByteBuffer;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 14, the fuzz's seeds 40725, 41231 and 51661: whenever a volume stops following the epochs it put on record
+ * (a live switch of {@code ordering} to {@code none}, or recovered epochs dropped because the volume changed without
+ * ordering), the journal records that they are void before anything reaches the backing device out of their order,
+ * so that a power cut never restores an order the backing device no longer follows (docs/FORMAT.md §7 rule 15).
+ * The first three were checked to fail with the void record taken out ({@code EpochRecord.coarsened} doing nothing);
+ * the fourth pins the reverse switch, which needs no record.
+ */
+class EpochSwitchDurabilityTest {
+    private static final long MS = 1_000_000L;
+    private static final int BLOCK = 4096;
+    /** Simulated time any wait here may take at most: every step below takes milliseconds. */
+    private static final long WAIT_NS_MAX = 5_000 * MS;
+
+    @Test
+    void aPowerCutRightAfterTheSwitchToNoneLetsWritebackRunLeavesTheRecoveredDataOfUnknownOrder() {
+        // Proves the switch is durable before writeback runs unordered: the first unordered backing write (the last
+        // epoch, at the lowest LBAs) is issued only once the void record is durable, and a power cut at that very
+        // write recovers no epochs. Without the record, recovery restored all three (the fuzz's seed 40725).
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.EPOCHS);
+        EpochOrderingTest.writeEpochs(rig);
+        rig.backingDevice.recording = true;
+        Boolean[] pendingAtFirstWrite = {null};
+        rig.backingDevice.onRecordedWrite = () -> {
+            if (pendingAtFirstWrite[0] == null) {
+                pendingAtFirstWrite[0] = rig.volume().index().epochVoidPending();
+            }
+        };
+        rig.tune(b -> b.ordering(WritebackOrdering.NONE).running(true));
+        assertThat(rig.volume().index().epochVoidPending()).as("the void record is not durable yet").isTrue();
+        assertThat(runUntil(rig, () -> !rig.backingDevice.ops.isEmpty())).as("writeback started").isTrue();
+        assertThat(pendingAtFirstWrite[0]).as("void record pending at the first backing write").isFalse();
+        long firstWrite = rig.backingDevice.ops.get(0).offsetBytes();
+        assertThat(firstWrite).as("unordered: the newest epoch (lowest LBAs) first")
+                .isLessThan(rig.volume().backingOffsetBytes(30L * BLOCK / 512));
+        assertThat(rig.dirtySectors()).isPositive();
+
+        rig.crashAndReopen(new Prng(8), b -> b.running(false).ordering(WritebackOrdering.EPOCHS));
+        DirtyEpochs epochs = rig.volume().index().epochs();
+        assertThat(epochs.epochsHeld()).as("one epoch of unknown order, not the three of before the switch")
+                .isEqualTo(1);
+        assertThat(epochs.oldest()).isEqualTo(DirtyEpochs.ORDER_UNKNOWN);
+    }
+
+    @Test
+    void aSwitchToNoneWhoseVoidRecordCannotBeMadeDurableLeavesWritebackHeldAndTheOrderIntact() {
+        // Proves the failed (or torn) record: the journal's write fails, so nothing is written back out of order,
+        // around-cache writes are refused with one line, the error is visible, and after a restart the three epochs
+        // are restored and written back in order: the backing device never left them.
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.EPOCHS);
+        EpochOrderingTest.writeEpochs(rig);
+        rig.cacheDevice.failWrites = true;
+        rig.backingDevice.recording = true;
+        rig.tune(b -> b.ordering(WritebackOrdering.NONE).running(true));
+        rig.loop.runFor(2_000 * MS);
+        assertThat(rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W')).as("nothing written back").isEmpty();
+        assertThat(rig.writeback().lastError()).contains("could not record that the epochs");
+        rig.volume().setMode(CacheMode.WRITETHROUGH);
+        IoResult around = rig.await(cb -> rig.volume().write(500L * BLOCK,
+                ByteBuffer.wrap(WritebackRig.pattern(9, BLOCK)), false, cb));
+        assertThat(around.ok()).isFalse();
+        assertThat(around.message()).contains("could not record that the epochs").doesNotContain("\n");
+        assertThat(rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W')).isEmpty();
+
+        rig.cacheDevice.failWrites = false;
+        rig.crashAndReopen(new Prng(9), b -> b.running(false).ordering(WritebackOrdering.EPOCHS));
+        assertThat(rig.volume().index().epochs().epochsHeld()).isEqualTo(3);
+        EpochOrderingTest.assertEpochOrder(rig, EpochOrderingTest.drainAndRecord(rig));
+    }
+
+    @Test
+    void aWriteAroundTheCacheAfterARestartWithoutOrderingWaitsUntilTheRecoveredEpochsAreVoidOnRecord() {
+        // Proves the restart case: recovered epochs are pending, ordering stays off, and a write-through write would
+        // land on the backing device before the older epochs; it is held until the record voiding them is durable,
+        // so a power cut after it cannot restore them (without the record, the three epochs came back).
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.EPOCHS);
+        EpochOrderingTest.writeEpochs(rig);
+        rig.crashAndReopen(new Prng(10), b -> b.running(false).ordering(WritebackOrdering.NONE));
+        assertThat(rig.volume().index().epochs().recoveredPending()).isTrue();
+        rig.volume().setMode(CacheMode.WRITETHROUGH);
+        rig.backingDevice.recording = true;
+        boolean[] pendingAtWrite = {false};
+        rig.backingDevice.onRecordedWrite = () -> pendingAtWrite[0] |= rig.volume().index().epochVoidPending();
+        rig.write(500L * BLOCK, WritebackRig.pattern(77, BLOCK));
+        assertThat(rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W')).hasSize(1);
+        assertThat(pendingAtWrite[0]).as("the around write was issued while the void record was pending").isFalse();
+        assertThat(rig.volume().index().epochs().recoveredPending()).isFalse();
+
+        rig.crashAndReopen(new Prng(11), b -> b.running(false).ordering(WritebackOrdering.EPOCHS));
+        DirtyEpochs epochs = rig.volume().index().epochs();
+        assertThat(epochs.epochsHeld()).isEqualTo(1);
+        assertThat(epochs.oldest()).isEqualTo(DirtyEpochs.ORDER_UNKNOWN);
+    }
+
+    @Test
+    void aLiveSwitchToEpochsThenAPowerCutLeavesTheDataFromBeforeTheSwitchOfUnknownOrder() {
+        // Proves the reverse switch: data written while ordering was off has no recorded epoch, so after a power cut
+        // everything dirty is of unknown order (never put before epochs it may be newer than), and new writes come
+        // after it.
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.NONE);
+        rig.write(400L * BLOCK, WritebackRig.pattern(40, BLOCK));
+        rig.flush();
+        rig.tune(b -> b.ordering(WritebackOrdering.EPOCHS));
+        assertThat(rig.volume().index().epochVoidPending()).as("nothing on record to void").isFalse();
+        EpochOrderingTest.writeEpochs(rig);
+        rig.crashAndReopen(new Prng(12), b -> b.running(false).ordering(WritebackOrdering.EPOCHS));
+        DirtyEpochs epochs = rig.volume().index().epochs();
+        assertThat(epochs.epochsHeld()).isEqualTo(1);
+        assertThat(epochs.oldest()).isEqualTo(DirtyEpochs.ORDER_UNKNOWN);
+        assertThat(epochs.current()).isGreaterThan(DirtyEpochs.ORDER_UNKNOWN);
+    }
+
+    /** Runs the loop in 1 ms steps until {@code condition} holds, at most {@link #WAIT_NS_MAX}; whether it held. */
+    private static boolean runUntil(WritebackRig rig, BooleanSupplier condition) {
+        for (long waitedNs = 0; waitedNs < WAIT_NS_MAX && !condition.getAsBoolean(); waitedNs += MS) {
+            rig.loop.runFor(MS);
+        }
+        return condition.getAsBoolean();
+    }
+}
