@@ -256,6 +256,7 @@ final class CacheOpener {
 
     private void serving(CacheSet set) {
         progress.enter(RecoveryProgress.Phase.DONE, 0, loop.nowNs());
+        set.startWriteback(); // its timers fire only after this task, in which the caller sets its knobs
         done.accept(Outcome.ok(set));
     }
 }

@@ -6,6 +6,7 @@ import io.blockcache.engine.DamageReport;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.format.DecodeResult;
+import io.blockcache.sim.PrefixCheck;
 import io.blockcache.sim.ReferenceModel;
 import io.blockcache.sim.SectorPattern;
 import io.blockcache.sim.SimDevice;
@@ -23,33 +24,46 @@ import java.util.BitSet;
  *       one submitted since, exactly the promise recovery keeps with the cache ({@link
  *       ReferenceModel#checkDurable}).</li>
  * </ul>
- * The map itself must be readable: its blocks are written so that a torn write leaves the previous version.
- * Reads the device's contents directly ({@link SimDevice#peek}): no loop event, so the run's timing is not
- * changed. Thread rule: the scenario's thread.
+ * A map flagged "consistent as of epoch E" (ordering=epochs, issue 14 item 5) lists nothing stale: it vouches that
+ * the backing device alone is the volume at some FLUSH boundary plus part of the epoch after it, so it is judged by
+ * the prefix check instead ({@link PrefixCheck}; at a power cut against the history a crash leaves, {@link
+ * ReferenceModel#copyAfterCrash}).
+ * The map itself must be readable: its blocks are written so that a torn write leaves the previous version. It is
+ * read where it lives: on the backing device, or in its map file ({@code damage-map=file}), a device of its own that
+ * holds a copy of the header. Reads the devices' contents directly ({@link SimDevice#peek}): no loop event, so the
+ * run's timing is not changed. Thread rule: the scenario's thread.
  */
 final class DamageOracle {
     private DamageOracle() {
     }
 
-    /** Checks against what a read would return now; null when it holds, else what broke. */
-    static String checkLive(SimDevice backing, ReferenceModel model, long rangeBytes) {
-        return check(backing, model, rangeBytes, false);
+    /**
+     * Checks against what a read would return now; null when it holds, else what broke. {@code map} is where the map
+     * lives (the backing device itself, or its map file).
+     */
+    static String checkLive(SimDevice backing, SimDevice map, ReferenceModel model, long rangeBytes) {
+        return check(backing, map, model, rangeBytes, false);
     }
 
     /** Checks the crash image (power off) against the durable floors; null when it holds, else what broke. */
-    static String checkCrashImage(SimDevice backing, ReferenceModel model, long rangeBytes) {
-        return check(backing, model, rangeBytes, true);
+    static String checkCrashImage(SimDevice backing, SimDevice map, ReferenceModel model, long rangeBytes) {
+        return check(backing, map, model, rangeBytes, true);
     }
 
-    /** Sectors of the first {@code rangeBytes} of the volume that the map on {@code backing} lists as stale now. */
-    static long staleSectors(SimDevice backing, long rangeBytes) {
-        DamageReport.Volume map = readMap(backing);
+    /** Sectors of the first {@code rangeBytes} of the volume that the map on {@code mapDevice} lists as stale now. */
+    static long staleSectors(SimDevice mapDevice, long rangeBytes) {
+        DamageReport.Volume map = readMap(mapDevice);
         long total = 0;
         for (DamageReport.SectorRange range : map.staleRanges()) {
             long end = Math.min(rangeBytes / BlockDevice.SECTOR_BYTES, range.startSector() + range.lengthSectors());
             total += Math.max(0, end - range.startSector());
         }
         return total;
+    }
+
+    /** True if the map on {@code mapDevice} says its backing device is consistent as of an epoch. */
+    static boolean consistent(SimDevice mapDevice) {
+        return readMap(mapDevice).consistentEpoch() >= 0;
     }
 
     private static DamageReport.Volume readMap(SimDevice backing) {
@@ -62,16 +76,30 @@ final class DamageOracle {
         return DamageInspector.decode("volume", header, geometry, area.array());
     }
 
-    private static String check(SimDevice backing, ReferenceModel model, long rangeBytes, boolean crashImage) {
+    private static String check(SimDevice backing, SimDevice mapDevice, ReferenceModel model, long rangeBytes,
+                                boolean crashImage) {
         ByteBuffer headerBytes = ByteBuffer.allocate(BackingHeader.BYTES);
         backing.peek(0, headerBytes);
         DecodeResult<BackingHeader> header = BackingHeader.decode(headerBytes.array(), 0);
         if (!header.isOk()) {
             return "the backing header is unreadable: " + header.error().message();
         }
-        DamageReport.Volume map = readMap(backing);
+        ByteBuffer mapHeaderBytes = ByteBuffer.allocate(BackingHeader.BYTES);
+        mapDevice.peek(0, mapHeaderBytes);
+        if (!header.value().equals(BackingHeader.decode(mapHeaderBytes.array(), 0).value())) {
+            return "the damage map's copy of the backing header is not the backing device's";
+        }
+        DamageReport.Volume map = readMap(mapDevice);
         if (!map.problems().isEmpty()) {
             return "the damage map is unreadable: " + map.problems();
+        }
+        if (map.consistentEpoch() >= 0) {
+            ByteBuffer contents = ByteBuffer.allocate((int) rangeBytes);
+            backing.peek(header.value().dataOffsetBytes(), contents);
+            String broken = PrefixCheck.check(crashImage ? model.copyAfterCrash() : model, contents);
+            return broken == null ? null : "the damage map says the backing device is consistent as of flush epoch "
+                    + map.consistentEpoch() + ", yet it is the volume at no FLUSH boundary"
+                    + (crashImage ? " (crash image)" : "") + ": " + broken;
         }
         int sectors = (int) (rangeBytes / BlockDevice.SECTOR_BYTES);
         BitSet stale = new BitSet(sectors);

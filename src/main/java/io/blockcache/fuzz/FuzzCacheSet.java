@@ -41,6 +41,8 @@ final class FuzzCacheSet {
     private final MediaFaults mediaFaults = new MediaFaults();
     private final FuzzTrace trace;
     private final List<SimDevice> backingDevices = new ArrayList<>();
+    // Per volume: its damage map's file (a device of its own, damage-map=file), or null with the map on the backing.
+    private final List<SimDevice> mapDevices = new ArrayList<>();
     // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
     private final List<BlockDevice> backingViews = new ArrayList<>();
     private CacheSet set;
@@ -74,6 +76,13 @@ final class FuzzCacheSet {
             backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(view, "backing",
                     BACKING_HEADER_BYTES, BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES,
                     BlockDevice.SECTOR_BYTES, trace) : view);
+            // The map file lives in the data directory, on a disk of its own with a volatile cache; no faults (a
+            // fault stream for it would shift the draws of every other device).
+            SimDevice map = setup.mapInFile().get(v) ? SmallDevices.ssd(loop, BACKING_HEADER_BYTES) : null;
+            mapDevices.add(map);
+            if (map != null) {
+                allDevices.add(map);
+            }
         }
     }
 
@@ -173,6 +182,11 @@ final class FuzzCacheSet {
         for (SimDevice device : backingDevices) {
             device.crash(fate.split());
         }
+        for (SimDevice map : mapDevices) {
+            if (map != null) {
+                map.crash(fate.split()); // after every other device: their fates stay as they were
+            }
+        }
     }
 
     /** Power back on, before {@link #open}. */
@@ -180,6 +194,11 @@ final class FuzzCacheSet {
         cacheDevice.powerOn(loop);
         for (SimDevice device : backingDevices) {
             device.powerOn(loop);
+        }
+        for (SimDevice map : mapDevices) {
+            if (map != null) {
+                map.powerOn(loop);
+            }
         }
     }
 
@@ -226,6 +245,11 @@ final class FuzzCacheSet {
         return backingDevices.get(index);
     }
 
+    /** Where volume {@code index}'s damage map lives: its map file, or the backing disk itself. */
+    SimDevice mapDisk(int index) {
+        return mapDevices.get(index) == null ? backingDevices.get(index) : mapDevices.get(index);
+    }
+
     /** The backing device of volume {@code index}. */
     BlockDevice backing(int index) {
         return backingViews.get(index);
@@ -270,7 +294,7 @@ final class FuzzCacheSet {
     private List<BackingSpec> specs() {
         List<BackingSpec> specs = new ArrayList<>();
         for (int v = 0; v < backingDevices.size(); v++) {
-            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)));
+            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapDevices.get(v)));
         }
         return specs;
     }

@@ -28,10 +28,14 @@ import java.util.Set;
  * @param prefixChecksAcrossRestart of {@code prefixChecks}, those judged by the history before a restart (dirty data
  *     recovered with its epochs was being written back)
  * @param orderingSwitches live switches of a volume's {@code ordering} knob
+ * @param damageChecksConsistent of {@code damageChecks}, checks of a map flagged "consistent as of epoch E" (judged by
+ *     the prefix check, issue 14 item 5)
+ * @param damageMapFiles volumes whose damage map lived in a map file ({@code damage-map=file})
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
                          long faultsInjected, long mediaFaults, long checksumCatches, long controlActions,
                          long prefixChecks, long prefixViolationsUnordered, long damageChecks,
-                         long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches) {
+                         long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches,
+                         long damageChecksConsistent, long damageMapFiles) {
 }

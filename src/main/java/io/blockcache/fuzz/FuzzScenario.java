@@ -68,14 +68,21 @@ public final class FuzzScenario {
     private final Prng damageFate;
     private long damageChecks;
     private long damageChecksStale;
+    private long damageChecksConsistent;
 
+    /**
+     * @param drawOrdering draw {@code ordering} per volume (issue 14; off: the generator before it)
+     * @param drawMapPlacement draw where each damage map lives, from a stream of its own (off: every map on its
+     *     backing device, the generator before issue 14 item 3)
+     */
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
-                         boolean drawOrdering) {
+                         boolean drawOrdering, boolean drawMapPlacement) {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
         this.damageFate = new Prng(seed * 0x9E3779B97F4A7C15L + 2);
-        this.setup = FuzzSetup.draw(prng.split(), drawOrdering);
+        FuzzSetup drawn = FuzzSetup.draw(prng.split(), drawOrdering);
+        this.setup = drawMapPlacement ? drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4)) : drawn;
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1, watch, trace,
                 backingSabotage);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
@@ -106,7 +113,7 @@ public final class FuzzScenario {
      * prefix oracle must catch: it is how restarts behaved before epochs were persisted).
      */
     public static FuzzResult runForgettingRecoveredEpochs(long seed) {
-        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), true);
+        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), true, true);
         scenario.cacheSet.plantForgetRecoveredEpochs();
         return scenario.runReporting();
     }
@@ -135,7 +142,7 @@ public final class FuzzScenario {
      */
     public static FuzzResult run(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
                                  boolean plantIgnoreEpochs) {
-        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, true);
+        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, true, true);
         if (plantIgnoreEpochs) {
             scenario.cacheSet.plantIgnoreEpochs();
         }
@@ -147,7 +154,15 @@ public final class FuzzScenario {
      * everything else is drawn exactly as then. The seeds of {@code FuzzRegressionTest} were found with it.
      */
     public static FuzzResult runUnordered(long seed) {
-        return new FuzzScenario(seed, null, UnaryOperator.identity(), false).runReporting();
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), false, false).runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} as the generator before issue 14 item 3 drew it: {@code ordering} drawn, every damage map
+     * on its backing device. The seeds of {@code FuzzRegressionTest} found in sessions 3 and 4 were found with it.
+     */
+    public static FuzzResult runWithMapsOnBacking(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), true, false).runReporting();
     }
 
     private FuzzResult runReporting() {
@@ -219,7 +234,8 @@ public final class FuzzScenario {
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
                 cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
                 controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damageChecks,
-                damageChecksStale, prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches());
+                damageChecksStale, prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
+                damageChecksConsistent, setup.mapInFile().stream().filter(inFile -> inFile).count());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -267,15 +283,19 @@ public final class FuzzScenario {
     private void checkDamage(boolean crashImage) {
         for (int v = 0; v < drivers.size(); v++) {
             io.blockcache.sim.SimDevice disk = cacheSet.backingDisk(v);
-            String broken = crashImage ? DamageOracle.checkCrashImage(disk, models.get(v), setup.rangeBytes())
-                    : DamageOracle.checkLive(disk, models.get(v), setup.rangeBytes());
+            io.blockcache.sim.SimDevice map = cacheSet.mapDisk(v);
+            String broken = crashImage ? DamageOracle.checkCrashImage(disk, map, models.get(v), setup.rangeBytes())
+                    : DamageOracle.checkLive(disk, map, models.get(v), setup.rangeBytes());
             if (broken != null) {
                 throw violation(FuzzSetup.volumeName(v) + ": after losing the cache device"
                         + (crashImage ? " in a power cut" : "") + ": " + broken, null);
             }
             damageChecks++;
-            if (DamageOracle.staleSectors(disk, setup.rangeBytes()) > 0) {
+            if (DamageOracle.staleSectors(map, setup.rangeBytes()) > 0) {
                 damageChecksStale++;
+            }
+            if (DamageOracle.consistent(map)) {
+                damageChecksConsistent++;
             }
         }
     }
@@ -399,7 +419,7 @@ public final class FuzzScenario {
             if (!swept[0].ok()) {
                 throw violation(FuzzSetup.volumeName(v) + ": damage map sweep failed: " + swept[0], null);
             }
-            long stale = DamageOracle.staleSectors(cacheSet.backingDisk(v), setup.rangeBytes());
+            long stale = DamageOracle.staleSectors(cacheSet.mapDisk(v), setup.rangeBytes());
             if (stale != 0) {
                 throw violation(FuzzSetup.volumeName(v) + ": the damage map still lists " + stale
                         + " sectors after a drain and a sweep", null);

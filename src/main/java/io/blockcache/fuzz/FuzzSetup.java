@@ -26,10 +26,13 @@ import java.util.concurrent.TimeUnit;
  * @param streamChance chance per request of starting a sequential stream
  * @param controlChance chance per control slot of a live action (mode switch, drain, GC, checkpoint, knob)
  * @param faults device faults injected while the workload runs
+ * @param mapInFile per volume, whether its damage map lives in a map file of its own ({@code damage-map=file}, the
+ *     default of {@code serve}) rather than on the backing device; drawn from a stream of its own ({@link
+ *     #withMapPlacement}), so that no other draw of a seed changes
  */
 public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCount, long rangeBytes,
                         Map<String, String> knobs, boolean hddBacking, int segments, int opsPerSegment,
-                        double streamChance, double controlChance, FuzzFaults faults) {
+                        double streamChance, double controlChance, FuzzFaults faults, List<Boolean> mapInFile) {
     /** The smallest cache the format accepts. */
     private static final int CACHE_BUCKETS_MIN = 16;
     private static final int[] BUCKET_BYTES = {128 << 10, 256 << 10};
@@ -39,7 +42,9 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
     /** Validates the relations the scenario relies on. */
     public FuzzSetup {
         knobs = new LinkedHashMap<>(knobs);
-        if (volumeCount < 1 || volumeCount > 3 || segments < 1 || opsPerSegment < 1 || rangeBytes % 4096 != 0) {
+        mapInFile = List.copyOf(mapInFile);
+        if (volumeCount < 1 || volumeCount > 3 || segments < 1 || opsPerSegment < 1 || rangeBytes % 4096 != 0
+                || mapInFile.size() != volumeCount) {
             throw new IllegalArgumentException("bad fuzz setup: " + volumeCount + " volumes, " + segments
                     + " segments, " + opsPerSegment + " ops, range " + rangeBytes);
         }
@@ -105,7 +110,21 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
             knobs.put("writeback." + name + ".ordering", drawOrdering ? pick(prng, "none", "epochs") : "none");
         }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults);
+                opsPerSegment, streamChance, controlChance, faults, java.util.Collections.nCopies(volumeCount, false));
+    }
+
+    /**
+     * This setup with each volume's damage map placed in a map file with even chance, drawn from {@code placement}
+     * (a stream of its own, issue 14: the generator before it kept every map on the backing device, and every other
+     * draw of a seed stays as it was).
+     */
+    public FuzzSetup withMapPlacement(Prng placement) {
+        List<Boolean> inFile = new ArrayList<>();
+        for (int v = 0; v < volumeCount; v++) {
+            inFile.add(placement.chance(0.5));
+        }
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
+                opsPerSegment, streamChance, controlChance, faults, inFile);
     }
 
     /** The export name of volume {@code index}. */
@@ -123,8 +142,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         return volumeCount + " volume(s) of " + (rangeBytes >> 20) + " MiB, cache " + cacheBuckets + " buckets of "
                 + (options.bucketSizeBytes() >> 10) + " KiB (" + options.journalBuckets() + " journal), journal delay "
                 + TimeUnit.NANOSECONDS.toMillis(options.journalDelayNs()) + " ms, " + (hddBacking ? "HDD" : "SSD")
-                + " backing, " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs "
-                + knobs;
+                + " backing, damage maps " + (mapInFile.contains(true) ? "in files " + mapInFile : "on the backing")
+                + ", " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs " + knobs;
     }
 
     private static String v(CacheMode mode) {

@@ -28,6 +28,8 @@ public final class FuzzTotals {
     private final Set<String> modesCovered = new TreeSet<>();
     private long damageChecks;
     private long damageChecksStale;
+    private long damageChecksConsistent;
+    private long damageMapFiles;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -49,6 +51,8 @@ public final class FuzzTotals {
         orderingSwitches += result.orderingSwitches();
         damageChecks += result.damageChecks();
         damageChecksStale += result.damageChecksStale();
+        damageChecksConsistent += result.damageChecksConsistent();
+        damageMapFiles += result.damageMapFiles();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -133,6 +137,16 @@ public final class FuzzTotals {
         return prefixViolationsUnordered;
     }
 
+    /** Damage-map checks of a map flagged consistent as of an epoch. */
+    public long damageChecksConsistent() {
+        return damageChecksConsistent;
+    }
+
+    /** Volumes whose damage map lived in a map file. */
+    public long damageMapFiles() {
+        return damageMapFiles;
+    }
+
     /** Cache modes covered. */
     public Set<String> modesCovered() {
         return Set.copyOf(modesCovered);
@@ -144,11 +158,12 @@ public final class FuzzTotals {
                         + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, "
                         + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; %d of them "
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
-                        + "%d damage-map checks (%d with stale ranges)", seeds,
+                        + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
+                        + "the map in a file)", seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
-                damageChecksStale);
+                damageChecksStale, damageChecksConsistent, damageMapFiles);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -173,6 +188,7 @@ public final class FuzzTotals {
                 + ",\"prefixChecksAcrossRestart\":" + prefixChecksAcrossRestart
                 + ",\"orderingSwitches\":" + orderingSwitches
                 + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + ",\"damageChecks\":" + damageChecks
-                + ",\"damageChecksStale\":" + damageChecksStale + "}";
+                + ",\"damageChecksStale\":" + damageChecksStale + ",\"damageChecksConsistent\":"
+                + damageChecksConsistent + ",\"damageMapFiles\":" + damageMapFiles + "}";
     }
 }

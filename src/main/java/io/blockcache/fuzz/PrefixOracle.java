@@ -24,7 +24,9 @@ import java.util.List;
  * epoch (copies whose epochs are all clean are dropped). Dirty data of unknown order ({@link
  * DirtyEpochs#ORDER_UNKNOWN}) on an ordered volume is itself a violation, unless ordering was switched live since
  * ({@link #orderingSwitched}: then the order of the data dirty at the switch is not known by design, and the check
- * resumes once it is written back).
+ * resumes once it is written back), or it comes back in a restart of a volume that was ever switched: the switch to
+ * {@code none} voided the epochs on record (docs/FORMAT.md §7 rule 15), so data written back since in that unknown
+ * order is dirty again without an epoch when the power cut lost its clean marks.
  *
  * <p>Draws from its own stream, so that the other draws of a seed are unchanged. Thread rule: the scenario's thread.
  */
@@ -41,6 +43,8 @@ final class PrefixOracle {
     private final long[] firstEpoch;
     /** Per volume: ordering was switched live, and data of unknown order may be dirty. */
     private final boolean[] unknownAllowed;
+    /** Per volume: live switches of its ordering so far. */
+    private final long[] switches;
     private long checks;
     private long checksOfEarlierHistory;
     private long violationsUnordered;
@@ -55,6 +59,7 @@ final class PrefixOracle {
         this.prng = prng;
         this.firstEpoch = new long[models.size()];
         this.unknownAllowed = new boolean[models.size()];
+        this.switches = new long[models.size()];
         for (int v = 0; v < models.size(); v++) {
             earlier.add(new ArrayList<>());
         }
@@ -78,6 +83,12 @@ final class PrefixOracle {
             DirtyEpochs epochs = cacheSet.volume(v).index().epochs();
             firstEpoch[v] = epochs.current();
             long oldest = epochs.oldest();
+            if (oldest == DirtyEpochs.ORDER_UNKNOWN && switches[v] > 0) {
+                // A switch to none voided the epochs on record (docs/FORMAT.md §7 rule 15); data dirty then and
+                // written back later in one epoch of unknown order is dirty again if the power cut lost its clean
+                // marks, and has no epoch: unknown order again, by design. Never so for a volume never switched.
+                unknownAllowed[v] = true;
+            }
             if (oldest == DirtyEpochs.NONE || oldest == DirtyEpochs.ORDER_UNKNOWN) {
                 chain.clear(); // nothing ordered from before the restart is dirty
                 continue;
@@ -91,6 +102,7 @@ final class PrefixOracle {
     /** Ordering of volume {@code v} was switched live: data dirty now has no known order. */
     void orderingSwitched(int v) {
         unknownAllowed[v] = true;
+        switches[v]++;
     }
 
     /** Maybe checks every volume now; returns null, or what broke on a volume with epoch ordering. */
@@ -106,7 +118,8 @@ final class PrefixOracle {
             if (oldest == DirtyEpochs.ORDER_UNKNOWN) {
                 if (ordered && !unknownAllowed[v]) {
                     return FuzzSetup.volumeName(v) + " (ordering=epochs): dirty data of unknown order, although"
-                            + " ordering was never switched live: its epochs were lost in a restart";
+                            + " ordering was not switched live since a known order was last seen (" + switches[v]
+                            + " switches in all): its epochs were lost in a restart";
                 }
                 continue; // dirty when ordering was switched on: its order is not known, by design
             }

@@ -37,10 +37,13 @@ import java.util.concurrent.TimeUnit;
  * Recovery re-marks every region holding dirty data before the volume serves ({@link #markDirty}), so a map
  * written by an older version, or none, is made right at open.
  *
- * <p>Hook for ordering=epochs: the backing device then holds a prefix of the writes up to a flush epoch, so
- * nothing on it is stale, only old. Such a volume would not mark regions ({@link #covers} always true) and would
- * write {@link DamageMapBlock#FLAG_CONSISTENT_AS_OF_EPOCH} with the epoch after each epoch flush; {@code check
- * --damage} already reports such a map as consistent.
+ * <p>With ordering=epochs the backing device holds a prefix of the writes up to a flush epoch, so nothing on it is
+ * stale, only old: the map then says so with {@link DamageMapBlock#FLAG_CONSISTENT_AS_OF_EPOCH} and the epoch, which
+ * {@code check --damage} reports as consistent (issue 14 item 5). Set lazily, at a sweep, when the volume says the
+ * order holds ({@code VolumeContext.backingConsistentAsOfEpoch}: E = the newest epoch written back and flushed, a lower
+ * bound); cleared durably before anything may break the order ({@link #clearConsistent}: the volume holds writeback
+ * and writes around the cache until then) and at every open, before the volume serves. The bits are kept as without
+ * the flag, so clearing it needs nothing more than the flag's own write.
  *
  * <p>Thread rule: the loop thread.
  */
@@ -61,6 +64,11 @@ public final class DamageMap {
     static final int SWEEP_EXAMINED_PER_STEP = 256;
     /** Regions a sweep scans per loop task, marked or not (4 KiB of bits). */
     static final int SWEEP_SCANNED_PER_STEP = 32_768;
+    /**
+     * A clear of the consistency flag that failed is tried again after this long (the volume stays held meanwhile):
+     * a map on a remote backing that is away comes back; a second a try keeps a dead device from being hammered.
+     */
+    static final long CLEAR_RETRY_NS = TimeUnit.SECONDS.toNanos(1);
     /** Index nodes visited per loop task of the walk at open (recovery works in bounded slices too). */
     private static final int OPEN_WALK_NODES = 1024;
 
@@ -79,6 +87,12 @@ public final class DamageMap {
     private Timer sweepTimer;
     private long sweepWantedSinceNs;
     private boolean closed;
+    /** What the volume says the backing device is consistent as of now (-1: not known to be), read at sweeps. */
+    private java.util.function.LongSupplier consistentEpoch = () -> -1;
+    /** The consistent-as-of epoch block writes carry from now on; -1: no flag (so at every open). */
+    private long flaggedEpoch = -1;
+    /** A clear of the flag was asked for and is not durable yet. */
+    private boolean clearing;
 
     /**
      * A map of a volume of {@code volumeSizeBytes} on {@code backing}, starting from {@code area}: the bytes the
@@ -93,14 +107,61 @@ public final class DamageMap {
         this.blocks = new DamageMapBlockWriter[geometry.blockCount()];
         for (int b = 0; b < blocks.length; b++) {
             blocks[b] = new DamageMapBlockWriter(backing, backingUuid, geometry, b,
-                    DamageMapBlock.choose(area, backingUuid, geometry, b), stats);
+                    DamageMapBlock.choose(area, backingUuid, geometry, b), stats, () -> flaggedEpoch);
         }
     }
 
-    /** Connects the volume's index and in-flight writes (the volume, once). */
-    void attach(VolumeIndex volumeIndex, InFlightWrites writes) {
+    /**
+     * Connects the volume's index and in-flight writes, and what the volume says its backing device is consistent as
+     * of (-1: not known to be; the volume, once).
+     */
+    void attach(VolumeIndex volumeIndex, InFlightWrites writes, java.util.function.LongSupplier consistentAsOfEpoch) {
         this.index = volumeIndex;
         this.inFlight = writes;
+        this.consistentEpoch = consistentAsOfEpoch;
+    }
+
+    /**
+     * Clears the consistency flag durably, before the volume lets anything break the order it vouched for (ordering
+     * switched off). Returns false if no block can hold the flag now (nothing to wait for); else {@code settled} hears
+     * {@code null} once no block on the device says consistent, and a reason after each failed attempt (retried every
+     * {@link #CLEAR_RETRY_NS}, and the volume stays held meanwhile).
+     */
+    boolean clearConsistent(java.util.function.Consumer<String> settled) {
+        flaggedEpoch = -1;
+        boolean flagged = false;
+        for (DamageMapBlockWriter block : blocks) {
+            flagged |= block.mayBeFlagged();
+        }
+        if (!flagged || clearing) {
+            return flagged; // a clear in progress carries on, and its end is heard as before
+        }
+        clearing = true;
+        clearNow(settled);
+        return true;
+    }
+
+    private void clearNow(java.util.function.Consumer<String> settled) {
+        syncAll(result -> {
+            if (result.ok()) {
+                clearing = false;
+                settled.accept(null);
+                return;
+            }
+            settled.accept("the damage map could not be cleared of its consistency flag (retried): "
+                    + result.message());
+            loop.schedule(CLEAR_RETRY_NS, () -> clearNow(settled));
+        });
+    }
+
+    /** True while a clear of the consistency flag is not durable: the volume holds what could break the order. */
+    boolean clearingConsistent() {
+        return clearing;
+    }
+
+    /** The consistent-as-of epoch the map's writes carry now, or -1 (statistics, tests). */
+    public long flaggedEpoch() {
+        return flaggedEpoch;
     }
 
     /** The map's geometry. */
@@ -237,6 +298,9 @@ public final class DamageMap {
      */
     public void sweep(IoCallback done) {
         stats.sweeps.incrementAndGet();
+        if (!clearing) {
+            flaggedEpoch = consistentEpoch.getAsLong(); // lazily: at most one sweep late, and a lower bound
+        }
         sweepFrom(0, done);
     }
 

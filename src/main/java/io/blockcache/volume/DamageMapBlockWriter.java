@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 /**
  * Keeps one block of a damage map on the backing device (docs/FORMAT.md §4.1): what is durable, what is being
@@ -29,6 +30,11 @@ import java.util.UUID;
  * write the durable bits are those in both the old version and the failed one (either may be on the device),
  * every waiter fails, and nothing is retried until the next mark or sweep, so a dead device is not hammered.
  *
+ * <p>The consistency flag (docs/FORMAT.md §4.1, {@link DamageMapBlock#FLAG_CONSISTENT_AS_OF_EPOCH}): every write
+ * carries the epoch its map wants at that moment ({@code wantedEpoch}, -1 for none). What the device may hold is
+ * followed too, so that a clear is known to be durable: after a failed write a flag in either version counts as
+ * possibly there.
+ *
  * <p>Bound: waiters are front-end writes waiting for their mark, at most one per in-flight cached write of the
  * volume (bounded by the NBD connections' in-flight limits); a sweep adds one more.
  *
@@ -40,6 +46,10 @@ final class DamageMapBlockWriter {
     private final DamageMapGeometry geometry;
     private final int blockIndex;
     private final DamageMapStats stats;
+    private final LongSupplier wantedEpoch;
+    /** The consistent-as-of epoch a reader may find on the device (-1: no flag); of the write in flight. */
+    private long durableEpoch = -1;
+    private long inFlightEpoch = -1;
     private final long[] durable = new long[DamageMapBlock.WORDS];
     private final long[] wanted = new long[DamageMapBlock.WORDS];
     private long[] inFlight;
@@ -57,8 +67,9 @@ final class DamageMapBlockWriter {
      * neither copy is valid; then nothing is relied on and the first write goes to copy A).
      */
     DamageMapBlockWriter(BlockDevice backing, UUID backingUuid, DamageMapGeometry geometry, int blockIndex,
-                         DamageMapBlock.Chosen found, DamageMapStats stats) {
+                         DamageMapBlock.Chosen found, DamageMapStats stats, LongSupplier wantedEpoch) {
         this.backing = backing;
+        this.wantedEpoch = wantedEpoch;
         this.backingUuid = backingUuid;
         this.geometry = geometry;
         this.blockIndex = blockIndex;
@@ -69,7 +80,14 @@ final class DamageMapBlockWriter {
             sequence = found.block().sequence();
             nextCopy = 1 - found.copy();
             durableValid = true;
+            boolean flagged = (found.block().flags() & DamageMapBlock.FLAG_CONSISTENT_AS_OF_EPOCH) != 0;
+            durableEpoch = flagged ? found.block().epoch() : -1;
         }
+    }
+
+    /** True if a reader may find this block flagged consistent now, or will once the write in flight lands. */
+    boolean mayBeFlagged() {
+        return durableEpoch >= 0 || (inFlight != null && inFlightEpoch >= 0);
     }
 
     /** True if regions {@code [from, to)} of this block are durably marked and no write in flight clears them. */
@@ -109,7 +127,8 @@ final class DamageMapBlockWriter {
      * started after this call, or at once (as a task) when there is nothing to write.
      */
     void sync(EventLoop loop, IoCallback done) {
-        if (inFlight == null && durableValid && Arrays.equals(wanted, durable)) {
+        if (inFlight == null && durableValid && Arrays.equals(wanted, durable)
+                && durableEpoch == wantedEpoch.getAsLong()) {
             loop.execute(() -> done.complete(IoResult.OK));
             return;
         }
@@ -128,10 +147,13 @@ final class DamageMapBlockWriter {
             }
         }
         inFlight = wanted.clone();
+        inFlightEpoch = wantedEpoch.getAsLong();
         sequence++;
         long written = sequence;
+        boolean flagged = inFlightEpoch >= 0;
         DamageMapBlock block = new DamageMapBlock(written, backingUuid, geometry.regionBytes(), blockIndex,
-                geometry.blockCount(), 0, 0, inFlight);
+                geometry.blockCount(), flagged ? DamageMapBlock.FLAG_CONSISTENT_AS_OF_EPOCH : 0,
+                flagged ? inFlightEpoch : 0, inFlight);
         stats.blockWrites.incrementAndGet();
         // FUA: a mark must be durable before the write it covers is acknowledged (docs/FORMAT.md §4.1).
         backing.write(geometry.copyOffsetBytes(blockIndex, nextCopy), ByteBuffer.wrap(block.encode()), true,
@@ -145,6 +167,7 @@ final class DamageMapBlockWriter {
         IoResult outcome = result;
         if (result.ok()) {
             System.arraycopy(content, 0, durable, 0, DamageMapBlock.WORDS);
+            durableEpoch = inFlightEpoch;
             durableValid = true;
             nextCopy = 1 - nextCopy;
             List<Waiter> still = new ArrayList<>();
@@ -161,6 +184,7 @@ final class DamageMapBlockWriter {
             for (int w = 0; w < DamageMapBlock.WORDS; w++) {
                 durable[w] &= content[w]; // the device holds the old version or this one
             }
+            durableEpoch = Math.max(durableEpoch, inFlightEpoch); // either may be read: a flag in one may be there
             System.arraycopy(durable, 0, wanted, 0, DamageMapBlock.WORDS);
             settled = waiters;
             waiters = new ArrayList<>();

@@ -38,6 +38,8 @@ public final class DirtyEpochs {
     private final TreeMap<Long, Long> sectorsByEpoch = new TreeMap<>();
     private long sectors;
     private long current = ORDER_UNKNOWN + 1;
+    /** The first epoch of this incarnation: every epoch below it was recovered from the journal or a checkpoint. */
+    private long firstEpoch = ORDER_UNKNOWN + 1;
     private boolean tracking;
     /**
      * The epochs recovery rebuilt, until tracking starts and takes them up, or until anything changes the volume
@@ -89,6 +91,12 @@ public final class DirtyEpochs {
         if (recovered != null) {
             current = Math.max(current, recovered.sectorsByEpoch.lastKey() + 1);
         }
+        firstEpoch = current;
+    }
+
+    /** The first epoch of this incarnation (epochs below it were recovered after a restart). */
+    public long firstEpoch() {
+        return firstEpoch;
     }
 
     /**

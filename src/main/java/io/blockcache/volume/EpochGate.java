@@ -98,11 +98,11 @@ final class EpochGate {
     }
 
     /**
-     * True if requests need not pass the gate: ordering is off, no record voiding recorded epochs is pending, and
-     * nothing is held (so none can overtake).
+     * True if requests need not pass the gate: ordering is off, the volume holds nothing for a durable step of a switch
+     * ({@link VolumeContext#orderHeld}), and nothing is held (so none can overtake).
      */
     boolean bypassed() {
-        return !context.epochOrdering && held.isEmpty() && !context.index.epochVoidPending();
+        return !context.epochOrdering && held.isEmpty() && !context.orderHeld();
     }
 
     /** Requests held now. */

@@ -54,21 +54,30 @@ public final class Volume implements BlockDevice {
         this.flushes = new FlushCoordinator(context);
         this.router = new WriteRouter(context, flushes);
         this.eraser = new RangeEraser(context, flushes);
-        index.onEpochVoidSettled(failure -> context.loop.execute(() -> epochVoidSettled(failure)));
+        index.onEpochVoidSettled(failure -> context.loop.execute(() -> orderHoldSettled(failure, true)));
     }
 
     /**
-     * The record voiding the volume's epochs is durable (null) or failed: requests held for it go now, or are refused
-     * with the reason (nothing may reach the backing device out of the recorded order while it is not durable), and
-     * writeback is told.
+     * A durable step the volume held its order for ({@link #orderHeld}) is done ({@code failure} null) or failed:
+     * requests held for it go now; after a lasting failure (the journal's: it can never be made durable) they are
+     * refused with the reason, after a passing one (a damage-map write, retried) they wait on. Writeback is told.
      */
-    private void epochVoidSettled(String failure) {
+    private void orderHoldSettled(String failure, boolean lasting) {
         if (failure == null) {
             context.epochGate.retry();
-        } else {
+        } else if (lasting) {
             context.epochGate.failAll(failure);
         }
-        context.hooks.epochVoidSettled(failure);
+        context.hooks.orderHoldSettled(failure);
+    }
+
+    /**
+     * True while the volume holds whatever could make its backing device leave the recorded epoch order, until a
+     * durable step of a switch is done (the journal's void record, the damage map's cleared flag): writeback starts
+     * no pass meanwhile, and the front end sends nothing around the cache.
+     */
+    public boolean orderHeld() {
+        return context.orderHeld();
     }
 
     /** The volume's number in its cache set. */
@@ -127,6 +136,10 @@ public final class Volume implements BlockDevice {
         Checks.onLoop(context.loop, "Volume.setEpochOrdering");
         context.epochOrdering = on;
         context.index.trackEpochs(on);
+        if (!on && context.damage != null) {
+            // The map may say the backing device is consistent: cleared durably before anything breaks the order.
+            context.damage.clearConsistent(failure -> context.loop.execute(() -> orderHoldSettled(failure, false)));
+        }
         context.epochGate.retry();
     }
 

@@ -52,7 +52,7 @@ final class VolumeContext {
         this.extentReader = new CacheExtentReader(this.cacheDevice, layout, space.allocator());
         this.damage = damage;
         if (damage != null) {
-            damage.attach(index, inFlight);
+            damage.attach(index, inFlight, this::backingConsistentAsOfEpoch);
         }
     }
 
@@ -68,14 +68,41 @@ final class VolumeContext {
     /**
      * With epoch ordering: false while any older epoch is still dirty, since data going straight to the backing
      * device now would land before it; and, ordering or not, while the record voiding the volume's recorded epochs is
-     * not durable ({@link VolumeIndex#epochVoidPending}).
+     * not durable, or the damage map still says the order holds ({@link #orderHeld}).
      */
     boolean mayGoAround() {
-        if (index.epochVoidPending()) {
-            return false; // the recorded epochs are not durably void yet (EpochRecord): nothing may overtake them
+        if (orderHeld()) {
+            return false; // the recorded epochs are not durably void yet, or the map still vouches for their order
         }
         DirtyEpochs epochs = index.epochs();
         return !epochOrdering || epochs.oldest() >= epochs.current();
+    }
+
+    /**
+     * True while the volume holds whatever could make its backing device leave the recorded epoch order (writeback
+     * passes, writes around the cache): the journal record voiding its recorded epochs, or the damage map's clear of
+     * its consistency flag, is not durable yet (docs/FORMAT.md §7 rule 15, docs/WRITEBACK.md "When a device fails").
+     */
+    boolean orderHeld() {
+        return index.epochVoidPending() || (damage != null && damage.clearingConsistent());
+    }
+
+    /**
+     * The flush epoch the backing device alone is consistent as of, for the damage map's flag, or -1 if it is not
+     * known to be: ordering in force and nothing held, no dirty data of unknown order, and none recovered from before
+     * the restart (its order is on record, but the flag waits until it is written back: one history to vouch for).
+     * E is the newest epoch written back and flushed (every epoch older than the oldest dirty one), a lower bound.
+     */
+    long backingConsistentAsOfEpoch() {
+        if (!epochOrdering || orderHeld()) {
+            return -1;
+        }
+        DirtyEpochs epochs = index.epochs();
+        long oldest = epochs.oldest();
+        if (oldest == DirtyEpochs.NONE) {
+            return epochs.current() - 1;
+        }
+        return oldest < epochs.firstEpoch() ? -1 : oldest - 1; // ORDER_UNKNOWN (0) is below every first epoch
     }
 
     /** Byte offset on the backing device of volume sector {@code sector}. */

@@ -26,7 +26,7 @@ public interface WritebackHooks {
         }
 
         @Override
-        public void epochVoidSettled(String failure) {
+        public void orderHoldSettled(String failure) {
         }
     };
 
@@ -41,8 +41,9 @@ public interface WritebackHooks {
     void dirtyBucketUsed(int bucket, int generation);
 
     /**
-     * The record voiding the volume's recorded epochs became durable ({@code failure} null: writeback, held since, may
-     * run) or cannot be made durable (writeback stays held; the reason). See {@code EpochRecord}.
+     * A durable step the volume held its order for ({@code Volume.orderHeld}: the journal record voiding its recorded
+     * epochs, the damage map's cleared consistency flag) is done ({@code failure} null: writeback, held since, may
+     * run) or failed (writeback stays held; the reason, for its error).
      */
-    void epochVoidSettled(String failure);
+    void orderHoldSettled(String failure);
 }

@@ -4,11 +4,11 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.WritebackHooks;
 
 /**
- * What the volume sees of its writeback engine: keys in flight, buffered keys, dirty bucket ages, and the news that
- * the volume's recorded epochs are durably void ({@code epochVoidSettled}: the engine's handler).
+ * What the volume sees of its writeback engine: keys in flight, buffered keys, dirty bucket ages, and the end of a
+ * hold of the volume's order ({@code orderHoldSettled}: the engine's handler).
  */
 record EngineHooks(EventLoop loop, InFlightKeys inFlight, KeySources sources, DirtyAges ages,
-                   java.util.function.Consumer<String> voidSettled) implements WritebackHooks {
+                   java.util.function.Consumer<String> holdSettled) implements WritebackHooks {
     @Override
     public boolean writebackInFlight(long startSector, long lengthSectors) {
         return inFlight.overlaps(startSector, lengthSectors);
@@ -25,7 +25,7 @@ record EngineHooks(EventLoop loop, InFlightKeys inFlight, KeySources sources, Di
     }
 
     @Override
-    public void epochVoidSettled(String failure) {
-        voidSettled.accept(failure);
+    public void orderHoldSettled(String failure) {
+        holdSettled.accept(failure);
     }
 }

@@ -43,14 +43,15 @@ final class EpochOrder {
      * Whether passes must wait (asked before each step that may start one): without ordering, writeback over dirty data
      * is about to run unordered, so epochs recovered after a restart stop describing the backing device's future and
      * are dropped, and voided on record (they are only taken up if ordering is turned on before anything is written);
-     * and while such a void record is not durable, nothing may be written back ({@code VolumeIndex.epochVoidPending}:
-     * a power cut would restore epochs the backing device no longer follows). The volume tells writeback when it is.
+     * and while such a void record is not durable, nothing may be written back (a power cut would restore epochs the
+     * backing device no longer follows), nor while the damage map still vouches for the order ({@code
+     * Volume.orderHeld}). The volume tells writeback when the hold ends.
      */
     boolean holdsPasses() {
         if (!ordered && volume.index().extents().dirtySectors() > 0) {
             volume.index().changingUntracked();
         }
-        return volume.index().epochVoidPending();
+        return volume.orderHeld();
     }
 
     /** True while front-end requests wait for older epochs: writeback must run, at full speed, whatever else says. */

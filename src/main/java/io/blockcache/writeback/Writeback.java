@@ -160,7 +160,7 @@ public final class Writeback {
             return;
         }
         stopped = false;
-        volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages, this::epochVoidSettled));
+        volume.setWritebackHooks(new EngineHooks(loop, inFlight, sources, ages, this::orderHoldSettled));
         epochOrder.apply(settings.ordering());
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
         rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
@@ -368,7 +368,7 @@ public final class Writeback {
             return;
         }
         if (epochOrder.holdsPasses()) {
-            return; // pumped again once the void record is durable (epochVoidSettled)
+            return; // pumped again once the volume's hold ends (orderHoldSettled)
         }
         long nowNs = loop.nowNs();
         if (nowNs < backoffUntilNs) {
@@ -522,10 +522,11 @@ public final class Writeback {
     }
 
     /**
-     * The volume's record voiding its recorded epochs is durable (null: passes may start) or cannot be made durable:
-     * writeback of this volume then stays held until a restart, visibly (the error, a drain ends with it).
+     * A durable step the volume held its order for is done (null: passes may start) or failed: writeback of this
+     * volume stays held (until a restart for the journal's void record; until a retry succeeds for the damage map),
+     * visibly (the error; a drain ends with it).
      */
-    private void epochVoidSettled(String failure) {
+    private void orderHoldSettled(String failure) {
         if (failure != null) {
             lastError = failure;
             lastErrorNs = loop.nowNs();

@@ -148,6 +148,59 @@ class CheckDamageCommandTest {
     }
 
     @Test
+    void anOrderedVolumeIsConsistentAfterLosingTheCacheFileThoughItsLastEpochWasNeverWrittenBack() throws IOException {
+        // Proves issue 14 item 5: with ordering=epochs, one epoch written back and a newer one still dirty when the
+        // cache file is lost, check --damage says consistent as of a flush epoch and exits 0: the backing file holds
+        // the first write and nothing of the second, an older state of the volume, not a damaged one.
+        format();
+        byte[] older = pattern(5, 64 << 10);
+        byte[] newer = pattern(6, 4096);
+        try (RealLoop loop = new RealLoop("damage-test")) {
+            FileDevice cacheDevice = FileDevice.open(loop, cache(), FileDeviceOptions.DEFAULTS);
+            FileDevice backingDevice = FileDevice.open(loop, backing(), FileDeviceOptions.DEFAULTS);
+            try {
+                CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10).withDamageMap(true);
+                CacheSet set = LoopCalls.<Outcome<CacheSet>>await(loop, done -> CacheSet.open(loop, cacheDevice,
+                        List.of(new BackingSpec("default", backingDevice)), options, done), WAIT).orThrow();
+                LoopCalls.<Void>await(loop, done -> {
+                    KeepDirty.on(set, "default");
+                    set.knobs().find("writeback.default.ordering").set("epochs");
+                    done.accept(null);
+                }, WAIT);
+                Volume volume = set.volumes().get(0);
+                writeAndFlush(loop, volume, 0, older);
+                assertThat(LoopCalls.<IoResult>await(loop, done -> set.drain("default", progress -> { },
+                        done::accept), WAIT)).isEqualTo(IoResult.OK);
+                writeAndFlush(loop, volume, 5 * MIB, newer);
+                assertThat(LoopCalls.<IoResult>await(loop, done -> volume.damageMap().sweep(done::accept), WAIT))
+                        .isEqualTo(IoResult.OK);
+            } finally {
+                LoopCalls.<Void>await(loop, done -> {
+                    cacheDevice.close();
+                    backingDevice.close();
+                    done.accept(null);
+                }, WAIT);
+            }
+        }
+        Files.delete(cache()); // the cache device dies with the newer epoch dirty in it
+
+        byte[] file = Files.readAllBytes(backing());
+        assertThat(Arrays.copyOfRange(file, (int) DATA_OFFSET_BYTES, (int) DATA_OFFSET_BYTES + older.length))
+                .isEqualTo(older);
+        assertThat(Arrays.copyOfRange(file, (int) (DATA_OFFSET_BYTES + 5 * MIB),
+                (int) (DATA_OFFSET_BYTES + 5 * MIB) + newer.length)).isEqualTo(new byte[newer.length]);
+        CliRun text = CliRun.of("check", "--damage", "--backing", "default=" + backing());
+        assertThat(text.exitCode()).as(text.out() + text.err()).isZero();
+        assertThat(text.out()).contains("consistent as of flush epoch").doesNotContain("stale   LBA");
+    }
+
+    private static void writeAndFlush(RealLoop loop, Volume volume, long offsetBytes, byte[] data) {
+        assertThat(LoopCalls.<IoResult>await(loop, done -> volume.write(offsetBytes, ByteBuffer.wrap(data), false,
+                done::accept), WAIT)).isEqualTo(IoResult.OK);
+        assertThat(LoopCalls.<IoResult>await(loop, done -> volume.flush(done::accept), WAIT)).isEqualTo(IoResult.OK);
+    }
+
+    @Test
     void badInputGetsAOneLineErrorAndItsOwnExitStatus() throws IOException {
         // Proves each bad input is refused with one clear line: no backing given (2), both modes at once (2), a
         // missing file (3), a file that is no blockcache backing device (3, everything listed as unknown).
