@@ -74,9 +74,37 @@ class FuzzRegressionTest {
         // Proves an older cached write hidden by a newer write around the cache that then failed is not
         // acknowledged: its hidden part was never installed and the newer data never landed (a stale read, a
         // sector read as zero after recovery, a broken epoch prefix). Found with the damage map and epochs on
-        // (session 3), whose extra waits made the overlap likely; the generator of today (ordering drawn).
+        // (session 3), whose extra waits made the overlap likely; the generator they were found with (ordering
+        // drawn, every damage map on its backing device).
         for (long seed : new long[] {20043, 23011, 23181, 23930, 26440, 27583}) {
-            FuzzScenario.run(seed);
+            FuzzScenario.runWithMapsOnBacking(seed);
         }
+    }
+
+    /**
+     * Proves a live switch of {@code ordering} to {@code none} is durable before the backing device can leave the
+     * recorded epoch order (journal record type 8, docs/FORMAT.md §7 rule 15): each seed switched vol0 to none, wrote
+     * back out of order, lost power before a checkpoint, and recovery restored the epochs of the records from before
+     * the switch, so the strict prefix oracle found the backing device no prefix of them. Found by the 2,000- and
+     * 6,000-seed runs of session 4 (docs/TESTING.md); each fails with {@code EpochRecord.coarsened} doing nothing
+     * (checked once by hand). The generator they were found with: ordering drawn, maps on the backing device.
+     */
+    @Test
+    void aLiveSwitchToUnorderedIsDurableBeforeWritebackLeavesTheRecordedEpochs() {
+        for (long seed : new long[] {40725, 41231, 51661}) {
+            FuzzScenario.runWithMapsOnBacking(seed);
+        }
+    }
+
+    /**
+     * Proves writeback starts only once the open has handed the set over with its knobs set: started earlier, its
+     * sample fired while the open still wrote the damage maps, an unordered pass with the default knobs voided the
+     * recovered epochs of a volume configured with ordering=epochs, and the strict oracle found them lost. Found by
+     * the first run with map files drawn (seed 43, today's generator); fails with {@code CacheSet.startWriteback}
+     * called where the set is built (checked once by hand).
+     */
+    @Test
+    void writebackWaitsForTheKnobsTheOpenHandsOver() {
+        FuzzScenario.run(43);
     }
 }

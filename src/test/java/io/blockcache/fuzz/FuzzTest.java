@@ -55,6 +55,10 @@ class FuzzTest {
         assertThat(totals.orderingSwitches()).as("live ordering switches").isPositive();
         assertThat(totals.damageChecks()).as("damage-map oracle checks").isGreaterThan(SEEDS);
         assertThat(totals.damageChecksStale()).as("damage-map checks with dirty data at stake").isPositive();
+        // Issue 14 items 3 and 5: maps in files as well as on the backing devices, and maps flagged consistent,
+        // judged by the prefix check.
+        assertThat(totals.damageMapFiles()).as("volumes with the map in a file").isPositive();
+        assertThat(totals.damageChecksConsistent()).as("checks of a map flagged consistent").isPositive();
         System.out.println(totals.summaryLine());
     }
 
