@@ -150,7 +150,11 @@ public final class DamageMap {
             }
             settled.accept("the damage map could not be cleared of its consistency flag (retried): "
                     + result.message());
-            loop.schedule(CLEAR_RETRY_NS, () -> clearNow(settled));
+            loop.schedule(CLEAR_RETRY_NS, () -> {
+                if (!closed) {
+                    clearNow(settled); // after a shutdown the next open clears it
+                }
+            });
         });
     }
 

@@ -89,12 +89,13 @@ class FuzzTest {
     @Test
     void writebackThatIgnoresEpochBoundariesIsCaught() throws Exception {
         // Proves the prefix oracle bites: with writeback taking keys of any epoch although the knob says epochs
-        // (the front end still holds what it must), the backing device alone matches no FLUSH boundary.
+        // (the front end still holds what it must), the backing device alone matches no FLUSH boundary. Found by the
+        // prefix oracle, or by the damage oracle judging a map that says consistent (issue 14 item 5).
         FuzzTotals totals = FuzzSeeds.run(1, SABOTAGE_SEEDS, Long.MAX_VALUE, 2,
                 seed -> FuzzScenario.run(seed, null, UnaryOperator.identity(), true), t -> { });
         assertThat(totals.violations()).as("violations with epoch boundaries ignored").isNotEmpty();
-        assertThat(totals.violations()).allSatisfy(violation ->
-                assertThat(violation.getMessage()).contains("is not the volume at any FLUSH boundary"));
+        assertThat(totals.violations()).allSatisfy(violation -> assertThat(violation.getMessage())
+                .containsAnyOf("is not the volume at any FLUSH boundary", "is the volume at no FLUSH boundary"));
     }
 
     @Test
