@@ -80,6 +80,29 @@ class ConsistentMapFlagTest {
     }
 
     @Test
+    void aClearThatCannotBeWrittenKeepsTheVolumeHeldAndIsRetriedUntilItIs() {
+        // Proves a failed clear never lets the order break: while the map's writes fail, nothing is written back and
+        // the error is visible; once the device takes writes again, the retried clear lands and writeback runs.
+        WritebackRig rig = flaggedRig();
+        rig.backingDevice.recording = true;
+        rig.backingDevice.ops.clear();
+        rig.backingDevice.failWrites = true;
+        rig.tune(b -> b.ordering(WritebackOrdering.NONE).running(true));
+        rig.loop.runFor(3_000 * MS);
+        assertThat(rig.volume().orderHeld()).isTrue();
+        assertThat(rig.writeback().lastError()).contains("could not be cleared of its consistency flag");
+        assertThat(rig.backingDevice.ops.stream().filter(op -> op.kind() == 'W'
+                && op.offsetBytes() >= rig.volume().backingOffsetBytes(0))).as("no data written back").isEmpty();
+        assertThat(consistentEpoch(rig)).as("the device still holds the flag: the order was kept").isPositive();
+
+        rig.backingDevice.failWrites = false;
+        rig.loop.runFor(3_000 * MS);
+        assertThat(rig.volume().orderHeld()).isFalse();
+        assertThat(consistentEpoch(rig)).isEqualTo(-1);
+        assertThat(rig.dirtySectors()).isZero();
+    }
+
+    @Test
     void everyOpenClearsTheFlagBeforeTheVolumeServes() {
         // Proves the flag does not outlive its incarnation: after a power cut the open rewrites the map without it
         // (a sweep of the new incarnation sets it again once the order holds there).
