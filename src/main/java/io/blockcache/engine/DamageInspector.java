@@ -95,10 +95,14 @@ public final class DamageInspector {
                 problems.add(chosen.problem());
                 Arrays.fill(stale, true);
                 allConsistent = false;
-            } else if ((chosen.block().flags() & DamageMapBlock.FLAG_CONSISTENT_AS_OF_EPOCH) != 0) {
-                epoch = epoch < 0 ? chosen.block().epoch() : Math.min(epoch, chosen.block().epoch());
             } else {
-                allConsistent = false;
+                if ((chosen.block().flags() & DamageMapBlock.FLAG_CONSISTENT_AS_OF_EPOCH) != 0) {
+                    epoch = epoch < 0 ? chosen.block().epoch() : Math.min(epoch, chosen.block().epoch());
+                } else {
+                    allConsistent = false;
+                }
+                // The engine keeps the bits exact with or without the flag, so a map only partly flagged (a write
+                // that sets or clears it is under way on another block) is read by its bits, every block's.
                 for (int i = 0; i < stale.length; i++) {
                     stale[i] = chosen.block().marked(i);
                 }
@@ -115,6 +119,9 @@ public final class DamageInspector {
         }
         if (runStart >= 0) {
             ranges.add(range(runStart, geometry.regionCount(), regionSectors, sectors));
+        }
+        if (allConsistent && epoch >= 0) {
+            ranges.clear(); // every block vouches for the whole: nothing stale, only older (docs/FORMAT.md §4.1)
         }
         long staleBytes = 0;
         for (DamageReport.SectorRange range : ranges) {

@@ -7,12 +7,14 @@ import io.blockcache.device.ForwardingDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.format.BackingHeader;
+import io.blockcache.format.DamageMapBlock;
 import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.volume.DamageMap;
 import io.blockcache.volume.Volume;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -145,6 +147,43 @@ class DamageMapTest {
         assertThat(lost.verdict()).isEqualTo(DamageReport.Verdict.UNKNOWN);
         open();
         assertThat(staleRanges()).containsExactly(regions(4, 1), regions(9, 1));
+    }
+
+    @Test
+    void aMapFlaggedConsistentInEveryBlockListsNothingAndAPartlyFlaggedOneIsReadByItsBits() {
+        // Proves how check --damage reads the consistency flag (FORMAT.md §4.1): with every block flagged, the volume
+        // is consistent as of the smallest epoch and nothing is listed; with one block not flagged (a write setting
+        // or clearing the flag is under way on the other), every block's bits are listed, the flagged one's too.
+        long mib = 1L << 20;
+        long volumeBytes = DamageMapBlock.REGIONS_PER_BLOCK * mib + 16 * mib;
+        DamageMapGeometry geometry = DamageMapGeometry.of(mib, volumeBytes);
+        assertThat(geometry.blockCount()).isEqualTo(2);
+        UUID backingUuid = new UUID(7, 8);
+        BackingHeader header = new BackingHeader(backingUuid, new UUID(1, 2), mib, volumeBytes);
+        long[] first = new long[DamageMapBlock.WORDS];
+        first[0] = 1L << 3;
+        long[] second = new long[DamageMapBlock.WORDS];
+        second[0] = 1L << 5;
+        byte[] area = new byte[geometry.areaBytes()];
+        int flag = DamageMapBlock.FLAG_CONSISTENT_AS_OF_EPOCH;
+        putBlock(area, geometry, new DamageMapBlock(1, backingUuid, mib, 0, 2, flag, 9, first));
+        putBlock(area, geometry, new DamageMapBlock(1, backingUuid, mib, 1, 2, flag, 7, second));
+        DamageReport.Volume flagged = DamageInspector.decode("v", header, geometry, area);
+        assertThat(flagged.consistentEpoch()).isEqualTo(7);
+        assertThat(flagged.staleRanges()).isEmpty();
+
+        putBlock(area, geometry, new DamageMapBlock(1, backingUuid, mib, 1, 2, 0, 0, second));
+        DamageReport.Volume partly = DamageInspector.decode("v", header, geometry, area);
+        long regionSectors = mib / BlockDevice.SECTOR_BYTES;
+        assertThat(partly.consistentEpoch()).isEqualTo(-1);
+        assertThat(partly.staleRanges()).containsExactly(new DamageReport.SectorRange(3 * regionSectors, regionSectors),
+                new DamageReport.SectorRange((DamageMapBlock.REGIONS_PER_BLOCK + 5) * regionSectors, regionSectors));
+    }
+
+    private static void putBlock(byte[] area, DamageMapGeometry geometry, DamageMapBlock block) {
+        byte[] bytes = block.encode();
+        int at = (int) (geometry.copyOffsetBytes(block.blockIndex(), 0) - DamageMapGeometry.FIRST_BLOCK_OFFSET_BYTES);
+        System.arraycopy(bytes, 0, area, at, bytes.length);
     }
 
     @Test
