@@ -56,11 +56,16 @@ class CheckDamageCommandTest {
     private record Write(long offsetBytes, byte[] data) {
     }
 
+    /** What a test does with the cache set open on the files (on the test thread; the set's calls via the loop). */
+    private interface OnOpenSet {
+        void run(RealLoop loop, CacheSet set);
+    }
+
     /**
-     * Opens the files, pauses writeback, makes {@code writes} and a FLUSH; then drains and shuts down cleanly if
-     * asked, else just stops (the process dies with the data dirty in the cache).
+     * Opens the files with writeback paused ({@link KeepDirty}), runs {@code action}, then closes the devices without a
+     * shutdown unless the action made one: the process dies with whatever is dirty still in the cache.
      */
-    private void run(List<Write> writes, boolean drainAndShutDown) throws IOException {
+    private void onOpenSet(OnOpenSet action) throws IOException {
         try (RealLoop loop = new RealLoop("damage-test")) {
             FileDevice cacheDevice = FileDevice.open(loop, cache(), FileDeviceOptions.DEFAULTS);
             FileDevice backingDevice = FileDevice.open(loop, backing(), FileDeviceOptions.DEFAULTS);
@@ -72,19 +77,7 @@ class CheckDamageCommandTest {
                     KeepDirty.on(set, "default");
                     done.accept(null);
                 }, WAIT);
-                Volume volume = set.volumes().get(0);
-                for (Write write : writes) {
-                    assertThat(LoopCalls.<IoResult>await(loop, done -> volume.write(write.offsetBytes(),
-                            ByteBuffer.wrap(write.data()), false, done::accept), WAIT)).isEqualTo(IoResult.OK);
-                }
-                assertThat(LoopCalls.<IoResult>await(loop, done -> volume.flush(done::accept), WAIT))
-                        .isEqualTo(IoResult.OK);
-                if (drainAndShutDown) {
-                    assertThat(LoopCalls.<IoResult>await(loop, done -> set.drain("default", progress -> { },
-                            done::accept), WAIT)).isEqualTo(IoResult.OK);
-                    assertThat(LoopCalls.<IoResult>await(loop, done -> set.shutdown(done::accept), WAIT))
-                            .isEqualTo(IoResult.OK);
-                }
+                action.run(loop, set);
             } finally {
                 LoopCalls.<Void>await(loop, done -> {
                     cacheDevice.close();
@@ -93,6 +86,28 @@ class CheckDamageCommandTest {
                 }, WAIT);
             }
         }
+    }
+
+    /**
+     * Opens the files, pauses writeback, makes {@code writes} and a FLUSH; then drains and shuts down cleanly if
+     * asked, else just stops (the process dies with the data dirty in the cache).
+     */
+    private void run(List<Write> writes, boolean drainAndShutDown) throws IOException {
+        onOpenSet((loop, set) -> {
+            Volume volume = set.volumes().get(0);
+            for (Write write : writes) {
+                assertThat(LoopCalls.<IoResult>await(loop, done -> volume.write(write.offsetBytes(),
+                        ByteBuffer.wrap(write.data()), false, done::accept), WAIT)).isEqualTo(IoResult.OK);
+            }
+            assertThat(LoopCalls.<IoResult>await(loop, done -> volume.flush(done::accept), WAIT))
+                    .isEqualTo(IoResult.OK);
+            if (drainAndShutDown) {
+                assertThat(LoopCalls.<IoResult>await(loop, done -> set.drain("default", progress -> { },
+                        done::accept), WAIT)).isEqualTo(IoResult.OK);
+                assertThat(LoopCalls.<IoResult>await(loop, done -> set.shutdown(done::accept), WAIT))
+                        .isEqualTo(IoResult.OK);
+            }
+        });
     }
 
     @Test
@@ -155,33 +170,19 @@ class CheckDamageCommandTest {
         format();
         byte[] older = pattern(5, 64 << 10);
         byte[] newer = pattern(6, 4096);
-        try (RealLoop loop = new RealLoop("damage-test")) {
-            FileDevice cacheDevice = FileDevice.open(loop, cache(), FileDeviceOptions.DEFAULTS);
-            FileDevice backingDevice = FileDevice.open(loop, backing(), FileDeviceOptions.DEFAULTS);
-            try {
-                CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10).withDamageMap(true);
-                CacheSet set = LoopCalls.<Outcome<CacheSet>>await(loop, done -> CacheSet.open(loop, cacheDevice,
-                        List.of(new BackingSpec("default", backingDevice)), options, done), WAIT).orThrow();
-                LoopCalls.<Void>await(loop, done -> {
-                    KeepDirty.on(set, "default");
-                    set.knobs().find("writeback.default.ordering").set("epochs");
-                    done.accept(null);
-                }, WAIT);
-                Volume volume = set.volumes().get(0);
-                writeAndFlush(loop, volume, 0, older);
-                assertThat(LoopCalls.<IoResult>await(loop, done -> set.drain("default", progress -> { },
-                        done::accept), WAIT)).isEqualTo(IoResult.OK);
-                writeAndFlush(loop, volume, 5 * MIB, newer);
-                assertThat(LoopCalls.<IoResult>await(loop, done -> volume.damageMap().sweep(done::accept), WAIT))
-                        .isEqualTo(IoResult.OK);
-            } finally {
-                LoopCalls.<Void>await(loop, done -> {
-                    cacheDevice.close();
-                    backingDevice.close();
-                    done.accept(null);
-                }, WAIT);
-            }
-        }
+        onOpenSet((loop, set) -> {
+            LoopCalls.<Void>await(loop, done -> {
+                set.knobs().find("writeback.default.ordering").set("epochs");
+                done.accept(null);
+            }, WAIT);
+            Volume volume = set.volumes().get(0);
+            writeAndFlush(loop, volume, 0, older);
+            assertThat(LoopCalls.<IoResult>await(loop, done -> set.drain("default", progress -> { }, done::accept),
+                    WAIT)).isEqualTo(IoResult.OK);
+            writeAndFlush(loop, volume, 5 * MIB, newer);
+            assertThat(LoopCalls.<IoResult>await(loop, done -> volume.damageMap().sweep(done::accept), WAIT))
+                    .isEqualTo(IoResult.OK);
+        });
         Files.delete(cache()); // the cache device dies with the newer epoch dirty in it
 
         byte[] file = Files.readAllBytes(backing());
