@@ -46,8 +46,9 @@ public record DamageMapBlock(long sequence, UUID backingUuid, long regionBytes, 
     /** Regions per block: 4024 bytes of bits. */
     public static final int REGIONS_PER_BLOCK = WORDS * Long.SIZE;
     /**
-     * Hook for ordering=epochs (docs/WRITEBACK.md "When a device fails"): the backing device holds every write up
-     * to a flush epoch and nothing newer, so after a cache loss it is consistent, only older; no region is stale.
+     * Written for volumes with ordering=epochs (docs/WRITEBACK.md "When a device fails"): the backing device holds
+     * every write up to a flush epoch and part of the next at most, so after a cache loss it is consistent, only
+     * older; no region is stale. Trusted only if every block of the map carries it; the bits stay exact beside it.
      */
     public static final int FLAG_CONSISTENT_AS_OF_EPOCH = 1;
 
