@@ -31,6 +31,36 @@ public final class S3Backing {
     }
 
     /**
+     * Decides, before anything is written (the owner record included), whether an existing volume may be opened:
+     * a new cache must not overwrite the backing header of another cache set unless told to.
+     */
+    public interface AttachGuard {
+        /** Opens every existing volume. */
+        AttachGuard NONE = new AttachGuard() {
+            @Override
+            public int headBytes() {
+                return 0;
+            }
+
+            @Override
+            public String refusal(byte[] head, boolean takingOver) {
+                return null;
+            }
+        };
+
+        /** How many bytes of the volume's start {@link #refusal} needs; 0 to skip the check (no GET). */
+        int headBytes();
+
+        /**
+         * @param head the first {@link #headBytes()} bytes of the volume (zeros where no chunk was written)
+         * @param takingOver true when another cache's owner record is there and {@code --take-over} was given (without
+         *     it the guard is not asked: the owner record refuses the volume, naming its owner)
+         * @return null to go on, else the one-line refusal
+         */
+        String refusal(byte[] head, boolean takingOver);
+    }
+
+    /**
      * Opens the volume at {@code uri}.
      *
      * @param clock the wall clock for the owner record's times
@@ -39,12 +69,27 @@ public final class S3Backing {
      */
     public static S3Device open(EventLoop loop, S3Uri uri, S3Options options, Create create, InstantSource clock,
                                 Consumer<String> log) throws IOException {
-        return open(loop, S3Store.open(uri, options), uri, options, create, clock, log);
+        return open(loop, uri, options, create, AttachGuard.NONE, clock, log);
+    }
+
+    /**
+     * As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, Consumer)}, asking {@code guard} about an
+     * existing volume before the owner record is taken.
+     */
+    public static S3Device open(EventLoop loop, S3Uri uri, S3Options options, Create create, AttachGuard guard,
+                                InstantSource clock, Consumer<String> log) throws IOException {
+        return open(loop, S3Store.open(uri, options), uri, options, create, guard, clock, log);
     }
 
     /** As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, Consumer)}, on {@code store}. */
     static S3Device open(EventLoop loop, S3Store store, S3Uri uri, S3Options options, Create create,
                          InstantSource clock, Consumer<String> log) throws IOException {
+        return open(loop, store, uri, options, create, AttachGuard.NONE, clock, log);
+    }
+
+    /** As {@link #open(EventLoop, S3Uri, S3Options, Create, AttachGuard, InstantSource, Consumer)}, on a store. */
+    static S3Device open(EventLoop loop, S3Store store, S3Uri uri, S3Options options, Create create,
+                         AttachGuard guard, InstantSource clock, Consumer<String> log) throws IOException {
         try {
             store.checkBucket();
             S3Store.Found found = store.get(S3Volume.OBJECT_NAME);
@@ -54,6 +99,9 @@ public final class S3Backing {
                         + uri.key(S3Volume.OBJECT_NAME) + "); create one with a new cache and --backing-size SIZE");
             }
             S3Volume wanted = volume != null ? volume : newVolume(store, create);
+            if (volume != null) {
+                checkGuard(store, volume, options, guard);
+            }
             S3Lease lease = S3Lease.acquire(store, options.ownerId(), options.takeOver(), clock, log);
             if (volume == null) {
                 if (store.putIf(S3Volume.OBJECT_NAME, wanted.encode(), null) == null) {
@@ -68,6 +116,26 @@ public final class S3Backing {
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
+        }
+    }
+
+    /** Asks {@code guard} about the volume's first bytes; refuses with its line. */
+    private static void checkGuard(S3Store store, S3Volume volume, S3Options options, AttachGuard guard)
+            throws IOException {
+        int headBytes = (int) Math.min(guard.headBytes(), volume.chunkLengthBytes(0));
+        if (headBytes <= 0) {
+            return;
+        }
+        S3Store.Found owner = store.get(S3Lease.OBJECT_NAME);
+        boolean another = owner != null && !S3Lease.Holder.parse(owner.body()).owner().equals(options.ownerId());
+        if (another && !options.takeOver()) {
+            return; // the owner record refuses it, naming the owner: the more useful line
+        }
+        byte[] head = new byte[headBytes];
+        store.getRange(S3Volume.chunkName(0), 0, headBytes, head, 0);
+        String refusal = guard.refusal(head, another);
+        if (refusal != null) {
+            throw new IOException(refusal);
         }
     }
 

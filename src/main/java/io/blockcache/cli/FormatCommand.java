@@ -18,6 +18,8 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
 import io.blockcache.format.BackingHeader;
+import io.blockcache.format.ExistingMetadata;
+import io.blockcache.host.MetadataGuard;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
@@ -236,13 +238,12 @@ final class FormatCommand implements Callable<Integer> {
             }
             String contents;
             try {
-                contents = FormatGuard.blockcacheContents(path);
+                contents = MetadataGuard.describe(path);
             } catch (IOException e) {
                 throw new FormatException("cannot read " + path + ": " + e.getMessage());
             }
             if (contents != null && !force) {
-                throw new FormatException("refusing to format " + path + ": it " + contents
-                        + ". Formatting destroys it; use --force if that is what you want");
+                throw new FormatException(refusal(path.toString(), contents));
             }
         }
     }
@@ -289,10 +290,22 @@ final class FormatCommand implements Callable<Integer> {
         S3Backing.Create create = backingSizeBytes == null ? S3Backing.Create.NEVER
                 : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()),
                         inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES);
+        // Asked before the owner record is taken, so that a refusal writes nothing in the bucket.
+        S3Backing.AttachGuard guard = new S3Backing.AttachGuard() {
+            @Override
+            public int headBytes() {
+                return force ? 0 : ExistingMetadata.HEAD_BYTES;
+            }
+
+            @Override
+            public String refusal(byte[] head, boolean takingOver) {
+                String contents = ExistingMetadata.describe(head);
+                return contents == null ? null : FormatCommand.refusal(location.display(), contents);
+            }
+        };
         try {
-            S3Device device = S3Backing.open(loop, location.uri(), options, create, InstantSource.system(),
+            return S3Backing.open(loop, location.uri(), options, create, guard, InstantSource.system(),
                     line -> err.println("blockcache format: " + line));
-            return guardHead(loop, device, location.display());
         } catch (IOException e) {
             throw new FormatException(e.getMessage());
         }
@@ -301,15 +314,14 @@ final class FormatCommand implements Callable<Integer> {
     /** Reads the head of a remote backing and refuses blockcache metadata there unless --force (closed on refusal). */
     private <T extends BlockDevice> T guardHead(RealLoop loop, T device, String display) throws FormatException {
         try {
-            ByteBuffer head = ByteBuffer.allocate((int) Math.min(FormatGuard.HEAD_BYTES, device.sizeBytes()));
+            ByteBuffer head = ByteBuffer.allocate((int) Math.min(ExistingMetadata.HEAD_BYTES, device.sizeBytes()));
             IoResult read = LoopCalls.await(loop, done -> device.read(0, head, done::accept), ENGINE_CALL_TIMEOUT);
             if (!read.ok()) {
                 throw new FormatException("cannot read " + display + ": " + read.message());
             }
-            String contents = FormatGuard.blockcacheContents(head.array());
+            String contents = ExistingMetadata.describe(head.array());
             if (contents != null && !force) {
-                throw new FormatException("refusing to format " + display + ": it " + contents
-                        + ". Formatting destroys it; use --force if that is what you want");
+                throw new FormatException(refusal(display, contents));
             }
             return device;
         } catch (FormatException | RuntimeException e) {
@@ -319,6 +331,11 @@ final class FormatCommand implements Callable<Integer> {
             }, ENGINE_CALL_TIMEOUT);
             throw e;
         }
+    }
+
+    private static String refusal(String display, String contents) {
+        return "refusing to format " + display + ": it " + contents
+                + ". Formatting destroys it; use --force if that is what you want";
     }
 
     private static FileDevice openOrCreate(RealLoop loop, Path path, Long sizeBytes, String sizeOption,

@@ -123,6 +123,13 @@ final class ServeCommand implements Callable<Integer> {
             description = "Take s3:// volumes that another cache owns: a deliberate failover (docs/SCALE.md).")
     private boolean takeOver;
 
+    // A flag only, never a config key: kept in a config file it would overwrite a backing header at every start
+    // with a new cache, long after the one occasion someone meant it.
+    @Option(names = "--force",
+            description = "With a new cache, overwrite backing stores that already hold blockcache metadata (a backing"
+                    + " header of another cache set); without it they are refused.")
+    private boolean force;
+
     @Option(names = "--print-jvm-options", hidden = true,
             description = "Print the JVM flags bin/blockcache runs this serve with (JvmSizing) and exit.")
     private boolean printJvmOptions;
@@ -189,7 +196,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         ServeRuntime runtime;
         try {
-            runtime = ServeRuntime.start(settings, err);
+            runtime = ServeRuntime.start(settings, force, err);
         } catch (ServeRuntime.ServeException e) {
             err.println("blockcache serve: " + e.getMessage());
             err.flush();

@@ -40,6 +40,8 @@ final class ServeRuntime {
     static final Duration IN_FLIGHT_WAIT = Duration.ofSeconds(10);
 
     private final ServeSettings settings;
+    /** {@code --force}: a new cache may overwrite backing stores that hold blockcache metadata. */
+    private final boolean force;
     private final PrintWriter err;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private CacheHost host;
@@ -51,8 +53,9 @@ final class ServeRuntime {
     private boolean stopping;
     private volatile boolean shutdownClean;
 
-    private ServeRuntime(ServeSettings settings, PrintWriter err) {
+    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err) {
         this.settings = settings;
+        this.force = force;
         this.err = err;
     }
 
@@ -63,7 +66,15 @@ final class ServeRuntime {
      * @throws ServeException with the message for the user (the engine's own message for open errors)
      */
     static ServeRuntime start(ServeSettings settings, PrintWriter err) throws ServeException {
-        ServeRuntime runtime = new ServeRuntime(settings, err);
+        return start(settings, false, err);
+    }
+
+    /**
+     * As {@link #start(ServeSettings, PrintWriter)}; with {@code force} a new cache overwrites backing stores that
+     * hold blockcache metadata instead of refusing them ({@code host.MetadataGuard}).
+     */
+    static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err) throws ServeException {
+        ServeRuntime runtime = new ServeRuntime(settings, force, err);
         try {
             runtime.startAll();
             return runtime;
@@ -116,7 +127,7 @@ final class ServeRuntime {
     private void startAll() throws ServeException {
         HostFiles files = new HostFiles(settings.cacheFile(), settings.cacheSizeBytes(), settings.backings(),
                 settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), settings.knobs(),
-                settings.damageMap(), settings.dataDir());
+                settings.damageMap(), settings.dataDir(), force);
         ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
         try {
             host = CacheHost.open(files, "blockcache-loop", line -> {

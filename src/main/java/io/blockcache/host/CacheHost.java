@@ -16,10 +16,12 @@ import io.blockcache.engine.Knob;
 import io.blockcache.engine.Outcome;
 import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.format.BackingHeader;
+import io.blockcache.format.ExistingMetadata;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -151,27 +153,48 @@ public final class CacheHost implements AutoCloseable {
     }
 
     /**
-     * Opens the backing stores first (an unreachable NBD server or a missing export is refused before anything is
-     * created or written), then the cache file, which goes first in {@link #devices}.
+     * Opens the backing stores first, then the cache file, which goes first in {@link #devices}. With a new cache,
+     * existing backing files are checked first and remote stores opened next, so that a refusal (an unreachable
+     * server, a store too small, or one that holds blockcache metadata: {@link MetadataGuard}) comes before any file
+     * is created or anything written.
      */
     private void openFiles(boolean fresh) throws HostException {
         // 512-byte logical blocks: the volume passes sector-aligned requests straight down to both devices.
         FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
+        MetadataGuard guard = new MetadataGuard(files.cacheFile(), files.force());
+        List<Map.Entry<String, BackingLocation>> all = List.copyOf(files.backings().entrySet());
+        BlockDevice[] opened = new BlockDevice[all.size()];
         List<BlockDevice> backingDevices = new ArrayList<>();
         try {
-            for (Map.Entry<String, BackingLocation> backing : files.backings().entrySet()) {
-                BlockDevice device = switch (backing.getValue()) {
-                    case BackingLocation.File file -> openBackingFile(backing.getKey(), file.path(), fresh,
-                            deviceOptions);
-                    case BackingLocation.Nbd nbd -> openBackingNbd(backing.getKey(), nbd.uri(), fresh);
-                    case BackingLocation.S3 s3 -> openBackingS3(backing.getKey(), s3, fresh);
+            for (Map.Entry<String, BackingLocation> backing : all) {
+                if (fresh && backing.getValue() instanceof BackingLocation.File file && Files.exists(file.path())) {
+                    guard.checkFile(backing.getKey(), file.path());
+                }
+            }
+            for (int i = 0; i < all.size(); i++) {
+                String name = all.get(i).getKey();
+                BlockDevice device = switch (all.get(i).getValue()) {
+                    case BackingLocation.File file -> null;
+                    case BackingLocation.Nbd nbd -> openBackingNbd(name, nbd.uri(), fresh, guard);
+                    case BackingLocation.S3 s3 -> openBackingS3(name, s3, fresh, guard);
                 };
-                backingDevices.add(device);
-                BlockDevice map = openMapFile(backing.getKey(), deviceOptions);
+                opened[i] = device;
+                if (device != null) {
+                    backingDevices.add(device);
+                }
+            }
+            for (int i = 0; i < all.size(); i++) {
+                if (all.get(i).getValue() instanceof BackingLocation.File file) {
+                    opened[i] = openBackingFile(all.get(i).getKey(), file.path(), fresh, deviceOptions);
+                    backingDevices.add(opened[i]);
+                }
+            }
+            for (int i = 0; i < all.size(); i++) {
+                BlockDevice map = openMapFile(all.get(i).getKey(), deviceOptions);
                 if (map != null) {
                     backingDevices.add(map);
                 }
-                backings.add(new BackingSpec(backing.getKey(), device).withMapDevice(map));
+                backings.add(new BackingSpec(all.get(i).getKey(), opened[i]).withMapDevice(map));
             }
             devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
         } catch (IOException | UnsupportedOperationException e) {
@@ -216,7 +239,8 @@ public final class CacheHost implements AutoCloseable {
         return openOrCreate(path, files.backingSizeBytes(), !exists, options);
     }
 
-    private NbdDevice openBackingNbd(String name, NbdUri uri, boolean fresh) throws HostException {
+    private NbdDevice openBackingNbd(String name, NbdUri uri, boolean fresh, MetadataGuard guard)
+            throws HostException {
         NbdDevice device;
         try {
             device = NbdDevice.open(loop, uri, NbdDevice.CONNECTIONS_DEFAULT);
@@ -225,6 +249,7 @@ public final class CacheHost implements AutoCloseable {
         }
         if (fresh) {
             refuseIfTooSmall(name, uri.toString(), device);
+            refuseIfMetadata(name, uri.toString(), device, guard);
             log.accept("attaching " + uri + " as export \"" + name + "\" (" + device.sizeBytes() + " bytes, "
                     + device.connections() + " connections); its first 1 MiB becomes the blockcache backing header");
         }
@@ -235,13 +260,16 @@ public final class CacheHost implements AutoCloseable {
      * Opens an S3 volume, owned by this cache (host and cache file); with a new cache a missing volume is created
      * with the backing size, as a missing backing file is.
      */
-    private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh) throws HostException {
+    private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh, MetadataGuard guard)
+            throws HostException {
         S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
         S3Backing.Create create = fresh ? new S3Backing.Create(files.backingSizeBytes(), randomUuid(),
                 BackingHeader.DEFAULT_DATA_OFFSET_BYTES) : S3Backing.Create.NEVER;
         S3Device device;
         try {
-            device = S3Backing.open(loop, location.uri(), options, create, InstantSource.system(), log);
+            device = S3Backing.open(loop, location.uri(), options, create,
+                    fresh ? guard.s3(name, location.display()) : S3Backing.AttachGuard.NONE, InstantSource.system(),
+                    log);
         } catch (IOException e) {
             throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
         }
@@ -254,18 +282,39 @@ public final class CacheHost implements AutoCloseable {
         return device;
     }
 
+    /** Closes {@code device} and refuses it when its first bytes hold blockcache metadata (unless forced). */
+    private void refuseIfMetadata(String name, String display, BlockDevice device, MetadataGuard guard)
+            throws HostException {
+        ByteBuffer head = ByteBuffer.allocate((int) Math.min(ExistingMetadata.HEAD_BYTES, device.sizeBytes()));
+        IoResult read = this.<IoResult>onLoop(done -> device.read(0, head, done::accept));
+        try {
+            if (!read.ok()) {
+                throw new HostException("cannot read the backing store of export \"" + name + "\", " + display + ": "
+                        + read.message());
+            }
+            guard.checkHead(name, display, head.array());
+        } catch (HostException refused) {
+            closeRefused(device);
+            throw refused;
+        }
+    }
+
     /** Closes {@code device} and refuses it when it has no room for data after the backing header. */
     private void refuseIfTooSmall(String name, String display, BlockDevice device) throws HostException {
         if (device.sizeBytes() > BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
             return;
         }
+        closeRefused(device);
+        throw new HostException("the backing store of export \"" + name + "\", " + display + ", has "
+                + device.sizeBytes() + " bytes: too small, it needs more than its "
+                + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
+    }
+
+    private void closeRefused(BlockDevice device) throws HostException {
         this.<Boolean>onLoop(done -> {
             device.close();
             done.accept(true);
         });
-        throw new HostException("the backing store of export \"" + name + "\", " + display + ", has "
-                + device.sizeBytes() + " bytes: too small, it needs more than its "
-                + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
     }
 
     private static UUID randomUuid() {

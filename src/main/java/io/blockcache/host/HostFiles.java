@@ -20,11 +20,13 @@ import java.util.TreeMap;
  * @param knobs knob name to value, applied in name order after open
  * @param damageMap where the damage maps live; it decides {@code options.damageMap()}
  * @param dataDir where the map files live with {@link DamageMapPlacement#FILE} (else may be null)
+ * @param force with a new cache, overwrite backing stores that hold blockcache metadata (else they are refused:
+ *     {@link MetadataGuard})
  */
 public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
                         long backingSizeBytes,
                         CacheSetOptions options, Map<String, String> knobs, DamageMapPlacement damageMap,
-                        Path dataDir) {
+                        Path dataDir, boolean force) {
     public HostFiles {
         if (cacheFile == null || options == null || damageMap == null) {
             throw new IllegalArgumentException("a cache file, options and a damage map placement are required");
@@ -42,6 +44,19 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
         }
         backings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(backings));
         knobs = java.util.Collections.unmodifiableMap(new TreeMap<>(knobs == null ? Map.of() : knobs));
+    }
+
+    /** Not forced: backing stores that hold blockcache metadata are refused with a new cache. */
+    public HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
+                     long backingSizeBytes, CacheSetOptions options, Map<String, String> knobs,
+                     DamageMapPlacement damageMap, Path dataDir) {
+        this(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap, dataDir, false);
+    }
+
+    /** These files, with {@link #force()} set to {@code overwrite}. */
+    public HostFiles withForce(boolean overwrite) {
+        return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap,
+                dataDir, overwrite);
     }
 
     /** Without a placement: the map on the backing devices if {@code options.damageMap()}, else none. */

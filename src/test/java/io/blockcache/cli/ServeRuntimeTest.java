@@ -171,4 +171,30 @@ class ServeRuntimeTest {
                 .hasMessageContaining("is missing").hasMessageContaining("refusing to attach an empty file");
         assertThat(dir.resolve("a").resolve("backing.img")).doesNotExist();
     }
+
+    @Test
+    void aNewCacheRefusesABackingFileThatHoldsAnotherCacheSetsHeaderUnlessForced() throws Exception {
+        // Proves serve with a new cache does not overwrite a backing header (format refuses it too): one line naming
+        // the file and --force, nothing created (not the cache, not another export's new backing file, not a map
+        // file) and the backing file unchanged; with --force it formats over it.
+        ServeRuntime a = ServeRuntime.start(settings(dir.resolve("a"), null), err);
+        assertThat(a.stop()).isTrue();
+        Path attached = dir.resolve("a").resolve("backing.img");
+        byte[] before = Files.readAllBytes(attached);
+        Path fresh = dir.resolve("c");
+        Path newBacking = dir.resolve("new-backing.img");
+        assertThatThrownBy(() -> ServeRuntime.start(settings(fresh, null, "first=" + newBacking,
+                "default=" + attached), err))
+                .hasMessageContaining("refusing to attach " + attached + " as export \"default\"")
+                .hasMessageContaining("holds a blockcache backing header").hasMessageContaining("--force")
+                .hasMessageNotContaining("\n");
+        assertThat(fresh.resolve("cache.img")).doesNotExist();
+        assertThat(fresh.resolve("damage-map-default.img")).doesNotExist();
+        assertThat(newBacking).doesNotExist();
+        assertThat(Files.readAllBytes(attached)).isEqualTo(before);
+
+        ServeRuntime forced = ServeRuntime.start(settings(fresh, null, "default=" + attached), true, err);
+        assertThat(forced.stop()).isTrue();
+        assertThat(Files.readAllBytes(attached)).isNotEqualTo(before); // a new header, of the new cache set
+    }
 }

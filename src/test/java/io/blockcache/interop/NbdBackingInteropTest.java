@@ -152,8 +152,8 @@ class NbdBackingInteropTest {
     @Test
     void badRemoteBackingsAreOneLineErrorsAndNothingIsWritten() throws Exception {
         // Proves the start-up refusals of serve: nothing listening, a missing export, an export too small for the
-        // header, and (after a format) a blank export or the right one grown: each exit 1 with one line, no cache
-        // file created by the refusals before the format, and the remote export not written.
+        // header, and (after a format) the export for a new cache, a blank export or the right one grown: each exit 1
+        // with one line, no cache file created by the refusals, and the remote export not written.
         Path data = dataDir();
         int deadPort = RemoteNbdServer.freePort();
         assertRefused(data, "nbd://127.0.0.1:" + deadPort + "/vol", "cannot connect");
@@ -169,6 +169,12 @@ class NbdBackingInteropTest {
             try (ServeProcess serve = ServeProcess.start(data, "first", backing(remote))) {
                 assertThat(serve.log()).contains("attaching " + remote.uri("vol"));
             }
+            // A new cache (another data directory) would overwrite the header the first one wrote.
+            byte[] header = slice(remoteFile, 0, 4096);
+            Path other = Files.createDirectories(dir.resolve("other"));
+            assertRefused(other, remote.uri("vol"), "holds a blockcache backing header");
+            assertThat(Files.exists(other.resolve("cache.img"))).isFalse();
+            assertThat(slice(remoteFile, 0, 4096)).isEqualTo(header);
             try (RemoteNbdServer blank = RemoteNbdServer.qemuNbd(dir, sparse("blank.img"), "vol")) {
                 assertRefused(data, blank.uri("vol"), "header is not readable");
             }

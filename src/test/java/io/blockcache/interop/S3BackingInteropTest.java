@@ -125,6 +125,38 @@ class S3BackingInteropTest {
     }
 
     @Test
+    void aNewCacheRefusesAVolumeThatHoldsABackingHeaderUnlessForced() throws Exception {
+        // Proves serve with a new cache does not overwrite another cache set's backing header on S3 when the owner
+        // record is its own (the cache file was deleted and made again at the same path) or free (deleted): exit 1,
+        // one line naming --force, no cache file and not one object changed (the owner record included); with
+        // --force it starts and writes a header of its own.
+        Path data = dataDir();
+        try (ServeProcess serve = start(data, "first")) {
+            assertThat(serve.log()).contains("created the S3 volume");
+        }
+        Files.delete(data.resolve("cache.img"));
+        Files.deleteIfExists(data.resolve("damage-map-default.img"));
+        Map<String, String> before = objects("vol");
+        String uri = "s3://" + BUCKET + "/vol";
+        assertRefused(data, proxy.environment(), uri, endpointFlag(), "holds a blockcache backing header");
+        assertThat(objects("vol")).isEqualTo(before);
+        try (S3Client client = proxy.client()) {
+            client.deleteObject(b -> b.bucket(BUCKET).key("vol/owner"));
+        }
+        before = objects("vol");
+        assertRefused(data, proxy.environment(), uri, endpointFlag(), "--force");
+        assertThat(objects("vol")).isEqualTo(before);
+        assertThat(Files.exists(data.resolve("cache.img"))).isFalse();
+
+        try (ServeProcess forced = ServeProcess.start(data, "forced", config(), "64M", proxy.environment(),
+                "--force")) {
+            assertThat(forced.log()).doesNotContain("refusing");
+        }
+        String header = "vol/" + S3Volume.chunkName(0);
+        assertThat(sha256(object(header))).isNotEqualTo(before.get(header));
+    }
+
+    @Test
     void badS3LocationsAreOneLineErrorsAndNothingIsWritten() throws Exception {
         // Proves the start-up refusals: an endpoint nobody listens on, a bucket that does not exist, wrong
         // credentials, and (after a first serve) a cache whose volume metadata is gone; each exit 1 with one line,
@@ -203,6 +235,19 @@ class S3BackingInteropTest {
         } catch (NoSuchKeyException missing) {
             return null;
         }
+    }
+
+    /** Every object under the prefix, key to the SHA-256 of its contents, in key order. */
+    private Map<String, String> objects(String prefix) throws Exception {
+        Map<String, String> objects = new java.util.TreeMap<>();
+        for (String key : keys(prefix)) {
+            objects.put(key, sha256(object(key)));
+        }
+        return objects;
+    }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
     }
 
     private List<String> keys(String prefix) {

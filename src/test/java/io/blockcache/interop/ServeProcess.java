@@ -58,9 +58,12 @@ final class ServeProcess implements AutoCloseable {
         return start(dataDir, name, moreConfig, BACKING_SIZE, environment);
     }
 
-    /** The general form: a backing file of {@code backingSize} and more environment variables for the child. */
+    /**
+     * The general form: a backing file of {@code backingSize}, more environment variables for the child and more
+     * arguments for serve (e.g. {@code --force}).
+     */
     static ServeProcess start(Path dataDir, String name, String moreConfig, String backingSize,
-                              Map<String, String> environment)
+                              Map<String, String> environment, String... moreArgs)
             throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
@@ -71,10 +74,11 @@ final class ServeProcess implements AutoCloseable {
         Files.writeString(config, "knob.writeback.default.running=false\n"
                 + "knob.volume.default.congested_read_threshold_us=0\n"
                 + "knob.volume.default.congested_write_threshold_us=0\n" + moreConfig);
-        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
                 "io.blockcache.cli.Main", "serve", "--data-dir", dataDir.toString(),
                 "--cache-size", CACHE_SIZE, "--backing-size", backingSize,
-                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", config.toString());
+                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", config.toString()));
+        command.addAll(List.of(moreArgs));
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(log.toFile());
         builder.environment().remove("NOTIFY_SOCKET"); // a test run under systemd must not notify the real manager
         builder.environment().putAll(environment);
