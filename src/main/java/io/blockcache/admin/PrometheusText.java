@@ -227,37 +227,7 @@ final class PrometheusText {
         families.counter("blockcache_backing_completed_sectors_total",
                 "Sectors the backing device completed, by operation.", completed);
         families.counter("blockcache_backing_errors_total", "Backing-device requests that failed.", errors);
-        remoteBackings(backings);
-    }
-
-    /** The NBD client of each remote backing (no samples when every backing is local). */
-    private void remoteBackings(List<StatsSnapshot.DeviceSnapshot> backings) {
-        List<Sample> connected = new ArrayList<>();
-        List<Sample> breaks = new ArrayList<>();
-        List<Sample> reconnects = new ArrayList<>();
-        List<Sample> replayLog = new ArrayList<>();
-        List<Sample> timeouts = new ArrayList<>();
-        for (StatsSnapshot.DeviceSnapshot device : backings) {
-            StatsSnapshot.RemoteSnapshot remote = device.remote();
-            if (remote != null) {
-                connected.add(Sample.of(remote.connected() ? 1 : 0, "volume", device.name()));
-                breaks.add(Sample.of(remote.breaks(), "volume", device.name()));
-                reconnects.add(Sample.of(remote.reconnects(), "volume", device.name()));
-                replayLog.add(Sample.of(remote.replayLogBytes(), "volume", device.name()));
-                timeouts.add(Sample.of(remote.requestTimeouts(), "volume", device.name()));
-            }
-        }
-        families.gauge("blockcache_backing_remote_connected",
-                "1 while the remote backing's client is connected, 0 while the server is away (reconnecting).",
-                connected);
-        families.counter("blockcache_backing_remote_breaks_total",
-                "Times the remote backing's connection broke.", breaks);
-        families.counter("blockcache_backing_remote_reconnects_total",
-                "Times the remote backing's client reconnected after a break.", reconnects);
-        families.gauge("blockcache_backing_remote_replay_log_bytes",
-                "Acknowledged writes no acknowledged flush covers yet: what a reconnect writes again.", replayLog);
-        families.counter("blockcache_backing_remote_request_timeouts_total",
-                "Remote backing requests unanswered past the request timeout; each broke its connection.", timeouts);
+        BackingMetrics.add(families, backings);
     }
 
     private void volumeCounter(List<StatsSnapshot.VolumeSnapshot> volumes, String name, String help,

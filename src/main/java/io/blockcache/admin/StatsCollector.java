@@ -5,6 +5,8 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
+import io.blockcache.device.ObjectStoreDevice;
+import io.blockcache.device.ObjectStoreStats;
 import io.blockcache.device.RemoteDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
@@ -54,7 +56,9 @@ final class StatsCollector {
         }
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
-            devices.add(device(backing.name(), backing.device().counters(), remote(backing.device())));
+            BlockDevice device = backing.device();
+            devices.add(device(backing.name(), device.counters(), remote(device),
+                    device instanceof ObjectStoreDevice s3 ? s3.objectStoreStats() : null));
         }
         return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set), null);
     }
@@ -147,17 +151,18 @@ final class StatsCollector {
     }
 
     private static StatsSnapshot.DeviceSnapshot device(String name, DeviceCounters counters) {
-        return device(name, counters, null);
+        return device(name, counters, null, null);
     }
 
     private static StatsSnapshot.DeviceSnapshot device(String name, DeviceCounters counters,
-                                                       StatsSnapshot.RemoteSnapshot remote) {
+                                                       StatsSnapshot.RemoteSnapshot remote,
+                                                       ObjectStoreStats objectStore) {
         long errors = 0;
         for (DeviceOp op : DeviceOp.values()) {
             errors += counters.errors(op);
         }
         return new StatsSnapshot.DeviceSnapshot(name, counters.inFlight(), counters.completedSectors(DeviceOp.READ),
-                counters.completedSectors(DeviceOp.WRITE), errors, remote);
+                counters.completedSectors(DeviceOp.WRITE), errors, remote, objectStore);
     }
 
     /** The client's state of a remote backing (an NBD export), null for a local device. */

@@ -1,5 +1,7 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.ObjectStoreStats;
+
 /**
  * Renders a {@link StatsSnapshot} as the JSON document of {@code GET /api/stats}. Names carry their unit
  * last ({@code dirtyBytes}, {@code p99Us}, {@code rateSectorsPerSecond}); sector counts are 512-byte sectors.
@@ -256,6 +258,23 @@ final class StatsJson {
                     .field("reconnects", remote.reconnects())
                     .field("replayLogBytes", remote.replayLogBytes())
                     .field("requestTimeouts", remote.requestTimeouts())
+                    .endObject();
+        }
+        ObjectStoreStats s3 = device.objectStore();
+        if (s3 != null) {
+            json.name("s3").beginObject()
+                    .field("puts", s3.puts())
+                    .field("gets", s3.gets())
+                    .field("deletes", s3.deletes())
+                    .field("failures", s3.failures())
+                    .field("bytesPut", s3.bytesPut())
+                    .field("bytesGot", s3.bytesGot())
+                    .field("stagedChunks", s3.stagedChunks())
+                    .field("stagedChunksMax", s3.stagedChunksMax())
+                    .field("leaseRenewals", s3.leaseRenewals())
+                    .field("leaseRenewalFailures", s3.leaseRenewalFailures())
+                    .field("fenced", s3.fenced())
+                    .field("ownership", s3.ownership())
                     .endObject();
         }
         json.endObject();

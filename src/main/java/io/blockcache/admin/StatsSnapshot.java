@@ -1,5 +1,7 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.ObjectStoreStats;
+
 import java.util.List;
 
 /**
@@ -116,10 +118,12 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param completedReadSectors sectors read successfully since open
      * @param completedWriteSectors sectors written successfully since open
      * @param errors requests of any kind that completed with an error
-     * @param remote the client's state for a remote backing (an {@code nbd://} export); null for local devices
+     * @param remote the client's state for a remote backing (an {@code nbd://} export); null for other devices
+     * @param objectStore the counters of an {@code s3://} backing; null for other devices
      */
     public record DeviceSnapshot(String name, long requestsInFlight, long completedReadSectors,
-                                 long completedWriteSectors, long errors, RemoteSnapshot remote) {
+                                 long completedWriteSectors, long errors, RemoteSnapshot remote,
+                                 ObjectStoreStats objectStore) {
     }
 
     /**

@@ -37,9 +37,9 @@ final class S3Chunk {
     long inFlightFirstSeq;
     long inFlightLastSeq;
     /** Reads waiting for the old object's bytes; bounded by the engine's reads in flight. */
-    final List<S3Device.Parked> baseWaiters = new ArrayList<>();
+    final List<S3Staging.Parked> baseWaiters = new ArrayList<>();
     /** FUA writes waiting for a PUT that covers them; bounded by the engine's writes in flight. */
-    final List<S3Device.Waiter> fuaWaiters = new ArrayList<>();
+    final List<S3Staging.Waiter> fuaWaiters = new ArrayList<>();
 
     S3Chunk(long index, int lengthBytes, int blockBytes) {
         this.index = index;

@@ -1,28 +1,19 @@
 package io.blockcache.backing;
 
 import io.blockcache.device.BlockDevice;
-import io.blockcache.device.CompletionBatcher;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.device.ObjectStoreDevice;
+import io.blockcache.device.ObjectStoreStats;
 import io.blockcache.device.RequestChecks;
 import io.blockcache.loop.EventLoop;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
-import java.util.function.Consumer;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An {@code s3://bucket/prefix} volume as a {@link BlockDevice}: fixed-size chunk objects
@@ -33,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * a write needs its slot, for a FUA write (which completes only after that PUT) and for a flush (which completes
  * after the PUTs of every write completed before it). A chunk written only in part is first completed by a GET of
  * its old object. At most one PUT per chunk is in flight, so PUTs of one key never overtake each other; many
- * chunks are PUT at once. A PUT's success is its durability (S3 acknowledges only stored objects).
+ * chunks are PUT at once. A PUT's success is its durability (S3 acknowledges only stored objects). The staging and
+ * its uploads are {@link S3Staging}; the I/O threads and counters {@link S3Io}; a request's pieces {@link S3Request}.
  *
  * <p><b>Failures.</b> A failed PUT (after the SDK's retries) loses nothing here: the chunk stays staged and dirty
  * and the next PUT of it sends it again. But the flushes and FUA writes waiting for it fail, the next flush fails
@@ -44,12 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Discard</b> of a whole chunk that is not staged deletes its object; other discards do nothing (the
  * contract lets a discarded range keep its old contents).
  *
- * <p>Threads: blocking SDK calls run on {@link #ioThreads} I/O threads; their results come back to the owning
- * loop through a {@link CompletionBatcher}; all state is the loop's. The I/O queue is bounded by its producers:
- * reads and discards by the engine's requests in flight, PUTs and GETs of old chunks by the staging bound.
- * Submit and close on the loop's thread (checked).
+ * <p>Threads: blocking SDK calls run on the I/O threads; their results come back to the owning loop; all state is
+ * the loop's. Submit and close on the loop's thread (checked); counters and statistics from any thread.
  */
-public final class S3Device implements BlockDevice {
+public final class S3Device implements BlockDevice, ObjectStoreDevice {
     /** Requests (PUT, GET, DELETE) in flight to S3 at most: one thread each, since the SDK client is blocking. */
     public static final int IO_THREADS_DEFAULT = 16;
     /**
@@ -60,54 +50,23 @@ public final class S3Device implements BlockDevice {
     /** The block size offered to the engine: 512, as for files, so sector-aligned requests pass unchanged. */
     static final int LOGICAL_BLOCK_BYTES = SECTOR_BYTES;
 
-    /** A request waiting for write {@code seq} to be durable. */
-    record Waiter(long seq, Runnable onDurable, Consumer<IoResult> onFailure) {
-    }
-
-    /** A piece of a request waiting for something (a slot, the old chunk, a DELETE): retried, or failed. */
-    record Parked(Runnable retry, Consumer<IoResult> onFailure) {
-    }
-
     private final EventLoop loop;
     private final S3Store store;
     private final S3Volume volume;
     private final S3Lease lease;
     private final int ioThreads;
-    private final ExecutorService io;
-    private final CompletionBatcher completions;
+    private final S3Io io;
+    private final S3Staging staging;
     private final DeviceCounters counters = new DeviceCounters();
-    private final AtomicLong putsCompleted = new AtomicLong();
-    private final AtomicLong putFailures = new AtomicLong();
-    private volatile String fencedReason;
-
-    // Loop-owned state. Sorted maps: their order reaches behaviour (which chunk is PUT first).
-    private final TreeMap<Long, S3Chunk> staged = new TreeMap<>();
-    /** Chunks whose DELETE is in flight, with what waits for it; bounded by the engine's discards in flight. */
-    private final TreeMap<Long, List<Parked>> deleting = new TreeMap<>();
-    /** Write pieces waiting for a staging slot; bounded by the engine's writes in flight. */
-    private final ArrayDeque<Parked> waitingForRoom = new ArrayDeque<>();
-    /** Flushes waiting for PUTs; bounded by the engine's flushes in flight. */
-    private final List<Waiter> flushes = new ArrayList<>();
-    private long writeSeq;
-    private String unreportedFailure;
-    private boolean closed;
 
     S3Device(EventLoop loop, S3Store store, S3Volume volume, S3Lease lease, int ioThreads) {
-        if (ioThreads < 1 || ioThreads > 256) {
-            throw new IllegalArgumentException("I/O threads must be 1..256: " + ioThreads);
-        }
         this.loop = Objects.requireNonNull(loop, "loop");
         this.store = store;
         this.volume = volume;
         this.lease = lease;
         this.ioThreads = ioThreads;
-        AtomicInteger threadNumber = new AtomicInteger();
-        this.io = Executors.newFixedThreadPool(ioThreads, task -> {
-            Thread thread = new Thread(task, "blockcache-s3-io-" + threadNumber.getAndIncrement());
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.completions = new CompletionBatcher(loop);
+        this.io = new S3Io(loop, store.where(), ioThreads);
+        this.staging = new S3Staging(store, volume, io, LOGICAL_BLOCK_BYTES);
     }
 
     /** The volume's geometry and identity. */
@@ -122,12 +81,12 @@ public final class S3Device implements BlockDevice {
 
     /** Successful chunk PUTs so far; any thread. */
     public long putsCompleted() {
-        return putsCompleted.get();
+        return io.puts();
     }
 
     /** Failed chunk PUTs so far; any thread. */
     public long putFailures() {
-        return putFailures.get();
+        return io.putFailures();
     }
 
     /** The ownership record this device holds, or null when opened without one (tests). */
@@ -141,7 +100,17 @@ public final class S3Device implements BlockDevice {
      * @param reason the one line later failures carry
      */
     public void fence(String reason) {
-        fencedReason = reason;
+        io.fence(reason);
+    }
+
+    @Override
+    public ObjectStoreStats objectStoreStats() {
+        String fenced = io.fencedReason();
+        String ownership = fenced != null ? fenced : lease == null ? "no owner record"
+                : "owned by " + lease.ownerId();
+        return new ObjectStoreStats(io.puts(), io.gets(), io.deletes(), io.failures(), io.bytesPut(), io.bytesGot(),
+                staging.stagedChunks(), STAGING_CHUNKS_MAX, lease == null ? 0 : lease.renewals(),
+                lease == null ? 0 : lease.renewalFailures(), fenced != null, ownership);
     }
 
     @Override
@@ -164,215 +133,38 @@ public final class S3Device implements BlockDevice {
         return counters;
     }
 
-    // ---- writes
-
     @Override
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
-        Request request = start(DeviceOp.WRITE, offsetBytes, src.remaining(), callback);
+        S3Request request = start(DeviceOp.WRITE, offsetBytes, src.remaining(), callback);
         if (request == null) {
             return;
         }
-        forEachPiece(offsetBytes, src.remaining(), request, (index, offsetInChunk, lengthBytes, done) ->
-                stage(index, offsetInChunk, lengthBytes, src, src.position() + (int) (index * volume.chunkBytes()
-                        + offsetInChunk - offsetBytes), fua, done));
+        request.forEachPiece(offsetBytes, volume.chunkBytes(), (index, offsetInChunk, lengthBytes, done) ->
+                staging.stage(index, offsetInChunk, lengthBytes, src, src.position() + (int) (index
+                        * volume.chunkBytes() + offsetInChunk - offsetBytes), fua, done));
     }
-
-    /** Copies one piece into its chunk's staging buffer, or waits for a slot or a DELETE. */
-    private void stage(long index, int offsetInChunk, int lengthBytes, ByteBuffer src, int srcIndex, boolean fua,
-                       Piece done) {
-        if (closed) {
-            done.finish(closedResult());
-            return;
-        }
-        List<Parked> deleteWaiters = deleting.get(index);
-        if (deleteWaiters != null) {
-            deleteWaiters.add(new Parked(() -> stage(index, offsetInChunk, lengthBytes, src, srcIndex, fua, done),
-                    done::finish));
-            return;
-        }
-        S3Chunk chunk = staged.get(index);
-        if (chunk == null) {
-            if (staged.size() >= STAGING_CHUNKS_MAX) {
-                waitingForRoom.add(new Parked(() -> stage(index, offsetInChunk, lengthBytes, src, srcIndex, fua,
-                        done), done::finish));
-                makeRoom();
-                return;
-            }
-            chunk = new S3Chunk(index, volume.chunkLengthBytes(index), LOGICAL_BLOCK_BYTES);
-            staged.put(index, chunk);
-        }
-        src.get(srcIndex, chunk.data, offsetInChunk, lengthBytes);
-        long seq = ++writeSeq;
-        chunk.recordWrite(offsetInChunk / LOGICAL_BLOCK_BYTES, lengthBytes / LOGICAL_BLOCK_BYTES, seq);
-        if (fua) {
-            chunk.fuaWaiters.add(new Waiter(seq, () -> done.finish(IoResult.OK), done::finish));
-            chunk.putWanted = true;
-        } else {
-            done.finish(IoResult.OK);
-        }
-        if (chunk.fullyWritten()) {
-            chunk.putWanted = true; // complete: PUT it now rather than hold memory
-        }
-        if (!chunk.whole() && !chunk.baseFetching) {
-            fetchBase(chunk); // started early, so the PUT that will need it does not wait as long
-        }
-        tryPut(chunk);
-    }
-
-    /** A write waits for a slot: PUT the least recently written chunk that is not on its way already. */
-    private void makeRoom() {
-        S3Chunk oldest = null;
-        for (S3Chunk chunk : staged.values()) {
-            if (chunk.putInFlight || chunk.putWanted) {
-                return; // a PUT under way frees a slot when it ends
-            }
-            if (oldest == null || chunk.lastWriteSeq < oldest.lastWriteSeq) {
-                oldest = chunk;
-            }
-        }
-        if (oldest != null) {
-            oldest.putWanted = true;
-            tryPut(oldest);
-        }
-    }
-
-    private void tryPut(S3Chunk chunk) {
-        if (!chunk.putWanted || chunk.putInFlight || closed) {
-            return;
-        }
-        if (chunk.firstUnsentSeq == 0) {
-            chunk.putWanted = false;
-            afterChunkChange(chunk);
-            return;
-        }
-        if (!chunk.whole()) {
-            if (!chunk.baseFetching) {
-                fetchBase(chunk);
-            }
-            return;
-        }
-        byte[] body = chunk.startPut();
-        submitIo(() -> {
-            checkNotFenced();
-            store.put(chunk.objectName, body, chunk.lengthBytes);
-        }, result -> putDone(chunk, result));
-    }
-
-    private void putDone(S3Chunk chunk, IoResult result) {
-        chunk.endPut(result.ok());
-        if (closed) {
-            return;
-        }
-        if (result.ok()) {
-            putsCompleted.incrementAndGet();
-        }
-        List<Waiter> waiting = List.copyOf(chunk.fuaWaiters);
-        chunk.fuaWaiters.clear();
-        for (Waiter waiter : waiting) {
-            if (result.ok() && waiter.seq() <= chunk.inFlightLastSeq) {
-                waiter.onDurable().run();
-            } else if (!result.ok() && waiter.seq() <= chunk.inFlightLastSeq) {
-                waiter.onFailure().accept(result);
-            } else {
-                chunk.fuaWaiters.add(waiter); // written during the PUT: the next PUT covers it
-                chunk.putWanted = true;
-            }
-        }
-        if (!result.ok()) {
-            putFailures.incrementAndGet();
-            failWaiting(IoResult.error(IoStatus.IO_ERROR, "PUT of " + chunk.objectName + " failed: "
-                    + result.message()));
-        }
-        tryPut(chunk);
-        afterChunkChange(chunk);
-    }
-
-    /** A PUT failed: flushes waiting and writes waiting for room fail, and so does the next flush. */
-    private void failWaiting(IoResult failure) {
-        unreportedFailure = failure.message();
-        List<Waiter> failedFlushes = List.copyOf(flushes);
-        flushes.clear();
-        failedFlushes.forEach(flush -> flush.onFailure().accept(failure));
-        List<Parked> failedWrites = List.copyOf(waitingForRoom);
-        waitingForRoom.clear();
-        failedWrites.forEach(write -> write.onFailure().accept(failure));
-    }
-
-    /** Evicts a chunk that is durable and idle, lets writes waiting for room in, and checks the flushes. */
-    private void afterChunkChange(S3Chunk chunk) {
-        if (!chunk.dirty() && !chunk.baseFetching && chunk.baseWaiters.isEmpty() && chunk.fuaWaiters.isEmpty()
-                && staged.get(chunk.index) == chunk) {
-            staged.remove(chunk.index);
-        }
-        while (!waitingForRoom.isEmpty() && staged.size() < STAGING_CHUNKS_MAX) {
-            waitingForRoom.poll().retry().run();
-        }
-        if (!waitingForRoom.isEmpty()) {
-            makeRoom();
-        }
-        checkFlushes();
-    }
-
-    // ---- the old chunk
-
-    private void fetchBase(S3Chunk chunk) {
-        chunk.baseFetching = true;
-        byte[] base = new byte[chunk.lengthBytes];
-        submitIo(() -> store.getRange(chunk.objectName, 0, chunk.lengthBytes, base, 0),
-                result -> baseDone(chunk, base, result));
-    }
-
-    private void baseDone(S3Chunk chunk, byte[] base, IoResult result) {
-        chunk.baseFetching = false;
-        if (closed || staged.get(chunk.index) != chunk) {
-            return; // evicted (it was written whole) or closed: nobody needs these bytes
-        }
-        if (result.ok()) {
-            chunk.fillFromBase(base, LOGICAL_BLOCK_BYTES);
-        }
-        List<Parked> readers = List.copyOf(chunk.baseWaiters);
-        chunk.baseWaiters.clear();
-        if (!result.ok()) {
-            IoResult failure = IoResult.error(IoStatus.IO_ERROR, "GET of " + chunk.objectName + " failed: "
-                    + result.message());
-            readers.forEach(reader -> reader.onFailure().accept(failure));
-            if (chunk.putWanted) {
-                chunk.putWanted = false;
-                List<Waiter> fua = List.copyOf(chunk.fuaWaiters);
-                chunk.fuaWaiters.clear();
-                fua.forEach(waiter -> waiter.onFailure().accept(failure));
-                failWaiting(failure);
-            }
-            afterChunkChange(chunk);
-            return;
-        }
-        readers.forEach(reader -> reader.retry().run());
-        tryPut(chunk);
-        afterChunkChange(chunk);
-    }
-
-    // ---- reads
 
     @Override
     public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
-        Request request = start(DeviceOp.READ, offsetBytes, dst.remaining(), callback);
+        S3Request request = start(DeviceOp.READ, offsetBytes, dst.remaining(), callback);
         if (request == null) {
             return;
         }
-        forEachPiece(offsetBytes, dst.remaining(), request, (index, offsetInChunk, lengthBytes, done) ->
+        request.forEachPiece(offsetBytes, volume.chunkBytes(), (index, offsetInChunk, lengthBytes, done) ->
                 readPiece(index, offsetInChunk, lengthBytes, dst, dst.position() + (int) (index * volume.chunkBytes()
                         + offsetInChunk - offsetBytes), done));
     }
 
+    /** A staged chunk answers from memory (once its old bytes are in where no write filled it); else a GET. */
     private void readPiece(long index, int offsetInChunk, int lengthBytes, ByteBuffer dst, int dstIndex,
-                           Piece done) {
-        if (closed) {
-            done.finish(closedResult());
+                           S3Request.Piece done) {
+        if (io.closed()) {
+            done.finish(io.closedResult());
             return;
         }
-        S3Chunk chunk = staged.get(index);
+        S3Chunk chunk = staging.get(index);
         if (chunk == null) {
-            submitIo(() -> {
+            io.submit(S3Io.Kind.GET, lengthBytes, () -> {
                 byte[] bytes = new byte[lengthBytes];
                 store.getRange(S3Volume.chunkName(index), offsetInChunk, lengthBytes, bytes, 0);
                 dst.put(dstIndex, bytes, 0, lengthBytes); // the caller leaves dst alone until the callback
@@ -385,63 +177,28 @@ public final class S3Device implements BlockDevice {
             done.finish(IoResult.OK);
             return;
         }
-        chunk.baseWaiters.add(new Parked(() -> readPiece(index, offsetInChunk, lengthBytes, dst, dstIndex, done),
-                done::finish));
-        if (!chunk.baseFetching) {
-            fetchBase(chunk);
-        }
+        staging.awaitBase(chunk, new S3Staging.Parked(() -> readPiece(index, offsetInChunk, lengthBytes, dst,
+                dstIndex, done), done::finish));
     }
-
-    // ---- flush and discard
 
     @Override
     public void flush(IoCallback callback) {
-        Request request = start(DeviceOp.FLUSH, 0, 0, callback);
+        S3Request request = start(DeviceOp.FLUSH, 0, 0, callback);
         if (request == null) {
             return;
         }
-        if (unreportedFailure != null) {
-            String failure = unreportedFailure;
-            unreportedFailure = null;
+        String failure = staging.takeUnreportedFailure();
+        if (failure != null) {
             request.finish(IoResult.error(IoStatus.IO_ERROR, "an S3 request failed since the last flush: "
                     + failure));
             return;
         }
-        long target = writeSeq;
-        for (S3Chunk chunk : List.copyOf(staged.values())) {
-            if (chunk.firstUnsentSeq != 0 && chunk.firstUnsentSeq <= target) {
-                chunk.putWanted = true;
-                tryPut(chunk);
-            }
-        }
-        flushes.add(new Waiter(target, () -> request.finish(IoResult.OK), request::finish));
-        checkFlushes();
-    }
-
-    private void checkFlushes() {
-        if (flushes.isEmpty()) {
-            return;
-        }
-        long oldestUndurable = Long.MAX_VALUE;
-        for (S3Chunk chunk : staged.values()) {
-            long oldest = chunk.oldestUndurableSeq();
-            if (oldest != 0) {
-                oldestUndurable = Math.min(oldestUndurable, oldest);
-            }
-        }
-        List<Waiter> done = new ArrayList<>();
-        for (Waiter flush : flushes) {
-            if (flush.seq() < oldestUndurable) {
-                done.add(flush);
-            }
-        }
-        flushes.removeAll(done);
-        done.forEach(flush -> flush.onDurable().run());
+        staging.flush(() -> request.finish(IoResult.OK), request::finish);
     }
 
     @Override
     public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
-        Request request = start(DeviceOp.DISCARD, offsetBytes, lengthBytes, callback);
+        S3Request request = start(DeviceOp.DISCARD, offsetBytes, lengthBytes, callback);
         if (request == null) {
             return;
         }
@@ -451,7 +208,7 @@ public final class S3Device implements BlockDevice {
         List<Long> whole = new ArrayList<>();
         for (long index = first; index < volume.chunkCount()
                 && index * chunkBytes + volume.chunkLengthBytes(index) <= end; index++) {
-            if (!staged.containsKey(index) && !deleting.containsKey(index)) {
+            if (!staging.busy(index)) {
                 whole.add(index); // a staged chunk keeps its data: the contract allows old contents
             }
         }
@@ -459,71 +216,19 @@ public final class S3Device implements BlockDevice {
             request.finish(IoResult.OK);
             return;
         }
-        request.pieces = whole.size();
+        request.expectPieces(whole.size());
         for (long index : whole) {
-            deleting.put(index, new ArrayList<>());
-            submitIo(() -> {
-                checkNotFenced();
-                store.delete(S3Volume.chunkName(index));
-            }, result -> {
-                List<Parked> waiters = deleting.remove(index);
+            staging.deleteStarted(index);
+            io.submit(S3Io.Kind.DELETE, 0, () -> store.delete(S3Volume.chunkName(index)), result -> {
+                List<S3Staging.Parked> waiters = staging.deleteEnded(index);
                 request.pieceDone(result);
-                if (waiters != null) {
-                    waiters.forEach(waiter -> waiter.retry().run());
-                }
+                waiters.forEach(waiter -> waiter.retry().run());
             });
         }
     }
 
-    // ---- requests, pieces and I/O
-
-    /** One piece of a request inside one chunk. */
-    @FunctionalInterface
-    private interface Piece {
-        void finish(IoResult result);
-    }
-
-    @FunctionalInterface
-    private interface PieceAction {
-        void run(long index, int offsetInChunk, int lengthBytes, Piece done);
-    }
-
-    /** A request of the engine: completes once every piece has, with the first error if any. */
-    private final class Request {
-        final DeviceOp op;
-        final long lengthBytes;
-        final long submittedNs;
-        final IoCallback callback;
-        int pieces = 1;
-        IoResult firstError;
-
-        Request(DeviceOp op, long lengthBytes, IoCallback callback) {
-            this.op = op;
-            this.lengthBytes = lengthBytes;
-            this.submittedNs = loop.nowNs();
-            this.callback = callback;
-        }
-
-        void finish(IoResult result) {
-            pieces = 1;
-            pieceDone(result);
-        }
-
-        void pieceDone(IoResult result) {
-            if (!result.ok() && firstError == null) {
-                firstError = result;
-            }
-            if (--pieces == 0) {
-                IoResult outcome = firstError == null ? IoResult.OK : firstError;
-                long nowNs = loop.nowNs();
-                counters.onComplete(op, outcome.ok() ? lengthBytes : 0, nowNs - submittedNs, outcome, nowNs);
-                callback.complete(outcome);
-            }
-        }
-    }
-
     /** Checks thread, range and alignment; returns null when the request was completed at once. */
-    private Request start(DeviceOp op, long offsetBytes, long lengthBytes, IoCallback callback) {
+    private S3Request start(DeviceOp op, long offsetBytes, long lengthBytes, IoCallback callback) {
         Objects.requireNonNull(callback, "callback");
         if (!loop.inLoop()) {
             throw new IllegalStateException("S3Device " + store.where() + " used off its loop thread");
@@ -531,9 +236,9 @@ public final class S3Device implements BlockDevice {
         IoResult rejected = op == DeviceOp.FLUSH ? null : RequestChecks.check(op, offsetBytes, lengthBytes,
                 volume.sizeBytes(), LOGICAL_BLOCK_BYTES, store.where());
         counters.onSubmit(op, rejected == null ? lengthBytes : 0, loop.nowNs());
-        Request request = new Request(op, lengthBytes, callback);
-        if (rejected != null || closed) {
-            request.finish(rejected != null ? rejected : closedResult());
+        S3Request request = new S3Request(loop, counters, op, lengthBytes, callback);
+        if (rejected != null || io.closed()) {
+            request.finish(rejected != null ? rejected : io.closedResult());
             return null;
         }
         if (lengthBytes == 0 && op != DeviceOp.FLUSH) {
@@ -541,55 +246,6 @@ public final class S3Device implements BlockDevice {
             return null;
         }
         return request;
-    }
-
-    /** Splits [offset, offset + length) at chunk boundaries and runs {@code action} on each piece. */
-    private void forEachPiece(long offsetBytes, long lengthBytes, Request request, PieceAction action) {
-        long chunkBytes = volume.chunkBytes();
-        long end = offsetBytes + lengthBytes;
-        request.pieces = (int) ((end - 1) / chunkBytes - offsetBytes / chunkBytes + 1);
-        for (long at = offsetBytes; at < end; ) {
-            long index = at / chunkBytes;
-            int offsetInChunk = (int) (at - index * chunkBytes);
-            int pieceBytes = (int) Math.min(end - at, chunkBytes - offsetInChunk);
-            action.run(index, offsetInChunk, pieceBytes, request::pieceDone);
-            at += pieceBytes;
-        }
-    }
-
-    /** A blocking S3 call for an I/O thread. */
-    @FunctionalInterface
-    private interface S3Call {
-        void run() throws IOException;
-    }
-
-    /** Runs {@code call} on an I/O thread; its outcome comes back on the loop as {@code then}. */
-    private void submitIo(S3Call call, IoCallback then) {
-        try {
-            io.execute(() -> {
-                IoResult result;
-                try {
-                    call.run();
-                    result = IoResult.OK;
-                } catch (IOException | RuntimeException e) {
-                    result = IoResult.error(IoStatus.IO_ERROR, String.valueOf(e.getMessage()));
-                }
-                completions.deliver(outcome -> then.complete(closed ? closedResult() : outcome), result);
-            });
-        } catch (RejectedExecutionException stopped) {
-            then.complete(closedResult());
-        }
-    }
-
-    private void checkNotFenced() throws IOException {
-        String reason = fencedReason;
-        if (reason != null) {
-            throw new IOException(reason);
-        }
-    }
-
-    private IoResult closedResult() {
-        return IoResult.error(IoStatus.CLOSED, store.where() + " is closed");
     }
 
     /**
@@ -601,29 +257,13 @@ public final class S3Device implements BlockDevice {
         if (!loop.inLoop()) {
             throw new IllegalStateException("S3Device " + store.where() + " closed off its loop thread");
         }
-        if (closed) {
+        if (io.closed()) {
             return;
         }
-        closed = true;
-        IoResult result = closedResult();
-        List<Waiter> waiters = new ArrayList<>(flushes);
-        flushes.clear();
-        List<Parked> parked = new ArrayList<>(waitingForRoom);
-        waitingForRoom.clear();
-        for (S3Chunk chunk : staged.values()) {
-            waiters.addAll(chunk.fuaWaiters);
-            parked.addAll(chunk.baseWaiters);
-        }
-        for (Map.Entry<Long, List<Parked>> entry : deleting.entrySet()) {
-            parked.addAll(entry.getValue());
-        }
-        staged.clear();
-        deleting.clear();
-        waiters.forEach(waiter -> waiter.onFailure().accept(result));
-        parked.forEach(piece -> piece.onFailure().accept(result));
+        io.close();
+        staging.failAll(io.closedResult());
         if (lease != null) {
             lease.stopRenewing();
         }
-        io.shutdown(); // calls in flight finish (or fail) and report CLOSED; nothing new starts
     }
 }

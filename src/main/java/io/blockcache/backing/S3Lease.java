@@ -9,6 +9,7 @@ import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -41,6 +42,8 @@ public final class S3Lease {
     private final String acquired;
     private volatile String etag;
     private volatile String lostTo;
+    private final AtomicLong renewals = new AtomicLong();
+    private final AtomicLong renewalFailures = new AtomicLong();
     private ScheduledExecutorService renewer;
 
     private S3Lease(S3Store store, String ownerId, InstantSource clock, String acquired, String etag) {
@@ -139,6 +142,7 @@ public final class S3Lease {
             String newTag = store.putIf(OBJECT_NAME, body(clock.instant().toString()), etag);
             if (newTag != null) {
                 etag = newTag;
+                renewals.incrementAndGet();
                 return true;
             }
             S3Store.Found found = store.get(OBJECT_NAME);
@@ -149,6 +153,7 @@ public final class S3Lease {
             lostTo = store.where() + ": ownership was taken over by " + holder + "; this cache no longer writes to it";
             return false;
         } catch (IOException unreachable) {
+            renewalFailures.incrementAndGet();
             return true;
         }
     }
@@ -156,6 +161,16 @@ public final class S3Lease {
     /** Why the volume is no longer ours, or null while it is. */
     public String lostTo() {
         return lostTo;
+    }
+
+    /** Renewals that rewrote the record; any thread. */
+    public long renewals() {
+        return renewals.get();
+    }
+
+    /** Renewals that could not reach the store (retried at the next period); any thread. */
+    public long renewalFailures() {
+        return renewalFailures.get();
     }
 
     /** Who this lease is for. */

@@ -46,6 +46,9 @@ final class StatsTable {
             devices.add(device((Map<?, ?>) item));
         }
         table(out, devices);
+        for (Object item : (List<?>) stats.get("backing")) {
+            remoteBacking(out, (Map<?, ?>) item);
+        }
         out.append('\n');
         for (Object item : (List<?>) stats.get("volumes")) {
             Map<?, ?> v = (Map<?, ?>) item;
@@ -61,6 +64,25 @@ final class StatsTable {
                     integer(admin.get("unauthorizedRequests"))));
         }
         return out.toString();
+    }
+
+    /** One line per remote backing: the NBD client's connection, or the S3 device's requests and ownership. */
+    static void remoteBacking(StringBuilder out, Map<?, ?> device) {
+        String name = text(device.get("name"));
+        if (device.get("remote") instanceof Map<?, ?> nbd) {
+            out.append(String.format(Locale.ROOT, "backing %s (nbd): %s; %s breaks, %s reconnects, %s request"
+                            + " timeouts; replay log %s%n", name, text(nbd.get("state")), integer(nbd.get("breaks")),
+                    integer(nbd.get("reconnects")), integer(nbd.get("requestTimeouts")),
+                    bytes(nbd.get("replayLogBytes"))));
+        }
+        if (device.get("s3") instanceof Map<?, ?> s3) {
+            out.append(String.format(Locale.ROOT, "backing %s (s3): %s; %s PUTs (%s), %s GETs (%s), %s DELETEs, %s"
+                            + " failed; %s of %s chunks staged; owner record renewed %s times, %s failed%n", name,
+                    text(s3.get("ownership")), integer(s3.get("puts")), bytes(s3.get("bytesPut")),
+                    integer(s3.get("gets")), bytes(s3.get("bytesGot")), integer(s3.get("deletes")),
+                    integer(s3.get("failures")), integer(s3.get("stagedChunks")), integer(s3.get("stagedChunksMax")),
+                    integer(s3.get("leaseRenewals")), integer(s3.get("leaseRenewalFailures"))));
+        }
     }
 
     /**

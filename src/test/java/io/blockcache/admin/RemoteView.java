@@ -2,10 +2,16 @@ package io.blockcache.admin;
 
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.ForwardingDevice;
+import io.blockcache.device.ObjectStoreDevice;
+import io.blockcache.device.ObjectStoreStats;
 import io.blockcache.device.RemoteDevice;
 
-/** A local device dressed as a remote backing whose client state a test sets, for the stats of remote backings. */
-final class RemoteView extends ForwardingDevice implements RemoteDevice {
+/**
+ * A local device dressed as a remote backing whose client state a test sets, for the stats of remote backings; with
+ * {@link #objectStore} set it is an object-store backing too.
+ */
+final class RemoteView extends ForwardingDevice implements RemoteDevice, ObjectStoreDevice {
+    volatile ObjectStoreStats objectStore;
     volatile boolean connected = true;
     volatile long breaks;
     volatile long reconnects;
@@ -44,5 +50,10 @@ final class RemoteView extends ForwardingDevice implements RemoteDevice {
     @Override
     public long replayLogBytes() {
         return replayLogBytes;
+    }
+
+    @Override
+    public ObjectStoreStats objectStoreStats() {
+        return objectStore;
     }
 }

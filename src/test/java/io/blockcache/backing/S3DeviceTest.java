@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.bench.S3ProxyServer;
 import io.blockcache.device.IoResult;
+import io.blockcache.device.ObjectStoreStats;
 import io.blockcache.device.IoStatus;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
@@ -96,6 +97,38 @@ class S3DeviceTest {
         assertThat(read(device, 5L * CHUNK + 4096, 8192)).isEqualTo(new byte[8192]);
         assertThat(object(uri, 5)).isNull();
         assertThat(device.writeUnitBytes()).isEqualTo(CHUNK);
+    }
+
+    @Test
+    void theCountersSayWhatWasSentAndWhatIsStaged() throws Exception {
+        // Proves the statistics (/api/stats backing[].s3, /metrics): a partial write stages one chunk and GETs the
+        // old one (a missing object: zeros, still a GET); the flush PUTs it whole; a read of another chunk is one
+        // ranged GET; a discard of a whole chunk one DELETE; the owner record names this cache; a take-over fences.
+        S3Uri uri = newPrefix();
+        S3Device device = open(uri, "host-a:/cache-a", false);
+        ObjectStoreStats fresh = device.objectStoreStats();
+        assertThat(fresh.puts() + fresh.gets() + fresh.deletes() + fresh.failures()).isZero();
+        assertThat(fresh.ownership()).isEqualTo("owned by host-a:/cache-a");
+        assertThat(write(device, CHUNK + 4096, random(4096, 9), false)).isEqualTo(IoResult.OK);
+        assertThat(device.objectStoreStats().stagedChunks()).isEqualTo(1);
+        assertThat(flush(device)).isEqualTo(IoResult.OK);
+        read(device, 3L * CHUNK, 8192);
+        assertThat(discard(device, 4L * CHUNK, CHUNK)).isEqualTo(IoResult.OK);
+        ObjectStoreStats after = device.objectStoreStats();
+        assertThat(after.puts()).isEqualTo(1);
+        assertThat(after.bytesPut()).isEqualTo(CHUNK);
+        assertThat(after.gets()).isEqualTo(2); // the old chunk 1, then 8 KiB of chunk 3
+        assertThat(after.bytesGot()).isEqualTo(CHUNK + 8192);
+        assertThat(after.deletes()).isEqualTo(1);
+        assertThat(after.failures()).isZero();
+        assertThat(after.stagedChunks()).isZero();
+        assertThat(after.stagedChunksMax()).isEqualTo(S3Device.STAGING_CHUNKS_MAX);
+        assertThat(device.lease().renew()).isTrue();
+        assertThat(device.objectStoreStats().leaseRenewals()).isEqualTo(1);
+        assertThat(device.objectStoreStats().fenced()).isFalse();
+        device.fence("taken over by host-b");
+        assertThat(device.objectStoreStats().fenced()).isTrue();
+        assertThat(device.objectStoreStats().ownership()).isEqualTo("taken over by host-b");
     }
 
     @Test
@@ -279,6 +312,10 @@ class S3DeviceTest {
 
     private IoResult flush(S3Device device) {
         return LoopCalls.await(loop, done -> device.flush(done::accept), CALL_TIMEOUT);
+    }
+
+    private IoResult discard(S3Device device, long offset, long length) {
+        return LoopCalls.await(loop, done -> device.discard(offset, length, done::accept), CALL_TIMEOUT);
     }
 
     private byte[] read(S3Device device, long offset, int length) {
