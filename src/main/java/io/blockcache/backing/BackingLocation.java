@@ -23,10 +23,30 @@ public sealed interface BackingLocation {
         }
     }
 
-    /** An export of a remote NBD server. @param uri the server and export */
-    record Nbd(NbdUri uri) implements BackingLocation {
+    /**
+     * An export of a remote NBD server.
+     *
+     * @param uri the server and export
+     * @param requestTimeoutNs how long the client waits for a reply before it breaks the connection and reconnects
+     *     (at least 10 ms; {@link NbdDevice#REQUEST_TIMEOUT_NS_DEFAULT} unless configured)
+     */
+    record Nbd(NbdUri uri, long requestTimeoutNs) implements BackingLocation {
         public Nbd {
             Objects.requireNonNull(uri, "uri");
+            if (requestTimeoutNs < NbdDevice.REQUEST_TIMEOUT_NS_MIN) {
+                throw new IllegalArgumentException("the NBD request timeout must be at least "
+                        + NbdDevice.REQUEST_TIMEOUT_NS_MIN / 1_000_000 + " ms: " + requestTimeoutNs + " ns");
+            }
+        }
+
+        /** The export with the default request timeout. */
+        public Nbd(NbdUri uri) {
+            this(uri, NbdDevice.REQUEST_TIMEOUT_NS_DEFAULT);
+        }
+
+        /** This location with {@code newTimeoutNs}. */
+        public Nbd withRequestTimeoutNs(long newTimeoutNs) {
+            return new Nbd(uri, newTimeoutNs);
         }
 
         @Override

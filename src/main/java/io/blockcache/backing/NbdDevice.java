@@ -49,6 +49,8 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
      * answering without closing the socket would otherwise hold writeback, flushes and the shutdown forever.
      */
     public static final long REQUEST_TIMEOUT_NS_DEFAULT = 60_000_000_000L;
+    /** The shortest request timeout: below 10 ms an ordinary round trip on a busy host would break connections. */
+    public static final long REQUEST_TIMEOUT_NS_MIN = 10_000_000L;
     /** Checks per request timeout: a timed-out request is noticed within a quarter of the timeout. */
     static final int TIMEOUT_CHECKS_PER_TIMEOUT = 4;
 
@@ -115,7 +117,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     public static NbdDevice open(EventLoop loop, NbdUri uri, int connections, long requestTimeoutNs)
             throws IOException {
         Objects.requireNonNull(loop, "loop");
-        if (requestTimeoutNs < 10_000_000L) {
+        if (requestTimeoutNs < REQUEST_TIMEOUT_NS_MIN) {
             throw new IllegalArgumentException("the request timeout must be at least 10 ms: " + requestTimeoutNs
                     + " ns");
         }

@@ -119,6 +119,11 @@ final class ServeCommand implements Callable<Integer> {
                     + " path-style requests); default: AWS, with the AWS default region and credential chains.")
     private String s3Endpoint;
 
+    @Option(names = "--nbd-backing-timeout", paramLabel = "DURATION",
+            description = "How long the client of nbd:// backings waits for a reply before it gives the connection up,"
+                    + " reconnects and replays (1s to 24h; default: 60s).")
+    private String nbdBackingTimeout;
+
     @Option(names = "--take-over",
             description = "Take s3:// volumes that another cache owns: a deliberate failover (docs/SCALE.md).")
     private boolean takeOver;
@@ -169,7 +174,7 @@ final class ServeCommand implements Callable<Integer> {
                 nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags(),
                 new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure),
                 new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers),
-                new ServeSettings.S3Flags(s3Endpoint, takeOver), damageMap);
+                new ServeSettings.BackingFlags(s3Endpoint, takeOver, nbdBackingTimeout), damageMap);
         try {
             settings = ServeSettings.resolve(flags);
         } catch (IllegalArgumentException | java.io.IOException e) {

@@ -57,9 +57,20 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
      */
     static final String DAMAGE_MAP_DEFAULT = "file";
 
+    /**
+     * The key (and flag) of the NBD client's per-request timeout for {@code nbd://} backings: a request unanswered
+     * that long gives its connection up and the client reconnects and replays (default 60 s,
+     * {@code NbdDevice.REQUEST_TIMEOUT_NS_DEFAULT}).
+     */
+    static final String NBD_BACKING_TIMEOUT = "nbd-backing-timeout";
+    /** Shorter than a second would cut off a healthy server's slow flush; the client checks 4 times a timeout. */
+    static final long NBD_BACKING_TIMEOUT_SECONDS_MIN = 1;
+    /** A day: longer is "never" in practice, and a server that never answers must not hold writeback forever. */
+    static final long NBD_BACKING_TIMEOUT_SECONDS_MAX = 86_400;
+
     private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
             "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote",
-            AdminTokenFile.KEY, "damage-map", "s3-endpoint", "take-over"),
+            AdminTokenFile.KEY, "damage-map", "s3-endpoint", "take-over", NBD_BACKING_TIMEOUT),
             Stream.concat(NbdLimitSettings.KEYS.stream(), TlsFlagSettings.KEYS.stream()))
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
@@ -74,29 +85,30 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     record Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
                  String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
                  Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access,
-                 S3Flags s3, String damageMap) {
+                 BackingFlags backing, String damageMap) {
         /** The flags without {@code --damage-map}. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
-              Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access, S3Flags s3) {
+              Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access,
+              BackingFlags backing) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
-                    nbdLimits, tls, access, s3, null);
+                    nbdLimits, tls, access, backing, null);
         }
 
-        /** The flags without S3 flags or {@code --damage-map}. */
+        /** The flags without remote backing flags or {@code --damage-map}. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
               Map<String, String> nbdLimits, TlsFlagSettings.Flags tls, AccessSettings.Flags access) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
-                    nbdLimits, tls, access, S3Flags.NONE, null);
+                    nbdLimits, tls, access, BackingFlags.NONE, null);
         }
 
-        /** The flags without access or S3 flags. */
+        /** The flags without access or remote backing flags. */
         Flags(String dataDir, String cache, List<String> backings, String cacheSize, String backingSize,
               String nbdListen, String adminListen, String mode, Path config, boolean allowRemote,
               Map<String, String> nbdLimits, TlsFlagSettings.Flags tls) {
             this(dataDir, cache, backings, cacheSize, backingSize, nbdListen, adminListen, mode, config, allowRemote,
-                    nbdLimits, tls, AccessSettings.Flags.NONE, S3Flags.NONE, null);
+                    nbdLimits, tls, AccessSettings.Flags.NONE, BackingFlags.NONE, null);
         }
 
         /** The flags without TLS flags. */
@@ -116,13 +128,14 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     }
 
     /**
-     * The flags for {@code s3://} backings as given.
+     * The flags for remote backings as given.
      *
-     * @param endpoint {@code --s3-endpoint}, or null
-     * @param takeOver {@code --take-over}
+     * @param endpoint {@code --s3-endpoint} for {@code s3://} backings, or null
+     * @param takeOver {@code --take-over} for {@code s3://} backings
+     * @param nbdTimeout {@code --nbd-backing-timeout} for {@code nbd://} backings, or null
      */
-    record S3Flags(String endpoint, boolean takeOver) {
-        static final S3Flags NONE = new S3Flags(null, false);
+    record BackingFlags(String endpoint, boolean takeOver, String nbdTimeout) {
+        static final BackingFlags NONE = new BackingFlags(null, false, null);
     }
 
     /**
@@ -156,7 +169,8 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         ListenAddress.checkLoopback("--nbd-listen", nbd, allowRemote);
         ListenAddress.checkLoopback("--admin-listen", admin, allowRemote);
         TlsSettings tls = TlsFlagSettings.resolve(flags.tls(), config);
-        Map<String, BackingLocation> backings = withS3(backings(backingSpecs), flags.s3(), config);
+        Map<String, BackingLocation> backings = withNbdTimeout(withS3(backings(backingSpecs), flags.backing(),
+                config), pick(flags.backing().nbdTimeout(), config, NBD_BACKING_TIMEOUT, null));
         AccessSettings access = AccessSettings.resolve(flags.access(), config, backings.keySet(), tls);
         TlsFlagSettings.checkRemote(allowRemote, nbd, admin, tls, access.adminToken() != null,
                 TlsFlagSettings.insecure(flags.tls(), config));
@@ -213,7 +227,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     }
 
     /** Gives every s3:// backing the endpoint and take-over choice (flags over the config file). */
-    private static Map<String, BackingLocation> withS3(Map<String, BackingLocation> backings, S3Flags flags,
+    private static Map<String, BackingLocation> withS3(Map<String, BackingLocation> backings, BackingFlags flags,
                                                        Properties config) {
         String endpointText = pick(flags.endpoint(), config, "s3-endpoint", null);
         URI endpoint = endpointText == null ? null : S3Options.endpoint(endpointText);
@@ -221,6 +235,28 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         Map<String, BackingLocation> resolved = new LinkedHashMap<>();
         backings.forEach((name, location) -> resolved.put(name, location instanceof BackingLocation.S3 s3
                 ? s3.withOptions(s3.options().withEndpoint(endpoint).withTakeOver(takeOver)) : location));
+        return resolved;
+    }
+
+    /** Gives every nbd:// backing the client's request timeout, if one is given (validated here). */
+    private static Map<String, BackingLocation> withNbdTimeout(Map<String, BackingLocation> backings, String text) {
+        if (text == null) {
+            return backings;
+        }
+        long seconds;
+        try {
+            seconds = Durations.parseSeconds(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--" + NBD_BACKING_TIMEOUT + ": " + e.getMessage());
+        }
+        if (seconds < NBD_BACKING_TIMEOUT_SECONDS_MIN || seconds > NBD_BACKING_TIMEOUT_SECONDS_MAX) {
+            throw new IllegalArgumentException("--" + NBD_BACKING_TIMEOUT + " must be from "
+                    + NBD_BACKING_TIMEOUT_SECONDS_MIN + "s to " + NBD_BACKING_TIMEOUT_SECONDS_MAX / 3600
+                    + "h, got \"" + text + "\"");
+        }
+        Map<String, BackingLocation> resolved = new LinkedHashMap<>();
+        backings.forEach((name, location) -> resolved.put(name, location instanceof BackingLocation.Nbd nbd
+                ? nbd.withRequestTimeoutNs(seconds * 1_000_000_000L) : location));
         return resolved;
     }
 

@@ -175,7 +175,7 @@ public final class CacheHost implements AutoCloseable {
                 String name = all.get(i).getKey();
                 BlockDevice device = switch (all.get(i).getValue()) {
                     case BackingLocation.File file -> null;
-                    case BackingLocation.Nbd nbd -> openBackingNbd(name, nbd.uri(), fresh, guard);
+                    case BackingLocation.Nbd nbd -> openBackingNbd(name, nbd, fresh, guard);
                     case BackingLocation.S3 s3 -> openBackingS3(name, s3, fresh, guard);
                 };
                 opened[i] = device;
@@ -239,11 +239,12 @@ public final class CacheHost implements AutoCloseable {
         return openOrCreate(path, files.backingSizeBytes(), !exists, options);
     }
 
-    private NbdDevice openBackingNbd(String name, NbdUri uri, boolean fresh, MetadataGuard guard)
+    private NbdDevice openBackingNbd(String name, BackingLocation.Nbd location, boolean fresh, MetadataGuard guard)
             throws HostException {
+        NbdUri uri = location.uri();
         NbdDevice device;
         try {
-            device = NbdDevice.open(loop, uri, NbdDevice.CONNECTIONS_DEFAULT);
+            device = NbdDevice.open(loop, uri, NbdDevice.CONNECTIONS_DEFAULT, location.requestTimeoutNs());
         } catch (IOException e) {
             throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
         }

@@ -37,6 +37,38 @@ class ServeSettingsTest {
     }
 
     @Test
+    void theNbdBackingTimeoutIsAFlagOrAConfigKeyForEveryNbdBackingAndValidated() throws Exception {
+        // Proves --nbd-backing-timeout / nbd-backing-timeout: 60 s by default, the flag over the config key, applied
+        // to every nbd:// backing (not files), and a value that is no duration or out of 1s..24h refused in one line.
+        List<String> backings = List.of("a=nbd://127.0.0.1:10809/a", "b=" + dir.resolve("b.img"));
+        assertThat(timeoutNs(backings, null, null)).isEqualTo(io.blockcache.backing.NbdDevice.REQUEST_TIMEOUT_NS_DEFAULT);
+        Path config = dir.resolve("timeout.properties");
+        Files.writeString(config, "nbd-backing-timeout=5m\n");
+        assertThat(timeoutNs(backings, null, config)).isEqualTo(300_000_000_000L);
+        assertThat(timeoutNs(backings, "90s", config)).isEqualTo(90_000_000_000L);
+        assertThat(resolveBackings(backings, "90s", null).get("b"))
+                .isInstanceOf(io.blockcache.backing.BackingLocation.File.class);
+        assertThatThrownBy(() -> resolveBackings(backings, "soon", null)).hasMessageStartingWith(
+                "--nbd-backing-timeout: not a duration: \"soon\"").hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> resolveBackings(backings, "0", null))
+                .hasMessage("--nbd-backing-timeout: duration \"0\" must be positive and at most a year");
+        assertThatThrownBy(() -> resolveBackings(backings, "25h", null))
+                .hasMessage("--nbd-backing-timeout must be from 1s to 24h, got \"25h\"");
+    }
+
+    private static long timeoutNs(List<String> backings, String flag, Path config) throws Exception {
+        return ((io.blockcache.backing.BackingLocation.Nbd) resolveBackings(backings, flag, config).get("a"))
+                .requestTimeoutNs();
+    }
+
+    private static Map<String, io.blockcache.backing.BackingLocation> resolveBackings(List<String> backings,
+            String flag, Path config) throws Exception {
+        return ServeSettings.resolve(new ServeSettings.Flags(null, null, backings, null, null, null, null, null, config,
+                false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE,
+                new ServeSettings.BackingFlags(null, false, flag), null)).backings();
+    }
+
+    @Test
     void theDamageMapLivesInAFileByDefaultAndAnotherPlacementIsAFlagOrAConfigKey() throws Exception {
         // Proves serve's damage-map placement: file by default (docs/WRITEBACK.md "Where the map lives"), the flag
         // over the config key, and a bad value refused with one line naming the choices.
@@ -48,11 +80,11 @@ class ServeSettingsTest {
                 .isEqualTo(io.blockcache.host.DamageMapPlacement.BACKING);
         ServeSettings.Flags off = new ServeSettings.Flags(null, null, null, null, null, null, null, null, config,
                 false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE,
-                ServeSettings.S3Flags.NONE, "off");
+                ServeSettings.BackingFlags.NONE, "off");
         assertThat(ServeSettings.resolve(off).damageMap()).isEqualTo(io.blockcache.host.DamageMapPlacement.OFF);
         ServeSettings.Flags bad = new ServeSettings.Flags(null, null, null, null, null, null, null, null, null,
                 false, Map.of(), TlsFlagSettings.Flags.NONE, AccessSettings.Flags.NONE,
-                ServeSettings.S3Flags.NONE, "nfs");
+                ServeSettings.BackingFlags.NONE, "nfs");
         assertThatThrownBy(() -> ServeSettings.resolve(bad)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--damage-map must be one of off, backing, file; got \"nfs\"");
     }
