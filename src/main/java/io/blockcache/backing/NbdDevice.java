@@ -13,7 +13,6 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.nbd.NbdProtocol;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -51,8 +50,6 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     public static final long REQUEST_TIMEOUT_NS_DEFAULT = 60_000_000_000L;
     /** The shortest request timeout: below 10 ms an ordinary round trip on a busy host would break connections. */
     public static final long REQUEST_TIMEOUT_NS_MIN = 10_000_000L;
-    /** Checks per request timeout: a timed-out request is noticed within a quarter of the timeout. */
-    static final int TIMEOUT_CHECKS_PER_TIMEOUT = 4;
 
     private final EventLoop loop;
     private final NbdUri uri;
@@ -63,40 +60,23 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     private final CompletionBatcher completions;
     private final ReplayLog log = new ReplayLog();
     private final NbdReconnector reconnector;
-    private final AtomicLong breaks = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong replayedWrites = new AtomicLong();
-    private final AtomicLong requestTimeouts = new AtomicLong();
-    private final long requestTimeoutNs;
+    private final NbdTimeouts timeouts;
 
-    private final Object lock = new Object();
-    // Guarded by lock.
-    private List<NbdConnection> connections = List.of();
-    private int nextConnection;
-    private boolean closed;
-    /** Flushes waiting for the server to come back; bounded by the engine's flushes in flight. */
-    private final ArrayDeque<NbdCommand> heldFlushes = new ArrayDeque<>();
-    /** Writes waiting for the replay log to shrink; bounded by the engine's writes in flight. */
-    private final ArrayDeque<NbdCommand> parkedWrites = new ArrayDeque<>();
-    private boolean internalFlushInFlight;
-    /**
-     * Payload bytes of non-FUA engine writes sent and not yet answered: they join the replay log when acknowledged
-     * (a WRITE_ZEROES has none).
-     */
-    private long writeBytesInFlight;
-    private String awayReason;
-    private String serverFlushFailure;
+    private final NbdRouter router;
 
     private NbdDevice(EventLoop loop, NbdUri uri, NbdExportInfo info, int logicalBlockBytes, int connectionsWanted,
                       long requestTimeoutNs) {
         this.loop = loop;
-        this.requestTimeoutNs = requestTimeoutNs;
+        this.timeouts = new NbdTimeouts(requestTimeoutNs);
         this.uri = uri;
         this.info = info;
         this.logicalBlockBytes = logicalBlockBytes;
         this.connectionsWanted = connectionsWanted;
         this.completions = new CompletionBatcher(loop);
         this.reconnector = new NbdReconnector(this);
+        this.router = new NbdRouter(loop, uri, log, this::finish, reconnector::wake);
     }
 
     /**
@@ -125,10 +105,10 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
             throw new IllegalArgumentException("connections must be 1.." + CONNECTIONS_MAX + ": " + connections);
         }
         NbdDevice[] device = new NbdDevice[1];
-        NbdConnection first = NbdConnection.open(uri, 0, (c, why) -> device[0].broken(c, why));
+        NbdConnection first = NbdConnection.open(uri, 0, (c, why) -> device[0].router.broken(c, why));
         NbdExportInfo info = first.info();
         try {
-            int blockBytes = checkExport(uri, info);
+            int blockBytes = NbdConnector.checkExport(uri, info);
             device[0] = new NbdDevice(loop, uri, info, blockBytes, info.multiConn() ? connections : 1,
                     requestTimeoutNs);
             List<NbdConnection> all = new ArrayList<>(List.of(first));
@@ -144,41 +124,9 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         }
     }
 
-    /** Checks what the server offers and returns the logical block size to use. */
-    private static int checkExport(NbdUri uri, NbdExportInfo info) throws IOException {
-        if (info.has(NbdProtocol.FLAG_READ_ONLY)) {
-            throw new IOException(uri + ": the export is read-only; a backing store must be writable");
-        }
-        if (info.blockBytesMin() > 4096) {
-            throw new IOException(uri + ": the export's minimum block size " + info.blockBytesMin()
-                    + " is larger than 4096 bytes");
-        }
-        int blockBytes = info.blockBytesMin() > SECTOR_BYTES ? 4096 : SECTOR_BYTES;
-        if (info.sizeBytes() <= 0 || info.sizeBytes() % blockBytes != 0) {
-            throw new IOException(uri + ": the export's size " + info.sizeBytes() + " bytes is not a positive multiple "
-                    + "of " + blockBytes);
-        }
-        return blockBytes;
-    }
-
     /** Opens connections {@code from}..wanted-1 (blocking); closes what it opened if one fails. */
     List<NbdConnection> openMore(int from) throws IOException {
-        List<NbdConnection> opened = new ArrayList<>();
-        try {
-            for (int i = from; i < connectionsWanted; i++) {
-                NbdConnection connection = NbdConnection.open(uri, i, this::broken);
-                if (connection.info().sizeBytes() != info.sizeBytes()) {
-                    opened.add(connection);
-                    throw new IOException(uri + ": the export's size changed from " + info.sizeBytes() + " to "
-                            + connection.info().sizeBytes() + " bytes; refusing it");
-                }
-                opened.add(connection);
-            }
-            return opened;
-        } catch (IOException e) {
-            opened.forEach(NbdConnection::abort);
-            throw e;
-        }
+        return NbdConnector.openMore(uri, info.sizeBytes(), from, connectionsWanted, router::broken);
     }
 
     /**
@@ -187,23 +135,7 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
      * @return false (and aborts them) if the device was closed or one of them broke already
      */
     boolean install(List<NbdConnection> fresh) {
-        List<NbdCommand> waiting = new ArrayList<>();
-        synchronized (lock) {
-            // A connection that broke before this point told a listener that ignored it (it was not ours yet).
-            if (closed || fresh.stream().anyMatch(NbdConnection::isBroken)) {
-                fresh.forEach(NbdConnection::abort);
-                return false;
-            }
-            fresh.forEach(NbdConnection::start);
-            connections = List.copyOf(fresh);
-            awayReason = null;
-            waiting.addAll(heldFlushes);
-            heldFlushes.clear();
-            waiting.addAll(parkedWrites);
-            parkedWrites.clear();
-        }
-        waiting.forEach(this::dispatch);
-        return true;
+        return router.install(fresh);
     }
 
     @Override
@@ -233,31 +165,24 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
 
     /** Connections in use now (0 while the server is away). */
     public int connections() {
-        synchronized (lock) {
-            return connections.size();
-        }
+        return router.connectionCount();
     }
 
     /** "connected (4 connections)" or "away: WHY (reconnecting)"; any thread. */
     @Override
     public String state() {
-        synchronized (lock) {
-            return closed ? "closed" : awayReason == null ? "connected (" + connections.size() + " connections)"
-                    : "away: " + awayReason + " (reconnecting)";
-        }
+        return router.state();
     }
 
     @Override
     public boolean connected() {
-        synchronized (lock) {
-            return !closed && awayReason == null;
-        }
+        return router.connected();
     }
 
     /** Times a connection broke and every connection was dropped. */
     @Override
     public long breaks() {
-        return breaks.get();
+        return router.breaks();
     }
 
     /** Times the client reconnected after a break. */
@@ -362,222 +287,38 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
                         || lengthBytes > 0xFFFF_FFFFL - logicalBlockBytes)
                 || type == NbdProtocol.CMD_WRITE_ZEROES && lengthBytes == 0;
         NbdCommand command = new NbdCommand(op, type, flags, offsetBytes, (int) Math.min(lengthBytes, 0xFFFF_FFFFL),
-                buffer, this::commandDone, callback, nowNs);
+                buffer, router::commandDone, callback, nowNs);
         if (rejected != null || noOp) {
             finish(command, rejected == null ? IoResult.OK : rejected);
             return;
         }
-        dispatch(command);
-    }
-
-    /** Sends {@code command} on the next connection, or holds, parks or fails it; any thread. */
-    private void dispatch(NbdCommand command) {
-        IoResult failure = null;
-        boolean sent = false;
-        synchronized (lock) {
-            if (closed) {
-                failure = closedResult(command);
-            } else if (command.op == DeviceOp.FLUSH && serverFlushFailure != null) {
-                failure = IoResult.error(IoStatus.IO_ERROR, uri + ": an earlier flush failed (" + serverFlushFailure
-                        + "); writes before it may be lost, so no flush can succeed until the cache is restarted");
-            } else if (connections.isEmpty()) {
-                if (command.op == DeviceOp.FLUSH) {
-                    heldFlushes.addLast(command);
-                    return;
-                }
-                failure = IoResult.error(IoStatus.IO_ERROR, uri + ": " + command.describe()
-                        + ": the server is away (" + awayReason + "); reconnecting");
-            } else if (logged(command)
-                    && log.bytes() + writeBytesInFlight + command.payloadBytes() > REPLAY_BYTES_MAX
-                    && log.bytes() + writeBytesInFlight > 0) {
-                parkedWrites.addLast(command); // sent once a flush (ours, if need be) or a reply makes room
-                startInternalFlush();
-                return;
-            } else {
-                if (command.op == DeviceOp.FLUSH) {
-                    command.flushCoversSeq = log.lastSeq();
-                }
-                if (logged(command)) {
-                    writeBytesInFlight += command.payloadBytes();
-                }
-                NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
-                command.sentNs = loop.nowNs();
-                sent = connection.send(command);
-            }
-        }
-        if (failure != null) {
-            finish(command, failure);
-        } else if (!sent) {
-            // The connection broke between our look and the send; its listener is dropping it.
-            commandDone(command, IoResult.error(IoStatus.IO_ERROR, uri + ": connection lost"), true);
-        }
-    }
-
-    /** True for the writes the replay log keeps once acknowledged: the engine's writes without FUA. */
-    private static boolean logged(NbdCommand command) {
-        return command.op == DeviceOp.WRITE && command.callback != null
-                && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0;
-    }
-
-    /** The end of every engine command; the connection's reader or the thread that aborted it. */
-    private void commandDone(NbdCommand command, IoResult result, boolean brokenConnection) {
-        if (logged(command)) {
-            if (!brokenConnection) {
-                afterReply(command, result); // into the log before it stops counting as in flight
-            }
-            synchronized (lock) {
-                writeBytesInFlight -= command.payloadBytes();
-            }
-            unpark();
-            finish(command, brokenConnection ? closedOr(command, result) : result);
-            return;
-        }
-        if (brokenConnection) {
-            synchronized (lock) {
-                if (command.op == DeviceOp.FLUSH && !closed) {
-                    heldFlushes.addLast(command); // sent again once the unflushed writes are replayed
-                    return;
-                }
-            }
-            finish(command, closedOr(command, result));
-            return;
-        }
-        afterReply(command, result);
-        finish(command, result);
-    }
-
-    /** Bookkeeping of a reply: log acknowledged writes, release what an acknowledged flush covers. */
-    private void afterReply(NbdCommand command, IoResult result) {
-        if (command.op == DeviceOp.WRITE && result.ok() && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0) {
-            if (command.type == NbdProtocol.CMD_WRITE_ZEROES) {
-                log.addZeroes(command.offsetBytes, command.lengthBytes);
-            } else {
-                log.add(command.offsetBytes, command.buffer);
-            }
-        } else if (command.op == DeviceOp.FLUSH && result.ok()) {
-            log.releaseUpTo(command.flushCoversSeq);
-            unpark();
-        } else if (command.op == DeviceOp.FLUSH) {
-            synchronized (lock) {
-                if (serverFlushFailure == null) {
-                    serverFlushFailure = result.message();
-                }
-            }
-        }
-    }
-
-    /** Sends the client's own flush to shrink the replay log; with the lock held. */
-    private void startInternalFlush() {
-        if (internalFlushInFlight || connections.isEmpty() || log.bytes() == 0) {
-            return; // with nothing logged yet, the replies of the writes in flight make room (unpark)
-        }
-        internalFlushInFlight = true;
-        NbdCommand flush = new NbdCommand(DeviceOp.FLUSH, NbdProtocol.CMD_FLUSH, 0, 0, 0, null,
-                this::internalFlushDone, null, loop.nowNs());
-        flush.flushCoversSeq = log.lastSeq();
-        flush.sentNs = loop.nowNs();
-        NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
-        if (!connection.send(flush)) {
-            internalFlushInFlight = false;
-        }
-    }
-
-    private void internalFlushDone(NbdCommand command, IoResult result, boolean brokenConnection) {
-        synchronized (lock) {
-            internalFlushInFlight = false;
-        }
-        if (!brokenConnection) {
-            afterReply(command, result);
-        }
-        unpark();
-    }
-
-    /** Sends parked writes while the log has room; any thread. */
-    private void unpark() {
-        List<NbdCommand> ready = new ArrayList<>();
-        synchronized (lock) {
-            long roomBytes = REPLAY_BYTES_MAX - log.bytes() - writeBytesInFlight;
-            while (!parkedWrites.isEmpty() && !connections.isEmpty()
-                    && (parkedWrites.peekFirst().payloadBytes() <= roomBytes
-                            || log.bytes() + writeBytesInFlight == 0)) {
-                roomBytes -= parkedWrites.peekFirst().payloadBytes();
-                ready.add(parkedWrites.removeFirst());
-            }
-            if (!parkedWrites.isEmpty()) {
-                startInternalFlush();
-            }
-        }
-        ready.forEach(this::dispatch);
-    }
-
-    /** A connection broke: drop every connection, cut off what was in flight, let the reconnector work. */
-    private void broken(NbdConnection connection, String why) {
-        List<NbdConnection> dead;
-        synchronized (lock) {
-            if (!connections.contains(connection)) {
-                return; // a connection we already dropped, or one still being set up by the reconnector
-            }
-            dead = connections;
-            connections = List.of();
-            awayReason = why;
-            breaks.incrementAndGet();
-        }
-        IoResult cut = IoResult.error(IoStatus.IO_ERROR, why);
-        for (NbdConnection each : dead) {
-            for (NbdCommand command : each.abort()) {
-                command.done.done(command, cut, true);
-            }
-        }
-        reconnector.wake();
+        router.dispatch(command);
     }
 
     /** Requests that waited longer than the request timeout (each broke its connection). */
     @Override
     public long requestTimeouts() {
-        return requestTimeouts.get();
+        return timeouts.count();
     }
 
     /** How often the reconnect thread looks for timed-out requests, in ms. */
     long timeoutCheckMs() {
-        return Math.max(1, requestTimeoutNs / TIMEOUT_CHECKS_PER_TIMEOUT / 1_000_000L);
+        return timeouts.checkPeriodMs();
     }
 
-    /**
-     * Gives up every connection whose oldest request has waited longer than the request timeout: it breaks, what
-     * was in flight fails (flushes wait), and the reconnector reconnects and replays, as when the server goes away.
-     * The reconnect thread's; any thread.
-     */
+    /** Gives up a connection whose oldest request waited too long ({@link NbdTimeouts}); the reconnect thread's. */
     void checkTimeouts() {
-        List<NbdConnection> now;
-        synchronized (lock) {
-            now = connections;
-        }
-        long nowNs = loop.nowNs();
-        for (NbdConnection connection : now) {
-            NbdCommand oldest = connection.oldest();
-            if (oldest != null && nowNs - oldest.sentNs > requestTimeoutNs) {
-                requestTimeouts.incrementAndGet();
-                connection.expire(oldest.describe() + " unanswered for " + (nowNs - oldest.sentNs) / 1_000_000L
-                        + " ms (request timeout " + requestTimeoutNs / 1_000_000L + " ms)");
-                return; // one break drops every connection
-            }
-        }
+        timeouts.check(router.connections(), loop.nowNs());
     }
 
     /** True while the server is away and nobody closed the device; the reconnector's question. */
     boolean away() {
-        synchronized (lock) {
-            return !closed && connections.isEmpty();
-        }
+        return router.away();
     }
 
     /** Called by the reconnector on a failed attempt, for {@link #state()}. */
     void attemptFailed(String why) {
-        synchronized (lock) {
-            if (awayReason != null) {
-                awayReason = why;
-            }
-        }
+        router.attemptFailed(why);
     }
 
     /** Writes every logged write again on a started, not yet installed {@code connection} (blocking). */
@@ -604,16 +345,6 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
         completions.deliver(command.callback, result);
     }
 
-    private IoResult closedOr(NbdCommand command, IoResult result) {
-        synchronized (lock) {
-            return closed ? closedResult(command) : result;
-        }
-    }
-
-    private IoResult closedResult(NbdCommand command) {
-        return IoResult.error(IoStatus.CLOSED, uri + ": " + command.describe() + ": device is closed");
-    }
-
     /**
      * Stops the device: disconnects, fails what is in flight or waiting with {@link IoStatus#CLOSED}, and stops
      * the reconnector. Idempotent.
@@ -621,29 +352,11 @@ public final class NbdDevice implements BlockDevice, RemoteDevice {
     @Override
     public void close() {
         checkThread();
-        List<NbdConnection> open;
-        List<NbdCommand> waiting = new ArrayList<>();
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            open = connections;
-            connections = List.of();
-            waiting.addAll(heldFlushes);
-            waiting.addAll(parkedWrites);
-            heldFlushes.clear();
-            parkedWrites.clear();
+        if (router.closed()) {
+            return;
         }
+        router.close();
         reconnector.stop();
-        for (NbdConnection connection : open) {
-            // Closed without NBD_CMD_DISC (a SHOULD in doc/proto.md): sending it could block the loop on a full
-            // socket; the server sees the connection end, which every server handles.
-            for (NbdCommand command : connection.abort()) {
-                command.done.done(command, closedResult(command), true);
-            }
-        }
-        waiting.forEach(command -> finish(command, closedResult(command)));
     }
 
     private void checkThread() {
