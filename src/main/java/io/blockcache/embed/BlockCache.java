@@ -56,9 +56,11 @@ public final class BlockCache implements AutoCloseable {
      *     corrupt journal, a refused knob ...); nothing stays open
      */
     public static BlockCache open(BlockCacheConfig config) throws BlockCacheException {
-        HostFiles files = HostFiles.withFiles(config.cacheFile(), config.cacheSizeBytes(), config.backings(),
-                config.backingSizeBytes(), CacheSetOptions.defaults().withMode(
-                        CacheMode.valueOf(config.mode().toUpperCase(Locale.ROOT))), config.knobs());
+        HostFiles files = HostFiles.withLocations(config.cacheFile(), config.cacheSizeBytes(),
+                BlockCacheConfig.remote(config.backings(), config.s3Endpoint(), config.takeOver(),
+                        config.nbdRequestTimeoutMillis()), config.backingSizeBytes(), CacheSetOptions.defaults()
+                        .withMode(CacheMode.valueOf(config.mode().toUpperCase(Locale.ROOT))), config.knobs(),
+                config.force());
         CacheHost host;
         try {
             host = CacheHost.open(files, "blockcache-embed-loop", line -> { }, fraction -> { });

@@ -1,6 +1,9 @@
 package io.blockcache.host;
 
 import io.blockcache.backing.BackingLocation;
+import io.blockcache.backing.BackingUris;
+import io.blockcache.backing.S3Options;
+import java.net.URI;
 import io.blockcache.engine.CacheSetOptions;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -64,6 +67,61 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
                      CacheSetOptions options, Map<String, String> knobs) {
         this(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs,
                 options != null && options.damageMap() ? DamageMapPlacement.BACKING : DamageMapPlacement.OFF, null);
+    }
+
+    /**
+     * Where the backing stores are and how to reach them, as the library API gives them (it names no backing types).
+     *
+     * @param locations volume name to a path, {@code file:PATH}, {@code nbd://HOST[:PORT]/EXPORT} or
+     *     {@code s3://BUCKET/PREFIX}, in volume order
+     * @param s3Endpoint the S3 endpoint URL for {@code s3://} backings (null: AWS, with the default chains)
+     * @param takeOver take {@code s3://} volumes another cache owns (docs/SCALE.md)
+     * @param nbdTimeoutMs the NBD client's request timeout for {@code nbd://} backings, in ms (0: its default)
+     */
+    public record Remote(Map<String, String> locations, String s3Endpoint, boolean takeOver, long nbdTimeoutMs) {
+        public Remote {
+            locations = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(locations));
+            if (nbdTimeoutMs < 0) {
+                throw new IllegalArgumentException("the NBD request timeout must not be negative: " + nbdTimeoutMs
+                        + " ms");
+            }
+            parse(locations, s3Endpoint, takeOver, nbdTimeoutMs); // fields are assigned after this body
+        }
+    }
+
+    /**
+     * Parses one backing location for a message-only check.
+     *
+     * @throws IllegalArgumentException with one line for an unknown scheme, a malformed URI or endpoint
+     */
+    public static void checkLocation(String location) {
+        BackingUris.parse(location);
+    }
+
+    /** The locations parsed, with the endpoint, take-over and timeout applied ({@link Remote}). */
+    private static Map<String, BackingLocation> parse(Map<String, String> locations, String s3Endpoint,
+                                                      boolean takeOver, long nbdTimeoutMs) {
+        URI endpoint = s3Endpoint == null ? null : S3Options.endpoint(s3Endpoint);
+        Map<String, BackingLocation> parsed = new LinkedHashMap<>();
+        locations.forEach((name, text) -> parsed.put(name, switch (BackingUris.parse(text)) {
+            case BackingLocation.S3 s3 -> s3.withOptions(s3.options().withEndpoint(endpoint).withTakeOver(takeOver));
+            case BackingLocation.Nbd nbd -> nbdTimeoutMs == 0 ? nbd
+                    : nbd.withRequestTimeoutNs(nbdTimeoutMs * 1_000_000L);
+            case BackingLocation.File file -> file;
+        }));
+        return parsed;
+    }
+
+    /**
+     * As the canonical constructor, with backings given by location text ({@link Remote}), the damage map placed as
+     * {@code options.damageMap()} says (on the backing devices or none).
+     */
+    public static HostFiles withLocations(Path cacheFile, long cacheSizeBytes, Remote backings,
+                                          long backingSizeBytes, CacheSetOptions options, Map<String, String> knobs,
+                                          boolean force) {
+        return new HostFiles(cacheFile, cacheSizeBytes, parse(backings.locations(), backings.s3Endpoint(),
+                backings.takeOver(), backings.nbdTimeoutMs()), backingSizeBytes, options, knobs)
+                .withForce(force);
     }
 
     /** As the canonical constructor, for backings that are all files. */
