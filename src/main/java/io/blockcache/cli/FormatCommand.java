@@ -291,18 +291,8 @@ final class FormatCommand implements Callable<Integer> {
                 : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()),
                         inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES);
         // Asked before the owner record is taken, so that a refusal writes nothing in the bucket.
-        S3Backing.AttachGuard guard = new S3Backing.AttachGuard() {
-            @Override
-            public int headBytes() {
-                return force ? 0 : ExistingMetadata.HEAD_BYTES;
-            }
-
-            @Override
-            public String refusal(byte[] head, boolean takingOver) {
-                String contents = ExistingMetadata.describe(head);
-                return contents == null ? null : FormatCommand.refusal(location.display(), contents);
-            }
-        };
+        S3Backing.AttachGuard guard = MetadataGuard.s3Guard(force, false,
+                contents -> refusal(location.display(), contents));
         try {
             return S3Backing.open(loop, location.uri(), options, create, guard, InstantSource.system(),
                     line -> err.println("blockcache format: " + line));

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.function.Function;
 
 /**
  * Refuses to attach a backing store that holds blockcache metadata to a cache that is about to be formatted,
@@ -72,6 +73,18 @@ public final class MetadataGuard {
      * cache device is lost (docs/SCALE.md "When a node fails", case 3), so it needs no {@code --force}.
      */
     S3Backing.AttachGuard s3(String name, String display) {
+        return s3Guard(force, true, contents -> message(null, display, contents));
+    }
+
+    /**
+     * An {@link S3Backing.AttachGuard} that refuses a volume whose head holds blockcache metadata.
+     *
+     * @param force true to refuse nothing (and skip the GET)
+     * @param takeOverPasses true to let a take-over from another owner through
+     * @param refusal the one-line refusal, given what the head {@code holds ...}
+     */
+    public static S3Backing.AttachGuard s3Guard(boolean force, boolean takeOverPasses,
+                                                Function<String, String> refusal) {
         return new S3Backing.AttachGuard() {
             @Override
             public int headBytes() {
@@ -81,7 +94,7 @@ public final class MetadataGuard {
             @Override
             public String refusal(byte[] head, boolean takingOver) {
                 String contents = ExistingMetadata.describe(head);
-                return takingOver || contents == null ? null : message(null, display, contents);
+                return contents == null || takingOver && takeOverPasses ? null : refusal.apply(contents);
             }
         };
     }
