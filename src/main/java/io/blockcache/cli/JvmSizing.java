@@ -2,7 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.backing.S3Device;
 import io.blockcache.backing.S3Volume;
-import io.blockcache.writeback.WritebackSettings;
+import io.blockcache.writeback.Writeback;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
@@ -50,17 +50,16 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
     }
 
     /**
-     * Heap of writeback's whole-chunk buffers on an object store: one chunk per chunk in flight at the default
-     * {@code writeback.NAME.chunks_in_flight_max} (32 x 4 MiB = 128 MiB; raising the knob needs
-     * {@code BLOCKCACHE_JAVA_OPTS}, docs/OPERATIONS.md §3).
+     * Heap of writeback's chunk buffers on an object store: its byte bound ({@code Writeback.CHUNK_BUFFER_BYTES_MAX},
+     * 128 MiB, whatever {@code writeback.NAME.chunks_in_flight_max} says) plus the one chunk that may start past it
+     * (4 MiB): 132 MiB.
      */
-    static final long WRITEBACK_CHUNK_HEAP_BYTES = (long) WritebackSettings.CHUNKS_IN_FLIGHT_MAX_DEFAULT
-            * S3Volume.CHUNK_BYTES_DEFAULT;
+    static final long WRITEBACK_CHUNK_HEAP_BYTES = Writeback.CHUNK_BUFFER_BYTES_MAX + S3Volume.CHUNK_BYTES_DEFAULT;
 
     /**
      * Heap per {@code s3://} backing ({@code backing.S3Device}): its staged chunks, a copy of each for its PUT, and
      * a buffer of each for the GET of its old object, at most one of each per staged chunk (3 x 16 x 4 MiB =
-     * 192 MiB), plus writeback's chunk buffers for it ({@link #WRITEBACK_CHUNK_HEAP_BYTES}): 320 MiB.
+     * 192 MiB), plus writeback's chunk buffers for it ({@link #WRITEBACK_CHUNK_HEAP_BYTES}): 324 MiB.
      */
     static final long S3_HEAP_BYTES_PER_BACKING = 3L * S3Device.STAGING_CHUNKS_MAX * S3Volume.CHUNK_BYTES_DEFAULT
             + WRITEBACK_CHUNK_HEAP_BYTES;

@@ -41,6 +41,14 @@ public final class Writeback {
     /** Backoff after an error: doubles from the minimum to the maximum, reset by a successful batch. */
     static final long BACKOFF_MIN_NS = 100_000_000L;
     static final long BACKOFF_MAX_NS = 30_000_000_000L;
+    /**
+     * Buffer bytes of the chunks in flight on an object store at most (checked before a chunk is planned, so one
+     * chunk more may start): 32 whole 4 MiB chunks, the heap {@code cli.JvmSizing} counts. A partial chunk buffers
+     * only its dirty pieces, so many more of them fit, up to {@code chunks_in_flight_max}: a sparse drain, where
+     * every chunk costs the store a GET and then a PUT, needs more chunks in flight than a whole-chunk one to fill
+     * the link (docs/WRITEBACK.md "Object stores").
+     */
+    public static final long CHUNK_BUFFER_BYTES_MAX = 128L << 20;
 
     private final EventLoop loop;
     private final Volume volume;
@@ -78,6 +86,9 @@ public final class Writeback {
     private final int chunkBytes;
     private final ChunkPlanner chunkPlanner;
     private int chunksInIo;
+    private long chunkBufferBytesInIo;
+    /** {@link #CHUNK_BUFFER_BYTES_MAX}; smaller in tests, whose stores are small. */
+    private long chunkBufferBytesMax = CHUNK_BUFFER_BYTES_MAX;
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -358,6 +369,13 @@ public final class Writeback {
         return total;
     }
 
+    /** Lowers the byte bound on chunk buffers (tests: a small store cannot hold 128 MiB of chunks in flight). */
+    void chunkBufferBytesMax(long bytes) {
+        Checks.require(bytes > 0 && bytes <= CHUNK_BUFFER_BYTES_MAX, "chunk buffer bound must be in (0, %s]: %s",
+                CHUNK_BUFFER_BYTES_MAX, bytes);
+        chunkBufferBytesMax = bytes;
+    }
+
     /** Starts as many passes as the limits allow now. */
     void pump() {
         // A drain overrides the pause, as bcache's detach overrides writeback_running=0: else it would never end.
@@ -383,7 +401,8 @@ public final class Writeback {
     private boolean startPass(long nowNs) {
         boolean modern = settings.policy() == WritebackPolicy.MODERN;
         boolean chunked = modern && chunkBytes > 0;
-        int capacity = chunked ? settings.chunksInFlightMax() - chunksInIo : settings.ioInFlightMax() - keysInIo;
+        int capacity = !chunked ? settings.ioInFlightMax() - keysInIo
+                : chunkBufferBytesInIo >= chunkBufferBytesMax ? 0 : settings.chunksInFlightMax() - chunksInIo;
         if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
             return false;
         }
@@ -471,9 +490,14 @@ public final class Writeback {
         (plan.whole() ? counters.chunksWhole : counters.chunksPartial).incrementAndGet();
         keysInIo += plan.keys().size();
         chunksInIo++;
+        long bufferBytes = (plan.whole() ? plan.lengthSectors() : plan.keySectors()) * (long) BlockDevice.SECTOR_BYTES;
+        chunkBufferBytesInIo += bufferBytes;
         WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
         WritebackCounters.raisePeak(counters.chunksInFlightPeak, chunksInIo);
-        passIo.startChunk(plan, () -> chunksInIo--);
+        passIo.startChunk(plan, () -> {
+            chunksInIo--;
+            chunkBufferBytesInIo -= bufferBytes;
+        });
         return true;
     }
 

@@ -33,8 +33,9 @@ import java.util.Objects;
  * @param autoLargeKeySectors mean key size from which {@link WritebackOrder#AUTO} issues in FIFO order
  * @param ordering whether writeback keeps the order of the client's FLUSHes (docs/WRITEBACK.md, "Epoch ordering")
  * @param chunksInFlightMax on a backing device whose write unit is larger than its logical block (an object store's
- *     chunk): chunks between cache read and backing-write completion, which bounds writeback's buffers to this many
- *     write units (docs/WRITEBACK.md, "Object stores")
+ *     chunk): chunks between cache read and backing-write completion; their buffers are bounded in bytes besides
+ *     ({@code Writeback.CHUNK_BUFFER_BYTES_MAX}), so whole chunks stop at 32 and partial ones go deeper
+ *     (docs/WRITEBACK.md, "Object stores")
  */
 public record WritebackSettings(boolean running, WritebackPolicy policy, WritebackOrder order, int percent,
                                 long rateMaxSectorsPerSecond, long rateMinSectorsPerSecond, int proportionalInverse,
@@ -84,12 +85,13 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
     /**
      * The defaults: bcache's constants where bcache has one (writeback.h, writeback.c, the 2025 patch), the early-flush
      * RFC's 100 ms sampling (linux-kernel, 2001), bdflush's 30 s age, and a 1 MiB merge limit (a disk streams at that
-     * size; larger writes only delay reads queued behind them); 32 chunks in flight on an object store (with 4 MiB
-     * chunks, 128 MiB of buffers: the simulated S3 model's 1.25 GB/s link times its ~0.1 s per chunk PUT is ~30 chunks,
-     * measured in docs/BENCHMARKS.md "Writeback: object store").
+     * size; larger writes only delay reads queued behind them); 128 chunks in flight on an object store, within
+     * writeback's 128 MiB byte bound (32 whole 4 MiB chunks: the simulated S3 model's 1.25 GB/s link times its ~0.1 s per
+     * chunk PUT is ~30; partial chunks, each a GET then a PUT of ~0.2 s and a few KiB of buffer, need ~4 times as many
+     * to fill the link: measured in docs/BENCHMARKS.md "Writeback: object store").
      */
-    /** Chunks in flight on an object store by default; each holds one chunk-sized buffer (see {@link #defaults}). */
-    public static final int CHUNKS_IN_FLIGHT_MAX_DEFAULT = 32;
+    /** Chunks in flight on an object store by default, within writeback's byte bound (see {@link #defaults}). */
+    public static final int CHUNKS_IN_FLIGHT_MAX_DEFAULT = 128;
 
     public static WritebackSettings defaults() {
         return new WritebackSettings(true, WritebackPolicy.MODERN, WritebackOrder.LBA, 10, 0, 8, 40, 10_000,

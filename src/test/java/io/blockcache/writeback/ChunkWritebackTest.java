@@ -132,6 +132,29 @@ class ChunkWritebackTest {
         assertThat(writeback().dirtyBytes()).isZero();
     }
 
+    @Test
+    void chunkBuffersAreBoundedInBytesSoPartialChunksGoDeeperThanWholeOnes() {
+        // Proves the byte bound beside the count: with room for 4 whole chunks' buffers and 64 chunks allowed, whole
+        // chunks stop at 4 in flight (5: one may start past the bound, checked before it is planned), while chunks
+        // that are dirty in one 4 KiB block only (uncached gaps: the store GETs the rest) buffer 4 KiB each and go
+        // far deeper; everything drains either way.
+        writeback().setSettings(writeback().settings().toBuilder().chunksInFlightMax(64).build());
+        writeback().chunkBufferBytesMax(4L * CHUNK);
+        for (int chunk = 0; chunk < 40; chunk++) {
+            write((long) chunk * CHUNK, pattern(chunk, CHUNK));
+        }
+        drain();
+        assertThat(writeback().counters().chunksInFlightPeak()).isBetween(4L, 5L);
+        assertThat(writeback().counters().chunksWhole()).isEqualTo(40);
+        for (int chunk = 100; chunk < 400; chunk++) {
+            write((long) chunk * CHUNK + BLOCK, pattern(chunk, BLOCK));
+        }
+        drain();
+        assertThat(writeback().counters().chunksPartial()).isEqualTo(300);
+        assertThat(writeback().counters().chunksInFlightPeak()).isGreaterThan(16);
+        assertThat(backing(399L * CHUNK + BLOCK, BLOCK)).isEqualTo(pattern(399, BLOCK));
+    }
+
     private Volume volume() {
         return set.volume("vol");
     }
