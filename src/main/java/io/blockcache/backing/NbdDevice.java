@@ -32,6 +32,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * after a reconnect still covers every write completed before it. A flush the <i>server</i> fails is sticky
  * here as in {@code StickyFlushDevice}: every later flush fails too.
  *
+ * <p>Roles: this class keeps the {@link BlockDevice} contract (checks, the NBD command for each request, counters,
+ * completions on the loop); {@link NbdRouter} sends commands over the connections and keeps the break, hold and
+ * replay-log state; {@link NbdConnector} opens connections; {@link NbdTimeouts} gives up a request the server sits
+ * on; {@link NbdReconnector} and {@link NbdReplay} bring the server back.
+ *
  * <p>Thread rule: submit and close on the owning loop's thread (checked); completions are delivered there.
  * Counters and {@link #state()}: any thread.
  */
