@@ -30,6 +30,7 @@ final class NbdRouter {
     private final BiConsumer<NbdCommand, IoResult> finish;
     private final Runnable wakeReconnector;
     private final AtomicLong breaks = new AtomicLong();
+    private final NbdReplyBook book;
 
     private final Object lock = new Object();
     // Guarded by lock.
@@ -47,7 +48,6 @@ final class NbdRouter {
      */
     private long writeBytesInFlight;
     private String awayReason;
-    private String serverFlushFailure;
 
     NbdRouter(EventLoop loop, NbdUri uri, ReplayLog log, BiConsumer<NbdCommand, IoResult> finish,
               Runnable wakeReconnector) {
@@ -56,6 +56,7 @@ final class NbdRouter {
         this.log = log;
         this.finish = finish;
         this.wakeReconnector = wakeReconnector;
+        this.book = new NbdReplyBook(uri, log);
     }
 
     /**
@@ -124,9 +125,8 @@ final class NbdRouter {
         synchronized (lock) {
             if (closed) {
                 failure = closedResult(command);
-            } else if (command.op == DeviceOp.FLUSH && serverFlushFailure != null) {
-                failure = IoResult.error(IoStatus.IO_ERROR, uri + ": an earlier flush failed (" + serverFlushFailure
-                        + "); writes before it may be lost, so no flush can succeed until the cache is restarted");
+            } else if (command.op == DeviceOp.FLUSH && book.flushRefusal() != null) {
+                failure = book.flushRefusal();
             } else if (connections.isEmpty()) {
                 if (command.op == DeviceOp.FLUSH) {
                     heldFlushes.addLast(command);
@@ -134,7 +134,7 @@ final class NbdRouter {
                 }
                 failure = IoResult.error(IoStatus.IO_ERROR, uri + ": " + command.describe()
                         + ": the server is away (" + awayReason + "); reconnecting");
-            } else if (logged(command)
+            } else if (NbdReplyBook.logged(command)
                     && log.bytes() + writeBytesInFlight + command.payloadBytes() > NbdDevice.REPLAY_BYTES_MAX
                     && log.bytes() + writeBytesInFlight > 0) {
                 parkedWrites.addLast(command); // sent once a flush (ours, if need be) or a reply makes room
@@ -144,7 +144,7 @@ final class NbdRouter {
                 if (command.op == DeviceOp.FLUSH) {
                     command.flushCoversSeq = log.lastSeq();
                 }
-                if (logged(command)) {
+                if (NbdReplyBook.logged(command)) {
                     writeBytesInFlight += command.payloadBytes();
                 }
                 NbdConnection connection = connections.get(Math.floorMod(nextConnection++, connections.size()));
@@ -160,15 +160,9 @@ final class NbdRouter {
         }
     }
 
-    /** True for the writes the replay log keeps once acknowledged: the engine's writes without FUA. */
-    private static boolean logged(NbdCommand command) {
-        return command.op == DeviceOp.WRITE && command.callback != null
-                && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0;
-    }
-
     /** The end of every engine command; the connection's reader or the thread that aborted it. */
     void commandDone(NbdCommand command, IoResult result, boolean brokenConnection) {
-        if (logged(command)) {
+        if (NbdReplyBook.logged(command)) {
             if (!brokenConnection) {
                 afterReply(command, result); // into the log before it stops counting as in flight
             }
@@ -193,23 +187,10 @@ final class NbdRouter {
         finish(command, result);
     }
 
-    /** Bookkeeping of a reply: log acknowledged writes, release what an acknowledged flush covers. */
+    /** Bookkeeping of a reply ({@link NbdReplyBook}); parked writes go on if a flush made room. */
     private void afterReply(NbdCommand command, IoResult result) {
-        if (command.op == DeviceOp.WRITE && result.ok() && (command.flags & NbdProtocol.CMD_FLAG_FUA) == 0) {
-            if (command.type == NbdProtocol.CMD_WRITE_ZEROES) {
-                log.addZeroes(command.offsetBytes, command.lengthBytes);
-            } else {
-                log.add(command.offsetBytes, command.buffer);
-            }
-        } else if (command.op == DeviceOp.FLUSH && result.ok()) {
-            log.releaseUpTo(command.flushCoversSeq);
+        if (book.record(command, result)) {
             unpark();
-        } else if (command.op == DeviceOp.FLUSH) {
-            synchronized (lock) {
-                if (serverFlushFailure == null) {
-                    serverFlushFailure = result.message();
-                }
-            }
         }
     }
 
