@@ -14,10 +14,9 @@ import java.util.function.BiConsumer;
 /**
  * Where the commands of an {@link NbdDevice} go: the connections in use and the next one to send on; while the
  * server is away, the flushes held for it (reads, writes and discards fail at once); the replay log's bound (a write
- * that would take the log past {@link NbdDevice#NbdDevice.REPLAY_BYTES_MAX} is parked, and the client sends a flush of its own
- * to make room); the bookkeeping of every reply (acknowledged writes into the {@link ReplayLog}, an acknowledged
- * flush releasing what it covers, a failed one sticky); and a break, which drops every connection and wakes the
- * {@link NbdReconnector}, whose fresh connections {@link #install} puts to work.
+ * that would take the log past {@link NbdDevice#REPLAY_BYTES_MAX} is parked, and the client sends a flush of its
+ * own to make room); the bookkeeping of every reply ({@link NbdReplyBook}); and a break, which drops every
+ * connection and wakes the {@link NbdReconnector}, whose fresh connections {@link #install} puts to work.
  *
  * <p>Threads: any (the loop submits, connection readers complete, the reconnector installs); the state is guarded by
  * one lock, never held while a completion is delivered.

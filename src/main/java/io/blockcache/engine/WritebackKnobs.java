@@ -57,7 +57,8 @@ final class WritebackKnobs {
         add(knobs, p + "io_in_flight_max", "keys between cache read and backing write completion; default 64",
                 writeback, s -> String.valueOf(s.ioInFlightMax()), (b, v) -> b.ioInFlightMax((int) parseLong(v)));
         add(knobs, p + "chunks_in_flight_max", "object stores: chunks between cache read and backing write completion"
-                + " (their buffers also bounded to 128 MiB); default 128", writeback, s -> String.valueOf(s.chunksInFlightMax()),
+                + " (their buffers also bounded to 128 MiB); default 128", writeback,
+                s -> String.valueOf(s.chunksInFlightMax()),
                 (b, v) -> b.chunksInFlightMax((int) parseLong(v)));
         add(knobs, p + "backing_io_sectors_max", "largest merged backing write in sectors; default 2048 (1 MiB)",
                 writeback, s -> String.valueOf(s.backingIoSectorsMax()),

@@ -86,9 +86,9 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
      * The defaults: bcache's constants where bcache has one (writeback.h, writeback.c, the 2025 patch), the early-flush
      * RFC's 100 ms sampling (linux-kernel, 2001), bdflush's 30 s age, and a 1 MiB merge limit (a disk streams at that
      * size; larger writes only delay reads queued behind them); 128 chunks in flight on an object store, within
-     * writeback's 128 MiB byte bound (32 whole 4 MiB chunks: the simulated S3 model's 1.25 GB/s link times its ~0.1 s per
-     * chunk PUT is ~30; partial chunks, each a GET then a PUT of ~0.2 s and a few KiB of buffer, need ~4 times as many
-     * to fill the link: measured in docs/BENCHMARKS.md "Writeback: object store").
+     * writeback's 128 MiB byte bound (32 whole 4 MiB chunks: the simulated S3 model's 1.25 GB/s link times its
+     * ~0.1 s per chunk PUT is ~30; partial chunks, each a GET then a PUT of ~0.2 s and a few KiB of buffer, need ~4
+     * times as many to fill the link: measured in docs/BENCHMARKS.md "Writeback: object store").
      */
     /** Chunks in flight on an object store by default, within writeback's byte bound (see {@link #defaults}). */
     public static final int CHUNKS_IN_FLIGHT_MAX_DEFAULT = 128;

@@ -41,7 +41,8 @@ class ServeSettingsTest {
         // Proves --nbd-backing-timeout / nbd-backing-timeout: 60 s by default, the flag over the config key, applied
         // to every nbd:// backing (not files), and a value that is no duration or out of 1s..24h refused in one line.
         List<String> backings = List.of("a=nbd://127.0.0.1:10809/a", "b=" + dir.resolve("b.img"));
-        assertThat(timeoutNs(backings, null, null)).isEqualTo(io.blockcache.backing.NbdDevice.REQUEST_TIMEOUT_NS_DEFAULT);
+        assertThat(timeoutNs(backings, null, null))
+                .isEqualTo(io.blockcache.backing.NbdDevice.REQUEST_TIMEOUT_NS_DEFAULT);
         Path config = dir.resolve("timeout.properties");
         Files.writeString(config, "nbd-backing-timeout=5m\n");
         assertThat(timeoutNs(backings, null, config)).isEqualTo(300_000_000_000L);
