@@ -104,7 +104,7 @@ public final class S3Backing {
             }
             S3Lease lease = S3Lease.acquire(store, options.ownerId(), options.takeOver(), clock, log);
             if (volume == null) {
-                if (store.putIf(S3Volume.OBJECT_NAME, wanted.encode(), null) == null) {
+                if (store.putIf(S3Volume.OBJECT_NAME, wanted.encode(), null) == null && !ours(store, wanted)) {
                     throw new IOException(store.where() + ": another cache created a volume here at the same time");
                 }
                 log.accept("created the S3 volume " + store.where() + " (" + wanted.sizeBytes() + " bytes, chunks of "
@@ -117,6 +117,16 @@ public final class S3Backing {
             store.close();
             throw e;
         }
+    }
+
+    /**
+     * True if the volume object is the one we meant to create: the SDK retries a PUT whose reply was lost (seen under
+     * load: "Error writing request body to server"), and the retry of a conditional PUT that had succeeded meets its
+     * own object (412). The new volume's identity is random, so equal bytes mean our own write.
+     */
+    private static boolean ours(S3Store store, S3Volume wanted) throws IOException {
+        S3Store.Found found = store.get(S3Volume.OBJECT_NAME);
+        return found != null && java.util.Arrays.equals(found.body(), wanted.encode());
     }
 
     /** Asks {@code guard} about the volume's first bytes; refuses with its line. */

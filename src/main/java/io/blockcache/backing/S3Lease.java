@@ -149,6 +149,12 @@ public final class S3Lease {
             if (found != null && etag.equals(found.etag())) {
                 return true; // 409: a concurrent conditional request, not a take-over; the record is still ours
             }
+            if (found != null && Holder.parse(found.body()).owner().equals(ownerId)) {
+                // Our own renewal: the SDK retried a PUT whose reply was lost, and the retry met the first attempt.
+                etag = found.etag();
+                renewals.incrementAndGet();
+                return true;
+            }
             String holder = found == null ? "nobody (the record was deleted)" : Holder.parse(found.body()).describe();
             lostTo = store.where() + ": ownership was taken over by " + holder + "; this cache no longer writes to it";
             return false;
