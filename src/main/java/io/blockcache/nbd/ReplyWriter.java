@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Writes one connection's replies on its own platform thread (why not a virtual one: {@link NbdServer}), so the
- * loop only ever enqueues and never touches a socket. Replies queued together go out in one gathering write.
+ * Writes one connection's replies on its own platform thread (why not a virtual one: {@link NbdServer}), so the loop only ever enqueues and never touches
+ * a socket. Replies queued together go out in one gathering write.
  *
  * <p>Wake-ups: the queue is lock-free and {@link #send} wakes the writer only if it is parked, so the loop pays
  * neither a lock nor an unpark for a reply queued while the writer is still busy with the previous batch (a

@@ -11,8 +11,7 @@
  * X.509 through the JDK, PSK through BouncyCastle, credentials checked once at start-up; docs/OPERATIONS.md §9), and
  * per-export allow-lists of address ranges and PSK users ({@link io.blockcache.nbd.ExportAccess}, checked in the
  * handshake; docs/OPERATIONS.md §10).
- * Threads: codecs on any thread; readers and writers on their own platform threads (why: {@link NbdServer});
- * request execution, the range lock and block status on the loop thread. Talks to volumes only through their
- * public API.
+ * Threads: codecs on any thread; readers and writers on their own platform threads (why: {@link NbdServer}); request execution, the range
+ * lock and block status on the loop thread. Talks to volumes only through their public API.
  */
 package io.blockcache.nbd;
