@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -43,31 +44,11 @@ public final class FileDevice implements BlockDevice {
     private final long sizeBytes;
     private final FileDeviceOptions options;
     private final DeviceCounters counters = new DeviceCounters();
-    /**
-     * Below this mean time inside the channel call a request is done sooner than a parked I/O thread could be woken
-     * for the next one (a futex wake and a context switch: microseconds of CPU on each side, tens of microseconds of
-     * latency on a loaded machine): the device counts as fast for {@link IoThreadQueue}.
-     */
-    static final long FAST_SERVICE_NS_MAX = 20_000;
-    /**
-     * How long a request queued behind busy I/O threads of a fast device may wait before parked threads are woken
-     * for it: a fast device's request takes microseconds, so waiting this long means a request is stuck (a page
-     * not in memory, a failing sector). Also the most often the check runs: twice a millisecond, negligible.
-     */
-    static final long STALL_CHECK_NS = 500_000;
-    /** Weight of a new sample in {@link #serviceNsMean}: 1/2^3, a mean over roughly the last eight requests. */
-    private static final int SERVICE_MEAN_SHIFT = 3;
-
-    private final IoThreadQueue queue = new IoThreadQueue(QUEUED_REQUESTS_MAX);
+    private final LinkedBlockingQueue<FileRequest> queue = new LinkedBlockingQueue<>(QUEUED_REQUESTS_MAX);
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger executing = new AtomicInteger();
     private final AtomicInteger executingMax = new AtomicInteger();
     private final CompletionBatcher completions;
-    /**
-     * Moving mean of the time reads and writes spend inside the channel call (flushes excluded: their time says
-     * nothing about the next read). I/O threads update it without a lock; a lost update only delays the mean.
-     */
-    private volatile long serviceNsMean;
     private volatile boolean closed;
 
     /**
@@ -152,11 +133,6 @@ public final class FileDevice implements BlockDevice {
         return executingMax.get();
     }
 
-    /** Times a parked I/O thread was woken for a request; any thread. */
-    public long ioThreadWakeups() {
-        return queue.wakeupsTotal();
-    }
-
     /** Completions that could not be delivered because the loop had already stopped; any thread. */
     public long completionsDropped() {
         return completions.dropped();
@@ -202,31 +178,18 @@ public final class FileDevice implements BlockDevice {
             finish(request, rejected == null ? IoResult.OK : rejected);
             return;
         }
-        IoThreadQueue.Offer offer = queue.offer(request, serviceNsMean < FAST_SERVICE_NS_MAX);
-        if (offer == IoThreadQueue.Offer.REFUSED) {
+        if (!queue.offer(request)) {
             throw new IllegalStateException("more than " + QUEUED_REQUESTS_MAX + " requests queued on " + path
                     + ": the caller must bound its in-flight I/O");
-        }
-        if (offer == IoThreadQueue.Offer.DEFERRED) {
-            loop.schedule(STALL_CHECK_NS, this::checkStall);
-        }
-    }
-
-    /** The look a deferred request asked for (see {@link IoThreadQueue}); again while requests stay queued. */
-    private void checkStall() {
-        if (!closed && queue.wakeIfStalled()) {
-            loop.schedule(STALL_CHECK_NS, this::checkStall);
         }
     }
 
     /** The body of one I/O thread: take, claim, perform, hand back; until told to stop. */
     private void serve(ChannelIo io) {
-        boolean finishedOne = false;
         while (true) {
             FileRequest request;
             try {
-                request = queue.take(finishedOne);
-                finishedOne = true;
+                request = queue.take();
             } catch (InterruptedException e) {
                 return; // Only close() could interrupt us, and it does not; leaving is the safe answer.
             }
@@ -248,12 +211,7 @@ public final class FileDevice implements BlockDevice {
         int now = executing.incrementAndGet();
         executingMax.accumulateAndGet(now, Math::max);
         try {
-            long startNs = loop.nowNs();
             io.perform(request);
-            if (request.op == DeviceOp.READ || request.op == DeviceOp.WRITE) {
-                long mean = serviceNsMean;
-                serviceNsMean = mean + ((loop.nowNs() - startNs - mean) >> SERVICE_MEAN_SHIFT);
-            }
             return IoResult.OK;
         } catch (ClosedChannelException e) {
             return closed ? closedResult(request) : ioError(request, e);
@@ -298,7 +256,7 @@ public final class FileDevice implements BlockDevice {
                 finish(request, closedResult(request));
             }
         }
-        queue.offerToAll(STOP, threads.size());
+        threads.forEach(thread -> queue.add(STOP));
         closeChannel();
         joinThreads();
     }

@@ -53,9 +53,6 @@ final class EngineRules {
     static final Map<String, String> BLOCKING_EXEMPT_CLASSES = Map.ofEntries(
             Map.entry("device.FileDevice", "its I/O threads take requests from a queue and block in FileChannel; "
                     + "close() joins them"),
-            Map.entry("device.IoThreadQueue", "the queue of FileDevice's I/O threads, which park in take(); the "
-                    + "loop's offer holds its lock for a few field updates and never waits (as the blocking queue "
-                    + "it replaced did)"),
             Map.entry("nbd.Connection", "a connection's reader thread: bounds in-flight requests and bytes with "
                     + "semaphores and waits for its writer at close"),
             Map.entry("nbd.ReplyWriter", "a connection's writer thread: parks until a reply is ready; stop joins it"),
