@@ -3,18 +3,15 @@ package io.blockcache.loop;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.PriorityQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An event loop on one platform thread in real time.
  *
- * <p>Tasks from any thread arrive through a lock-free queue; timers live in a heap that only the loop thread
- * touches. When nothing is due the thread parks until the next timer is due or a task arrives: an idle loop uses
- * no CPU. A task submitted while the loop is busy costs no wake-up at all (only a parked loop is unparked), which
- * matters at a deep queue, where completions and requests arrive faster than the loop sleeps (a blocking queue
- * took a lock and signalled a condition on every submission). Tasks run one at a time.
+ * <p>Tasks from any thread arrive through a queue; timers live in a heap that only the loop thread
+ * touches. When nothing is due the thread blocks on the queue until the next timer is due or a task
+ * arrives: an idle loop uses no CPU. Tasks run one at a time.
  *
  * <p>Failure: a task that throws is a broken invariant (operating errors are values, see
  * {@link io.blockcache.device.IoResult}); the loop stops at once, remembers the cause (see
@@ -24,9 +21,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
     /** Tasks drained per wake-up before timers are checked again, so timers are not starved by a flood. */
     private static final int TASKS_PER_TURN_MAX = 1024;
 
-    private final ConcurrentLinkedQueue<Runnable> incoming = new ConcurrentLinkedQueue<>();
-    /** True while the loop thread is parked, or about to park, waiting for a task or a timer. */
-    private final AtomicBoolean parked = new AtomicBoolean();
+    private final LinkedBlockingQueue<Runnable> incoming = new LinkedBlockingQueue<>();
     private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final ArrayDeque<Runnable> batch = new ArrayDeque<>();
     private final Thread thread;
@@ -54,14 +49,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             throw new IllegalStateException("loop " + thread.getName() + " is stopped"
                     + (failure != null ? " after a failure: " + failure : ""));
         }
-        enqueue(task);
-    }
-
-    private void enqueue(Runnable task) {
         incoming.add(task);
-        if (parked.get() && parked.compareAndSet(true, false)) {
-            LockSupport.unpark(thread);
-        }
     }
 
     /**
@@ -145,7 +133,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             throw new IllegalStateException("RealLoop.close() called on its own thread");
         }
         if (!stopping) {
-            enqueue(() -> stopping = true);
+            incoming.add(() -> stopping = true);
         }
         boolean interrupted = false;
         while (thread.isAlive()) {
@@ -165,19 +153,13 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         try {
             while (!stopping) {
                 long waitNs = runDueTimers();
-                Runnable first = incoming.poll();
-                if (first == null && waitNs > 0) {
-                    first = awaitTask(waitNs);
-                }
+                Runnable first = waitNs == 0 ? incoming.poll() : incoming.poll(waitNs, TimeUnit.NANOSECONDS);
                 wakeupsTotal++;
                 if (first == null) {
                     continue;
                 }
                 batch.add(first);
-                Runnable next;
-                while (batch.size() < TASKS_PER_TURN_MAX && (next = incoming.poll()) != null) {
-                    batch.add(next);
-                }
+                incoming.drainTo(batch, TASKS_PER_TURN_MAX - 1);
                 Runnable task;
                 while ((task = batch.poll()) != null) {
                     task.run();
@@ -193,31 +175,6 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         } finally {
             stopping = true;
         }
-    }
-
-    /**
-     * Parks until a task arrives or {@code waitNs} has passed (forever for {@code Long.MAX_VALUE}); returns the
-     * task, or null when woken without one (a timer is due, or a spurious wake-up: the caller just turns again).
-     *
-     * @throws InterruptedException if the loop thread was interrupted (nobody does; it stops the loop)
-     */
-    private Runnable awaitTask(long waitNs) throws InterruptedException {
-        parked.set(true);
-        // Re-check after announcing the park: a task queued before the flag was set saw no parked loop.
-        Runnable task = incoming.poll();
-        if (task == null) {
-            if (waitNs == Long.MAX_VALUE) {
-                LockSupport.park(this);
-            } else {
-                LockSupport.parkNanos(this, waitNs);
-            }
-            task = incoming.poll();
-        }
-        parked.set(false);
-        if (Thread.interrupted()) {
-            throw new InterruptedException("loop " + thread.getName() + " interrupted");
-        }
-        return task;
     }
 
     /** Runs every timer that is due; returns nanoseconds until the next one (Long.MAX_VALUE if none). */
