@@ -13,7 +13,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One client connection: its reader (this object's {@link #run}, on a platform thread) runs the handshake,
+ * One client connection: its reader (this object's {@link #run}, on a virtual thread) runs the handshake,
  * then reads requests and hands each to the loop; its {@link ReplyWriter} sends the replies, in whatever
  * order they complete.
  *

@@ -37,11 +37,8 @@ public record NbdLimits(Duration handshakeTimeout, Duration idleTimeout, Duratio
     public static final NbdLimits DEFAULTS = new NbdLimits(Duration.ofSeconds(10), Duration.ZERO,
             Duration.ofSeconds(60), Duration.ofSeconds(60), 256, 64, 256L << 20);
 
-    /**
-     * Connections beyond this are not a setting but a mistake: each costs two platform threads (a stack each,
-     * reserved, touched as used) and 64 KiB.
-     */
-    public static final int CONNECTIONS_LIMIT = 4_096;
+    /** Connections beyond this are not a setting but a mistake (each costs two virtual threads and 64 KiB). */
+    public static final int CONNECTIONS_LIMIT = 65_536;
     /** The budget must hold the largest request's buffer, or such a request would wait forever. */
     public static final long BUFFER_BYTES_MIN = ConnectionBudget.REQUEST_BUFFER_BYTES_MAX;
     /** An upper bound that catches a unit mistake (a size given in bytes where KiB was meant is still fine). */

@@ -20,15 +20,8 @@ import jdk.net.ExtendedSocketOptions;
 
 /**
  * Serves volumes over NBD (fixed newstyle handshake, structured replies, multi-conn). Each connection runs on
- * its own thread; requests are handed to the volumes' loop and replies written by the connection's
+ * its own virtual thread; requests are handed to the volumes' loop and replies written by the connection's
  * writer, so the loop never blocks on a socket.
- *
- * <p>A connection's reader and writer are platform threads, not virtual ones: a virtual thread that finds its
- * socket empty parks, registers the socket with the JDK's poller and is resumed through the poller thread and the
- * ForkJoinPool, and waking a parked writer goes through the pool too — two extra hand-offs per request that cost
- * 5–6 µs of CPU per 4 KiB request at 32 in flight (docs/BENCHMARKS.md "NBD"). A platform thread blocks in the
- * {@code read} system call itself. The price is a real thread per reader and writer, which the connection limit
- * bounds ({@link NbdLimits#CONNECTIONS_LIMIT}).
  *
  * <p>Protocol choices (block sizes, error values, FAST_ZERO, metadata contexts) are documented on
  * {@link Negotiation}, {@link CommandExecutor} and {@link MetaContext}. Limits ({@link NbdLimits}): connections in
@@ -307,7 +300,7 @@ public final class NbdServer implements AutoCloseable {
             forget(address);
         });
         connections.put(id, connection);
-        Thread.ofPlatform().daemon().name("nbd-connection-" + id).start(connection);
+        Thread.ofVirtual().name("nbd-connection-" + id).start(connection);
     }
 
     private void forget(InetAddress address) {

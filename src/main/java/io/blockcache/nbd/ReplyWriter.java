@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Writes one connection's replies on its own platform thread (why not a virtual one: {@link NbdServer}), so the loop only ever enqueues and never touches
+ * Writes one connection's replies on its own virtual thread, so the loop only ever enqueues and never touches
  * a socket. Replies queued together go out in one gathering write.
  *
  * <p>Wake-ups: the queue is lock-free and {@link #send} wakes the writer only if it is parked, so the loop pays
@@ -58,7 +58,7 @@ final class ReplyWriter {
     ReplyWriter(GatheringByteChannel out, String name, java.util.function.Consumer<InFlightRequest> written) {
         this.out = out;
         this.written = written;
-        this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
+        this.thread = Thread.ofVirtual().name(name).unstarted(this::run);
     }
 
     void start() {
