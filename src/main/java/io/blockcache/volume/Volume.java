@@ -59,8 +59,9 @@ public final class Volume implements BlockDevice {
 
     /**
      * A durable step the volume held its order for ({@link #orderHeld}) is done ({@code failure} null) or failed:
-     * requests held for it go now; after a lasting failure (the journal's: it can never be made durable) they are
-     * refused with the reason, after a passing one (a damage-map write, retried) they wait on. Writeback is told.
+     * requests held for it go now; after a failure they are refused with the reason (the journal's can never be made
+     * durable; a damage-map clear is retried, but the requests held meanwhile are refused at each failed attempt, so
+     * none waits forever on a device that cannot take writes). Writeback is told.
      */
     private void orderHoldSettled(String failure, boolean lasting) {
         if (failure == null) {
@@ -137,8 +138,10 @@ public final class Volume implements BlockDevice {
         context.epochOrdering = on;
         context.index.trackEpochs(on);
         if (!on && context.damage != null) {
-            // The map may say the backing device is consistent: cleared durably before anything breaks the order.
-            context.damage.clearConsistent(failure -> context.loop.execute(() -> orderHoldSettled(failure, false)));
+            // The map may say the backing device is consistent: cleared durably before anything breaks the order. A
+            // failed attempt refuses what is held (retried meanwhile): a map device whose flushes fail for good (a
+            // failed flush sticks until restart) would otherwise hold those requests forever (fuzz seed 83271).
+            context.damage.clearConsistent(failure -> context.loop.execute(() -> orderHoldSettled(failure, true)));
         }
         context.epochGate.retry();
     }
