@@ -111,11 +111,31 @@ public final class S3Backing {
                         + wanted.chunkBytes() + " bytes)");
             }
             S3Device device = new S3Device(loop, store, wanted, lease, S3Device.IO_THREADS_DEFAULT);
+            if (volume == null) {
+                device.markVolumeCreated();
+            }
             lease.startRenewing(device::fence);
             return device;
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
+        }
+    }
+
+    /**
+     * Takes back what {@link #open} wrote, for a start refused after it (another backing store refused, the cache file
+     * could not be created) and before anything was written through {@code device}: deletes the volume object if the
+     * open created it, and the owner record if the open created it; a record taken back or taken over stays. Call it
+     * off the loop thread (blocking), then close the device on its loop.
+     *
+     * @throws IOException with one line if the store refused a DELETE (the objects may remain)
+     */
+    public static void withdraw(S3Device device) throws IOException {
+        if (device.lease() != null) {
+            device.lease().withdraw();
+        }
+        if (device.volumeCreated()) {
+            device.store().delete(S3Volume.OBJECT_NAME);
         }
     }
 

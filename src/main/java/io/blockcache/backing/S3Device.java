@@ -58,6 +58,8 @@ public final class S3Device implements BlockDevice, ObjectStoreDevice {
     private final S3Io io;
     private final S3Staging staging;
     private final DeviceCounters counters = new DeviceCounters();
+    /** Set by {@link S3Backing} when its open created the volume object ({@link S3Backing#withdraw}). */
+    private boolean volumeCreated;
 
     S3Device(EventLoop loop, S3Store store, S3Volume volume, S3Lease lease, int ioThreads) {
         this.loop = Objects.requireNonNull(loop, "loop");
@@ -67,6 +69,21 @@ public final class S3Device implements BlockDevice, ObjectStoreDevice {
         this.ioThreads = ioThreads;
         this.io = new S3Io(loop, store.where(), ioThreads);
         this.staging = new S3Staging(store, volume, io, LOGICAL_BLOCK_BYTES);
+    }
+
+    /** The store the volume lives in ({@link S3Backing}). */
+    S3Store store() {
+        return store;
+    }
+
+    /** Marks the volume object as created by the open that made this device. */
+    void markVolumeCreated() {
+        volumeCreated = true;
+    }
+
+    /** True if the open that made this device created the volume object. */
+    boolean volumeCreated() {
+        return volumeCreated;
     }
 
     /** The volume's geometry and identity. */

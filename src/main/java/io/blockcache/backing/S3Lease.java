@@ -40,14 +40,18 @@ public final class S3Lease {
     private final String ownerId;
     private final InstantSource clock;
     private final String acquired;
+    /** True if {@link #acquire} created the record (there was none), false if it took back or took over one. */
+    private final boolean created;
     private volatile String etag;
     private volatile String lostTo;
     private final AtomicLong renewals = new AtomicLong();
     private final AtomicLong renewalFailures = new AtomicLong();
     private ScheduledExecutorService renewer;
 
-    private S3Lease(S3Store store, String ownerId, InstantSource clock, String acquired, String etag) {
+    private S3Lease(S3Store store, String ownerId, InstantSource clock, String acquired, String etag,
+                    boolean created) {
         this.store = store;
+        this.created = created;
         this.ownerId = ownerId;
         this.clock = clock;
         this.acquired = acquired;
@@ -87,7 +91,7 @@ public final class S3Lease {
                         + "dirty data of this volume. Stop that cache, or use --take-over for a deliberate failover"
                         + " (docs/SCALE.md)");
             }
-            S3Lease lease = new S3Lease(store, ownerId, clock, now, null);
+            S3Lease lease = new S3Lease(store, ownerId, clock, now, null, found == null);
             String newTag = store.putIf(OBJECT_NAME, lease.body(now), found == null ? null : found.etag());
             if (newTag != null) {
                 if (holder != null && !holder.owner().equals(ownerId)) {
@@ -161,6 +165,18 @@ public final class S3Lease {
         } catch (IOException unreachable) {
             renewalFailures.incrementAndGet();
             return true;
+        }
+    }
+
+    /**
+     * Stops renewing and, if {@link #acquire} created the record, deletes it again: for a start that failed before the
+     * volume was used, so that it leaves no owner behind. A record taken back or taken over stays (it was there
+     * before). Blocking.
+     */
+    void withdraw() throws IOException {
+        stopRenewing();
+        if (created) {
+            store.delete(OBJECT_NAME);
         }
     }
 

@@ -154,9 +154,11 @@ public final class CacheHost implements AutoCloseable {
 
     /**
      * Opens the backing stores first, then the cache file, which goes first in {@link #devices}. With a new cache,
-     * existing backing files are checked first and remote stores opened next, so that a refusal (an unreachable
-     * server, a store too small, or one that holds blockcache metadata: {@link MetadataGuard}) comes before any file
-     * is created or anything written.
+     * existing backing files are checked first, NBD stores opened next (an open writes nothing), then S3 volumes (an
+     * open may create the volume and takes its owner record), so that a refusal (an unreachable server, a store too
+     * small, one that holds blockcache metadata: {@link MetadataGuard}, one another cache owns) comes before any file
+     * is created and, as far as can be, before anything is written. What a new cache's S3 opens wrote before a later
+     * refusal is taken back ({@link S3Backing#withdraw}).
      */
     private void openFiles(boolean fresh) throws HostException {
         // 512-byte logical blocks: the volume passes sector-aligned requests straight down to both devices.
@@ -165,6 +167,7 @@ public final class CacheHost implements AutoCloseable {
         List<Map.Entry<String, BackingLocation>> all = List.copyOf(files.backings().entrySet());
         BlockDevice[] opened = new BlockDevice[all.size()];
         List<BlockDevice> backingDevices = new ArrayList<>();
+        boolean opening = true;
         try {
             for (Map.Entry<String, BackingLocation> backing : all) {
                 if (fresh && backing.getValue() instanceof BackingLocation.File file && Files.exists(file.path())) {
@@ -172,15 +175,15 @@ public final class CacheHost implements AutoCloseable {
                 }
             }
             for (int i = 0; i < all.size(); i++) {
-                String name = all.get(i).getKey();
-                BlockDevice device = switch (all.get(i).getValue()) {
-                    case BackingLocation.File file -> null;
-                    case BackingLocation.Nbd nbd -> openBackingNbd(name, nbd, fresh, guard);
-                    case BackingLocation.S3 s3 -> openBackingS3(name, s3, fresh, guard);
-                };
-                opened[i] = device;
-                if (device != null) {
-                    backingDevices.add(device);
+                if (all.get(i).getValue() instanceof BackingLocation.Nbd nbd) {
+                    opened[i] = openBackingNbd(all.get(i).getKey(), nbd, fresh, guard);
+                    backingDevices.add(opened[i]);
+                }
+            }
+            for (int i = 0; i < all.size(); i++) {
+                if (all.get(i).getValue() instanceof BackingLocation.S3 s3) {
+                    opened[i] = openBackingS3(all.get(i).getKey(), s3, fresh, guard);
+                    backingDevices.add(opened[i]);
                 }
             }
             for (int i = 0; i < all.size(); i++) {
@@ -197,10 +200,30 @@ public final class CacheHost implements AutoCloseable {
                 backings.add(new BackingSpec(all.get(i).getKey(), opened[i]).withMapDevice(map));
             }
             devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
+            opening = false;
         } catch (IOException | UnsupportedOperationException e) {
             throw new HostException("cannot open the device files: " + e.getMessage());
         } finally {
+            if (opening && fresh) {
+                withdrawS3(backingDevices);
+            }
             devices.addAll(backingDevices); // closed by close(), whatever happened
+        }
+    }
+
+    /**
+     * Takes back the volume objects and owner records that a new cache's S3 opens wrote, for a start refused before
+     * anything was written through them; a failure to do so is one line in the log (the objects remain, and say so).
+     */
+    private void withdrawS3(List<BlockDevice> backingDevices) {
+        for (BlockDevice device : backingDevices) {
+            if (device instanceof S3Device s3) {
+                try {
+                    S3Backing.withdraw(s3);
+                } catch (IOException e) {
+                    log.accept("could not take back what the refused start wrote to an S3 volume: " + e.getMessage());
+                }
+            }
         }
     }
 
@@ -275,6 +298,9 @@ public final class CacheHost implements AutoCloseable {
             throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
         }
         if (fresh) {
+            if (device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+                withdrawS3(List.of(device)); // refused just below: take back the owner record it took
+            }
             refuseIfTooSmall(name, location.display(), device);
             log.accept("attaching " + location.display() + " as export \"" + name + "\" (" + device.sizeBytes()
                     + " bytes in chunks of " + device.writeUnitBytes() + " bytes); its first 1 MiB becomes the"

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.bench.S3ProxyServer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -80,10 +83,54 @@ class BlockCacheS3Test {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown scheme");
     }
 
-    private java.util.List<String> keys() {
+    @Test
+    void aStartRefusedForALaterBackingLeavesNothingInAnEarlierS3Volume() throws Exception {
+        // Proves "refused, nothing written" across backings: a new cache whose second S3 volume is owned by another
+        // cache is refused naming the owner, and the first volume, which its open created with an owner record
+        // before the refusal, is taken back (no object under its prefix); the owned volume is untouched. And an
+        // unreachable NBD backing listed after an S3 one is refused before the S3 volume is touched at all.
+        try (BlockCache other = BlockCache.open(BlockCacheConfig.builder(dir.resolve("other.img"))
+                .cacheSizeBytes(64L << 20).backing("far", "s3://" + BUCKET + "/far").backingSizeBytes(64L << 20)
+                .s3Endpoint(proxy.endpoint().toString()).build())) {
+            assertThat(other.volume("far")).isNotNull();
+        }
+        List<String> farBefore = keys("far/");
+        byte[] ownerBefore = object("far/owner");
+        assertThat(farBefore).contains("far/volume", "far/owner");
+
+        assertThatThrownBy(() -> BlockCache.open(config("cache.img").backing("far", "s3://" + BUCKET + "/far")
+                .build())).isInstanceOf(BlockCacheException.class).hasMessageContaining("is owned by")
+                .hasMessageContaining("other.img").hasMessageNotContaining("\n");
+        assertThat(keys("vol/")).as("the first volume, created and then taken back").isEmpty();
+        assertThat(keys("far/")).isEqualTo(farBefore);
+        assertThat(object("far/owner")).isEqualTo(ownerBefore);
+        assertThat(dir.resolve("cache.img")).doesNotExist();
+
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        assertThatThrownBy(() -> BlockCache.open(config("cache.img")
+                .backing("remote", "nbd://127.0.0.1:" + closedPort + "/x").build()))
+                .isInstanceOf(BlockCacheException.class).hasMessageContaining("remote")
+                .hasMessageNotContaining("\n");
+        assertThat(keys("vol/")).isEmpty();
+    }
+
+    private List<String> keys() {
+        return keys("vol/");
+    }
+
+    private List<String> keys(String prefix) {
         try (S3Client client = proxy.client()) {
-            return client.listObjectsV2(b -> b.bucket(BUCKET).prefix("vol/")).contents().stream()
+            return client.listObjectsV2(b -> b.bucket(BUCKET).prefix(prefix)).contents().stream()
                     .map(object -> object.key()).sorted().toList();
+        }
+    }
+
+    private byte[] object(String key) {
+        try (S3Client client = proxy.client()) {
+            return client.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray();
         }
     }
 }
