@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,8 @@ class NbdBackingInteropTest {
     /** Written before the outage: a few writeback runs, each taking the slow remote's 5 s. */
     private static final int OUTAGE_BYTES = 4 << 20;
     /** Large sequential writes must stay in the cache (dirty) rather than go around it. */
+    /** The stats of a remote backing that has had no request time out. */
+    private static final Pattern NO_REQUEST_TIMEOUT = Pattern.compile("\"requestTimeouts\":0[,}]");
     private static final String KEEP_DIRTY = "knob.volume.default.sequential_cutoff_bytes=0\n";
 
     @TempDir
@@ -107,6 +110,33 @@ class NbdBackingInteropTest {
             assertThat(slice(back, 0, OUTAGE_BYTES)).isEqualTo(Files.readAllBytes(random));
         }
         assertThat(slice(remoteFile, DATA_OFFSET_BYTES, OUTAGE_BYTES)).isEqualTo(Files.readAllBytes(random));
+    }
+
+    @Test
+    void theConfiguredRequestTimeoutBreaksAConnectionToARemoteThatStopsAnswering() throws Exception {
+        // Proves nbd-backing-timeout reaches the running client: the remote holds every write for 30 s (nbdkit's
+        // delay filter), far less than the 60 s default timeout but far more than the configured 1 s, so a timeout
+        // counted in the stats while writeback waits can only be the configured one; the dirty data stays cached.
+        // The cache is formatted in place, so that neither format nor serve writes to the stalled remote.
+        ExternalTool.require("nbdcopy");
+        Path remoteFile = sparse("remote.img");
+        List<String> stalled = List.of("--filter=delay", "file", remoteFile.toString(), "delay-write=30");
+        Path random = RandomFiles.write(dir.resolve("random.bin"), 1 << 20, 24);
+        Path data = dataDir();
+        try (RemoteNbdServer remote = RemoteNbdServer.nbdkit(dir, stalled)) {
+            ExternalTool.Run format = cli("format", "--cache", data.resolve("cache.img").toString(), "--cache-size",
+                    "64M", "--backing", remote.uri("vol"), "--in-place");
+            assertThat(format.exitCode()).as(format.describe()).isZero();
+            try (ServeProcess serve = ServeProcess.start(data, "first",
+                    backing(remote) + KEEP_DIRTY + "nbd-backing-timeout=1s\n")) {
+                assertThat(stats(serve)).containsPattern(NO_REQUEST_TIMEOUT);
+                run("nbdcopy", "--flush", random.toString(), serve.uri());
+                ServeAdmin.setKnob(serve, "writeback.default.running", "true");
+                String timedOut = awaitStats(serve, s -> s.contains("\"requestTimeouts\":")
+                        && !NO_REQUEST_TIMEOUT.matcher(s).find(), "count a request timeout", STATE_WAIT);
+                assertThat(timedOut).doesNotContain("\"dirtyBytes\":0,");
+            }
+        }
     }
 
     @Test
