@@ -115,6 +115,10 @@ final class PrometheusText {
                 v -> v.damageMap().blockWriteErrors());
         volumeCounter(mapped, "blockcache_damage_map_sweeps_total", "Damage map sweeps run.",
                 v -> v.damageMap().sweeps());
+        volumeGauge(mapped.stream().filter(v -> v.damageMap().consistentAsOfEpoch() >= 0).toList(),
+                "blockcache_damage_map_consistent_epoch", "The flush epoch the damage map says the backing device is"
+                        + " consistent as of (ordering=epochs); absent while it says no such thing.",
+                v -> v.damageMap().consistentAsOfEpoch());
     }
 
     private void cache(StatsSnapshot.CacheSnapshot cache) {
@@ -185,6 +189,14 @@ final class PrometheusText {
         }
         families.counter("blockcache_writeback_errors_total", "Writeback failures by kind; their keys stay dirty.",
                 errors);
+        wbGauge(volumes, "blockcache_writeback_dirty_epochs",
+                "Flush epochs that still hold dirty data (ordering=epochs; 0 without it).",
+                w -> w.epochs().dirtyEpochs());
+        wbCounter(volumes, "blockcache_writeback_epoch_waits_total",
+                "Front-end requests that waited for older epochs to be written back.", w -> w.epochs().waitsTotal());
+        wbGauge(volumes, "blockcache_writeback_order_held", "1 while the volume holds writeback and writes around the"
+                + " cache until an ordering switch is durable; long at 1 means a failing journal or map device.",
+                w -> w.epochs().orderHeld() ? 1 : 0);
     }
 
     private void gc(GcSnapshot gc) {

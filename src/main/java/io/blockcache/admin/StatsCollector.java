@@ -89,7 +89,7 @@ final class StatsCollector {
         long oldest = epochs.oldest();
         return new WritebackSnapshot.Epochs(lower(settings.ordering()), epochs.current(),
                 oldest == DirtyEpochs.NONE ? null : oldest, epochs.epochsHeld(), volume.epochWaiters(),
-                volume.epochWaitsTotal());
+                volume.epochWaitsTotal(), volume.orderHeld());
     }
 
     private static GcSnapshot gc(CacheSet set) {
@@ -126,7 +126,7 @@ final class StatsCollector {
         DamageMapStats stats = volume.damageMap().stats();
         return new StatsSnapshot.DamageMapSnapshot(stats.regionsMarked.get(), stats.regionsCleared.get(),
                 stats.markWaits.get(), stats.writesCovered.get(), stats.blockWrites.get(),
-                stats.blockWriteErrors.get(), stats.sweeps.get());
+                stats.blockWriteErrors.get(), stats.sweeps.get(), volume.damageMap().flaggedEpoch());
     }
 
     private static StatsSnapshot.LatencySummary latency(DeviceCounters counters) {

@@ -100,7 +100,13 @@ final class StatsJson {
                     .field("blockWrites", map.blockWrites())
                     .field("blockWriteErrors", map.blockWriteErrors())
                     .field("sweeps", map.sweeps())
-                    .endObject();
+                    .name("consistentAsOfEpoch");
+            if (map.consistentAsOfEpoch() < 0) {
+                json.value((String) null);
+            } else {
+                json.value(map.consistentAsOfEpoch());
+            }
+            json.endObject();
         }
         json.endObject();
     }
@@ -155,6 +161,7 @@ final class StatsJson {
         json.field("dirtyEpochs", writeback.epochs().dirtyEpochs())
                 .field("requestsWaiting", writeback.epochs().requestsWaiting())
                 .field("waitsTotal", writeback.epochs().waitsTotal())
+                .field("orderHeld", writeback.epochs().orderHeld())
                 .endObject()
                 .name("drain").beginObject();
         drainFields(json, drain);

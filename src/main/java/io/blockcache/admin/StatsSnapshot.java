@@ -75,9 +75,11 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param blockWrites map block writes (FUA), to the backing device or the map file
      * @param blockWriteErrors map block writes that failed
      * @param sweeps sweeps run
+     * @param consistentAsOfEpoch the flush epoch the map's writes now say the backing device is consistent as of
+     *     ({@code check --damage} after a cache loss), or -1 while they say no such thing
      */
     public record DamageMapSnapshot(long regionsMarked, long regionsCleared, long markWaits, long writesCovered,
-                                    long blockWrites, long blockWriteErrors, long sweeps) {
+                                    long blockWrites, long blockWriteErrors, long sweeps, long consistentAsOfEpoch) {
     }
 
     /**

@@ -51,9 +51,12 @@ public record WritebackSnapshot(boolean running, String policy, String order, bo
      * @param dirtyEpochs epochs that still hold dirty data
      * @param requestsWaiting front-end requests waiting for older epochs to be written back now
      * @param waitsTotal front-end requests that ever had to wait
+     * @param orderHeld true while the volume holds writeback and everything that would go around the cache until a
+     *     durable step of an ordering switch is done (the journal's void record, the damage map's cleared flag:
+     *     docs/WRITEBACK.md); a volume held for long has a failing journal or map device
      */
     public record Epochs(String ordering, long current, Long oldestDirty, int dirtyEpochs, int requestsWaiting,
-                         long waitsTotal) {
+                         long waitsTotal, boolean orderHeld) {
     }
 
     /**

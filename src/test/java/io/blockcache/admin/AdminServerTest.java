@@ -63,6 +63,38 @@ class AdminServerTest {
     }
 
     @Test
+    void statsAndMetricsShowTheMapsConsistentEpochAndAVolumeHeldForAnOrderingSwitch() throws Exception {
+        // Proves issue 14's two states reach /api/stats and /metrics: an ordered volume written back and swept says
+        // "consistent as of flush epoch E" (E from the map itself); a switch to ordering=none whose flag clear cannot
+        // be written (the backing device fails writes) holds the volume, visibly, until a retried clear lands.
+        cache.setKnob("writeback.default.ordering", "epochs");
+        assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
+        assertThat(cache.io(done -> cache.set.volume("default").flush(done))).isEqualTo(IoResult.OK);
+        cache.setKnob("writeback.default.running", "true");
+        cache.awaitOnLoop(() -> cache.set.volume("default").index().extents().dirtySectors() == 0);
+        assertThat(cache.io(done -> cache.set.volume("default").damageMap().sweep(done))).isEqualTo(IoResult.OK);
+        long epoch = cache.<Long>onLoop(done -> done.accept(cache.set.volume("default").damageMap().flaggedEpoch()));
+        assertThat(epoch).as("the map is flagged after the sweep").isPositive();
+        assertThat(send("GET", "/api/stats", null).body()).contains("\"sweeps\":", "\"consistentAsOfEpoch\":" + epoch
+                + "}", "\"orderHeld\":false}");
+        assertThat(send("GET", "/metrics", null).body())
+                .contains("blockcache_damage_map_consistent_epoch{volume=\"default\"} " + epoch + ".0")
+                .contains("blockcache_writeback_order_held{volume=\"default\"} 0.0");
+
+        cache.remoteBacking.failWrites = true;
+        cache.setKnob("writeback.default.ordering", "none");
+        String held = send("GET", "/api/stats", null).body();
+        assertThat(held).contains("\"orderHeld\":true}", "\"consistentAsOfEpoch\":null}");
+        assertThat(send("GET", "/metrics", null).body())
+                .contains("blockcache_writeback_order_held{volume=\"default\"} 1.0")
+                .doesNotContain("blockcache_damage_map_consistent_epoch{");
+
+        cache.remoteBacking.failWrites = false;
+        cache.awaitOnLoop(() -> !cache.set.volume("default").orderHeld());
+        assertThat(send("GET", "/api/stats", null).body()).contains("\"orderHeld\":false}");
+    }
+
+    @Test
     void statsShowWritebackPerVolumeAndGcForTheCache() throws Exception {
         // Proves the writeback and gc objects carry the engine's numbers: paused writeback keeps 64 KiB dirty and
         // nothing written back; a forced GC run shows up with its duration, time since, and bucket counts.
@@ -77,7 +109,7 @@ class AdminServerTest {
                 "\"drain\":{\"id\":0,\"state\":\"none\",");
         // No FLUSH yet, so epoch 1; unordered, so no epochs of dirty data are kept.
         assertThat(json).contains("\"epochs\":{\"ordering\":\"none\",\"current\":1,\"oldestDirty\":null,"
-                + "\"dirtyEpochs\":0,\"requestsWaiting\":0,\"waitsTotal\":0}");
+                + "\"dirtyEpochs\":0,\"requestsWaiting\":0,\"waitsTotal\":0,\"orderHeld\":false}");
         assertThat(json).containsPattern("\"state\":\"(idle|busy)\"");
         // Before the first update (5 s) the rate is bcache's initial 1024 sectors/s; it is never below rate_min 8.
         assertThat(json).containsPattern("\"rateSectorsPerSecond\":([89]|[1-9][0-9]+),\"rate\":\\{\"targetSectors\":"

@@ -1,7 +1,11 @@
 package io.blockcache.admin;
 
+import java.nio.ByteBuffer;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.ForwardingDevice;
+import io.blockcache.device.IoCallback;
+import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
 import io.blockcache.device.ObjectStoreDevice;
 import io.blockcache.device.ObjectStoreStats;
 import io.blockcache.device.RemoteDevice;
@@ -17,9 +21,20 @@ final class RemoteView extends ForwardingDevice implements RemoteDevice, ObjectS
     volatile long reconnects;
     volatile long replayLogBytes;
     volatile long requestTimeouts;
+    /** While set, every write fails with EIO (a backing device, and the damage map on it, that takes no writes). */
+    volatile boolean failWrites;
 
     RemoteView(BlockDevice inner) {
         super(inner);
+    }
+
+    @Override
+    public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
+        if (failWrites) {
+            callback.complete(IoResult.error(IoStatus.IO_ERROR, "injected write error"));
+        } else {
+            super.write(offsetBytes, src, fua, callback);
+        }
     }
 
     @Override
