@@ -165,7 +165,10 @@ public final class NbdServer implements AutoCloseable {
     }
 
     /**
-     * Waits until no request is in flight on any connection, at most {@code timeout}.
+     * Waits until no request is in flight on any connection, at most {@code timeout}. A request a connection's reader
+     * is still admitting (taking its buffer, reading its payload) is not in flight yet: it is counted once handed on,
+     * so idle does not mean that every buffer is back; a connection that has ended ({@link #connectionsOpen()}) has
+     * given back everything its requests held.
      *
      * @return true if idle
      */
