@@ -43,6 +43,12 @@ final class FuzzCacheSet {
     private final List<SimDevice> backingDevices = new ArrayList<>();
     // Per volume: its damage map's file (a device of its own, damage-map=file), or null with the map on the backing.
     private final List<SimDevice> mapDevices = new ArrayList<>();
+    // Per volume: what the engine talks to for its map file: the file's device, or a fault injector on it; null with
+    // the map on the backing.
+    private final List<BlockDevice> mapViews = new ArrayList<>();
+    private final List<FaultyDevice> faultyMaps = new ArrayList<>();
+    // The map files' fault stream, from a seed of its own (null: map files get no faults, as before session 6).
+    private final Prng mapFate;
     // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
     private final List<BlockDevice> backingViews = new ArrayList<>();
     private CacheSet set;
@@ -53,9 +59,14 @@ final class FuzzCacheSet {
     private long journalBytes;
     private long checksumCatches;
 
-    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, long mediaSeed, FuzzWatch watch, FuzzTrace trace,
-                 UnaryOperator<BlockDevice> backingSabotage) {
+    /**
+     * @param mapFaultSeed the seed of the map files' fault stream, or null for no faults on map files (the generator
+     *     before session 6, which some pinned seeds were found with)
+     */
+    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, long mediaSeed, Long mapFaultSeed, FuzzWatch watch,
+                 FuzzTrace trace, UnaryOperator<BlockDevice> backingSabotage) {
         this.loop = loop;
+        this.mapFate = mapFaultSeed == null ? null : new Prng(mapFaultSeed);
         this.setup = setup;
         this.ids = ids;
         this.faultFate = ids.split();
@@ -76,10 +87,15 @@ final class FuzzCacheSet {
             backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(view, "backing",
                     BACKING_HEADER_BYTES, BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES,
                     BlockDevice.SECTOR_BYTES, trace) : view);
-            // The map file lives in the data directory, on a disk of its own with a volatile cache; no faults (a
-            // fault stream for it would shift the draws of every other device).
+            // The map file lives in the data directory, on a disk of its own with a volatile cache. Its faults (failed
+            // requests and flushes, at the backing device's rates) come from a stream of their own, so that they
+            // shift no draw of any other device.
             SimDevice map = setup.mapInFile().get(v) ? SmallDevices.ssd(loop, BACKING_HEADER_BYTES) : null;
             mapDevices.add(map);
+            FaultyDevice faultyMap = map == null || mapFate == null ? null
+                    : new FaultyDevice(map, loop, FaultPlan.none(), mapFate.split());
+            faultyMaps.add(faultyMap);
+            mapViews.add(faultyMap != null ? faultyMap : map);
             if (map != null) {
                 allDevices.add(map);
             }
@@ -158,6 +174,10 @@ final class FuzzCacheSet {
         for (int v = 0; v < backingDevices.size(); v++) {
             faultyBackings.get(v).setPlan(FaultPlan.none().withFailProbability(f.backingRequestFailProbability()));
             backingDevices.get(v).setFlushFailures(faultFate, f.backingFlushFailProbability());
+            if (faultyMaps.get(v) != null) {
+                faultyMaps.get(v).setPlan(FaultPlan.none().withFailProbability(f.backingRequestFailProbability()));
+                mapDevices.get(v).setFlushFailures(mapFate, f.backingFlushFailProbability());
+            }
         }
     }
 
@@ -166,6 +186,9 @@ final class FuzzCacheSet {
         long total = faultyCache.injected() + mediaFaults.applied();
         for (FaultyDevice faulty : faultyBackings) {
             total += faulty.injected();
+        }
+        for (FaultyDevice faulty : faultyMaps) {
+            total += faulty == null ? 0 : faulty.injected();
         }
         for (SimDevice device : allDevices) {
             total += device.flushesFailed();
@@ -294,7 +317,7 @@ final class FuzzCacheSet {
     private List<BackingSpec> specs() {
         List<BackingSpec> specs = new ArrayList<>();
         for (int v = 0; v < backingDevices.size(); v++) {
-            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapDevices.get(v)));
+            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapViews.get(v)));
         }
         return specs;
     }

@@ -74,17 +74,19 @@ public final class FuzzScenario {
      * @param drawOrdering draw {@code ordering} per volume (issue 14; off: the generator before it)
      * @param drawMapPlacement draw where each damage map lives, from a stream of its own (off: every map on its
      *     backing device, the generator before issue 14 item 3)
+     * @param mapFaults inject faults into the map files too, from a stream of their own (off: the generator of
+     *     session 5)
      */
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
-                         boolean drawOrdering, boolean drawMapPlacement) {
+                         boolean drawOrdering, boolean drawMapPlacement, boolean mapFaults) {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
         this.damageFate = new Prng(seed * 0x9E3779B97F4A7C15L + 2);
         FuzzSetup drawn = FuzzSetup.draw(prng.split(), drawOrdering);
         this.setup = drawMapPlacement ? drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4)) : drawn;
-        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1, watch, trace,
-                backingSabotage);
+        this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1,
+                mapFaults ? seed * 0x9E3779B97F4A7C15L + 5 : null, watch, trace, backingSabotage);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
         for (int v = 0; v < setup.volumeCount(); v++) {
             ReferenceModel model = new ReferenceModel(sectors);
@@ -113,7 +115,7 @@ public final class FuzzScenario {
      * prefix oracle must catch: it is how restarts behaved before epochs were persisted).
      */
     public static FuzzResult runForgettingRecoveredEpochs(long seed) {
-        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), true, true);
+        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), true, true, true);
         scenario.cacheSet.plantForgetRecoveredEpochs();
         return scenario.runReporting();
     }
@@ -142,7 +144,7 @@ public final class FuzzScenario {
      */
     public static FuzzResult run(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
                                  boolean plantIgnoreEpochs) {
-        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, true, true);
+        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, true, true, true);
         if (plantIgnoreEpochs) {
             scenario.cacheSet.plantIgnoreEpochs();
         }
@@ -154,7 +156,7 @@ public final class FuzzScenario {
      * everything else is drawn exactly as then. The seeds of {@code FuzzRegressionTest} were found with it.
      */
     public static FuzzResult runUnordered(long seed) {
-        return new FuzzScenario(seed, null, UnaryOperator.identity(), false, false).runReporting();
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), false, false, false).runReporting();
     }
 
     /**
@@ -162,7 +164,15 @@ public final class FuzzScenario {
      * on its backing device. The seeds of {@code FuzzRegressionTest} found in sessions 3 and 4 were found with it.
      */
     public static FuzzResult runWithMapsOnBacking(long seed) {
-        return new FuzzScenario(seed, null, UnaryOperator.identity(), true, false).runReporting();
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), true, false, false).runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} as the generator of session 5 drew it: maps placed as drawn, but no faults on the map
+     * files. The seeds of {@code FuzzRegressionTest} found in session 5 were found with it.
+     */
+    public static FuzzResult runWithoutMapFaults(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), true, true, false).runReporting();
     }
 
     private FuzzResult runReporting() {

@@ -28,8 +28,13 @@ final class CachedWrite {
     private final boolean dirty;
     private final List<Piece> pieces = new ArrayList<>();
     private final WritePoint writePoint;
-    /** The epoch in force when the write was routed: its dirty extents belong to it (docs/WRITEBACK.md). */
+    /**
+     * The epoch in force when the write was routed: its dirty extents belong to it (docs/WRITEBACK.md); {@link
+     * DirtyEpochs#ORDER_UNKNOWN} if the volume kept no epoch order then.
+     */
     private final long epoch;
+    /** The volume's run of epoch tracking when the write was routed ({@link DirtyEpochs#trackingRun}). */
+    private final long trackingRun;
     private IoResult markFailure;
 
     /** One extent of the write: where its sectors went in the cache and their checksum. */
@@ -43,7 +48,14 @@ final class CachedWrite {
         this.data = data;
         this.dirty = dirty;
         this.writePoint = dirty ? context.space.dirtyWritePoint() : context.space.cleanWritePoint();
-        this.epoch = context.index.epochs().current();
+        // Routed while the volume keeps no epoch order: the write passed no epoch gate, and an around-cache write
+        // routed beside it may reach the backing device in any order, so its data has no known order even if it
+        // lands after ordering was turned on (it then joins the data that was dirty at the switch). Tagging it with
+        // the current epoch let it overwrite unknown-order data without waiting and hide it behind a later epoch
+        // (fuzz seed 90249).
+        DirtyEpochs epochs = context.index.epochs();
+        this.epoch = epochs.tracking() ? epochs.current() : DirtyEpochs.ORDER_UNKNOWN;
+        this.trackingRun = epochs.trackingRun();
     }
 
     /**
@@ -139,6 +151,15 @@ final class CachedWrite {
         }
     }
 
+    /**
+     * The epoch the write's dirty extents join now: its routed one, unless ordering was switched off (and maybe on
+     * again) while it was in flight; then data routed after it may already sit in the unknown-order epoch, so it goes
+     * there too.
+     */
+    private long epochNow() {
+        return context.index.epochs().trackingRun() == trackingRun ? epoch : DirtyEpochs.ORDER_UNKNOWN;
+    }
+
     private void install(InFlightWrites.Entry entry) {
         for (Piece piece : pieces) {
             long pieceEnd = piece.startSector + piece.lengthSectors;
@@ -148,7 +169,7 @@ final class CachedWrite {
                 if (from < to) {
                     int cutHead = (int) (from - piece.startSector);
                     context.index.insertPiece(from, (int) (to - from), piece.bucket, piece.offsetSectors + cutHead,
-                            piece.generation, dirty, piece.crc32c, cutHead, piece.lengthSectors, epoch);
+                            piece.generation, dirty, piece.crc32c, cutHead, piece.lengthSectors, epochNow());
                 }
             });
         }

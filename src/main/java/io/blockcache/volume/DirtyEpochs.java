@@ -41,6 +41,8 @@ public final class DirtyEpochs {
     /** The first epoch of this incarnation: every epoch below it was recovered from the journal or a checkpoint. */
     private long firstEpoch = ORDER_UNKNOWN + 1;
     private boolean tracking;
+    /** Counts starts and stops of tracking: a write routed in another run has no known order in this one. */
+    private long trackingRun;
     /**
      * The epochs recovery rebuilt, until tracking starts and takes them up, or until anything changes the volume
      * while it is not tracking (after that the recovered order no longer describes what the backing device will see).
@@ -239,6 +241,7 @@ public final class DirtyEpochs {
         sectorsByEpoch.clear();
         sectors = 0;
         tracking = true;
+        trackingRun++;
     }
 
     /** Stops recording and forgets every range. */
@@ -247,6 +250,15 @@ public final class DirtyEpochs {
         sectorsByEpoch.clear();
         sectors = 0;
         tracking = false;
+        trackingRun++;
+    }
+
+    /**
+     * Which run of tracking (or of not tracking) this is: changes at every start and stop, so that a write routed in
+     * one run and landing in another can tell that the epoch it was given means nothing now.
+     */
+    public long trackingRun() {
+        return trackingRun;
     }
 
     /** While starting to track: a dirty range already there joins {@link #ORDER_UNKNOWN}. */

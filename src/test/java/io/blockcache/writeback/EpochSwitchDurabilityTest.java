@@ -123,6 +123,46 @@ class EpochSwitchDurabilityTest {
     }
 
     /** Runs the loop in 1 ms steps until {@code condition} holds, at most {@link #WAIT_NS_MAX}; whether it held. */
+    @Test
+    void aWriteRoutedWhileUnorderedThatLandsAfterOrderingIsTurnedOnJoinsTheUnknownOrderEpoch() {
+        // Proves the fuzz's seed 90249 fixed: a write routed while the volume kept no order passed no epoch gate, so
+        // when it lands after ordering=epochs was turned on it must not join a real epoch. It overwrote data dirty
+        // at the switch (unknown order) and took the current epoch, which hid that data behind a later epoch while
+        // newer writes of unknown order reached the backing device first. Fails without the fix: epoch 2, alone.
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.NONE);
+        rig.write(0, WritebackRig.pattern(1, BLOCK));
+        rig.flush();
+        IoResult[] landed = {null};
+        rig.volume().write(0, ByteBuffer.wrap(WritebackRig.pattern(2, BLOCK)), false, result -> landed[0] = result);
+        rig.tune(b -> b.ordering(WritebackOrdering.EPOCHS));
+        assertThat(runUntil(rig, () -> landed[0] != null)).as("the write landed").isTrue();
+        assertThat(landed[0]).isEqualTo(IoResult.OK);
+        DirtyEpochs epochs = rig.volume().index().epochs();
+        assertThat(epochs.oldest()).as("in the unknown-order epoch").isEqualTo(DirtyEpochs.ORDER_UNKNOWN);
+        assertThat(epochs.epochsHeld()).isEqualTo(1);
+        assertThat(rig.read(0, BLOCK)).isEqualTo(WritebackRig.pattern(2, BLOCK));
+    }
+
+    @Test
+    void aWriteRoutedInOneRunOfOrderingThatLandsInTheNextJoinsTheUnknownOrderEpoch() {
+        // Proves the same for a write routed with an epoch (2) when ordering is switched off and on again before it
+        // lands: data routed in between may sit in the unknown-order epoch, so epoch 2 means nothing now. Without the
+        // tracking run it would join epoch 2 beside the unknown-order data, and be written back after it.
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.EPOCHS);
+        rig.write(0, WritebackRig.pattern(1, BLOCK));
+        rig.flush();
+        IoResult[] landed = {null};
+        rig.volume().write(40L * BLOCK, ByteBuffer.wrap(WritebackRig.pattern(2, BLOCK)), false,
+                result -> landed[0] = result);
+        rig.tune(b -> b.ordering(WritebackOrdering.NONE));
+        rig.tune(b -> b.ordering(WritebackOrdering.EPOCHS));
+        assertThat(runUntil(rig, () -> landed[0] != null)).as("the write landed").isTrue();
+        assertThat(landed[0]).isEqualTo(IoResult.OK);
+        DirtyEpochs epochs = rig.volume().index().epochs();
+        assertThat(epochs.oldest()).isEqualTo(DirtyEpochs.ORDER_UNKNOWN);
+        assertThat(epochs.epochsHeld()).as("only the unknown-order epoch").isEqualTo(1);
+    }
+
     private static boolean runUntil(WritebackRig rig, BooleanSupplier condition) {
         for (long waitedNs = 0; waitedNs < WAIT_NS_MAX && !condition.getAsBoolean(); waitedNs += MS) {
             rig.loop.runFor(MS);
