@@ -104,7 +104,7 @@ public final class FuzzScenario {
         this.recovery = new CrashingRecovery(loop, runner, prng, NESTED_CRASHES_MAX, 0.4, RECOVERY_CRASH_EVENTS_MAX);
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
         // Its own stream, from the seed: checking changes nothing, and drawing must not shift the other draws.
-        this.prefixOracle = new PrefixOracle(cacheSet, models, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
+        this.prefixOracle = new PrefixOracle(cacheSet, models, drivers, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
         // Its own stream too: live ordering switches (issue 14) must not shift any earlier draw of a seed.
         this.orderingSwitches = new OrderingSwitches(cacheSet, setup.volumeCount(),
                 new Prng(seed * 0x9E3779B97F4A7C15L + 3), trace, drawOrdering);

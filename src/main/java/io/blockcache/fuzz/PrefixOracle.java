@@ -3,6 +3,7 @@ package io.blockcache.fuzz;
 import io.blockcache.loop.Prng;
 import io.blockcache.sim.PrefixCheck;
 import io.blockcache.sim.ReferenceModel;
+import io.blockcache.sim.WorkloadDriver;
 import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
 import io.blockcache.writeback.WritebackOrdering;
@@ -45,6 +46,12 @@ final class PrefixOracle {
     private final boolean[] unknownAllowed;
     /** Per volume: live switches of its ordering so far. */
     private final long[] switches;
+    /**
+     * Per volume: the driver's last step submitted at the latest switch. Writes routed before the switch join the
+     * unknown-order epoch whenever they land (docs/WRITEBACK.md), so the allowance lasts until they all have.
+     */
+    private final long[] switchedAtStep;
+    private final List<WorkloadDriver> drivers;
     private long checks;
     private long checksOfEarlierHistory;
     private long violationsUnordered;
@@ -53,9 +60,11 @@ final class PrefixOracle {
     private record Incarnation(long firstEpoch, ReferenceModel model) {
     }
 
-    PrefixOracle(FuzzCacheSet cacheSet, List<ReferenceModel> models, Prng prng) {
+    PrefixOracle(FuzzCacheSet cacheSet, List<ReferenceModel> models, List<WorkloadDriver> drivers, Prng prng) {
         this.cacheSet = cacheSet;
         this.models = models;
+        this.drivers = drivers;
+        this.switchedAtStep = new long[models.size()];
         this.prng = prng;
         this.firstEpoch = new long[models.size()];
         this.unknownAllowed = new boolean[models.size()];
@@ -103,6 +112,7 @@ final class PrefixOracle {
     void orderingSwitched(int v) {
         unknownAllowed[v] = true;
         switches[v]++;
+        switchedAtStep[v] = drivers.get(v).lastStep();
     }
 
     /** Maybe checks every volume now; returns null, or what broke on a volume with epoch ordering. */
@@ -123,8 +133,8 @@ final class PrefixOracle {
                 }
                 continue; // dirty when ordering was switched on: its order is not known, by design
             }
-            if (ordered) {
-                unknownAllowed[v] = false;
+            if (ordered && !drivers.get(v).inFlightUpTo(switchedAtStep[v])) {
+                unknownAllowed[v] = false; // a write routed before the switch could still land, of unknown order
             }
             List<ReferenceModel> histories = historiesFor(v, oldest);
             java.nio.ByteBuffer backing = cacheSet.peekBacking(v);

@@ -86,6 +86,16 @@ public final class WorkloadDriver {
         return text.length() == 0 ? "none" : text.toString();
     }
 
+    /** The step of the last request submitted (0 before the first). */
+    public long lastStep() {
+        return steps;
+    }
+
+    /** True if a request submitted at step {@code step} or before is still in flight (not abandoned in a crash). */
+    public boolean inFlightUpTo(long step) {
+        return !inFlightBySteps.isEmpty() && inFlightBySteps.keySet().iterator().next() <= step;
+    }
+
     /** Requests completed so far. */
     public long completed() {
         return completed;
