@@ -1,36 +1,22 @@
 package io.blockcache.host;
 
-import io.blockcache.backing.BackingLocation;
-import io.blockcache.backing.NbdDevice;
-import io.blockcache.backing.NbdUri;
-import io.blockcache.backing.S3Backing;
-import io.blockcache.backing.S3Device;
-import io.blockcache.backing.S3Options;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
-import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.device.IoResult;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.Knob;
 import io.blockcache.engine.Outcome;
 import io.blockcache.engine.RecoveryProgress;
-import io.blockcache.format.BackingHeader;
-import io.blockcache.format.ExistingMetadata;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.DoubleConsumer;
 
@@ -125,7 +111,7 @@ public final class CacheHost implements AutoCloseable {
     private void openAll(DoubleConsumer formatProgress, RecoveryProgress recovery, BeforeRecovery beforeRecovery)
             throws HostException {
         boolean fresh = !Files.exists(files.cacheFile());
-        openFiles(fresh);
+        new HostDevices(files, loop, log).open(fresh, devices, backings);
         if (fresh) {
             format(formatProgress);
         }
@@ -150,221 +136,6 @@ public final class CacheHost implements AutoCloseable {
         if (knobProblem[0] != null) {
             throw new HostException(knobProblem[0]);
         }
-    }
-
-    /**
-     * Opens the backing stores first, then the cache file, which goes first in {@link #devices}. With a new cache,
-     * existing backing files are checked first, NBD stores opened next (an open writes nothing), then S3 volumes (an
-     * open may create the volume and takes its owner record), so that a refusal (an unreachable server, a store too
-     * small, one that holds blockcache metadata: {@link MetadataGuard}, one another cache owns) comes before any file
-     * is created and, as far as can be, before anything is written. What a new cache's S3 opens wrote before a later
-     * refusal is taken back ({@link S3Backing#withdraw}).
-     */
-    private void openFiles(boolean fresh) throws HostException {
-        // 512-byte logical blocks: the volume passes sector-aligned requests straight down to both devices.
-        FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
-        MetadataGuard guard = new MetadataGuard(files.cacheFile(), files.force());
-        List<Map.Entry<String, BackingLocation>> all = List.copyOf(files.backings().entrySet());
-        BlockDevice[] opened = new BlockDevice[all.size()];
-        List<BlockDevice> backingDevices = new ArrayList<>();
-        boolean opening = true;
-        try {
-            for (Map.Entry<String, BackingLocation> backing : all) {
-                if (fresh && backing.getValue() instanceof BackingLocation.File file && Files.exists(file.path())) {
-                    guard.checkFile(backing.getKey(), file.path());
-                }
-            }
-            for (int i = 0; i < all.size(); i++) {
-                if (all.get(i).getValue() instanceof BackingLocation.Nbd nbd) {
-                    opened[i] = openBackingNbd(all.get(i).getKey(), nbd, fresh, guard);
-                    backingDevices.add(opened[i]);
-                }
-            }
-            for (int i = 0; i < all.size(); i++) {
-                if (all.get(i).getValue() instanceof BackingLocation.S3 s3) {
-                    opened[i] = openBackingS3(all.get(i).getKey(), s3, fresh, guard);
-                    backingDevices.add(opened[i]);
-                }
-            }
-            for (int i = 0; i < all.size(); i++) {
-                if (all.get(i).getValue() instanceof BackingLocation.File file) {
-                    opened[i] = openBackingFile(all.get(i).getKey(), file.path(), fresh, deviceOptions);
-                    backingDevices.add(opened[i]);
-                }
-            }
-            for (int i = 0; i < all.size(); i++) {
-                BlockDevice map = openMapFile(all.get(i).getKey(), deviceOptions);
-                if (map != null) {
-                    backingDevices.add(map);
-                }
-                backings.add(new BackingSpec(all.get(i).getKey(), opened[i]).withMapDevice(map));
-            }
-            devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
-            opening = false;
-        } catch (IOException | UnsupportedOperationException e) {
-            throw new HostException("cannot open the device files: " + e.getMessage());
-        } finally {
-            if (opening && fresh) {
-                withdrawS3(backingDevices);
-            }
-            devices.addAll(backingDevices); // closed by close(), whatever happened
-        }
-    }
-
-    /**
-     * Takes back the volume objects and owner records that a new cache's S3 opens wrote, for a start refused before
-     * anything was written through them; a failure to do so is one line in the log (the objects remain, and say so).
-     */
-    private void withdrawS3(List<BlockDevice> backingDevices) {
-        for (BlockDevice device : backingDevices) {
-            if (device instanceof S3Device s3) {
-                try {
-                    S3Backing.withdraw(s3);
-                } catch (IOException e) {
-                    log.accept("could not take back what the refused start wrote to an S3 volume: " + e.getMessage());
-                }
-            }
-        }
-    }
-
-    /**
-     * The damage map file of export {@code name} with placement {@code file} (created sparse, the size of the default
-     * header area, docs/WRITEBACK.md "Where the map lives"); null otherwise. With placement {@code backing} a map file
-     * left from before is deleted: it would no longer be kept, and {@code check --damage} must not trust it.
-     */
-    private FileDevice openMapFile(String name, FileDeviceOptions options) throws IOException {
-        if (files.dataDir() == null) {
-            return null;
-        }
-        Path path = files.dataDir().resolve(DamageMapPlacement.fileName(name));
-        if (files.damageMap() != DamageMapPlacement.FILE) {
-            if (Files.deleteIfExists(path)) {
-                log.accept("deleted the damage map file " + path + ": damage-map is " + files.damageMap().text()
-                        + " now");
-            }
-            return null;
-        }
-        return openOrCreate(path, BackingHeader.DEFAULT_DATA_OFFSET_BYTES, !Files.exists(path), options);
-    }
-
-    private FileDevice openBackingFile(String name, Path path, boolean fresh, FileDeviceOptions options)
-            throws IOException, HostException {
-        boolean exists = Files.exists(path);
-        if (!fresh && !exists) {
-            throw new HostException("backing file " + path + " of export \"" + name + "\" is missing, but the cache "
-                    + files.cacheFile() + " exists and may hold its dirty data; refusing to attach an empty file."
-                    + " Restore the file or give its path with --backing " + name + "=FILE.");
-        }
-        if (fresh && exists) {
-            log.accept("attaching the existing file " + path + " as export \"" + name
-                    + "\"; its first 1 MiB becomes the blockcache backing header");
-        }
-        return openOrCreate(path, files.backingSizeBytes(), !exists, options);
-    }
-
-    private NbdDevice openBackingNbd(String name, BackingLocation.Nbd location, boolean fresh, MetadataGuard guard)
-            throws HostException {
-        NbdUri uri = location.uri();
-        NbdDevice device;
-        try {
-            device = NbdDevice.open(loop, uri, NbdDevice.CONNECTIONS_DEFAULT, location.requestTimeoutNs());
-        } catch (IOException e) {
-            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
-        }
-        if (fresh) {
-            refuseIfTooSmall(name, uri.toString(), device);
-            refuseIfMetadata(name, uri.toString(), device, guard);
-            log.accept("attaching " + uri + " as export \"" + name + "\" (" + device.sizeBytes() + " bytes, "
-                    + device.connections() + " connections); its first 1 MiB becomes the blockcache backing header");
-        }
-        return device;
-    }
-
-    /**
-     * Opens an S3 volume, owned by this cache (host and cache file); with a new cache a missing volume is created
-     * with the backing size, as a missing backing file is.
-     */
-    private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh, MetadataGuard guard)
-            throws HostException {
-        S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
-        S3Backing.Create create = fresh ? new S3Backing.Create(files.backingSizeBytes(), randomUuid(),
-                BackingHeader.DEFAULT_DATA_OFFSET_BYTES) : S3Backing.Create.NEVER;
-        S3Device device;
-        try {
-            device = S3Backing.open(loop, location.uri(), options, create,
-                    fresh ? guard.s3(name, location.display()) : S3Backing.AttachGuard.NONE, InstantSource.system(),
-                    log);
-        } catch (IOException e) {
-            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
-        }
-        if (fresh) {
-            if (device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
-                withdrawS3(List.of(device)); // refused just below: take back the owner record it took
-            }
-            refuseIfTooSmall(name, location.display(), device);
-            log.accept("attaching " + location.display() + " as export \"" + name + "\" (" + device.sizeBytes()
-                    + " bytes in chunks of " + device.writeUnitBytes() + " bytes); its first 1 MiB becomes the"
-                    + " blockcache backing header");
-        }
-        return device;
-    }
-
-    /** Closes {@code device} and refuses it when its first bytes hold blockcache metadata (unless forced). */
-    private void refuseIfMetadata(String name, String display, BlockDevice device, MetadataGuard guard)
-            throws HostException {
-        ByteBuffer head = ByteBuffer.allocate((int) Math.min(ExistingMetadata.HEAD_BYTES, device.sizeBytes()));
-        IoResult read = this.<IoResult>onLoop(done -> device.read(0, head, done::accept));
-        try {
-            if (!read.ok()) {
-                throw new HostException("cannot read the backing store of export \"" + name + "\", " + display + ": "
-                        + read.message());
-            }
-            guard.checkHead(name, display, head.array());
-        } catch (HostException refused) {
-            closeRefused(device);
-            throw refused;
-        }
-    }
-
-    /** Closes {@code device} and refuses it when it has no room for data after the backing header. */
-    private void refuseIfTooSmall(String name, String display, BlockDevice device) throws HostException {
-        if (device.sizeBytes() > BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
-            return;
-        }
-        closeRefused(device);
-        throw new HostException("the backing store of export \"" + name + "\", " + display + ", has "
-                + device.sizeBytes() + " bytes: too small, it needs more than its "
-                + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header");
-    }
-
-    private void closeRefused(BlockDevice device) throws HostException {
-        this.<Boolean>onLoop(done -> {
-            device.close();
-            done.accept(true);
-        });
-    }
-
-    private static UUID randomUuid() {
-        SecureRandom random = new SecureRandom();
-        return new UUID(random.nextLong(), random.nextLong());
-    }
-
-    private FileDevice openOrCreate(Path path, long sizeBytes, boolean create, FileDeviceOptions options)
-            throws IOException {
-        if (!create) {
-            return FileDevice.open(loop, path, options);
-        }
-        Path parent = path.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        log.accept("creating " + path + " (" + size(sizeBytes) + ", sparse)");
-        return FileDevice.create(loop, path, sizeBytes, options);
-    }
-
-    private static String size(long bytes) {
-        return bytes % (1L << 30) == 0 ? (bytes >> 30) + " GiB"
-                : bytes % (1L << 20) == 0 ? (bytes >> 20) + " MiB" : bytes + " bytes";
     }
 
     private void format(DoubleConsumer progress) throws HostException {
@@ -447,6 +218,11 @@ public final class CacheHost implements AutoCloseable {
 
     /** Runs an asynchronous operation on the loop and waits for the value it hands to {@code done}. */
     public <T> T onLoop(Consumer<Consumer<T>> operation) throws HostException {
+        return onLoop(loop, operation);
+    }
+
+    /** {@link #onLoop(Consumer)} on {@code loop}, within {@link #LOOP_STEP_TIMEOUT}. */
+    static <T> T onLoop(RealLoop loop, Consumer<Consumer<T>> operation) throws HostException {
         try {
             return LoopCalls.await(loop, operation, LOOP_STEP_TIMEOUT);
         } catch (LoopCalls.NoAnswer e) {
