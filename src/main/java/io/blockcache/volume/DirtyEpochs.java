@@ -9,8 +9,10 @@ import java.util.TreeMap;
 /**
  * The epoch of every dirty sector of one volume (docs/WRITEBACK.md, "Epoch ordering"), and the volume's current
  * epoch. Every client FLUSH and every FUA write closes the current epoch at its submission; a dirty extent belongs
- * to the epoch in force when its write was routed. Kept by LBA, beside the index, because a packed index location
- * has no room for it and because a GC move re-points an extent without changing its range or its epoch.
+ * to the epoch in force when its write was routed, or to {@link #ORDER_UNKNOWN} if the volume kept no order then or
+ * ordering was switched while the write was in flight ({@link #trackingRun}). Kept by LBA, beside the index,
+ * because a packed index location has no room for it and because a GC move re-points an extent without changing its
+ * range or its epoch.
  *
  * <p>Invariant (checked by {@link VolumeIndex} after every change while {@link #tracking}): the ranges held here are
  * exactly the index's dirty sectors. Persisted through the journal and checkpoints (docs/FORMAT.md §5.2, §6: every
