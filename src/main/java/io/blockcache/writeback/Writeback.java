@@ -30,14 +30,6 @@ import java.util.function.Consumer;
 public final class Writeback {
     /** Passes one step may start: bounds a step even with a huge in-flight cap. */
     static final int PASSES_PER_STEP_MAX = 64;
-    /** Keys written and waiting for their flush before no new pass starts: bounds the clean batch. */
-    static final int CLEAN_PENDING_KEYS_MAX = 4 * CleanMarker.BATCH_KEYS_MAX;
-    /**
-     * A pass under a rate ceiling carries at most this much of the ceiling: the pacer looks at most 2.5 s ahead
-     * ({@link Pacer#AHEAD_MAX_NS}), so a larger pass (an idle pass is up to 80000 sectors, 39 s at 1 MiB/s) would
-     * be clipped and the ceiling would not hold.
-     */
-    static final long CEILING_PASS_NS = 500_000_000L;
     /** Backoff after an error: doubles from the minimum to the maximum, reset by a successful batch. */
     static final long BACKOFF_MIN_NS = 100_000_000L;
     static final long BACKOFF_MAX_NS = 30_000_000_000L;
@@ -65,11 +57,9 @@ public final class Writeback {
     private final Pacer pacer = new Pacer();
     private final IdleDetector idle = new IdleDetector();
     private final QueueGovernor governor = new QueueGovernor();
-    private final PassPicker picker = new PassPicker();
     private final CleanMarker cleaner;
-    private final PassIo passIo;
+    private final PassStarter starter;
     private WritebackSettings settings;
-    private int keysInIo;
     private long backoffNs;
     private long backoffUntilNs;
     private Timer sampleTimer;
@@ -81,14 +71,6 @@ public final class Writeback {
     private String lastError;
     private long lastErrorNs;
     private final EpochOrder epochOrder;
-    // Object stores (docs/WRITEBACK.md "Object stores"): the backing device's write unit when it is larger than its
-    // logical block, else 0 (a disk: the chunk path is off).
-    private final int chunkBytes;
-    private final ChunkPlanner chunkPlanner;
-    private int chunksInIo;
-    private long chunkBufferBytesInIo;
-    /** {@link #CHUNK_BUFFER_BYTES_MAX}; smaller in tests, whose stores are small. */
-    private long chunkBufferBytesMax = CHUNK_BUFFER_BYTES_MAX;
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -109,9 +91,6 @@ public final class Writeback {
         this.sources = new KeySources(index, inFlight, ages, () -> loop.execute(this::pump));
         this.epochOrder = new EpochOrder(loop, volume, sources);
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
-        this.passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
-        this.chunkBytes = backing.writeUnitBytes() > backing.logicalBlockBytes() ? backing.writeUnitBytes() : 0;
-        this.chunkPlanner = new ChunkPlanner(volume, inFlight, ages);
         this.drains = new DrainJobs(loop, new DrainJobs.Engine() {
             @Override
             public long dirtySectors() {
@@ -159,6 +138,9 @@ public final class Writeback {
                 journal.commit(done);
             }
         });
+        PassIo passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
+        this.starter = new PassStarter(volume, this::settings, inFlight, ages, sources, cleaner, governor, pacer, rate,
+                drains, counters, passIo);
         if (!(cacheShare > 0 && cacheShare <= 1)) {
             throw new IllegalArgumentException("cacheShare must be in (0, 1]: " + cacheShare);
         }
@@ -343,7 +325,7 @@ public final class Writeback {
         }
         governor.sample(backing.counters(), nowNs);
         sources.sample(nowNs, settings.dirtyExpireNs());
-        cleaner.maybeFlush(keysInIo > 0, nowNs);
+        cleaner.maybeFlush(starter.keysInIo() > 0, nowNs);
         reportDrain(false);
         pump();
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
@@ -371,9 +353,7 @@ public final class Writeback {
 
     /** Lowers the byte bound on chunk buffers (tests: a small store cannot hold 128 MiB of chunks in flight). */
     void chunkBufferBytesMax(long bytes) {
-        Checks.require(bytes > 0 && bytes <= CHUNK_BUFFER_BYTES_MAX, "chunk buffer bound must be in (0, %s]: %s",
-                CHUNK_BUFFER_BYTES_MAX, bytes);
-        chunkBufferBytesMax = bytes;
+        starter.chunkBufferBytesMax(bytes);
     }
 
     /** Starts as many passes as the limits allow now. */
@@ -393,137 +373,26 @@ public final class Writeback {
             wakeAt(backoffUntilNs);
             return;
         }
-        for (int i = 0; i < PASSES_PER_STEP_MAX && startPass(nowNs); i++) {
-            // each pass takes at least one key or stops the loop
+        for (int i = 0; i < PASSES_PER_STEP_MAX; i++) {
+            PassStarter.Outcome outcome = starter.start(nowNs, draining() || idle.idle() || epochOrder.waiters());
+            if (outcome == PassStarter.Outcome.WAIT) {
+                wakeAt(starter.nextStartNs());
+            }
+            if (outcome != PassStarter.Outcome.STARTED) {
+                return;
+            }
         }
-    }
-
-    private boolean startPass(long nowNs) {
-        boolean modern = settings.policy() == WritebackPolicy.MODERN;
-        boolean chunked = modern && chunkBytes > 0;
-        int capacity = !chunked ? settings.ioInFlightMax() - keysInIo
-                : chunkBufferBytesInIo >= chunkBufferBytesMax ? 0 : settings.chunksInFlightMax() - chunksInIo;
-        if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
-            return false;
-        }
-        boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters();
-        DirtyScanner source = sources.choose(nowNs, settings);
-        if (source == null) {
-            return false;
-        }
-        boolean expired = sources.expired(source);
-        boolean paced = !expired && !fullSpeed;
-        // The queue governor keeps a disk's queue short so that reads do not wait behind writeback; an object store
-        // serves requests side by side, and there the bound is the chunks in flight.
-        if (fullSpeed && modern && !expired && !chunked
-                && !governor.mayIssue(backing.counters(), settings.backingIoSectorsMax())) {
-            return false; // the next sample (or a completion) looks again
-        }
-        long ceilingRate = ceilingSectorsPerSecond(expired, nowNs);
-        boolean ceiling = ceilingRate > 0;
-        if ((paced || ceiling) && !pacer.mayStart(nowNs)) {
-            wakeAt(pacer.nextNs());
-            return false;
-        }
-        if (chunked) {
-            return startChunk(source, PassPicker.resolve(settings.order(), source, settings), nowNs, paced,
-                    ceiling ? ceilingRate : 0, expired);
-        }
-        boolean large = fullSpeed && modern;
-        int keysMax = Math.min(capacity, large ? settings.keysPerPassIdle() : settings.keysPerPassBusy());
-        int sectorsMax = large ? settings.sectorsPerPassIdle() : settings.sectorsPerPassBusy();
-        if (ceiling) {
-            sectorsMax = (int) Math.min(sectorsMax, Math.max(1, ceilingRate * CEILING_PASS_NS / 1_000_000_000L));
-        }
-        WritebackOrder order = PassPicker.resolve(settings.order(), source, settings);
-        List<DirtyKey> keys = picker.pick(source, settings.policy(), order, keysMax, sectorsMax, index, inFlight,
-                volume, sources.eligible(), counters);
-        if (keys.isEmpty()) {
-            return !source.isEmpty();
-        }
-        long sectors = 0;
-        for (DirtyKey key : keys) {
-            inFlight.add(key);
-            sectors += key.lengthSectors();
-        }
-        if (paced || ceiling) {
-            pacer.spent(sectors, paced ? rate.rateSectorsPerSecond() : ceilingRate, nowNs);
-        }
-        counters.passes.incrementAndGet();
-        counters.keysTaken.addAndGet(keys.size());
-        if (expired) {
-            counters.expiredKeysTaken.addAndGet(keys.size());
-        }
-        keysInIo += keys.size();
-        WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
-        passIo.start(keys);
-        return true;
-    }
-
-    /**
-     * One pass on an object store: the whole chunk around the next key ({@link ChunkPlanner}), paced by its dirty
-     * sectors like any pass. A key whose chunk has nothing takeable now is dropped (a later scan finds it again).
-     */
-    private boolean startChunk(DirtyScanner source, WritebackOrder order, long nowNs, boolean paced, long ceilingRate,
-                               boolean expired) {
-        DirtyKey seed = order == WritebackOrder.FIFO ? source.pollOldest() : source.pollLowest();
-        if (seed == null) {
-            return false;
-        }
-        ChunkPlanner.Plan plan = chunkPlanner.plan(seed, chunkBytes, sources.eligible());
-        if (plan == null) {
-            counters.keysDropped.incrementAndGet();
-            return !source.isEmpty();
-        }
-        sources.taken(plan.startSector(), plan.lengthSectors());
-        for (DirtyKey key : plan.keys()) {
-            inFlight.add(key);
-        }
-        if (paced || ceilingRate > 0) {
-            pacer.spent(plan.keySectors(), paced ? rate.rateSectorsPerSecond() : ceilingRate, nowNs);
-        }
-        counters.passes.incrementAndGet();
-        counters.keysTaken.addAndGet(plan.keys().size());
-        if (expired) {
-            counters.expiredKeysTaken.addAndGet(plan.keys().size());
-        }
-        (plan.whole() ? counters.chunksWhole : counters.chunksPartial).incrementAndGet();
-        keysInIo += plan.keys().size();
-        chunksInIo++;
-        long bufferBytes = (plan.whole() ? plan.lengthSectors() : plan.keySectors()) * (long) BlockDevice.SECTOR_BYTES;
-        chunkBufferBytesInIo += bufferBytes;
-        WritebackCounters.raisePeak(counters.keysInFlightPeak, keysInIo);
-        WritebackCounters.raisePeak(counters.chunksInFlightPeak, chunksInIo);
-        passIo.startChunk(plan, () -> {
-            chunksInIo--;
-            chunkBufferBytesInIo -= bufferBytes;
-        });
-        return true;
-    }
-
-    /**
-     * The ceiling on this pass, sectors per second; 0 = none. The knob {@code rate_max} holds except for expired
-     * keys (as before drain jobs); a running drain job's own ceiling (its cap, or what its deadline needs) holds
-     * for every key, expired ones included, or an hours-long capped drain would run unpaced once its data aged.
-     */
-    private long ceilingSectorsPerSecond(boolean expired, long nowNs) {
-        long knob = expired ? 0 : settings.rateMaxSectorsPerSecond();
-        long drainCeiling = drains.ceilingSectorsPerSecond(index.extents().dirtySectors(), nowNs);
-        if (knob == 0 || drainCeiling == 0) {
-            return Math.max(knob, drainCeiling);
-        }
-        return Math.min(knob, drainCeiling);
     }
 
     /** A run's keys left I/O: written ones wait for the clean batch's flush, failed ones stay dirty. */
     private void runEnded(List<DirtyKey> keys, String failure) {
-        keysInIo -= keys.size();
+        starter.keysLeftIo(keys.size());
         if (failure == null) {
             cleaner.written(keys, loop.nowNs());
         } else {
             giveUp(keys, failure);
         }
-        cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
+        cleaner.maybeFlush(starter.keysInIo() > 0, loop.nowNs());
     }
 
     /**
@@ -570,7 +439,7 @@ public final class Writeback {
         } else {
             giveUp(keys, failure);
         }
-        cleaner.maybeFlush(keysInIo > 0, loop.nowNs());
+        cleaner.maybeFlush(starter.keysInIo() > 0, loop.nowNs());
         reportDrain(true);
         pump();
     }
