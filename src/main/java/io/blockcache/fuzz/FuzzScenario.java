@@ -38,11 +38,6 @@ public final class FuzzScenario {
     private static final int NESTED_CRASHES_MAX = 2;
     /** A nested cut lands within this many events of the recovery's start. */
     private static final int RECOVERY_CRASH_EVENTS_MAX = 400;
-    /**
-     * Chance per control slot that the damage-map oracle throws the cache away and checks the backing devices
-     * (it reads them directly, so the run's timing does not change).
-     */
-    private static final double DAMAGE_CHECK_CHANCE = 0.05;
     /** Loop events a single awaited thing may take before the run counts as stalled. */
     private static final long STALL_EVENTS_MAX = 5_000_000;
 
@@ -64,11 +59,7 @@ public final class FuzzScenario {
     private final CrashingRecovery recovery;
     private final PrefixOracle prefixOracle;
     private final OrderingSwitches orderingSwitches;
-    // Its own stream, from the seed, so that the damage-map oracle shifts no other draw of the run.
-    private final Prng damageFate;
-    private long damageChecks;
-    private long damageChecksStale;
-    private long damageChecksConsistent;
+    private final DamageChecks damage;
 
     /**
      * @param drawOrdering draw {@code ordering} per volume (issue 14; off: the generator before it)
@@ -82,7 +73,6 @@ public final class FuzzScenario {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
-        this.damageFate = new Prng(seed * 0x9E3779B97F4A7C15L + 2);
         FuzzSetup drawn = FuzzSetup.draw(prng.split(), drawOrdering);
         this.setup = drawMapPlacement ? drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4)) : drawn;
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1,
@@ -101,6 +91,9 @@ public final class FuzzScenario {
         for (int v = 0; v < setup.volumeCount(); v++) {
             verifiers.add(new RangeVerifier(models.get(v), drivers.get(v), runner));
         }
+        // Its own stream, from the seed, so that the damage-map oracle shifts no other draw of the run.
+        this.damage = new DamageChecks(cacheSet, models, setup.rangeBytes(), runner,
+                new Prng(seed * 0x9E3779B97F4A7C15L + 2), this::violation);
         this.recovery = new CrashingRecovery(loop, runner, prng, NESTED_CRASHES_MAX, 0.4, RECOVERY_CRASH_EVENTS_MAX);
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
         // Its own stream, from the seed: checking changes nothing, and drawing must not shift the other draws.
@@ -235,7 +228,7 @@ public final class FuzzScenario {
             }
             checkCleanCopies(v);
         }
-        checkDamageClearedAfterDrain();
+        damage.checkClearedAfterDrain();
         long operations = 0;
         for (WorkloadDriver driver : drivers) {
             operations += driver.completed();
@@ -243,9 +236,9 @@ public final class FuzzScenario {
         return new FuzzResult(seed, loop.traceHash(), crashes, nestedCrashes, cleanRestarts, operations,
                 controls.modesCovered(), cacheSet.checkpoints(), cacheSet.evictedBuckets(), cacheSet.ringWraps(),
                 cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
-                controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damageChecks,
-                damageChecksStale, prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
-                damageChecksConsistent, setup.mapInFile().stream().filter(inFile -> inFile).count());
+                controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damage.checks(),
+                damage.checksStale(), prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
+                damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -279,34 +272,7 @@ public final class FuzzScenario {
             if (broken != null) {
                 throw violation(broken, null);
             }
-            if (damageFate.chance(DAMAGE_CHECK_CHANCE)) {
-                checkDamage(false);
-            }
-        }
-    }
-
-    /**
-     * Oracle (g): with the cache device thrown away, every backing sector outside the damage map holds what the
-     * volume promised ({@link DamageOracle}); {@code crashImage}: the power is off and the devices hold their crash
-     * images.
-     */
-    private void checkDamage(boolean crashImage) {
-        for (int v = 0; v < drivers.size(); v++) {
-            io.blockcache.sim.SimDevice disk = cacheSet.backingDisk(v);
-            io.blockcache.sim.SimDevice map = cacheSet.mapDisk(v);
-            String broken = crashImage ? DamageOracle.checkCrashImage(disk, map, models.get(v), setup.rangeBytes())
-                    : DamageOracle.checkLive(disk, map, models.get(v), setup.rangeBytes());
-            if (broken != null) {
-                throw violation(FuzzSetup.volumeName(v) + ": after losing the cache device"
-                        + (crashImage ? " in a power cut" : "") + ": " + broken, null);
-            }
-            damageChecks++;
-            if (DamageOracle.staleSectors(map, setup.rangeBytes()) > 0) {
-                damageChecksStale++;
-            }
-            if (DamageOracle.consistent(map)) {
-                damageChecksConsistent++;
-            }
+            damage.maybeCheckLive();
         }
     }
 
@@ -332,7 +298,7 @@ public final class FuzzScenario {
         cacheSet.planMediaFaults(); // damage to clean cached data while the power is off (with faults on)
         // The process exits and the machine powers off; the crash image must not matter any more.
         cacheSet.crash(prng.split());
-        checkDamage(true); // everything acknowledged is durable now: the map must cover all the cache still holds
+        damage.check(true); // everything acknowledged is durable now: the map must cover all the cache still holds
         cacheSet.powerOn();
         cleanRestarts++;
         phase("open after clean shutdown " + cleanRestarts);
@@ -350,28 +316,9 @@ public final class FuzzScenario {
 
     /** With a watched sector: what the index says of it now, and the journal's durable sequence. */
     private void traceWatchedExtent(String when) {
-        if (watch == null || cacheSet.set() == null) {
-            return;
+        if (watch != null && cacheSet.set() != null) {
+            trace.add("watched sector " + when + ": " + watch.describe(cacheSet.set()));
         }
-        StringBuilder text = new StringBuilder("watched sector " + when + ": ");
-        cacheSet.volume(watch.volume()).index().lookup(watch.sector(), 1, new io.blockcache.index.LookupVisitor() {
-            @Override
-            public void hole(long start, int length) {
-                text.append("not cached");
-            }
-
-            @Override
-            public void extent(long start, int length, long location, int crc32c, int crcOffset, int crcLength) {
-                text.append(io.blockcache.index.ExtentLocation.toString(location));
-                int bucket = io.blockcache.index.ExtentLocation.bucket(location);
-                var table = cacheSet.set().space().table();
-                text.append(" (bucket now gen ").append(table.generation(bucket)).append(", ")
-                        .append(table.state(bucket)).append(", live ").append(table.liveSectors(bucket)).append(")");
-            }
-        });
-        var journal = cacheSet.set().journal();
-        trace.add(text + ", journal durable through " + journal.durableSequence() + " of "
-                + journal.openSequence());
     }
 
     private void crash() {
@@ -379,7 +326,7 @@ public final class FuzzScenario {
         trace.add("POWER CUT");
         armFaults(false);
         cacheSet.crash(prng.split());
-        checkDamage(true);
+        damage.check(true);
         for (WorkloadDriver driver : drivers) {
             driver.abandon();
         }
@@ -417,25 +364,6 @@ public final class FuzzScenario {
             throw violation(FuzzSetup.volumeName(v) + ": a clean copy disagrees with the backing device: "
                     + mismatch, null);
         }
-    }
-
-    /** After the final drain nothing is dirty: a sweep must leave every damage map empty, and the oracle hold. */
-    private void checkDamageClearedAfterDrain() {
-        for (int v = 0; v < drivers.size(); v++) {
-            io.blockcache.volume.DamageMap map = cacheSet.volume(v).damageMap();
-            IoResult[] swept = {null};
-            map.sweep(r -> swept[0] = r);
-            runner.runUntil(() -> swept[0] != null, "damage map sweep after the drain");
-            if (!swept[0].ok()) {
-                throw violation(FuzzSetup.volumeName(v) + ": damage map sweep failed: " + swept[0], null);
-            }
-            long stale = DamageOracle.staleSectors(cacheSet.mapDisk(v), setup.rangeBytes());
-            if (stale != 0) {
-                throw violation(FuzzSetup.volumeName(v) + ": the damage map still lists " + stale
-                        + " sectors after a drain and a sweep", null);
-            }
-        }
-        checkDamage(false);
     }
 
     private void drainAll() {

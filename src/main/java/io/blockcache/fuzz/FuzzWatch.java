@@ -1,5 +1,9 @@
 package io.blockcache.fuzz;
 
+import io.blockcache.engine.CacheSet;
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.index.LookupVisitor;
+
 /**
  * A sector to watch while replaying a seed: requests to it on its volume's backing device go into the trace.
  *
@@ -14,5 +18,30 @@ public record FuzzWatch(int volume, long sector) {
             throw new IllegalArgumentException("expected volN:SECTOR, e.g. vol1:1472, got \"" + text + "\"");
         }
         return new FuzzWatch(Integer.parseInt(parts[0].substring(3)), Long.parseLong(parts[1]));
+    }
+
+    /**
+     * What the watched sector is in {@code set} now: its extent's location and bucket (generation, state, live
+     * sectors) or "not cached", and how far the journal is durable.
+     */
+    String describe(CacheSet set) {
+        StringBuilder text = new StringBuilder();
+        set.volumes().get(volume).index().lookup(sector, 1, new LookupVisitor() {
+            @Override
+            public void hole(long start, int length) {
+                text.append("not cached");
+            }
+
+            @Override
+            public void extent(long start, int length, long location, int crc32c, int crcOffset, int crcLength) {
+                text.append(ExtentLocation.toString(location));
+                int bucket = ExtentLocation.bucket(location);
+                var table = set.space().table();
+                text.append(" (bucket now gen ").append(table.generation(bucket)).append(", ")
+                        .append(table.state(bucket)).append(", live ").append(table.liveSectors(bucket)).append(")");
+            }
+        });
+        var journal = set.journal();
+        return text + ", journal durable through " + journal.durableSequence() + " of " + journal.openSequence();
     }
 }

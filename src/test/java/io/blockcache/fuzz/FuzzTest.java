@@ -122,6 +122,25 @@ class FuzzTest {
                         .contains("lies outside the damage map"));
     }
 
+    @Test
+    void aReplayWithAWatchedSectorTracesWhatTheCacheHeldOfIt() {
+        // The replay aid of docs/TESTING.md: with --watch, a violation's trace says what the index held of the
+        // sector at each power cut and after each recovery, and how far the journal was durable.
+        FuzzWatch watch = new FuzzWatch(0, 8);
+        FuzzViolation found = null;
+        for (long seed = 1; seed <= SABOTAGE_SEEDS && found == null; seed++) {
+            try {
+                FuzzScenario.run(seed, watch, LyingFlush::new);
+            } catch (FuzzViolation violation) {
+                found = violation;
+            }
+        }
+        assertThat(found).as("a seed that breaks with a lying backing flush").isNotNull();
+        assertThat(found.trace()).anySatisfy(line -> assertThat(line)
+                .matches("watched sector (before the power cut|after recovery): (not cached|.+ \\(bucket now gen "
+                        + "\\d+, .+, live \\d+\\)), journal durable through \\d+ of \\d+"));
+    }
+
     /** Runs seeds {@code [first, first + count)} on two threads (the machine's cores). */
     static FuzzTotals runSeeds(long first, int count, UnaryOperator<BlockDevice> sabotage) throws Exception {
         return FuzzSeeds.run(first, count, Long.MAX_VALUE, 2, seed -> FuzzScenario.run(seed, null, sabotage),
