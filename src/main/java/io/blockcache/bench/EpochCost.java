@@ -20,6 +20,8 @@ final class EpochCost {
             FlushCadence.EVERY_WRITE);
     private static final int EXTENT_BYTES_MIN = 4096;
     private static final int EXTENT_BYTES_MAX = 65536;
+    /** Log region sizes of the journaled bound: from a few epochs' worth to more than the whole dirty set. */
+    private static final List<Long> LOG_BYTES = List.of(16L << 20, 64L << 20, 256L << 20);
 
     private EpochCost() {
     }
@@ -39,6 +41,7 @@ final class EpochCost {
                     .with("meanBackingQueueDepth", r.meanBackingQueueDepth())
                     .with("timeToCleanSeconds", r.elapsedNs() / 1e9));
         }
+        journaledBound(scale, disk, drainSet, rows);
         Extents busySet = Extents.random(new Prng(seed + 11), span, scale.busyDirtyBytes(), EXTENT_BYTES_MIN,
                 EXTENT_BYTES_MAX);
         for (Variant v : variants()) {
@@ -67,6 +70,27 @@ final class EpochCost {
             }
             rows.add(v.row("epochs-bursts").with("bursts", r.bursts().size()).with("burstsCleaned", cleaned)
                     .with("meanTimeToCleanSeconds", cleaned == 0 ? null : cleanSum / cleaned));
+        }
+    }
+
+    /**
+     * The idle drain's set through journaled write-back at its best ({@link JournaledBound}): every cadence, every
+     * log size, beside the ideal unordered sweep of the same set.
+     */
+    private static void journaledBound(WritebackBenchScale scale, HddConfig disk, Extents set, List<BenchRow> rows) {
+        long offset = DrainRun.volumeOffsetBytes(scale.cacheBytes(), disk);
+        double ideal = IdealSweep.run(disk, offset, set).mibPerSecond();
+        long interval = scale.burstWriteIntervalNs();
+        for (FlushCadence cadence : CADENCES) {
+            int every = cadence.writesPerFlush(interval);
+            for (long logBytes : LOG_BYTES) {
+                JournaledBound.Result r = JournaledBound.run(disk, offset, set, every, logBytes);
+                rows.add(new BenchRow("epochs-idle-drain", "journaled-bound").with("flushEvery", cadence.label())
+                        .with("writesPerFlush", every).with("logMiB", logBytes >> 20).with("dirtyBytes", r.bytes())
+                        .with("writebackMiBPerSecond", r.mibPerSecond()).with("transactions", r.transactions())
+                        .with("logBytesWritten", r.logBytesWritten()).with("idealSweepMiBPerSecond", ideal)
+                        .with("timeToCleanSeconds", r.elapsedNs() / 1e9));
+            }
         }
     }
 

@@ -110,6 +110,24 @@ public final class WritebackReport {
                                 : figure(time ? classic / epochs : epochs / classic)));
             }
         }
+        List<BenchRow> bound = select(rows, "epochs-idle-drain", null, null).stream()
+                .filter(r -> r.policy().equals("journaled-bound")).toList();
+        if (!bound.isEmpty()) {
+            out.append("\n### epoch ordering: journaled write-back, a bound (I/O pattern only, no engine)\n\n"
+                    + "| flush every | log MiB | transactions | MiB/s | vs modern | vs epochs | vs ideal sweep |\n"
+                    + "|---|---|---|---|---|---|---|\n");
+            for (BenchRow r : bound) {
+                String cadence = (String) r.get("flushEvery");
+                double mib = r.number("writebackMiBPerSecond");
+                out.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %s | %s | %s | %s |%n", cadence,
+                        r.number("logMiB"), r.number("transactions"), figure(mib),
+                        figure(mib / find(rows, "epochs-idle-drain", "modern", "flushEvery", cadence)
+                                .number("writebackMiBPerSecond")),
+                        figure(mib / find(rows, "epochs-idle-drain", "epochs", "flushEvery", cadence)
+                                .number("writebackMiBPerSecond")),
+                        figure(mib / r.number("idealSweepMiBPerSecond"))));
+            }
+        }
         List<BenchRow> overwrites = select(rows, "epochs-overwrites", null, null);
         if (!overwrites.isEmpty()) {
             out.append("\n### epoch ordering: writes over older epochs\n\n| policy | flush every | writes | held "

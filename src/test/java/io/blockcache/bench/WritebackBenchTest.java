@@ -1,11 +1,13 @@
 package io.blockcache.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.cli.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -19,7 +21,7 @@ class WritebackBenchTest {
     private static final Set<String> EXPERIMENTS = Set.of("idle-drain", "busy", "sweep", "bursts",
             "epochs-idle-drain", "epochs-busy", "epochs-bursts", "epochs-overwrites", "object-store");
     private static final Set<String> POLICIES = Set.of("modern", "classic", "lba", "fifo", "auto", "ideal",
-            "epochs");
+            "epochs", "journaled-bound");
     /** SPTF makes the sorted sweep a reference, not a strict bound: a policy may beat it by a hair. */
     private static final double IDEAL_SLACK = 1.05;
 
@@ -167,6 +169,40 @@ class WritebackBenchTest {
                 assertThat(number(line, "heldWrites")).as(line).isPositive());
         assertThat(rows("epochs-overwrites", "modern")).hasSize(2).allSatisfy(line ->
                 assertThat(number(line, "heldWrites")).as(line).isZero());
+    }
+
+    @Test
+    void theJournaledBoundCutsEpochsIntoTransactionsThatFitTheLogAndNeverBeatsTheIdealSweep() {
+        // Proves the journaled bound's shape and the two facts that make it a bound: it writes the whole set once
+        // more into the log (data plus descriptors, never less), and its in-place sweeps, each over one
+        // transaction's extents, cannot beat one sweep over all of them.
+        List<String> bound = rows("epochs-idle-drain", "journaled-bound");
+        assertThat(bound).hasSize(9);
+        for (String line : bound) {
+            double dirty = number(line, "dirtyBytes");
+            assertThat(number(line, "logBytesWritten")).as(line).isGreaterThan(dirty);
+            assertThat(number(line, "transactions")).as(line).isGreaterThanOrEqualTo(
+                    Math.ceil(dirty / (number(line, "logMiB") * 1024 * 1024)));
+            assertThat(number(line, "writebackMiBPerSecond")).as(line).isPositive()
+                    .isLessThan(number(line, "idealSweepMiBPerSecond") * IDEAL_SLACK);
+        }
+    }
+
+    @Test
+    void transactionsHoldWholeEpochsInWriteOrderAndRefuseAnEpochLargerThanTheLog() {
+        // Proves the cut the bound's consistency rests on: a transaction ends only at a FLUSH boundary, keeps the
+        // write order, and is never larger than the log; an epoch that cannot fit is refused, not split.
+        Extents set = new Extents(new long[] {0, 8192, 16384, 24576, 32768}, new int[] {4096, 4096, 8192, 4096, 4096},
+                new int[] {4, 0, 3, 1, 2});
+        long log = JournaledBound.logBytes(12288, 3);
+        List<int[]> transactions = JournaledBound.transactions(set, 1, log);
+        assertThat(transactions).extracting(t -> List.of(Arrays.stream(t).boxed().toArray()))
+                .containsExactly(List.of(4, 0, 3), List.of(1, 2));
+        assertThat(JournaledBound.transactions(set, 2, JournaledBound.logBytes(8192, 2)))
+                .extracting(t -> List.of(Arrays.stream(t).boxed().toArray()))
+                .containsExactly(List.of(4, 0), List.of(3, 1), List.of(2));
+        assertThatThrownBy(() -> JournaledBound.transactions(set, 2, JournaledBound.logBytes(8192, 2) - 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not fit a log");
     }
 
     @Test
