@@ -58,14 +58,20 @@ final class FuzzCacheSet {
     private long evictedBuckets;
     private long journalBytes;
     private long checksumCatches;
+    private long chunkPasses;
+    // The object stores' latency draws: a stream of its own, from the seed (null: no volume is on an object store).
+    private final Prng storeLatency;
 
     /**
      * @param mapFaultSeed the seed of the map files' fault stream, or null for no faults on map files (the generator
      *     before session 6, which some pinned seeds were found with)
+     * @param storeLatencySeed the seed of the object stores' latency stream (used only by volumes the setup puts on
+     *     an object store)
      */
-    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, long mediaSeed, Long mapFaultSeed, FuzzWatch watch,
-                 FuzzTrace trace, UnaryOperator<BlockDevice> backingSabotage) {
+    FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, long mediaSeed, Long mapFaultSeed, long storeLatencySeed,
+                 FuzzWatch watch, FuzzTrace trace, UnaryOperator<BlockDevice> backingSabotage) {
         this.loop = loop;
+        this.storeLatency = new Prng(storeLatencySeed);
         this.mapFate = mapFaultSeed == null ? null : new Prng(mapFaultSeed);
         this.setup = setup;
         this.ids = ids;
@@ -78,7 +84,8 @@ final class FuzzCacheSet {
         allDevices.add(cacheDevice);
         for (int v = 0; v < setup.volumeCount(); v++) {
             long bytes = setup.rangeBytes() + BACKING_HEADER_BYTES;
-            SimDevice device = setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes);
+            SimDevice device = setup.objectStore().get(v) ? SmallDevices.objectStore(loop, bytes, storeLatency.split())
+                    : setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes);
             backingDevices.add(device);
             allDevices.add(device);
             FaultyDevice faulty = new FaultyDevice(device, loop, FaultPlan.none(), faultFate.split());
@@ -304,8 +311,22 @@ final class FuzzCacheSet {
         return bytes / ringBytes;
     }
 
+    /** Writeback passes of whole or partial chunks (object stores) by every incarnation so far. */
+    long chunkPasses() {
+        return chunkPasses + (set == null ? 0 : chunkPassesNow());
+    }
+
+    private long chunkPassesNow() {
+        long total = 0;
+        for (io.blockcache.writeback.Writeback writeback : set.writebacks()) {
+            total += writeback.counters().chunksWhole() + writeback.counters().chunksPartial();
+        }
+        return total;
+    }
+
     private void retire() {
         if (set != null) {
+            chunkPasses += chunkPassesNow();
             checkpoints += set.checkpointsWritten();
             evictedBuckets += set.garbageCollector().stats().bucketsEvicted();
             journalBytes += set.journal().bytesWritten();

@@ -31,11 +31,14 @@ import java.util.Set;
  * @param damageChecksConsistent of {@code damageChecks}, checks of a map flagged "consistent as of epoch E" (judged by
  *     the prefix check, issue 14 item 5)
  * @param damageMapFiles volumes whose damage map lived in a map file ({@code damage-map=file})
+ * @param objectStoreVolumes volumes whose backing device was an object store model
+ * @param chunkPasses writeback passes of a whole or partial chunk (the object-store path)
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
                          long faultsInjected, long mediaFaults, long checksumCatches, long controlActions,
                          long prefixChecks, long prefixViolationsUnordered, long damageChecks,
                          long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches,
-                         long damageChecksConsistent, long damageMapFiles) {
+                         long damageChecksConsistent, long damageMapFiles,
+                         long objectStoreVolumes, long chunkPasses) {
 }

@@ -61,22 +61,22 @@ public final class FuzzScenario {
     private final OrderingSwitches orderingSwitches;
     private final DamageChecks damage;
 
-    /**
-     * @param drawOrdering draw {@code ordering} per volume (issue 14; off: the generator before it)
-     * @param drawMapPlacement draw where each damage map lives, from a stream of its own (off: every map on its
-     *     backing device, the generator before issue 14 item 3)
-     * @param mapFaults inject faults into the map files too, from a stream of their own (off: the generator of
-     *     session 5)
-     */
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
-                         boolean drawOrdering, boolean drawMapPlacement, boolean mapFaults) {
+                         FuzzGenerator generator) {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
-        FuzzSetup drawn = FuzzSetup.draw(prng.split(), drawOrdering);
-        this.setup = drawMapPlacement ? drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4)) : drawn;
+        FuzzSetup drawn = FuzzSetup.draw(prng.split(), generator.drawsOrdering);
+        if (generator.drawsMapPlacement) {
+            drawn = drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4));
+        }
+        if (generator.drawsObjectStores) {
+            drawn = drawn.withObjectStores(new Prng(seed * 0x9E3779B97F4A7C15L + 6));
+        }
+        this.setup = drawn;
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1,
-                mapFaults ? seed * 0x9E3779B97F4A7C15L + 5 : null, watch, trace, backingSabotage);
+                generator.faultsMaps ? seed * 0x9E3779B97F4A7C15L + 5 : null, seed * 0x9E3779B97F4A7C15L + 7, watch,
+                trace, backingSabotage);
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
         for (int v = 0; v < setup.volumeCount(); v++) {
             ReferenceModel model = new ReferenceModel(sectors);
@@ -100,7 +100,7 @@ public final class FuzzScenario {
         this.prefixOracle = new PrefixOracle(cacheSet, models, drivers, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
         // Its own stream too: live ordering switches (issue 14) must not shift any earlier draw of a seed.
         this.orderingSwitches = new OrderingSwitches(cacheSet, setup.volumeCount(),
-                new Prng(seed * 0x9E3779B97F4A7C15L + 3), trace, drawOrdering);
+                new Prng(seed * 0x9E3779B97F4A7C15L + 3), trace, generator.drawsOrdering);
     }
 
     /**
@@ -108,7 +108,7 @@ public final class FuzzScenario {
      * prefix oracle must catch: it is how restarts behaved before epochs were persisted).
      */
     public static FuzzResult runForgettingRecoveredEpochs(long seed) {
-        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), true, true, true);
+        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.CURRENT);
         scenario.cacheSet.plantForgetRecoveredEpochs();
         return scenario.runReporting();
     }
@@ -137,7 +137,7 @@ public final class FuzzScenario {
      */
     public static FuzzResult run(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
                                  boolean plantIgnoreEpochs) {
-        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, true, true, true);
+        FuzzScenario scenario = new FuzzScenario(seed, watch, backingSabotage, FuzzGenerator.CURRENT);
         if (plantIgnoreEpochs) {
             scenario.cacheSet.plantIgnoreEpochs();
         }
@@ -149,7 +149,7 @@ public final class FuzzScenario {
      * everything else is drawn exactly as then. The seeds of {@code FuzzRegressionTest} were found with it.
      */
     public static FuzzResult runUnordered(long seed) {
-        return new FuzzScenario(seed, null, UnaryOperator.identity(), false, false, false).runReporting();
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.UNORDERED).runReporting();
     }
 
     /**
@@ -157,7 +157,7 @@ public final class FuzzScenario {
      * on its backing device. The seeds of {@code FuzzRegressionTest} found in sessions 3 and 4 were found with it.
      */
     public static FuzzResult runWithMapsOnBacking(long seed) {
-        return new FuzzScenario(seed, null, UnaryOperator.identity(), true, false, false).runReporting();
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.MAPS_ON_BACKING).runReporting();
     }
 
     /**
@@ -165,7 +165,15 @@ public final class FuzzScenario {
      * files. The seeds of {@code FuzzRegressionTest} found in session 5 were found with it.
      */
     public static FuzzResult runWithoutMapFaults(long seed) {
-        return new FuzzScenario(seed, null, UnaryOperator.identity(), true, true, false).runReporting();
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_MAP_FAULTS).runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} as the generator of session 6 drew it: every backing device a disk or an SSD model, no
+     * object store. The seeds of {@code FuzzRegressionTest} found in session 6 were found with it.
+     */
+    public static FuzzResult runWithoutObjectStores(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_OBJECT_STORES).runReporting();
     }
 
     private FuzzResult runReporting() {
@@ -238,7 +246,8 @@ public final class FuzzScenario {
                 cacheSet.faultsInjected(), cacheSet.mediaFaultsApplied(), cacheSet.checksumCatches(),
                 controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damage.checks(),
                 damage.checksStale(), prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
-                damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count());
+                damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count(),
+                setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */

@@ -29,10 +29,14 @@ import java.util.concurrent.TimeUnit;
  * @param mapInFile per volume, whether its damage map lives in a map file of its own ({@code damage-map=file}, the
  *     default of {@code serve}) rather than on the backing device; drawn from a stream of its own ({@link
  *     #withMapPlacement}), so that no other draw of a seed changes
+ * @param objectStore per volume, whether its backing device is an object store model (64 KiB chunk objects, the S3
+ *     backing's shape: writeback then takes the chunk path) instead of a disk or SSD; drawn from a stream of its own
+ *     ({@link #withObjectStores})
  */
 public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCount, long rangeBytes,
                         Map<String, String> knobs, boolean hddBacking, int segments, int opsPerSegment,
-                        double streamChance, double controlChance, FuzzFaults faults, List<Boolean> mapInFile) {
+                        double streamChance, double controlChance, FuzzFaults faults, List<Boolean> mapInFile,
+                        List<Boolean> objectStore) {
     /** The smallest cache the format accepts. */
     private static final int CACHE_BUCKETS_MIN = 16;
     private static final int[] BUCKET_BYTES = {128 << 10, 256 << 10};
@@ -110,7 +114,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
             knobs.put("writeback." + name + ".ordering", drawOrdering ? pick(prng, "none", "epochs") : "none");
         }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults, java.util.Collections.nCopies(volumeCount, false));
+                opsPerSegment, streamChance, controlChance, faults, java.util.Collections.nCopies(volumeCount, false),
+                java.util.Collections.nCopies(volumeCount, false));
     }
 
     /**
@@ -124,7 +129,20 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
             inFile.add(placement.chance(0.5));
         }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults, inFile);
+                opsPerSegment, streamChance, controlChance, faults, inFile, objectStore);
+    }
+
+    /**
+     * This setup with each volume's backing device an object store with chance 1/4, drawn from {@code placement} (a
+     * stream of its own: the generator before session 7 had none, and every other draw of a seed stays as it was).
+     */
+    public FuzzSetup withObjectStores(Prng placement) {
+        List<Boolean> stores = new ArrayList<>();
+        for (int v = 0; v < volumeCount; v++) {
+            stores.add(placement.chance(0.25));
+        }
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
+                opsPerSegment, streamChance, controlChance, faults, mapInFile, stores);
     }
 
     /** The export name of volume {@code index}. */
@@ -142,7 +160,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         return volumeCount + " volume(s) of " + (rangeBytes >> 20) + " MiB, cache " + cacheBuckets + " buckets of "
                 + (options.bucketSizeBytes() >> 10) + " KiB (" + options.journalBuckets() + " journal), journal delay "
                 + TimeUnit.NANOSECONDS.toMillis(options.journalDelayNs()) + " ms, " + (hddBacking ? "HDD" : "SSD")
-                + " backing, damage maps " + (mapInFile.contains(true) ? "in files " + mapInFile : "on the backing")
+                + " backing" + (objectStore.contains(true) ? " (object stores: " + objectStore + ")" : "")
+                + ", damage maps " + (mapInFile.contains(true) ? "in files " + mapInFile : "on the backing")
                 + ", " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs " + knobs;
     }
 

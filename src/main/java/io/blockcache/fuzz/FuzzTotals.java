@@ -30,6 +30,8 @@ public final class FuzzTotals {
     private long damageChecksStale;
     private long damageChecksConsistent;
     private long damageMapFiles;
+    private long objectStoreVolumes;
+    private long chunkPasses;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -53,6 +55,8 @@ public final class FuzzTotals {
         damageChecksStale += result.damageChecksStale();
         damageChecksConsistent += result.damageChecksConsistent();
         damageMapFiles += result.damageMapFiles();
+        objectStoreVolumes += result.objectStoreVolumes();
+        chunkPasses += result.chunkPasses();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -147,6 +151,16 @@ public final class FuzzTotals {
         return damageMapFiles;
     }
 
+    /** Volumes whose backing device was an object store model. */
+    public long objectStoreVolumes() {
+        return objectStoreVolumes;
+    }
+
+    /** Writeback passes of a whole or partial chunk on those object stores. */
+    public long chunkPasses() {
+        return chunkPasses;
+    }
+
     /** Cache modes covered. */
     public Set<String> modesCovered() {
         return Set.copyOf(modesCovered);
@@ -159,11 +173,11 @@ public final class FuzzTotals {
                         + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; %d of them "
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
-                        + "the map in a file)", seeds,
+                        + "the map in a file), %d volumes on an object store (%d chunk passes)", seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
-                damageChecksStale, damageChecksConsistent, damageMapFiles);
+                damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -189,6 +203,7 @@ public final class FuzzTotals {
                 + ",\"orderingSwitches\":" + orderingSwitches
                 + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + ",\"damageChecks\":" + damageChecks
                 + ",\"damageChecksStale\":" + damageChecksStale + ",\"damageChecksConsistent\":"
-                + damageChecksConsistent + ",\"damageMapFiles\":" + damageMapFiles + "}";
+                + damageChecksConsistent + ",\"damageMapFiles\":" + damageMapFiles + ",\"objectStoreVolumes\":"
+                + objectStoreVolumes + ",\"chunkPasses\":" + chunkPasses + "}";
     }
 }

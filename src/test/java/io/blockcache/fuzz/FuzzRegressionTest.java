@@ -130,6 +130,6 @@ class FuzzRegressionTest {
      */
     @Test
     void aWriteInFlightAcrossASwitchToEpochsDoesNotHideOlderDirtyData() {
-        FuzzScenario.run(90249);
+        FuzzScenario.runWithoutObjectStores(90249);
     }
 }

@@ -59,6 +59,9 @@ class FuzzTest {
         // judged by the prefix check.
         assertThat(totals.damageMapFiles()).as("volumes with the map in a file").isPositive();
         assertThat(totals.damageChecksConsistent()).as("checks of a map flagged consistent").isPositive();
+        // Object-store backings (the S3 backing's shape): writeback took the chunk path on some of them.
+        assertThat(totals.objectStoreVolumes()).as("volumes on an object store").isPositive();
+        assertThat(totals.chunkPasses()).as("writeback passes of whole or partial chunks").isPositive();
         System.out.println(totals.summaryLine());
     }
 

@@ -1,0 +1,31 @@
+package io.blockcache.fuzz;
+
+/**
+ * The generations of the fuzz's setup generator. Each new dimension is drawn from a stream of its own, so a seed
+ * keeps every earlier draw; a seed pinned in {@code FuzzRegressionTest} names a scenario only under the generation
+ * it was found with, and replays under it (docs/TESTING.md "Bugs the fuzz found").
+ */
+enum FuzzGenerator {
+    /** Before issue 14: every volume {@code ordering=none}, every damage map on its backing device. */
+    UNORDERED(false, false, false, false),
+    /** Issue 14 item 1 on: {@code ordering} drawn; every damage map on its backing device (sessions 3 and 4). */
+    MAPS_ON_BACKING(true, false, false, false),
+    /** Session 5: damage maps placed in files or on the backing as drawn; no faults on the map files. */
+    NO_MAP_FAULTS(true, true, false, false),
+    /** Session 6: faults on the map files too; every backing device a disk or an SSD model. */
+    NO_OBJECT_STORES(true, true, true, false),
+    /** Session 7 on: some volumes' backing devices are object store models (the chunk writeback path). */
+    CURRENT(true, true, true, true);
+
+    final boolean drawsOrdering;
+    final boolean drawsMapPlacement;
+    final boolean faultsMaps;
+    final boolean drawsObjectStores;
+
+    FuzzGenerator(boolean drawsOrdering, boolean drawsMapPlacement, boolean faultsMaps, boolean drawsObjectStores) {
+        this.drawsOrdering = drawsOrdering;
+        this.drawsMapPlacement = drawsMapPlacement;
+        this.faultsMaps = faultsMaps;
+        this.drawsObjectStores = drawsObjectStores;
+    }
+}
