@@ -12,20 +12,26 @@ enum FuzzGenerator {
     MAPS_ON_BACKING(true, false, false, false),
     /** Session 5: damage maps placed in files or on the backing as drawn; no faults on the map files. */
     NO_MAP_FAULTS(true, true, false, false),
-    /** Session 6: faults on the map files too; every backing device a disk or an SSD model. */
+    /** Session 6: faults on the map files too; every backing device a disk or an SSD model, no drain jobs steered. */
     NO_OBJECT_STORES(true, true, true, false),
-    /** Session 7 on: some volumes' backing devices are object store models (the chunk writeback path). */
+    /**
+     * Session 7 on: some volumes' backing devices are object store models (the chunk writeback path), and some seeds
+     * steer drain jobs ({@link DrainJobControls}).
+     */
     CURRENT(true, true, true, true);
 
     final boolean drawsOrdering;
     final boolean drawsMapPlacement;
     final boolean faultsMaps;
     final boolean drawsObjectStores;
+    /** Drain jobs steered (started capped, paused, resumed, cancelled, restored): with the object stores. */
+    final boolean steersDrainJobs;
 
     FuzzGenerator(boolean drawsOrdering, boolean drawsMapPlacement, boolean faultsMaps, boolean drawsObjectStores) {
         this.drawsOrdering = drawsOrdering;
         this.drawsMapPlacement = drawsMapPlacement;
         this.faultsMaps = faultsMaps;
         this.drawsObjectStores = drawsObjectStores;
+        this.steersDrainJobs = drawsObjectStores;
     }
 }

@@ -33,6 +33,7 @@ import java.util.Set;
  * @param damageMapFiles volumes whose damage map lived in a map file ({@code damage-map=file})
  * @param objectStoreVolumes volumes whose backing device was an object store model
  * @param chunkPasses writeback passes of a whole or partial chunk (the object-store path)
+ * @param drainJobActions drain jobs started capped, paused, resumed or cancelled ({@link DrainJobControls})
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
@@ -40,5 +41,5 @@ public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrash
                          long prefixChecks, long prefixViolationsUnordered, long damageChecks,
                          long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches,
                          long damageChecksConsistent, long damageMapFiles,
-                         long objectStoreVolumes, long chunkPasses) {
+                         long objectStoreVolumes, long chunkPasses, long drainJobActions) {
 }

@@ -59,6 +59,7 @@ public final class FuzzScenario {
     private final CrashingRecovery recovery;
     private final PrefixOracle prefixOracle;
     private final OrderingSwitches orderingSwitches;
+    private final DrainJobControls drainJobs;
     private final DamageChecks damage;
 
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
@@ -101,6 +102,10 @@ public final class FuzzScenario {
         // Its own stream too: live ordering switches (issue 14) must not shift any earlier draw of a seed.
         this.orderingSwitches = new OrderingSwitches(cacheSet, setup.volumeCount(),
                 new Prng(seed * 0x9E3779B97F4A7C15L + 3), trace, generator.drawsOrdering);
+        // Its own stream too: steering drain jobs (session 7) must not shift any earlier draw of a seed.
+        this.drainJobs = new DrainJobControls(cacheSet, setup.volumeCount(), new Prng(seed * 0x9E3779B97F4A7C15L + 8),
+                trace, this::violation, generator.steersDrainJobs);
+        controls.drainsMayBeCancelled(drainJobs.enabled());
     }
 
     /**
@@ -190,6 +195,7 @@ public final class FuzzScenario {
         phase("start");
         await(cacheSet::start, "format and open");
         controls.noteOpened();
+        drainJobs.noteOpened();
         prefixOracle.started();
         for (int segment = 1; segment <= setup.segments(); segment++) {
             phase("segment " + segment);
@@ -223,6 +229,7 @@ public final class FuzzScenario {
             driver.start(setup.opsPerSegment());
         }
         runWithControls(this::allIdle, Long.MAX_VALUE);
+        drainJobs.settle(runner);
         controls.quiesce(runner);
         phase("final drain");
         drainAll();
@@ -247,7 +254,8 @@ public final class FuzzScenario {
                 controls.actions(), prefixOracle.checks(), prefixOracle.violationsUnordered(), damage.checks(),
                 damage.checksStale(), prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
                 damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count(),
-                setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses());
+                setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses(),
+                drainJobs.actions());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -273,6 +281,7 @@ public final class FuzzScenario {
                 throw violation("the workload did not finish within its event budget (stalled?)" + stuck, null);
             }
             controls.maybeAct();
+            drainJobs.maybeAct();
             int switched = orderingSwitches.maybeSwitch();
             if (switched >= 0) {
                 prefixOracle.orderingSwitched(switched);
@@ -286,6 +295,7 @@ public final class FuzzScenario {
     }
 
     private void restartCleanly() {
+        drainJobs.settle(runner);
         controls.quiesce(runner);
         phase("clean shutdown after segment");
         IoResult[] stopped = {null};
@@ -313,11 +323,13 @@ public final class FuzzScenario {
         phase("open after clean shutdown " + cleanRestarts);
         await(cacheSet::open, "open after a clean shutdown");
         controls.noteOpened();
+        drainJobs.noteOpened();
     }
 
     private void armFaults(boolean armed) {
         cacheSet.armFaults(armed);
         controls.allowFailures(armed && setup.faults().any());
+        drainJobs.allowFailures(armed && setup.faults().any());
         for (WorkloadDriver driver : drivers) {
             driver.allowFailures(armed && setup.faults().any());
         }
@@ -356,6 +368,7 @@ public final class FuzzScenario {
             throw violation("recovery failed: " + result, null);
         }
         controls.noteOpened();
+        drainJobs.noteOpened();
     }
 
     private void checkAfterRecovery() {

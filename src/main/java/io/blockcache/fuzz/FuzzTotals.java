@@ -32,6 +32,7 @@ public final class FuzzTotals {
     private long damageMapFiles;
     private long objectStoreVolumes;
     private long chunkPasses;
+    private long drainJobActions;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -57,6 +58,7 @@ public final class FuzzTotals {
         damageMapFiles += result.damageMapFiles();
         objectStoreVolumes += result.objectStoreVolumes();
         chunkPasses += result.chunkPasses();
+        drainJobActions += result.drainJobActions();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -161,6 +163,11 @@ public final class FuzzTotals {
         return chunkPasses;
     }
 
+    /** Drain jobs started capped, paused, resumed or cancelled. */
+    public long drainJobActions() {
+        return drainJobActions;
+    }
+
     /** Cache modes covered. */
     public Set<String> modesCovered() {
         return Set.copyOf(modesCovered);
@@ -173,11 +180,13 @@ public final class FuzzTotals {
                         + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; %d of them "
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
-                        + "the map in a file), %d volumes on an object store (%d chunk passes)", seeds,
+                        + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions",
+                seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
-                damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses);
+                damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses,
+                drainJobActions);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -204,6 +213,7 @@ public final class FuzzTotals {
                 + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + ",\"damageChecks\":" + damageChecks
                 + ",\"damageChecksStale\":" + damageChecksStale + ",\"damageChecksConsistent\":"
                 + damageChecksConsistent + ",\"damageMapFiles\":" + damageMapFiles + ",\"objectStoreVolumes\":"
-                + objectStoreVolumes + ",\"chunkPasses\":" + chunkPasses + "}";
+                + objectStoreVolumes + ",\"chunkPasses\":" + chunkPasses + ",\"drainJobActions\":" + drainJobActions
+                + "}";
     }
 }

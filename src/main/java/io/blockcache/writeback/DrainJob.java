@@ -134,7 +134,16 @@ public final class DrainJob {
         }
     }
 
-    private String describeState() {
+    /**
+     * True while the job is finishing: nothing is left to write back and its clean markings are being committed
+     * ({@link #state()} still says running or paused). It can no longer be paused or cancelled; it ends in moments.
+     */
+    public boolean finishing() {
+        return ending;
+    }
+
+    /** The state as an operator should read it: "finishing" while {@link #finishing}, else the state's name. */
+    String describeState() {
         return ending ? "finishing" : state.name().toLowerCase(Locale.ROOT);
     }
 

@@ -6,7 +6,6 @@ import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.loop.EventLoop;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
@@ -93,8 +92,11 @@ final class DrainJobs {
         report(false);
     }
 
-    /** Lets a paused job go on; idempotent. */
+    /** Lets a paused job go on; idempotent (a finishing job, which runs, included). */
     void resume() {
+        if (job != null && job.finishing()) {
+            return; // nothing is left to hold or let go; refusing would contradict "idempotent" (fuzz, session 7)
+        }
         active("resume").resume(loop.nowNs());
         engine.resumeNow(loop.nowNs());
     }
@@ -181,6 +183,6 @@ final class DrainJobs {
     }
 
     private static String stateName(DrainJob job) {
-        return job.state().name().toLowerCase(Locale.ROOT);
+        return job.describeState();
     }
 }

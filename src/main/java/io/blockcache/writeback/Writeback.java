@@ -289,13 +289,21 @@ public final class Writeback {
         return drains.latest();
     }
 
-    /** Holds every pass of the volume until {@link #resumeDrain}; idempotent. */
+    /**
+     * Holds every pass of the volume until {@link #resumeDrain}; idempotent.
+     *
+     * @throws IllegalStateException if no job is active, or the job is {@linkplain DrainJob#finishing finishing}
+     */
     public void pauseDrain() {
         Checks.onLoop(loop, "Writeback.pauseDrain");
         drains.pause();
     }
 
-    /** Lets a paused drain go on; idempotent. */
+    /**
+     * Lets a paused drain go on; idempotent (a finishing job included).
+     *
+     * @throws IllegalStateException if no job is active
+     */
     public void resumeDrain() {
         Checks.onLoop(loop, "Writeback.resumeDrain");
         drains.resume();
@@ -304,6 +312,8 @@ public final class Writeback {
     /**
      * Stops the drain: writeback returns to its normal policy (the knobs), dirty data stays dirty, passes in flight
      * finish. The job's callers hear an error saying so.
+     *
+     * @throws IllegalStateException if no job is active, or the job is {@linkplain DrainJob#finishing finishing}
      */
     public void cancelDrain() {
         Checks.onLoop(loop, "Writeback.cancelDrain");

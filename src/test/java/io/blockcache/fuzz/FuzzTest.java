@@ -62,6 +62,8 @@ class FuzzTest {
         // Object-store backings (the S3 backing's shape): writeback took the chunk path on some of them.
         assertThat(totals.objectStoreVolumes()).as("volumes on an object store").isPositive();
         assertThat(totals.chunkPasses()).as("writeback passes of whole or partial chunks").isPositive();
+        // Drain jobs steered as an operator does: capped, paused, resumed, cancelled, restored after restarts.
+        assertThat(totals.drainJobActions()).as("drain job actions").isPositive();
         System.out.println(totals.summaryLine());
     }
 

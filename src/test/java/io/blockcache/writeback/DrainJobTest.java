@@ -161,4 +161,26 @@ class DrainJobTest {
         assertThat(capped.ceilingSectorsPerSecond(1_000_000, 100 * SECOND)).isEqualTo(10_000);
         assertThat(new DrainJob(DrainLimits.NONE, p -> { }, r -> { }, 0, 0).ceilingSectorsPerSecond(5, 0)).isZero();
     }
+
+    @Test
+    void aFinishingDrainRefusesPauseAndCancelByNameAndTakesResumeAsANoOp() {
+        // Proves what an operator meets in the moment between "nothing left to write back" and "clean markings
+        // committed": the job still reads running, pause and cancel are refused saying it is finishing (they said
+        // "no drain to pause (the last one is running)" before, and resume threw although it is idempotent: fuzz,
+        // session 7), resume does nothing, and the job ends DONE.
+        WritebackRig rig = dirtyRig();
+        IoResult[] result = start(rig, DrainLimits.NONE, new ArrayList<>());
+        DrainJob job = rig.writeback().drainJob();
+        assertThat(rig.loop.runUntil(job::finishing)).isTrue();
+        assertThat(job.state()).isEqualTo(DrainState.RUNNING);
+        assertThatThrownBy(() -> rig.writeback().pauseDrain()).isInstanceOf(IllegalStateException.class)
+                .hasMessage("no drain of this volume to pause (the last one is finishing)");
+        assertThatThrownBy(() -> rig.writeback().cancelDrain()).isInstanceOf(IllegalStateException.class)
+                .hasMessage("no drain of this volume to cancel (the last one is finishing)");
+        rig.writeback().resumeDrain();
+        assertThat(rig.loop.runUntil(() -> result[0] != null)).isTrue();
+        assertThat(result[0]).isEqualTo(IoResult.OK);
+        assertThat(job.state()).isEqualTo(DrainState.DONE);
+        assertThat(job.finishing()).isFalse();
+    }
 }
