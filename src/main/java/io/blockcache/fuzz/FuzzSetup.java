@@ -124,12 +124,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
      * draw of a seed stays as it was).
      */
     public FuzzSetup withMapPlacement(Prng placement) {
-        List<Boolean> inFile = new ArrayList<>();
-        for (int v = 0; v < volumeCount; v++) {
-            inFile.add(placement.chance(0.5));
-        }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults, inFile, objectStore);
+                opsPerSegment, streamChance, controlChance, faults, perVolume(placement, 0.5), objectStore);
     }
 
     /**
@@ -137,12 +133,17 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
      * stream of its own: the generator before session 7 had none, and every other draw of a seed stays as it was).
      */
     public FuzzSetup withObjectStores(Prng placement) {
-        List<Boolean> stores = new ArrayList<>();
-        for (int v = 0; v < volumeCount; v++) {
-            stores.add(placement.chance(0.25));
-        }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults, mapInFile, stores);
+                opsPerSegment, streamChance, controlChance, faults, mapInFile, perVolume(placement, 0.25));
+    }
+
+    /** One draw per volume, in volume order, each true with {@code chance}. */
+    private List<Boolean> perVolume(Prng prng, double chance) {
+        List<Boolean> drawn = new ArrayList<>();
+        for (int v = 0; v < volumeCount; v++) {
+            drawn.add(prng.chance(chance));
+        }
+        return drawn;
     }
 
     /** The export name of volume {@code index}. */
