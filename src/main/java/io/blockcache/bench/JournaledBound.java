@@ -14,7 +14,7 @@ import java.util.List;
  * epochs cost what they cost"): the I/O pattern alone, on a fresh disk, with no cache reads and no engine. It is a
  * bound to decide whether the format change is worth building, not a measurement of built code.
  *
- * <p>The pattern (Koller et al., "Write Policies for High-Performance Host-side Flash Caches", USENIX FAST 2013,
+ * <p>The pattern (after Koller et al., "Write Policies for Host-side Flash Caches", USENIX FAST 2013,
  * the journaled write-back policy): whole epochs — the writes between two client FLUSHes, in the order they were
  * written — are gathered into a transaction no larger than the log; the transaction's data and descriptors are
  * written sequentially into a log region on the backing disk, then one flush makes it durable; then its extents
