@@ -92,7 +92,7 @@ final class DrainJobs {
         report(false);
     }
 
-    /** Lets a paused job go on; idempotent (a finishing job, which runs, included). */
+    /** Lets a paused job go on; idempotent (a finishing job included: it ends in moments either way). */
     void resume() {
         if (job != null && job.finishing()) {
             return; // nothing is left to hold or let go; refusing would contradict "idempotent" (fuzz, session 7)
