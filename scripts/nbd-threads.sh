@@ -21,7 +21,7 @@ fi
 fio --ioengine=nbd --name=warm --rw=$RW --bs=4k --iodepth=32 --size=256m --time_based=1 --runtime=2 --norandommap=1 --uri=nbd://127.0.0.1:11909/default --output-format=terse >/dev/null
 snap() { for t in /proc/$PID/task/*; do n=$(tr " " "_" < $t/comm); s=($(sed 's/.*) //' $t/stat)); echo "$n ${s[11]} ${s[12]} $(awk '/^voluntary_ctxt/{print $2}' $t/status)"; done | awk '{g=$1; sub(/-[0-9]+$/,"",g); sub(/[0-9]+$/,"",g); u[g]+=$2; s[g]+=$3; v[g]+=$4} END{for(g in u) print g, u[g], s[g], v[g]}' | sort; }
 snap > $D/s0; T0=$(awk '{print $14+$15}' /proc/$PID/stat)
-fio --ioengine=nbd --name=r --rw=$RW --bs=4k --iodepth=32 --size=${SIZE:-256m} --time_based=1 --runtime=${RT:-6} --norandommap=1 --uri=nbd://127.0.0.1:11909/default --output-format=json > $D/fio.json
+fio --ioengine=nbd --name=r --rw=$RW --bs=${BS:-4k} --iodepth=32 --size=${SIZE:-256m} --time_based=1 --runtime=${RT:-6} --norandommap=1 --uri=nbd://127.0.0.1:11909/default --output-format=json > $D/fio.json
 T1=$(awk '{print $14+$15}' /proc/$PID/stat); snap > $D/s1
 IOS=$(grep '"total_ios"' $D/fio.json | tr -dc '0-9\n' | sort -n | tail -1)
 echo "ios=$IOS iops=$((IOS/${RT:-6})) cpu_us_per_req=$(( (T1-T0)*100000/IOS ))e-1 load=$(cut -d' ' -f1 /proc/loadavg)"

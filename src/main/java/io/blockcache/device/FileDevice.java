@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link BlockDevice} on a file through a {@link FileChannel}, with a fixed
  * pool of platform I/O threads so that {@link FileDeviceOptions#queueDepth()} requests reach the kernel at
  * once: the loop queues a request, an I/O thread performs the blocking positional call, and the outcome
- * is handed back with {@link EventLoop#execute}.
+ * is handed back with {@link EventLoop#execute}. Small transfers on a buffered device that has shown itself
+ * fast (the page cache serves it) are performed on the loop thread instead, which saves the two thread hand-offs
+ * that cost more than the transfer; {@link InlineIoPolicy} decides, and keeps a device that turns slow off the
+ * loop. Either way the callback runs later on the loop, never inside the submitting call.
  *
  * <p>Semantics: flush is {@code force(false)}. FUA is a write followed by {@code force(false)}, because
  * Java offers no per-write FUA; that also makes every earlier completed write durable, which is more than
@@ -49,6 +52,9 @@ public final class FileDevice implements BlockDevice {
     private final AtomicInteger executing = new AtomicInteger();
     private final AtomicInteger executingMax = new AtomicInteger();
     private final CompletionBatcher completions;
+    private final InlineIoPolicy inlinePolicy;
+    /** The loop thread's own channel calls (small transfers on a fast device, see {@link InlineIoPolicy}). */
+    private final ChannelIo loopIo;
     private volatile boolean closed;
 
     /**
@@ -94,6 +100,8 @@ public final class FileDevice implements BlockDevice {
         }
         this.sizeBytes = sizeBytes;
         this.completions = new CompletionBatcher(loop);
+        this.inlinePolicy = new InlineIoPolicy(options.direct());
+        this.loopIo = new ChannelIo(channel, options.direct(), alignmentBytes);
         for (int i = 0; i < options.queueDepth(); i++) {
             ChannelIo io = new ChannelIo(channel, options.direct(), alignmentBytes);
             Thread thread = new Thread(() -> serve(io), "file-device-io-" + i + " " + path);
@@ -131,6 +139,11 @@ public final class FileDevice implements BlockDevice {
     /** The most requests ever inside channel calls at once: the queue depth the kernel really saw. */
     public int executingMax() {
         return executingMax.get();
+    }
+
+    /** Transfers performed on the loop thread itself so far (see {@link InlineIoPolicy}); any thread. */
+    public long inlineCalls() {
+        return inlinePolicy.inlineCalls();
     }
 
     /** Completions that could not be delivered because the loop had already stopped; any thread. */
@@ -178,10 +191,27 @@ public final class FileDevice implements BlockDevice {
             finish(request, rejected == null ? IoResult.OK : rejected);
             return;
         }
+        if (inlinePolicy.inline(op, lengthBytes, fua)) {
+            performInline(request);
+            return;
+        }
         if (!queue.offer(request)) {
             throw new IllegalStateException("more than " + QUEUED_REQUESTS_MAX + " requests queued on " + path
                     + ": the caller must bound its in-flight I/O");
         }
+    }
+
+    /**
+     * Performs a small transfer on the loop thread: the channel call now, the callback later through the
+     * completion batcher like any other, so the caller is never re-entered.
+     */
+    private void performInline(FileRequest request) {
+        request.begin();
+        long startNs = System.nanoTime();
+        IoResult result = execute(loopIo, request);
+        inlinePolicy.recordInline(System.nanoTime() - startNs);
+        request.end();
+        finish(request, result);
     }
 
     /** The body of one I/O thread: take, claim, perform, hand back; until told to stop. */
@@ -199,7 +229,9 @@ public final class FileDevice implements BlockDevice {
             if (!request.begin()) {
                 continue; // close() cancelled it and delivered CLOSED.
             }
+            long startNs = System.nanoTime();
             IoResult result = closed ? closedResult(request) : execute(io, request);
+            inlinePolicy.recordThreaded(request.op, request.lengthBytes, request.fua, System.nanoTime() - startNs);
             if (!request.end()) {
                 throw new IllegalStateException("request finished twice: " + describe(request));
             }
