@@ -54,6 +54,43 @@ class ExtentIndexTest {
     }
 
     @Test
+    void anOverwriteOfExactlyOneExtentReplacesItInPlaceWithCountsAndListenerInStep() {
+        // Proves the exact-range fast path: new location, CRC and span, the old one reported gone, counts right,
+        // neighbours untouched; also for a stale key and for a cut piece whose CRC span was wider.
+        List<String> events = new ArrayList<>();
+        ExtentIndex recorded = new ExtentIndex(new ExtentListener() {
+            @Override
+            public void onAdded(int bucket, int generation, int sectors, boolean dirty) {
+                events.add("+" + sectors + (dirty ? "D" : "C") + "@b" + bucket + "g" + generation);
+            }
+
+            @Override
+            public void onRemoved(int bucket, int generation, int sectors, boolean dirty) {
+                events.add("-" + sectors + (dirty ? "D" : "C") + "@b" + bucket + "g" + generation);
+            }
+
+            @Override
+            public void onDirtyChanged(int bucket, int generation, int sectors, boolean dirtyNow) {
+                events.add("~" + sectors);
+            }
+        }, true, 4, 4);
+        for (int i = 0; i < 12; i++) {
+            recorded.insert(i * 8L, 8, 1, i * 8, 0, false, i);
+        }
+        recorded.insert(40, 8, 2, 0, 3, true, 99, 0, 8);
+        recorded.insert(40, 8, 5, 16, 0, false, 77, 8, 32);
+        assertThat(lookup(recorded, 32, 24, GENERATION_ZERO)).containsExactly(
+                "32+8 @b1+32 g0 C crc 4 over +32/8",
+                "40+8 @b5+16 g0 C crc 77 over +8/32",
+                "48+8 @b1+48 g0 C crc 6 over +48/8");
+        assertThat(events.subList(12, events.size())).containsExactly(
+                "-8C@b1g0", "+8D@b2g3", "-8D@b2g3", "+8C@b5g0");
+        assertThat(recorded.extentCount()).isEqualTo(12);
+        assertThat(recorded.cachedSectors()).isEqualTo(96);
+        assertThat(recorded.dirtySectors()).isZero();
+    }
+
+    @Test
     void insertAcrossSeveralExtentsTrimsTheEdgesAndDropsTheMiddle() {
         // Proves exact head/tail trimming: only the overlapped sectors are replaced.
         index.insert(0, 10, 1, 0, 0, true, 1);
