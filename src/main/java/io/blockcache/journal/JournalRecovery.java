@@ -68,13 +68,21 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
     /**
      * {@link #recover(byte[], int, BitSet)} in bounded steps, so that recovery can yield the loop between them
      * (docs/ARCHITECTURE.md §4.6): each step decodes at most about one journal bucket's worth of the ring — the
-     * first entry of one bucket, the entries that start in {@value #BLOCKS_PER_STEP} 4 KiB blocks, or one entry
-     * of the hash-chain walk. The steps and their order are those of the one-call form, which is built on them.
+     * first entry of one bucket, the entries that start in {@value #BLOCKS_PER_STEP} 4 KiB blocks, one entry
+     * of the hash-chain walk, or the records of {@value #ENTRIES_PER_SEARCH_STEP} walked entries in the search
+     * for the last CheckpointDone. The steps and their order are those of the one-call form, which is built on them.
      * Pure: no I/O. Thread rule: one thread at a time.
      */
     public static final class Steps {
         /** 4 KiB blocks looked at per step of the search for the newest valid entry: 256 KiB of ring. */
         static final int BLOCKS_PER_STEP = 64;
+        /**
+         * Walked entries searched per step for the last CheckpointDone record. A full 256 KiB entry holds about
+         * 8,000 records, objects the walk allocated over many steps, so looking at each costs a cache miss: in one
+         * step, the 1.9 M records of a crashed 10 M-extent cache kept the loop for 30 ms (docs/BENCHMARKS.md,
+         * Recovery); four entries are about a millisecond.
+         */
+        static final int ENTRIES_PER_SEARCH_STEP = 4;
 
         private final byte[] ring;
         private final int bucketSizeBytes;
@@ -87,6 +95,9 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
         private long[] newestAnywhere;
         private JournalEntry start;
         private JournalScanner.Walk walk;
+        private JournalScanner.Scan scan;
+        private int searchedEntries;
+        private JournalRecord.CheckpointDone lastCheckpoint;
         private JournalRecovery result;
 
         /** Starts a recovery from the ring's bytes; see {@link #recover(byte[], int, BitSet)}. */
@@ -144,11 +155,23 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
                         length), (long) startBucket * bucketSizeBytes, start.sequence(), start.previousEntryCrc());
                 return false;
             }
-            JournalScanner.Scan scan = walk.step(1);
             if (scan == null) {
+                scan = walk.step(1);
                 return false;
             }
-            result = checkUnreadable(finish(scan), ring, bucketSizeBytes, unreadableBlocks);
+            if (searchedEntries < scan.entries().size()) {
+                int end = Math.min(scan.entries().size(), searchedEntries + ENTRIES_PER_SEARCH_STEP);
+                for (JournalScanner.ScannedEntry scanned : scan.entries().subList(searchedEntries, end)) {
+                    for (JournalRecord record : scanned.entry().records()) {
+                        if (record instanceof JournalRecord.CheckpointDone done) {
+                            lastCheckpoint = done;
+                        }
+                    }
+                }
+                searchedEntries = end;
+                return false;
+            }
+            result = checkUnreadable(finish(scan, lastCheckpoint), ring, bucketSizeBytes, unreadableBlocks);
             return true;
         }
 
@@ -160,7 +183,9 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
             return result;
         }
 
-        private JournalRecovery finish(JournalScanner.Scan scan) throws CorruptJournalException {
+        /** Ends the recovery from the walk and the last CheckpointDone record it holds (null if none). */
+        private JournalRecovery finish(JournalScanner.Scan scan, JournalRecord.CheckpointDone checkpoint)
+                throws CorruptJournalException {
             if (!scan.stopReason().normalEnd()) {
                 throw new CorruptJournalException("journal is corrupt: " + scan.message());
             }
@@ -173,14 +198,6 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
                         walkedLast) + "the chain ends after sequence " + walkedLast + " (" + scan.message()
                         + "), but entry sequence " + newestAnywhere[0] + " at ring byte " + newestAnywhere[1]
                         + " is valid");
-            }
-            JournalRecord.CheckpointDone checkpoint = null;
-            for (JournalScanner.ScannedEntry scanned : scan.entries()) {
-                for (JournalRecord record : scanned.entry().records()) {
-                    if (record instanceof JournalRecord.CheckpointDone done) {
-                        checkpoint = done;
-                    }
-                }
             }
             long replayFrom = checkpoint == null ? 0 : checkpoint.checkpointStartSequence();
             if (checkpoint == null && newest.checkpointSequence() > 0) {

@@ -96,7 +96,8 @@ class JournalWriterTest {
     @Test
     void recoveryInStepsTakesOneBoundedPieceAtATimeAndEndsWithTheSameResult() throws Exception {
         // Proves the stepped recovery open uses: first entries a bucket a step, the 4 KiB search 64 blocks a step,
-        // the chain walk an entry a step; and it finds what the one-call form finds.
+        // the chain walk an entry a step, the search for the last CheckpointDone 4 walked entries a step; and it
+        // finds what the one-call form finds.
         JournalWriter writer = writer(device, 4);
         int entries = 12;
         for (int entry = 0; entry < entries; entry++) {
@@ -112,10 +113,14 @@ class JournalWriterTest {
             taken++;
         }
         int blocks = ring.length / 4096;
-        // 4 first-entry steps, 128 blocks / 64 = 2 search steps, 1 to start the walk, 12 entries + the stop.
-        assertThat(taken).isEqualTo(4 + blocks / JournalRecovery.Steps.BLOCKS_PER_STEP + 1 + entries + 1);
+        // 4 first-entry steps, 128 blocks / 64 = 2 search steps, 1 to start the walk, 12 entries + the stop,
+        // 12 walked entries / 4 = 3 CheckpointDone search steps, 1 to finish.
+        int searchSteps = entries / JournalRecovery.Steps.ENTRIES_PER_SEARCH_STEP;
+        assertThat(taken).isEqualTo(4 + blocks / JournalRecovery.Steps.BLOCKS_PER_STEP + 1 + entries + 1
+                + searchSteps + 1);
         JournalRecovery whole = JournalRecovery.recover(ring, BUCKET_BYTES);
         assertThat(steps.result().replay()).isEqualTo(whole.replay());
+        assertThat(steps.result().checkpoint()).isEqualTo(whole.checkpoint());
         assertThat(steps.result().next()).isEqualTo(whole.next()).isEqualTo(writer.position());
     }
 
