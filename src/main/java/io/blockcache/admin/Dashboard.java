@@ -179,7 +179,7 @@ final class Dashboard {
                 table('drains',['volume','job','state','progress','left','written back','rate','ETA','cap',
                     'held to','deadline in','needs','note'],
                   s.volumes.filter(v=>v.writeback.drain.id).map(v=>{const d=v.writeback.drain;return [v.name,
-                    '#'+d.id,d.state,bar(d),mib(d.dirtyBytesLeft),mib(d.writtenBackBytes),mib(d.bytesPerSecond)+'/s',
+                    '#'+d.id,d.finishing?'finishing':d.state,bar(d),mib(d.dirtyBytesLeft),mib(d.writtenBackBytes),mib(d.bytesPerSecond)+'/s',
                     d.state=='running'?dur(d.etaMs):'-',d.rateMaxBytesPerSecond?mib(d.rateMaxBytesPerSecond)+'/s':'-',
                     d.rateCeilingBytesPerSecond?mib(d.rateCeilingBytesPerSecond)+'/s':'full speed',
                     d.deadlineInMs==null?'-':dur(d.deadlineInMs),

@@ -19,14 +19,16 @@ package io.blockcache.admin;
  * @param neededBytesPerSecond what the deadline needs now: dirty bytes / time left; 0 without a deadline
  * @param deadlineWarning why the deadline may be missed, or that it was; null if on track or none
  * @param restored true if the job was taken up from the drain-job file when the server started
+ * @param finishing true while a running or paused job has nothing left to write back and is committing its clean
+ *     markings: it can no longer be paused or cancelled (those answer 409 saying so) and ends in moments
  */
 public record DrainSnapshot(long id, String state, long dirtyBytesLeft, long writtenBackBytes, double bytesPerSecond,
                             long etaMs, String error, long rateMaxBytesPerSecond, long rateCeilingBytesPerSecond,
                             long deadlineEpochMs, long deadlineInMs, double neededBytesPerSecond,
-                            String deadlineWarning, boolean restored) {
+                            String deadlineWarning, boolean restored, boolean finishing) {
     /** The value before any drain. */
     static final DrainSnapshot NONE = new DrainSnapshot(0, "none", 0, 0, 0.0, -1, null, 0, 0, 0, 0, 0.0, null,
-            false);
+            false, false);
 
     /** True while the job is running or paused. */
     boolean active() {

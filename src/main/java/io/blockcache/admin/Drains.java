@@ -243,14 +243,14 @@ final class Drains {
                 long ceiling = job != null && job.state() == DrainState.RUNNING ? rateMaxBytesPerSecond : 0;
                 return new DrainSnapshot(id, state(), dirtyBytesNow, 0, 0.0, -1, error(), rateMaxBytesPerSecond,
                         ceiling,
-                        deadlineEpochMs, deadlineInMs, 0.0, null, restored);
+                        deadlineEpochMs, deadlineInMs, 0.0, null, restored, job != null && job.finishing());
             }
             boolean active = job.state().active();
             long etaMs = last.etaNs() < 0 ? -1 : last.etaNs() / 1_000_000;
             return new DrainSnapshot(id, state(), last.dirtyBytesLeft(), last.writtenBackBytes(), last.bytesPerSecond(),
                     active ? etaMs : 0, error(), rateMaxBytesPerSecond, active ? last.rateCeilingBytesPerSecond() : 0,
                     deadlineEpochMs, deadlineInMs, active ? last.neededBytesPerSecond() : 0.0,
-                    active ? last.deadlineWarning() : null, restored);
+                    active ? last.deadlineWarning() : null, restored, active && job.finishing());
         }
     }
 }

@@ -190,7 +190,8 @@ final class StatsJson {
         }
         json.field("neededBytesPerSecond", drain.neededBytesPerSecond())
                 .field("deadlineWarning", drain.deadlineWarning())
-                .field("restored", drain.restored());
+                .field("restored", drain.restored())
+                .field("finishing", drain.finishing());
     }
 
     private static void gc(JsonWriter json, GcSnapshot gc) {

@@ -54,7 +54,8 @@ final class DrainDisplay {
     static String line(String volume, Map<?, ?> drain) {
         double left = number(drain.get("dirtyBytesLeft"));
         double written = number(drain.get("writtenBackBytes"));
-        String state = drain.get("state") == null ? "running" : String.valueOf(drain.get("state"));
+        String state = Boolean.TRUE.equals(drain.get("finishing")) ? "finishing"
+                : drain.get("state") == null ? "running" : String.valueOf(drain.get("state"));
         return "drain " + volume + ": " + (state.equals("running") ? "" : state + " ") + bar(written, left) + " "
                 + details(drain);
     }

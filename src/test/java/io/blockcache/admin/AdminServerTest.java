@@ -140,7 +140,7 @@ class AdminServerTest {
                 "\"drain\":{\"id\":1,\"state\":\"done\",\"dirtyBytesLeft\":0,\"writtenBackBytes\":65536,",
                 "\"error\":null,\"rateMaxBytesPerSecond\":0,\"rateCeilingBytesPerSecond\":0,\"deadlineEpochMs\":null,"
                         + "\"deadlineInMs\":null,\"neededBytesPerSecond\":0.0,\"deadlineWarning\":null,"
-                        + "\"restored\":false}");
+                        + "\"restored\":false,\"finishing\":false}");
         List<String> metrics = Arrays.asList(send("GET", "/metrics", null).body().split("\n"));
         assertThat(metrics).contains("blockcache_writeback_written_bytes_total{volume=\"default\"} 65536.0",
                 "blockcache_writeback_draining{volume=\"default\"} 0.0",

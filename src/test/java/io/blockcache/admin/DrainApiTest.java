@@ -169,6 +169,22 @@ class DrainApiTest {
     }
 
     @Test
+    void theStatusSaysWhenAJobIsFinishingAndOnlyThen() {
+        // Proves the status object carries DrainJob.finishing(): a job that still reads "running" but can no longer
+        // be paused or cancelled says so, instead of leaving an operator to learn it from a 409.
+        DrainSnapshot finishing = new DrainSnapshot(3, "running", 0, DIRTY_BYTES, 1e6, 0, null, 0, 0, 0, 0, 0.0, null,
+                false, true);
+        assertThat(json(finishing)).contains("\"state\":\"running\"", "\"restored\":false,\"finishing\":true}");
+        assertThat(json(DrainSnapshot.NONE)).contains("\"state\":\"none\"", "\"finishing\":false}");
+    }
+
+    private static String json(DrainSnapshot snapshot) {
+        JsonWriter json = new JsonWriter().beginObject();
+        StatsJson.drainFields(json, snapshot);
+        return json.endObject().toString();
+    }
+
+    @Test
     void recordsRefuseStatesTheyCannotHold() {
         // Proves the saved form validates itself, so a damaged file cannot smuggle in a state.
         assertThatThrownBy(() -> new DrainJobRecord("v", "sleeping", 0, 0, null))

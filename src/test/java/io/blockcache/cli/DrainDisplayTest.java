@@ -35,6 +35,10 @@ class DrainDisplayTest {
         assertThat(DrainDisplay.line("v", job)).isEqualTo("drain v: paused [###############-----]  75%, 1.0 MiB left,"
                 + " 3.0 MiB written back, ETA unknown, cap 1.0 MiB/s, deadline in 1:00:00, taken up after a restart;"
                 + " paused: the deadline needs 0.0 MiB/s and the need grows while paused");
+        Map<String, Object> finishing = drain(0, 4 << 20, 1 << 20, 0);
+        finishing.put("state", "running");
+        finishing.put("finishing", true);
+        assertThat(DrainDisplay.line("v", finishing)).startsWith("drain v: finishing [####################] 100%,");
         assertThat(DrainDisplay.duration(3_723_000)).isEqualTo("1:02:03");
         assertThat(DrainDisplay.duration(61_000)).isEqualTo("1:01");
     }
