@@ -229,7 +229,8 @@ class FileDeviceTest {
                 prng.nextBytes(contents[block]);
                 ByteBuffer src = directCopy(contents[block]);
                 long offset = block * 4096L;
-                assertThat(probe.await(probe.submit(cb -> device.write(offset, src, false, cb)))).isEqualTo(IoResult.OK);
+                IoResult written = probe.await(probe.submit(cb -> device.write(offset, src, false, cb)));
+                assertThat(written).isEqualTo(IoResult.OK);
             }
         }
         assertThat(device.inlineCalls()).as("transfers on the loop thread").isGreaterThan(0);
