@@ -108,14 +108,30 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
         return (bytes + (1L << 20) - 1) >>> 20 << 20;
     }
 
+    /** G1 region size: objects of half a region or more are "humongous" and bypass the young generation. */
+    static final int G1_REGION_MIB = 4;
+    /**
+     * G1's target of mutator to collector time (its default is 12). Lower lets young collections come more often
+     * instead of growing the heap: the live set of a serving cache is small next to the garbage of its requests.
+     */
+    static final int G1_GC_TIME_RATIO = 4;
+    /** The largest temporary direct buffer the JDK keeps per thread for I/O on heap buffers (default: any size). */
+    static final int JDK_CACHED_BUFFER_BYTES_MAX = 256 << 10;
+
     /**
      * The flags: G1 (short pauses with a large old generation holding the index; in the measurement it kept
      * resident memory lowest of G1, ZGC and Serial), a small initial heap, the two limits, and exit on an
      * OutOfMemoryError all the same (a cache that cannot allocate must stop; the next start recovers from the
-     * journal).
+     * journal). Three more keep what is resident near what is used (docs/BENCHMARKS.md, "Process memory",
+     * session 8: a bench-like sequence ended with 250 MiB of heap committed for 27 MiB in use): 4 MiB regions, so
+     * writeback's run buffers of up to 1 MiB are not humongous (with 1 MiB regions they started 114 concurrent
+     * cycles and held up to 95 regions); a GC time ratio of {@value #G1_GC_TIME_RATIO}; and a cap on the JDK's
+     * per-thread cache of temporary direct buffers, which kept one buffer of the largest transfer per I/O thread.
      */
     List<String> options() {
         return List.of("-XX:+UseG1GC", "-Xms" + (HEAP_INITIAL_BYTES >>> 20) + "m", "-Xmx" + (heapBytesMax >>> 20) + "m",
+                "-XX:G1HeapRegionSize=" + G1_REGION_MIB + "m", "-XX:GCTimeRatio=" + G1_GC_TIME_RATIO,
+                "-Djdk.nio.maxCachedBufferSize=" + JDK_CACHED_BUFFER_BYTES_MAX,
                 "-XX:MaxDirectMemorySize=" + (directBytesMax >>> 20) + "m", "-XX:+ExitOnOutOfMemoryError");
     }
 }

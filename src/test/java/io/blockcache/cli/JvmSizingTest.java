@@ -5,11 +5,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The JVM sizing rule of bin/blockcache serve (README "Memory", docs/OPERATIONS.md). */
 class JvmSizingTest {
     private static final long MIB = 1L << 20;
+
+    @Test
+    void theFlagsKeepResidentMemoryNearWhatIsUsedAndThisJvmAcceptsThemAll() throws Exception {
+        // Proves the three residency flags are there and every flag starts a JVM (a misspelt -XX flag would stop
+        // serve from starting at all): java <options> -version exits 0.
+        List<String> options = JvmSizing.forCache(2L << 30, 1, NbdLimits.DEFAULTS).options();
+        assertThat(options).contains("-XX:G1HeapRegionSize=4m", "-XX:GCTimeRatio=4",
+                "-Djdk.nio.maxCachedBufferSize=262144");
+        List<String> command = new java.util.ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElseThrow());
+        command.addAll(options);
+        command.add("-version");
+        Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(jvm.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(jvm.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(jvm.exitValue()).as(output).isZero();
+    }
 
     @Test
     void heapScalesWithTheExtentsTheCacheCanHold() {
