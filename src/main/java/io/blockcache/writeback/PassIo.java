@@ -54,6 +54,7 @@ final class PassIo {
     // Runs started and not yet issued (reading, or read and waiting for an earlier run), by sequence: bounded by
     // the keys in flight (io_in_flight_max).
     private final TreeMap<Long, WritebackRun> unissued = new TreeMap<>();
+    private final RunBuffers buffers = new RunBuffers();
     private long nextSequence;
 
     /**
@@ -110,7 +111,7 @@ final class PassIo {
     private void read(WritebackRun run) {
         // Take the place in the backing write line before reading, so no front-end write can overtake it.
         run.slot = volume.reserveBackingWrite(run.startSector, run.lengthSectors);
-        run.allocate();
+        run.allocate(buffers);
         for (DirtyKey key : run.keys) {
             counters.cacheReads.incrementAndGet();
             volume.extentReader().read(key.lengthSectors(), key.location(), key.crc32c(),
@@ -177,7 +178,7 @@ final class PassIo {
                 counters.backingWritesInFlight.incrementAndGet());
         run.slot.write(run.data, run.fua, result -> {
             counters.backingWritesInFlight.decrementAndGet();
-            run.data = null;
+            run.release(buffers);
             if (!result.ok()) {
                 counters.writeErrors.incrementAndGet();
             }
@@ -190,7 +191,7 @@ final class PassIo {
     /** A run whose cache reads failed: its place in the backing write line is given up, its keys stay dirty. */
     private void failed(WritebackRun run) {
         run.slot.cancel();
-        run.data = null;
+        run.release(buffers);
         runEnd.ended(run.keys, "cache read failed: " + run.failure);
         ended(run);
         pump.run();

@@ -1,6 +1,7 @@
 package io.blockcache.writeback;
 
 import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,12 +42,29 @@ final class WritebackRun {
         this.lengthSectors = lengthSectors;
         this.fua = fua;
         this.readsPending = keys.size() + fills.size();
+        long coveredSectors = 0;
+        for (DirtyKey key : keys) {
+            coveredSectors += key.lengthSectors();
+        }
+        for (ChunkPlanner.Fill fill : fills) {
+            coveredSectors += fill.lengthSectors();
+        }
+        // The buffer is not zeroed (RunBuffers): its reads must cover every sector the run writes.
+        Checks.require(coveredSectors == lengthSectors,
+                "run at sector %d of %d sectors is covered by %d sectors of reads", startSector, lengthSectors,
+                coveredSectors);
     }
 
-    /** Allocates the buffer; called just before the reads are issued, so planned runs cost no memory. */
-    ByteBuffer allocate() {
-        data = ByteBuffer.allocate(lengthSectors * BlockDevice.SECTOR_BYTES);
+    /** Takes the buffer; called just before the reads are issued, so planned runs cost no memory. */
+    ByteBuffer allocate(RunBuffers buffers) {
+        data = buffers.take(lengthSectors * BlockDevice.SECTOR_BYTES);
         return data;
+    }
+
+    /** Gives the buffer back once no device holds it any more (the backing write completed, or never started). */
+    void release(RunBuffers buffers) {
+        buffers.give(data);
+        data = null;
     }
 
     /** The slice of the buffer that {@code key} fills. */
