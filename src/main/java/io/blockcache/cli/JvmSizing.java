@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.backing.S3Device;
 import io.blockcache.backing.S3Volume;
+import io.blockcache.writeback.RunBuffers;
 import io.blockcache.writeback.Writeback;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDeviceOptions;
@@ -77,7 +78,8 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
         long devices = (1L + backingDevices) * FileDeviceOptions.DEFAULTS.directBytesMax();
         long nbdBytes = Math.max(nbd.bufferBytesMax(), NbdLimits.DEFAULTS.bufferBytesMax())
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());
-        long direct = nbdBytes + devices + DIRECT_SLACK_BYTES;
+        long writeback = backingDevices * (RunBuffers.IN_USE_BYTES_MAX + RunBuffers.RETAINED_BYTES_MAX);
+        long direct = nbdBytes + devices + writeback + DIRECT_SLACK_BYTES;
         return new JvmSizing(roundUpMiB(heap), roundUpMiB(direct));
     }
 

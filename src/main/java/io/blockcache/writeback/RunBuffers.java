@@ -13,22 +13,26 @@ import java.util.ArrayDeque;
  * address, so a device opened with O_DIRECT needs no bounce buffer either.
  *
  * <p>Sizes: power-of-two classes from {@value #SMALLEST_CLASS_BYTES} to {@value #LARGEST_CLASS_BYTES} bytes; a
- * longer run gets a heap buffer as before (rare: disk runs are cut at {@code backing_io_max_sectors}, chunks are 4
- * MiB). Bounds: buffers in use are bounded by writeback's own in-flight limits; free buffers kept, by
- * {@link #RETAINED_BYTES_MAX}; past that a returned buffer is dropped for the collector.
+ * longer run gets a heap buffer as before (an object store's 4 MiB chunks, which the launcher counts in the heap,
+ * or disk runs past the default {@code backing_io_max_sectors}). Bounds, per volume: direct buffers handed out
+ * at most {@link #IN_USE_BYTES_MAX} bytes (past that, heap buffers: writeback's knobs allow far more in flight than
+ * that), free buffers kept at most {@link #RETAINED_BYTES_MAX}, past which a returned buffer is dropped for the
+ * collector. The launcher sizes direct memory with both ({@code cli.JvmSizing}).
  *
  * <p>Contents: a buffer is handed out with old bytes in it. A run overwrites every byte before it writes: its keys
  * (and a whole chunk's fills) cover it exactly, which {@link WritebackRun} checks when it is built.
  *
  * <p>Thread rule: the loop thread.
  */
-final class RunBuffers {
+public final class RunBuffers {
     /** Smallest class: one page. */
     static final int SMALLEST_CLASS_BYTES = 4 << 10;
-    /** Largest pooled class: one object-store chunk (4 MiB), above a disk run's usual 1 MiB. */
-    static final int LARGEST_CLASS_BYTES = 4 << 20;
+    /** Largest pooled class: a disk run of the default {@code backing_io_max_sectors} (1 MiB). */
+    static final int LARGEST_CLASS_BYTES = 1 << 20;
+    /** Direct bytes handed out per volume at most: 64 runs of 1 MiB, the default keys in flight. */
+    public static final long IN_USE_BYTES_MAX = 64L << 20;
     /** Free bytes kept per volume: 16 runs of 1 MiB. */
-    static final long RETAINED_BYTES_MAX = 16L << 20;
+    public static final long RETAINED_BYTES_MAX = 16L << 20;
     /** Address alignment of every pooled buffer. */
     static final int ALIGNMENT_BYTES = 4096;
 
@@ -38,6 +42,7 @@ final class RunBuffers {
     @SuppressWarnings("unchecked")
     private final ArrayDeque<ByteBuffer>[] free = new ArrayDeque[CLASS_COUNT];
     private long retainedBytes;
+    private long inUseBytes;
     private long allocated;
 
     RunBuffers() {
@@ -54,10 +59,10 @@ final class RunBuffers {
         if (lengthBytes <= 0) {
             throw new IllegalArgumentException("run buffer of " + lengthBytes + " bytes");
         }
-        if (lengthBytes > LARGEST_CLASS_BYTES) {
+        int sizeClass = lengthBytes > LARGEST_CLASS_BYTES ? -1 : sizeClass(lengthBytes);
+        if (sizeClass < 0 || inUseBytes + (SMALLEST_CLASS_BYTES << sizeClass) > IN_USE_BYTES_MAX) {
             return ByteBuffer.allocate(lengthBytes);
         }
-        int sizeClass = sizeClass(lengthBytes);
         ByteBuffer buffer = free[sizeClass].pollLast();
         if (buffer != null) {
             retainedBytes -= buffer.capacity();
@@ -66,12 +71,17 @@ final class RunBuffers {
             buffer = ByteBuffer.allocateDirect(classBytes + ALIGNMENT_BYTES).alignedSlice(ALIGNMENT_BYTES);
             allocated++;
         }
+        inUseBytes += buffer.capacity();
         return buffer.clear().limit(lengthBytes);
     }
 
     /** Takes back a buffer from {@link #take}; heap buffers, and any past the retained bound, are dropped. */
     void give(ByteBuffer buffer) {
-        if (!buffer.isDirect() || retainedBytes + buffer.capacity() > RETAINED_BYTES_MAX) {
+        if (!buffer.isDirect()) {
+            return;
+        }
+        inUseBytes -= buffer.capacity();
+        if (retainedBytes + buffer.capacity() > RETAINED_BYTES_MAX) {
             return;
         }
         // A class's buffers have at least its size: alignedSlice may leave a little more than asked for.
@@ -83,6 +93,11 @@ final class RunBuffers {
     /** Free bytes kept now. */
     long retainedBytes() {
         return retainedBytes;
+    }
+
+    /** Direct bytes handed out and not yet given back. */
+    long inUseBytes() {
+        return inUseBytes;
     }
 
     /** Direct buffers allocated so far (a pool that works allocates few). */
