@@ -1,7 +1,7 @@
 package io.blockcache.nbd;
 
+import io.blockcache.device.BufferShelf;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 
 /**
  * Direct buffers for the WRITE payloads, READ replies and CACHE chunks of every connection of a server, reused
@@ -39,12 +39,8 @@ final class PayloadBuffers {
     /** Address alignment of every buffer: the largest logical block size O_DIRECT asks for in practice. */
     static final int ALIGNMENT_BYTES = 4096;
 
-    private static final int CLASS_COUNT = Integer.numberOfTrailingZeros(LARGEST_CLASS_BYTES)
-            - Integer.numberOfTrailingZeros(SMALLEST_CLASS_BYTES) + 1;
-
-    @SuppressWarnings("unchecked")
-    private final ArrayDeque<ByteBuffer>[] free = new ArrayDeque[CLASS_COUNT];
-    private long retainedBytes;
+    /** Guarded by this. */
+    private final BufferShelf free = new BufferShelf(SMALLEST_CLASS_BYTES, LARGEST_CLASS_BYTES, RETAINED_BYTES_MAX);
     private long allocatedCount;
 
     /** Allocates {@code capacity + ALIGNMENT_BYTES} direct bytes; tests replace it to make allocation fail. */
@@ -57,9 +53,6 @@ final class PayloadBuffers {
     /** @param allocator makes a direct buffer of the given capacity (or throws {@link OutOfMemoryError}) */
     PayloadBuffers(java.util.function.IntFunction<ByteBuffer> allocator) {
         this.allocator = allocator;
-        for (int i = 0; i < CLASS_COUNT; i++) {
-            free[i] = new ArrayDeque<>();
-        }
     }
 
     /**
@@ -79,10 +72,7 @@ final class PayloadBuffers {
         }
         ByteBuffer buffer;
         synchronized (this) {
-            buffer = free[sizeClass].pollLast();
-            if (buffer != null) {
-                retainedBytes -= buffer.capacity();
-            }
+            buffer = free.poll(sizeClass);
         }
         if (buffer == null) {
             buffer = allocate(SMALLEST_CLASS_BYTES << sizeClass);
@@ -92,16 +82,8 @@ final class PayloadBuffers {
 
     /** Gives back a buffer from {@link #take}; nobody may use it (or a view of it) afterwards. */
     void release(ByteBuffer buffer) {
-        int capacity = buffer.capacity();
-        int sizeClass = sizeClass(capacity);
-        if (sizeClass < 0 || (SMALLEST_CLASS_BYTES << sizeClass) != capacity) {
-            return; // an unpooled large buffer: the garbage collector frees it
-        }
         synchronized (this) {
-            if (retainedBytes + capacity <= RETAINED_BYTES_MAX) {
-                free[sizeClass].addLast(buffer);
-                retainedBytes += capacity;
-            }
+            free.keep(buffer); // an unpooled large buffer, or one past the bound: the garbage collector frees it
         }
     }
 
@@ -121,7 +103,7 @@ final class PayloadBuffers {
 
     /** Free bytes kept for reuse now. */
     synchronized long retainedBytes() {
-        return retainedBytes;
+        return free.retainedBytes();
     }
 
     /** Buffers allocated so far (a pool that works allocates few). */
@@ -131,11 +113,7 @@ final class PayloadBuffers {
 
     /** The class index that holds {@code lengthBytes}, or -1 if it is larger than every class. */
     private static int sizeClass(int lengthBytes) {
-        if (lengthBytes > LARGEST_CLASS_BYTES) {
-            return -1;
-        }
-        int rounded = Math.max(SMALLEST_CLASS_BYTES, Integer.highestOneBit(Math.max(1, lengthBytes - 1)) << 1);
-        return Integer.numberOfTrailingZeros(rounded) - Integer.numberOfTrailingZeros(SMALLEST_CLASS_BYTES);
+        return BufferShelf.sizeClass(lengthBytes, SMALLEST_CLASS_BYTES, LARGEST_CLASS_BYTES);
     }
 
     private static int roundedBytes(int lengthBytes) {

@@ -1,7 +1,7 @@
 package io.blockcache.writeback;
 
+import io.blockcache.device.BufferShelf;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 
 /**
  * Direct buffers for writeback runs ({@link WritebackRun}), reused from run to run of one volume.
@@ -36,20 +36,9 @@ public final class RunBuffers {
     /** Address alignment of every pooled buffer. */
     static final int ALIGNMENT_BYTES = 4096;
 
-    private static final int CLASS_COUNT = Integer.numberOfTrailingZeros(LARGEST_CLASS_BYTES)
-            - Integer.numberOfTrailingZeros(SMALLEST_CLASS_BYTES) + 1;
-
-    @SuppressWarnings("unchecked")
-    private final ArrayDeque<ByteBuffer>[] free = new ArrayDeque[CLASS_COUNT];
-    private long retainedBytes;
+    private final BufferShelf free = new BufferShelf(SMALLEST_CLASS_BYTES, LARGEST_CLASS_BYTES, RETAINED_BYTES_MAX);
     private long inUseBytes;
     private long allocated;
-
-    RunBuffers() {
-        for (int i = 0; i < CLASS_COUNT; i++) {
-            free[i] = new ArrayDeque<>();
-        }
-    }
 
     /**
      * A buffer with position 0 and limit {@code lengthBytes}, direct unless longer than the largest class; its
@@ -59,16 +48,15 @@ public final class RunBuffers {
         if (lengthBytes <= 0) {
             throw new IllegalArgumentException("run buffer of " + lengthBytes + " bytes");
         }
-        int sizeClass = lengthBytes > LARGEST_CLASS_BYTES ? -1 : sizeClass(lengthBytes);
-        if (sizeClass < 0 || inUseBytes + (SMALLEST_CLASS_BYTES << sizeClass) > IN_USE_BYTES_MAX) {
+        int sizeClass = free.sizeClass(lengthBytes);
+        if (sizeClass < 0 || inUseBytes + free.classBytes(sizeClass) > IN_USE_BYTES_MAX) {
             return ByteBuffer.allocate(lengthBytes);
         }
-        ByteBuffer buffer = free[sizeClass].pollLast();
-        if (buffer != null) {
-            retainedBytes -= buffer.capacity();
-        } else {
-            int classBytes = SMALLEST_CLASS_BYTES << sizeClass;
-            buffer = ByteBuffer.allocateDirect(classBytes + ALIGNMENT_BYTES).alignedSlice(ALIGNMENT_BYTES);
+        ByteBuffer buffer = free.poll(sizeClass);
+        if (buffer == null) {
+            int classBytes = free.classBytes(sizeClass);
+            buffer = ByteBuffer.allocateDirect(classBytes + ALIGNMENT_BYTES).alignedSlice(ALIGNMENT_BYTES)
+                    .limit(classBytes).slice();
             allocated++;
         }
         inUseBytes += buffer.capacity();
@@ -81,18 +69,12 @@ public final class RunBuffers {
             return;
         }
         inUseBytes -= buffer.capacity();
-        if (retainedBytes + buffer.capacity() > RETAINED_BYTES_MAX) {
-            return;
-        }
-        // A class's buffers have at least its size: alignedSlice may leave a little more than asked for.
-        int sizeClass = Math.min(CLASS_COUNT - 1, sizeClass(Integer.highestOneBit(buffer.capacity())));
-        free[sizeClass].addLast(buffer);
-        retainedBytes += buffer.capacity();
+        free.keep(buffer);
     }
 
     /** Free bytes kept now. */
     long retainedBytes() {
-        return retainedBytes;
+        return free.retainedBytes();
     }
 
     /** Direct bytes handed out and not yet given back. */
@@ -103,11 +85,5 @@ public final class RunBuffers {
     /** Direct buffers allocated so far (a pool that works allocates few). */
     long allocated() {
         return allocated;
-    }
-
-    /** The smallest class holding {@code lengthBytes} (at most {@link #LARGEST_CLASS_BYTES}). */
-    private static int sizeClass(int lengthBytes) {
-        int classBytes = Math.max(SMALLEST_CLASS_BYTES, Integer.highestOneBit(lengthBytes - 1) << 1);
-        return Integer.numberOfTrailingZeros(classBytes) - Integer.numberOfTrailingZeros(SMALLEST_CLASS_BYTES);
     }
 }
