@@ -41,8 +41,9 @@ public final class RunBuffers {
     private long allocated;
 
     /**
-     * A buffer with position 0 and limit {@code lengthBytes}, direct unless longer than the largest class; its
-     * contents are unspecified. Give it back with {@link #give} once the run's backing write has completed.
+     * A buffer with position 0 and limit {@code lengthBytes}: direct, unless longer than the largest class or past
+     * {@link #IN_USE_BYTES_MAX} handed out (then heap); its contents are unspecified. Give it back with
+     * {@link #give} once the run's backing write has completed.
      */
     ByteBuffer take(int lengthBytes) {
         if (lengthBytes <= 0) {
