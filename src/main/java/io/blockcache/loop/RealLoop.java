@@ -1,27 +1,54 @@
 package io.blockcache.loop;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.PriorityQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * An event loop on one platform thread in real time.
  *
  * <p>Tasks from any thread arrive through a queue; timers live in a heap that only the loop thread
- * touches. When nothing is due the thread blocks on the queue until the next timer is due or a task
- * arrives: an idle loop uses no CPU. Tasks run one at a time.
+ * touches; channels ({@link ChannelLoop}) are watched by a {@link Selector} that only the loop thread uses. When
+ * nothing is due the thread blocks in the selector until the next timer is due, a channel is ready or a task
+ * arrives: an idle loop uses no CPU. Tasks and ready handlers run one at a time. A busy loop still looks at its
+ * channels once per turn (a non-blocking select), so a flood of tasks does not starve the sockets.
+ *
+ * <p>Waking: a foreign {@link #execute} wakes the thread only while it sleeps (or is about to), by the
+ * selector's wake-up. A wait shorter than a millisecond (the selector's unit) parks instead, after one look at the
+ * channels, so timers keep their precision; {@link #execute} then unparks.
  *
  * <p>Failure: a task that throws is a broken invariant (operating errors are values, see
  * {@link io.blockcache.device.IoResult}); the loop stops at once, remembers the cause (see
  * {@link #failure()}), and refuses further tasks — fail-stop, never carry on with unknown state.
  */
-public final class RealLoop implements EventLoop, AutoCloseable {
+public final class RealLoop implements ChannelLoop, AutoCloseable {
     /** Tasks drained per wake-up before timers are checked again, so timers are not starved by a flood. */
     private static final int TASKS_PER_TURN_MAX = 1024;
+    private static final long NS_PER_MS = 1_000_000L;
 
-    private final LinkedBlockingQueue<Runnable> incoming = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Runnable> incoming = new ConcurrentLinkedQueue<>();
+    private final Selector selector;
+    /** True while the loop thread waits for work, or is about to: a foreign task must wake it. */
+    private final AtomicBoolean sleeping = new AtomicBoolean();
+    /** How the thread waits while {@link #sleeping}: parked (true) or in the selector. Written before it. */
+    private volatile boolean sleepsParked;
+    /** Runs a ready channel's handler: one object for the loop's life, so a select allocates nothing. */
+    private final Consumer<SelectionKey> dispatch = RealLoop::dispatch;
+    /** As {@link #dispatch}, for a select the thread slept in: handlers' own tasks then need no wake-up. */
+    private final Consumer<SelectionKey> dispatchAwake = key -> {
+        sleeping.set(false);
+        dispatch(key);
+    };
     private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final ArrayDeque<Runnable> batch = new ArrayDeque<>();
     private final Thread thread;
@@ -33,6 +60,11 @@ public final class RealLoop implements EventLoop, AutoCloseable {
 
     /** Starts a loop on a new thread named {@code name}. */
     public RealLoop(String name) {
+        try {
+            selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("loop " + name + ": cannot open a selector", e);
+        }
         thread = new Thread(this::runLoop, name);
         thread.setDaemon(true);
         thread.start();
@@ -49,7 +81,33 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             throw new IllegalStateException("loop " + thread.getName() + " is stopped"
                     + (failure != null ? " after a failure: " + failure : ""));
         }
+        enqueue(task);
+    }
+
+    private void enqueue(Runnable task) {
         incoming.add(task);
+        if (sleeping.get() && sleeping.compareAndSet(true, false)) {
+            if (sleepsParked) {
+                LockSupport.unpark(thread);
+            } else {
+                selector.wakeup(); // if the select has not begun yet, it returns at once
+            }
+        }
+    }
+
+    @Override
+    public SelectionKey register(SelectableChannel channel, int ops, ReadyHandler handler)
+            throws ClosedChannelException {
+        if (!inLoop()) {
+            throw new IllegalStateException("RealLoop.register() called off the loop thread");
+        }
+        return channel.register(selector, ops, handler);
+    }
+
+    private static void dispatch(SelectionKey key) {
+        if (key.isValid()) {
+            ((ReadyHandler) key.attachment()).ready(key.readyOps());
+        }
     }
 
     /**
@@ -133,7 +191,7 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             throw new IllegalStateException("RealLoop.close() called on its own thread");
         }
         if (!stopping) {
-            incoming.add(() -> stopping = true);
+            enqueue(() -> stopping = true);
         }
         boolean interrupted = false;
         while (thread.isAlive()) {
@@ -153,13 +211,21 @@ public final class RealLoop implements EventLoop, AutoCloseable {
         try {
             while (!stopping) {
                 long waitNs = runDueTimers();
-                Runnable first = waitNs == 0 ? incoming.poll() : incoming.poll(waitNs, TimeUnit.NANOSECONDS);
+                Runnable first = incoming.poll();
+                if (first == null && waitNs > 0) {
+                    first = await(waitNs);
+                } else if (!selector.keys().isEmpty()) {
+                    selector.selectNow(dispatch); // busy: still serve the channels once per turn
+                }
                 wakeupsTotal++;
                 if (first == null) {
                     continue;
                 }
                 batch.add(first);
-                incoming.drainTo(batch, TASKS_PER_TURN_MAX - 1);
+                Runnable next;
+                while (batch.size() < TASKS_PER_TURN_MAX && (next = incoming.poll()) != null) {
+                    batch.add(next);
+                }
                 Runnable task;
                 while ((task = batch.poll()) != null) {
                     task.run();
@@ -167,6 +233,8 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             }
         } catch (InterruptedException e) {
             failure = e;
+        } catch (IOException e) {
+            failure = e; // the selector failed: nothing can wait for channels any more
         } catch (RuntimeException | Error e) {
             // Fail-stop: record the broken invariant, refuse new work, and let the thread die visibly.
             failure = e;
@@ -174,7 +242,42 @@ public final class RealLoop implements EventLoop, AutoCloseable {
             throw e;
         } finally {
             stopping = true;
+            try {
+                selector.close(); // cancels every key; the channels stay open, their owners close them
+            } catch (IOException ignored) {
+                // the loop is ending either way
+            }
         }
+    }
+
+    /**
+     * Sleeps until a task arrives, a channel is ready or {@code waitNs} has passed; serves ready channels; returns
+     * the next task, or null.
+     */
+    private Runnable await(long waitNs) throws IOException, InterruptedException {
+        boolean park = waitNs < NS_PER_MS;
+        sleepsParked = park;
+        sleeping.set(true);
+        Runnable task = incoming.poll(); // re-check after announcing the sleep: a task queued before saw no sleeper
+        if (task != null) {
+            sleeping.set(false);
+            return task;
+        }
+        if (park) {
+            if (!selector.keys().isEmpty()) {
+                selector.selectNow(dispatch);
+            }
+            LockSupport.parkNanos(this, waitNs); // a handler's own execute() above unparked it already
+            sleeping.set(false);
+        } else {
+            long waitMs = waitNs == Long.MAX_VALUE ? 0 : Math.max(1, waitNs / NS_PER_MS); // 0: no time limit
+            selector.select(dispatchAwake, waitMs);
+            sleeping.set(false);
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException("loop " + thread.getName() + " interrupted");
+        }
+        return incoming.poll();
     }
 
     /** Runs every timer that is due; returns nanoseconds until the next one (Long.MAX_VALUE if none). */

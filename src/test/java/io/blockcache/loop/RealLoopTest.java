@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.SelectionKey;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -144,5 +147,86 @@ class RealLoopTest {
         assertThat(ran.get()).isEqualTo(1000);
         assertThat(loop.isAlive()).isFalse();
         assertThatThrownBy(() -> loop.execute(() -> { })).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aReadyChannelWakesAnIdleLoopAndItsHandlerRunsOnTheLoopThread() throws Exception {
+        // Proves an idle loop sleeps in the selector: bytes written into a registered pipe wake it, and the handler
+        // reads them on the loop thread.
+        Pipe pipe = Pipe.open();
+        pipe.source().configureBlocking(false);
+        CountDownLatch read = new CountDownLatch(1);
+        AtomicInteger offLoop = new AtomicInteger();
+        ByteBuffer received = ByteBuffer.allocate(16);
+        CountDownLatch registered = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                loop.register(pipe.source(), SelectionKey.OP_READ, readyOps -> {
+                    if (!loop.inLoop()) {
+                        offLoop.incrementAndGet();
+                    }
+                    try {
+                        pipe.source().read(received);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    read.countDown();
+                });
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            registered.countDown();
+        });
+        assertThat(registered.await(10, TimeUnit.SECONDS)).isTrue();
+        pipe.sink().write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+        assertThat(read.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(received.position()).isEqualTo(3);
+        assertThat(offLoop.get()).isZero();
+        assertThatThrownBy(() -> loop.register(pipe.source(), SelectionKey.OP_READ, ops -> { }))
+                .isInstanceOf(IllegalStateException.class); // off the loop thread
+        pipe.sink().close();
+        pipe.source().close();
+    }
+
+    @Test
+    void aFloodOfTasksDoesNotStarveAReadyChannel() throws Exception {
+        // Proves a busy loop still looks at its channels every turn: a task that keeps queuing itself never lets
+        // the loop sleep, yet the ready pipe's handler runs (bounded: the flood gives up after 10 million turns).
+        Pipe pipe = Pipe.open();
+        pipe.source().configureBlocking(false);
+        pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        AtomicInteger floodTurns = new AtomicInteger();
+        CountDownLatch served = new CountDownLatch(1);
+        CountDownLatch floodEnded = new CountDownLatch(1);
+        boolean[] ready = new boolean[1];
+        Runnable[] flood = new Runnable[1];
+        flood[0] = () -> {
+            if (!ready[0] && floodTurns.incrementAndGet() < 10_000_000) {
+                loop.execute(flood[0]);
+            } else {
+                floodEnded.countDown();
+            }
+        };
+        loop.execute(() -> {
+            try {
+                loop.register(pipe.source(), SelectionKey.OP_READ, readyOps -> {
+                    ready[0] = true; // loop thread: the flood sees it on its next turn
+                    served.countDown();
+                    try {
+                        pipe.source().read(ByteBuffer.allocate(1));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            loop.execute(flood[0]);
+        });
+        assertThat(floodEnded.await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(served.getCount()).isZero();
+        assertThat(floodTurns.get()).isLessThan(10_000_000);
+        pipe.sink().close();
+        pipe.source().close();
     }
 }
