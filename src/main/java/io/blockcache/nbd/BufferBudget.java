@@ -57,6 +57,36 @@ final class BufferBudget {
     }
 
     /** Gives back bytes taken by {@link #acquire}. */
+    /**
+     * Takes {@code bytes} if they are free now and nobody waits ahead (fair, as {@link #acquire}); never blocks,
+     * so the loop may call it. A caller that then waits for the bytes counts it once with {@link #countWait}.
+     */
+    boolean tryAcquire(long bytes) {
+        int count = pages(bytes);
+        if (count == 0) {
+            return true;
+        }
+        // The timed try with no wait honours fairness (the untimed tryAcquire barges past waiters). Its interrupt
+        // check is the only way it can throw: keep the flag and report the bytes as not free.
+        boolean taken;
+        try {
+            taken = pages.tryAcquire(count, 0, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        if (taken) {
+            long inUse = bytesInUse.addAndGet(bytes);
+            bytesInUsePeak.accumulateAndGet(inUse, Math::max);
+        }
+        return taken;
+    }
+
+    /** Counts one request that had to wait for the budget ({@link #waitsTotal}). */
+    void countWait() {
+        waitsTotal.incrementAndGet();
+    }
+
     void release(long bytes) {
         int count = pages(bytes);
         if (count == 0) {

@@ -2,12 +2,14 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.*;
 
+import io.blockcache.loop.ChannelLoop;
 import io.blockcache.volume.VolumeConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -15,14 +17,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * One client connection: its reader (this object's {@link #run}, on a virtual thread) runs the handshake,
  * then reads requests and hands each to the loop; its {@link ReplyWriter} sends the replies, in whatever
- * order they complete.
+ * order they complete. A plain-TCP connection on a {@link ChannelLoop} instead hands its socket to the loop after
+ * the handshake ({@link LoopTransport}), and this thread only waits for it to end and winds the connection down.
  *
  * <p>Memory is bounded three ways: at most {@link #REQUESTS_IN_FLIGHT_MAX} requests in flight; at most
  * {@link ConnectionBudget#CONNECTION_BUFFER_BYTES_MAX} bytes of buffers (capped by the server's budget); and the
  * server's one
  * {@link BufferBudget} over all connections. A request takes its bytes, waiting if need be, before anything is
- * allocated or read for it, and all of its buffers (WRITE payload, READ reply, CACHE chunk) are allocated here on
- * the reader, never on the loop. If the JVM cannot allocate one anyway, only that request fails (ENOMEM, its
+ * allocated or read for it, and all of its buffers (WRITE payload, READ reply, CACHE chunk) are taken here on
+ * the reader (on the loop for a connection it serves, {@link LoopTransport}, which allocates none larger than the
+ * pool's classes itself). If the JVM cannot allocate one anyway, only that request fails (ENOMEM, its
  * payload consumed); an out-of-memory error anywhere else on this connection's threads ends this connection
  * only. READ and WRITE up to {@link #REQUEST_BYTES_MAX} are served; a longer WRITE is read and dropped (EINVAL)
  * up to {@link #REFUSED_PAYLOAD_BYTES_MAX}, beyond that the client is cut off.
@@ -67,6 +71,10 @@ final class Connection implements Runnable {
     private final ConnectionBudget budget;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile ReplyWriter writer;
+    /** The transmission phase on the loop thread (plain TCP on a {@link ChannelLoop}), or null. */
+    private volatile LoopTransport onLoop;
+    /** Where replies go once transmission began: {@link #writer} or {@link #onLoop}; null before. */
+    private volatile ReplySink replies;
     private volatile boolean handshakeDone;
     /** True while the reader waits for the next request header: the only state in which a connection is idle. */
     private volatile boolean awaitingRequest;
@@ -133,8 +141,26 @@ final class Connection implements Runnable {
     }
 
     private void serve(Session session) throws IOException, ProtocolException, InterruptedException {
+        if (transport == channel && context.loop() instanceof ChannelLoop loop) {
+            // Plain TCP: the loop reads, carries out and answers each request itself (LoopTransport says why).
+            CompletableFuture<Exception> inputEnded = new CompletableFuture<>();
+            LoopTransport started = new LoopTransport(loop, channel, context, session, peer, requestPermits, budget,
+                    reader.takeStaging(), this::written, inputEnded::complete);
+            onLoop = started;
+            replies = started;
+            started.start();
+            Exception cause = awaitUninterruptibly(inputEnded); // shutdown ends the input: wait for that, always
+            if (cause instanceof ProtocolException protocol) {
+                throw protocol;
+            }
+            if (cause != null) {
+                throw (IOException) cause;
+            }
+            return;
+        }
         ReplyWriter started = new ReplyWriter(transport, "nbd-writer-" + id, this::written);
         writer = started;
+        replies = started;
         started.start();
         ByteBuffer headerFrame = ByteBuffer.allocate(REQUEST_HEADER_BYTES);
         while (true) {
@@ -158,6 +184,25 @@ final class Connection implements Runnable {
                 if (!handedOff) {
                     requestPermits.release();
                 }
+            }
+        }
+    }
+
+    private static Exception awaitUninterruptibly(CompletableFuture<Exception> future) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw new IllegalStateException("completed only with a value", e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -299,11 +344,12 @@ final class Connection implements Runnable {
      * Idle means: handshake done, no request in flight, the reader waiting for a header and no byte read.
      */
     Timeout timedOut(long nowNs, NbdLimits limits) {
-        long readBytes = reader.bytesRead();
+        LoopTransport loopSide = onLoop;
+        long readBytes = reader.bytesRead() + (loopSide != null ? loopSide.bytesRead() : 0);
         if (!handshakeDone) {
             return nowNs - acceptedNs >= limits.handshakeTimeout().toNanos() ? Timeout.HANDSHAKE : null;
         }
-        ReplyWriter started = writer;
+        ReplySink started = replies;
         if (started != null && !limits.replyStallTimeout().isZero()) {
             long writtenBytes = started.bytesWritten();
             if (!started.writing() || writtenBytes != seenWrittenBytes) {
@@ -313,7 +359,10 @@ final class Connection implements Runnable {
                 return Timeout.REPLY_STALL;
             }
         }
-        boolean quiet = awaitingRequest && requestPermits.availablePermits() == REQUESTS_IN_FLIGHT_MAX - 1;
+        // The threaded reader holds a permit while it waits for a header; the loop takes one only with a header.
+        boolean quiet = loopSide != null
+                ? loopSide.awaitingRequest() && requestPermits.availablePermits() == REQUESTS_IN_FLIGHT_MAX
+                : awaitingRequest && requestPermits.availablePermits() == REQUESTS_IN_FLIGHT_MAX - 1;
         if (!quiet || readBytes != seenReadBytes) {
             seenReadBytes = readBytes;
             quietSinceNs = nowNs;
@@ -327,6 +376,11 @@ final class Connection implements Runnable {
     void close(Timeout timeout) {
         closedBy = timeout;
         forceClose();
+    }
+
+    /** True once transmission runs on the loop thread ({@link LoopTransport}); any thread. */
+    boolean servedOnLoop() {
+        return onLoop != null;
     }
 
     /** The client's address, for log lines. */
@@ -349,6 +403,10 @@ final class Connection implements Runnable {
             channel.close();
         } catch (IOException e) {
             context.counters().clientsGone.incrementAndGet();
+        }
+        LoopTransport loopSide = onLoop;
+        if (loopSide != null) {
+            loopSide.closedElsewhere(); // the loop learns of a close only when told
         }
     }
 

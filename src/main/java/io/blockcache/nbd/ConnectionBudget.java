@@ -9,7 +9,8 @@ import java.util.concurrent.Semaphore;
  * back those bytes, first from the connection's own cap ({@link #CONNECTION_BUFFER_BYTES_MAX}, so one client cannot
  * hold every byte), then from the server's budget.
  *
- * <p>Thread rule: {@link #take} on the connection's reader (it blocks); {@link #give} from any thread.
+ * <p>Thread rule: {@link #take} on the connection's reader (it blocks); {@link #tryTake} and {@link #give} from any
+ * thread.
  */
 final class ConnectionBudget {
     /** The largest buffer one request holds: the covering sectors of a maximum-size unaligned READ. */
@@ -57,6 +58,25 @@ final class ConnectionBudget {
     }
 
     /** Gives back bytes from {@link #take}. */
+    /**
+     * Takes {@code bytes} if both the connection's cap and the server's budget have them free now; never blocks.
+     * Returns false, having taken nothing, otherwise; {@code firstTry} counts a server-budget wait once.
+     */
+    boolean tryTake(long bytes, boolean firstTry) {
+        int count = (int) (bytes / PayloadBuffers.ALIGNMENT_BYTES);
+        if (!pages.tryAcquire(count)) {
+            return false;
+        }
+        if (!server.tryAcquire(bytes)) {
+            pages.release(count);
+            if (firstTry) {
+                server.countWait();
+            }
+            return false;
+        }
+        return true;
+    }
+
     void give(long bytes) {
         server.release(bytes);
         pages.release((int) (bytes / PayloadBuffers.ALIGNMENT_BYTES));

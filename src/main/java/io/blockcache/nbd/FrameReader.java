@@ -87,6 +87,14 @@ final class FrameReader {
         channel = next;
     }
 
+    /**
+     * Hands the staging buffer, with the bytes read and not yet taken (position to limit), to whoever reads the
+     * channel from now on ({@link LoopTransport}); this reader must not be used afterwards.
+     */
+    ByteBuffer takeStaging() {
+        return staging;
+    }
+
     /** Bytes taken from the channel so far. */
     long bytesRead() {
         return bytesRead;

@@ -6,12 +6,13 @@ import java.nio.ByteBuffer;
 
 /**
  * One request between its arrival and its reply: the header, its buffer if any (the WRITE payload, the READ
- * reply's covering sectors or a CACHE chunk, all allocated by the reader so the loop never allocates direct
- * memory), the budget that buffer holds, and the one way to answer it. Encodes replies in the form the session
- * agreed on (simple, or structured with an error message). Exactly one reply per request; a second is a broken
- * invariant.
+ * reply's covering sectors or a CACHE chunk, taken from the server's pool before the request is carried out; a
+ * buffer too large for the pool is never allocated on the loop), the budget that buffer holds, and the one way
+ * to answer it. Encodes replies in the form the session agreed on (simple, or structured with an error message).
+ * Exactly one reply per request; a second is a broken invariant.
  *
- * <p>Thread rule: created by the reader; answered from the loop (or the reader for early errors).
+ * <p>Thread rule: created by whoever reads the request (the loop, or a TLS connection's reader); answered from the
+ * loop (or that reader for early errors).
  */
 final class InFlightRequest {
     private final NbdRequest header;
@@ -19,7 +20,7 @@ final class InFlightRequest {
     private ByteBuffer buffer;
     private final long bufferBytes;
     private final Session session;
-    private final ReplyWriter writer;
+    private final ReplySink writer;
     private final PayloadBuffers buffers;
     private volatile boolean answered;
 
@@ -28,7 +29,7 @@ final class InFlightRequest {
      * @param bufferBytes the budget the buffer holds (its direct bytes), 0 without one
      * @param buffers the server's pool, where the buffer goes back
      */
-    InFlightRequest(NbdRequest header, ByteBuffer buffer, long bufferBytes, Session session, ReplyWriter writer,
+    InFlightRequest(NbdRequest header, ByteBuffer buffer, long bufferBytes, Session session, ReplySink writer,
                     PayloadBuffers buffers) {
         this.header = header;
         this.buffer = buffer;

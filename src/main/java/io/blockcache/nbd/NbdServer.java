@@ -236,6 +236,11 @@ public final class NbdServer implements AutoCloseable {
                 counters.exportRefusalsAddress.get(), counters.exportRefusalsPskUser.get());
     }
 
+    /** Open connections whose transmission runs on the loop thread ({@link LoopTransport}); for tests. */
+    long connectionsOnLoop() {
+        return connections.values().stream().filter(Connection::servedOnLoop).count();
+    }
+
     /** The watchdog, for tests that drive its checks. */
     ConnectionWatchdog watchdog() {
         return watchdog;

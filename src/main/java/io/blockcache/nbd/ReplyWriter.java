@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Thread rule: {@link #send} from any thread (the loop, or the reader for early errors).
  */
-final class ReplyWriter {
+final class ReplyWriter implements ReplySink {
     /** Replies taken per gathering write: many small replies, one system call. */
     static final int BATCH_REPLIES_MAX = 64;
 
@@ -66,7 +66,8 @@ final class ReplyWriter {
     }
 
     /** Queues a reply. */
-    void send(Reply reply) {
+    @Override
+    public void send(Reply reply) {
         if (queuedCount.incrementAndGet() > QUEUED_REPLIES_MAX) {
             throw new IllegalStateException("reply queue full: more replies than requests in flight");
         }
@@ -81,13 +82,13 @@ final class ReplyWriter {
         return broken;
     }
 
-    /** Reply bytes written to the socket so far; any thread. */
-    long bytesWritten() {
+    @Override
+    public long bytesWritten() {
         return bytesWritten;
     }
 
-    /** True while replies are being written (a client that does not read keeps this true); any thread. */
-    boolean writing() {
+    @Override
+    public boolean writing() {
         return writing;
     }
 
