@@ -227,6 +227,21 @@ class S3DeviceTest {
         assertThat(read(device, 0, CHUNK)).isEqualTo(block);
     }
 
+    /**
+     * One renewal that the store answered: a renewal that cannot reach it keeps the lease by design (counted in
+     * {@code renewalFailures}), and in one loaded fresh-clone run a single one did, so it is tried again, at most
+     * three times.
+     */
+    private static boolean renewReachingTheStore(S3Lease lease) {
+        for (int attempt = 1; ; attempt++) {
+            long failuresBefore = lease.renewalFailures();
+            boolean renewed = lease.renew();
+            if (lease.renewalFailures() == failuresBefore || attempt == 3) {
+                return renewed;
+            }
+        }
+    }
+
     @Test
     void oneOwnerPerVolumeAndATakeOverFencesTheOldOwner() throws Exception {
         // Proves ownership: a second cache is refused with a line naming the owner; the owner itself reopens; a
@@ -238,7 +253,7 @@ class S3DeviceTest {
                 .hasMessageContaining("--take-over").hasMessageNotContaining("\n");
         S3Device second = open(uri, "host-b:/cache-b", true);
         assertThat(second.lease().ownerId()).isEqualTo("host-b:/cache-b");
-        assertThat(first.lease().renew()).isFalse();
+        assertThat(renewReachingTheStore(first.lease())).isFalse();
         assertThat(first.lease().lostTo()).contains("taken over by host-b:/cache-b");
         first.fence(first.lease().lostTo());
         IoResult fenced = write(first, 0, random(4096, 7), true);
