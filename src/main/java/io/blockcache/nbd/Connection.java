@@ -147,7 +147,7 @@ final class Connection implements Runnable {
             LoopTransport started = new LoopTransport(loop, channel, context, session, peer, requestPermits, budget,
                     reader.takeStaging(), this::written, inputEnded::complete);
             onLoop = started;
-            replies = started;
+            replies = started.replies();
             started.start();
             Exception cause = awaitUninterruptibly(inputEnded); // shutdown ends the input: wait for that, always
             if (cause instanceof ProtocolException protocol) {

@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
 
@@ -25,8 +24,7 @@ import java.util.function.Consumer;
  * WRITE's payload is consumed before it is answered; every reply is written or dropped and then reported, so that
  * its permit, budget and buffer come back. Where the threaded reader would block, this one stops reading the
  * socket (TCP then pushes back on the client): for a permit until a reply is out, for budget held by other
- * connections until a retry {@link #BUDGET_RETRY_NS} later. Replies queued in one loop turn leave in one gathering
- * write at the end of it.
+ * connections until a retry {@link #BUDGET_RETRY_NS} later. Replies go out through {@link LoopReplies}.
  *
  * <p>Ending: on DISC, end of stream, a protocol violation, an I/O error or a close from elsewhere (the watchdog,
  * shutdown) reading stops for good and the connection's own thread is told; it then waits for every reply as
@@ -34,11 +32,9 @@ import java.util.function.Consumer;
  *
  * <p>Thread rule: the loop thread, except {@link #start}, {@link #closedElsewhere} and the getters (any thread).
  */
-final class LoopTransport implements ReplySink {
+final class LoopTransport {
     /** Input taken per ready event before other channels and tasks get their turn. */
     static final int READ_BYTES_PER_TURN_MAX = 256 << 10;
-    /** Replies per gathering write, as the threaded writer. */
-    static final int REPLIES_PER_WRITE_MAX = ReplyWriter.BATCH_REPLIES_MAX;
     /** How soon a connection waiting for budget held by other connections tries again. */
     static final long BUDGET_RETRY_NS = 1_000_000L;
 
@@ -49,7 +45,6 @@ final class LoopTransport implements ReplySink {
     private final String peer;
     private final Semaphore requestPermits;
     private final ConnectionBudget budget;
-    private final Consumer<InFlightRequest> written;
     /** Input read and not yet taken, position to limit (handed over by the handshake's {@link FrameReader}). */
     private final ByteBuffer staging;
     private final Consumer<Exception> inputEnded;
@@ -72,18 +67,11 @@ final class LoopTransport implements ReplySink {
     private boolean budgetRetryScheduled;
     private boolean reading = true;
 
-    // Output state (loop thread).
-    private final ArrayDeque<ReplyWriter.Reply> unsent = new ArrayDeque<>();
-    private ByteBuffer[] gather = new ByteBuffer[2 * REPLIES_PER_WRITE_MAX];
-    private boolean flushQueued;
-    private boolean broken;
+    private final LoopReplies replies;
 
     private volatile long bytesRead;
-    private volatile long bytesWritten;
-    private volatile boolean writing;
     private volatile boolean awaitingRequest = true;
 
-    private final Runnable flushTask = this::flush;
     private final Runnable resumeTask = this::resume;
 
     /**
@@ -104,14 +92,28 @@ final class LoopTransport implements ReplySink {
         this.requestPermits = requestPermits;
         this.budget = budget;
         this.staging = staging;
-        this.written = written;
         this.inputEnded = inputEnded;
+        this.replies = new LoopReplies(loop, channel, request -> {
+            written.accept(request);
+            if (paused && reading) {
+                queueResume(); // a permit (and budget) just came back
+            }
+        }, this::updateInterest, this::endInput);
+    }
+
+    /** Where this connection's replies go. */
+    ReplySink replies() {
+        return replies;
     }
 
     /** Makes the socket non-blocking and hands it to the loop. Any thread (the connection's, after the handshake). */
     void start() throws IOException {
         channel.configureBlocking(false);
-        loop.execute(this::register);
+        try {
+            loop.execute(this::register);
+        } catch (IllegalStateException stopped) {
+            throw new IOException("the server is shutting down", stopped);
+        }
     }
 
     /**
@@ -121,9 +123,8 @@ final class LoopTransport implements ReplySink {
     void closedElsewhere() {
         try {
             loop.execute(() -> {
-                broken = true;
                 endInput(new AsynchronousCloseException());
-                flush();
+                replies.dropAll();
             });
         } catch (IllegalStateException loopStopped) {
             inputEnded.accept(new AsynchronousCloseException());
@@ -138,16 +139,6 @@ final class LoopTransport implements ReplySink {
     /** True while no part of a request has arrived since the last one was taken; any thread. */
     boolean awaitingRequest() {
         return awaitingRequest;
-    }
-
-    @Override
-    public long bytesWritten() {
-        return bytesWritten;
-    }
-
-    @Override
-    public boolean writing() {
-        return writing;
     }
 
     // ---- input ------------------------------------------------------------------------------------------------
@@ -165,7 +156,7 @@ final class LoopTransport implements ReplySink {
 
     private void ready(int readyOps) {
         if ((readyOps & SelectionKey.OP_WRITE) != 0) {
-            flush();
+            replies.flush();
         }
         if ((readyOps & SelectionKey.OP_READ) != 0) {
             pump();
@@ -373,7 +364,7 @@ final class LoopTransport implements ReplySink {
 
     /** Starts a request that holds its permit, budget and buffer: reads its payload first if it has one. */
     private void begin(NbdRequest header, ByteBuffer buffer, long bufferBytes) {
-        InFlightRequest request = new InFlightRequest(header, buffer, bufferBytes, session, this, context.buffers());
+        InFlightRequest request = new InFlightRequest(header, buffer, bufferBytes, session, replies, context.buffers());
         if (header.type() == CMD_WRITE && header.lengthBytes() > 0) {
             filling = request;
             payload = buffer;
@@ -414,7 +405,7 @@ final class LoopTransport implements ReplySink {
 
     private void answerNow(NbdRequest header, int error, String message) {
         context.counters().idle.begin();
-        new InFlightRequest(header, null, 0, session, this, context.buffers()).error(error, message);
+        new InFlightRequest(header, null, 0, session, replies, context.buffers()).error(error, message);
     }
 
     /** Reads into the payload directly when it is large and nothing is staged, else into the staging buffer. */
@@ -491,94 +482,12 @@ final class LoopTransport implements ReplySink {
         pump();
     }
 
-    // ---- output -----------------------------------------------------------------------------------------------
-
-    @Override
-    public void send(ReplyWriter.Reply reply) {
-        if (!loop.inLoop()) { // never expected: every reply of a loop connection is made on the loop
-            loop.execute(() -> send(reply));
-            return;
-        }
-        unsent.add(reply);
-        writing = true;
-        if (!flushQueued) {
-            flushQueued = true;
-            loop.execute(flushTask); // after this turn's other completions: one write for all their replies
-        }
-    }
-
-    /** Writes what the socket takes now; what it does not take waits for it to be writable. */
-    private void flush() {
-        flushQueued = false;
-        try {
-            while (!unsent.isEmpty() && !broken) {
-                int buffers = gatherUnsent();
-                long n = channel.write(gather, 0, buffers);
-                bytesWritten += n; // only the loop writes it
-                java.util.Arrays.fill(gather, 0, buffers, null);
-                if (!reportWritten()) {
-                    break; // the socket is full: wait for OP_WRITE
-                }
-            }
-        } catch (IOException e) {
-            broken = true;
-            endInput(e);
-        }
-        if (broken) {
-            while (!unsent.isEmpty()) {
-                report(unsent.poll());
-            }
-        }
-        writing = !unsent.isEmpty();
-        updateInterest();
-    }
-
-    private int gatherUnsent() {
-        int count = 0;
-        int replies = 0;
-        for (ReplyWriter.Reply reply : unsent) {
-            ByteBuffer[] parts = reply.buffers();
-            if (replies == REPLIES_PER_WRITE_MAX || count + parts.length > gather.length) {
-                if (count == 0) {
-                    gather = new ByteBuffer[parts.length]; // one reply of many chunks: give it room
-                } else {
-                    break;
-                }
-            }
-            for (ByteBuffer part : parts) {
-                gather[count++] = part;
-            }
-            replies++;
-        }
-        return count;
-    }
-
-    /** Reports every reply now wholly written; returns true if all that was gathered went out. */
-    private boolean reportWritten() {
-        while (!unsent.isEmpty()) {
-            for (ByteBuffer part : unsent.peek().buffers()) {
-                if (part.hasRemaining()) {
-                    return false;
-                }
-            }
-            report(unsent.poll());
-        }
-        return true;
-    }
-
-    private void report(ReplyWriter.Reply reply) {
-        written.accept(reply.request());
-        if (paused && reading) {
-            queueResume(); // a permit (and budget) just came back
-        }
-    }
-
     private void updateInterest() {
         if (key == null || !key.isValid()) {
             return;
         }
         int ops = (reading && !paused ? SelectionKey.OP_READ : 0)
-                | (!unsent.isEmpty() && !broken ? SelectionKey.OP_WRITE : 0);
+                | (replies.waitingForSocket() ? SelectionKey.OP_WRITE : 0);
         if (ops != interestOps) {
             interestOps = ops;
             key.interestOps(ops);
