@@ -42,6 +42,12 @@ final class DrainJobs {
 
         /** Commits the journal (the clean markings), then calls {@code done}. */
         void commit(IoCallback done);
+
+        /**
+         * Why the volume holds its writeback until a restart (a record voiding its epochs could not be made durable),
+         * or null: a job started meanwhile could never progress.
+         */
+        String heldUntilRestart();
     }
 
     private final EventLoop loop;
@@ -159,11 +165,26 @@ final class DrainJobs {
         }
     }
 
+    /**
+     * Starts a job; on a volume held until a restart it ends as failed at once, with the hold's reason, as a running
+     * job does when the hold begins ({@link #fail}): else it would wait for ever (the fuzz's seed 214430).
+     */
     private DrainJob begin(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
-        job = new DrainJob(limits, progress, done, engine.sectorsCleaned(), loop.nowNs());
+        DrainJob started = new DrainJob(limits, progress, done, engine.sectorsCleaned(), loop.nowNs());
+        job = started;
+        String held = engine.heldUntilRestart();
+        if (held != null) {
+            fail(heldReason(held));
+            return started;
+        }
         engine.runNow(loop.nowNs());
         loop.execute(() -> report(false)); // a first report now, not at the next sample
-        return job;
+        return started;
+    }
+
+    /** What a drain's callers hear when the volume's writeback is held by {@code failure}. */
+    static String heldReason(String failure) {
+        return "drain stopped: " + failure + "; the dirty data stays in the cache";
     }
 
     private DrainJob active(String action) {

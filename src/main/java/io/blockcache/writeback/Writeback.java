@@ -137,6 +137,11 @@ public final class Writeback {
             public void commit(IoCallback done) {
                 journal.commit(done);
             }
+
+            @Override
+            public String heldUntilRestart() {
+                return index.epochVoidFailure();
+            }
         });
         PassIo passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
         this.starter = new PassStarter(volume, this::settings, inFlight, ages, sources, cleaner, governor, pacer, rate,
@@ -433,7 +438,7 @@ public final class Writeback {
         if (failure != null) {
             lastError = failure;
             lastErrorNs = loop.nowNs();
-            drains.fail("drain stopped: " + failure + "; the dirty data stays in the cache");
+            drains.fail(DrainJobs.heldReason(failure));
         }
         loop.execute(this::pump);
     }

@@ -81,6 +81,26 @@ class EpochSwitchDurabilityTest {
     }
 
     @Test
+    void aDrainStartedOnAVolumeHeldUntilRestartEndsAtOnceWithTheHoldsReason() {
+        // Proves the fuzz's seed 214430 fixed: a drain asked for after the void record failed could never progress
+        // (writeback is held until a restart, by design) and never ended. Checked to fail without the fix: no result.
+        WritebackRig rig = EpochOrderingTest.pausedRig(WritebackOrdering.EPOCHS);
+        EpochOrderingTest.writeEpochs(rig);
+        long dirty = rig.dirtySectors();
+        rig.cacheDevice.failWrites = true;
+        rig.tune(b -> b.ordering(WritebackOrdering.NONE).running(true));
+        assertThat(runUntil(rig, () -> rig.writeback().lastError() != null)).as("the void record failed").isTrue();
+        IoResult[] drained = {null};
+        rig.loop.execute(() -> rig.set.drain(WritebackRig.NAME, p -> { }, result -> drained[0] = result));
+        assertThat(runUntil(rig, () -> drained[0] != null)).as("the drain ended").isTrue();
+        assertThat(drained[0].ok()).isFalse();
+        assertThat(drained[0].message()).startsWith("drain stopped: ").contains("could not record that the epochs")
+                .endsWith("the dirty data stays in the cache");
+        assertThat(rig.writeback().drainJob().state()).isEqualTo(DrainState.FAILED);
+        assertThat(rig.dirtySectors()).as("nothing written back").isEqualTo(dirty);
+    }
+
+    @Test
     void aWriteAroundTheCacheAfterARestartWithoutOrderingWaitsUntilTheRecoveredEpochsAreVoidOnRecord() {
         // Proves the restart case: recovered epochs are pending, ordering stays off, and a write-through write would
         // land on the backing device before the older epochs; it is held until the record voiding them is durable,
