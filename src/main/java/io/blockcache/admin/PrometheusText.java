@@ -69,6 +69,29 @@ final class PrometheusText {
         volumeCounter(volumes, "blockcache_bypassed_sectors_total",
                 "Sectors written around the cache to the backing device.",
                 StatsSnapshot.VolumeSnapshot::writeBypassedSectors);
+        volumeCounter(volumes, "blockcache_bypassed_sequential_sectors_total",
+                "Sectors of write streams past the sequential cutoff sent around the cache.",
+                v -> v.bypass().sequentialSectors());
+        volumeCounter(volumes, "blockcache_bypassed_congested_sectors_total",
+                "Write sectors sent around the cache while the cache device was congested.",
+                v -> v.bypass().congestedSectors());
+        volumeCounter(volumes, "blockcache_bypassed_occupancy_sectors_total",
+                "Write sectors sent around the cache by the occupancy cutoffs.", v -> v.bypass().occupancySectors());
+        volumeCounter(volumes, "blockcache_bypassed_no_room_sectors_total",
+                "Write sectors that were to be cached but found no free bucket.", v -> v.bypass().noRoomSectors());
+        volumeCounter(volumes, "blockcache_throttled_writes_total", "Write-back writes the throttle held.",
+                v -> v.bypass().throttledWrites());
+        volumeCounter(volumes, "blockcache_throttle_delay_seconds_total", "Time the throttle held writes in all.",
+                v -> v.bypass().throttleDelayNsTotal() / 1e9);
+        volumeGauge(volumes, "blockcache_cache_in_use_ratio",
+                "Share of the cache's data buckets holding dirty data, as the occupancy cutoffs see it.",
+                v -> v.bypass().inUsePercent() / 100);
+        volumeGauge(volumes, "blockcache_cache_read_latency_average_seconds",
+                "Recent average cache-device read latency, as the congestion check sees it.",
+                v -> v.bypass().cacheReadLatencyNs() / 1e9);
+        volumeGauge(volumes, "blockcache_cache_write_latency_average_seconds",
+                "Recent average cache-device write latency, as the congestion check sees it.",
+                v -> v.bypass().cacheWriteLatencyNs() / 1e9);
         volumeCounter(volumes, "blockcache_fill_sectors_total", "Sectors copied into the cache after read misses.",
                 StatsSnapshot.VolumeSnapshot::fillSectors);
         volumeCounter(volumes, "blockcache_checksum_errors_total", "Cache reads whose data failed its CRC32C.",

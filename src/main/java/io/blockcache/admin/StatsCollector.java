@@ -116,7 +116,11 @@ final class StatsCollector {
                 stats.writeCachedSectors(), stats.writeBypassedSectors(), stats.fillSectors(), stats.checksumErrors(),
                 volume.index().extents().dirtySectors() * sectorBytes,
                 volume.index().extents().cachedSectors() * sectorBytes,
-                volume.counters().inFlight(), latency(volume.counters()), writeback, damageMap(volume));
+                volume.counters().inFlight(), latency(volume.counters()), writeback, damageMap(volume),
+                new StatsSnapshot.BypassSnapshot(stats.sequentialBypassedSectors(), stats.congestedBypassedSectors(),
+                        stats.occupancyBypassedSectors(), stats.noRoomBypassedSectors(), stats.writesThrottled(),
+                        stats.throttleDelayNsTotal(), stats.throttleDelayNsMax(), volume.cacheInUsePercent(),
+                        volume.cacheReadLatencyAverageNs(), volume.cacheWriteLatencyAverageNs()));
     }
 
     private static StatsSnapshot.DamageMapSnapshot damageMap(Volume volume) {

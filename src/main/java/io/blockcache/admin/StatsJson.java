@@ -89,6 +89,19 @@ final class StatsJson {
                 .field("p99Us", latency.p99Ns() / 1000.0)
                 .field("p999Us", latency.p999Ns() / 1000.0)
                 .endObject();
+        StatsSnapshot.BypassSnapshot bypass = volume.bypass();
+        json.name("bypass").beginObject()
+                .field("sequentialSectors", bypass.sequentialSectors())
+                .field("congestedSectors", bypass.congestedSectors())
+                .field("occupancySectors", bypass.occupancySectors())
+                .field("noRoomSectors", bypass.noRoomSectors())
+                .field("throttledWrites", bypass.throttledWrites())
+                .field("throttleDelayMsTotal", bypass.throttleDelayNsTotal() / 1e6)
+                .field("throttleDelayMsMax", bypass.throttleDelayNsMax() / 1e6)
+                .field("inUsePercent", bypass.inUsePercent())
+                .field("cacheReadLatencyUs", bypass.cacheReadLatencyNs() / 1e3)
+                .field("cacheWriteLatencyUs", bypass.cacheWriteLatencyNs() / 1e3)
+                .endObject();
         writeback(json.name("writeback"), volume.writeback());
         StatsSnapshot.DamageMapSnapshot map = volume.damageMap();
         if (map != null) { // absent when the volume has no damage map

@@ -53,16 +53,41 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param requestsInFlight front-end requests submitted and not yet answered
      * @param writeback the volume's writeback engine
      * @param damageMap the volume's damage map counters, or null when it has no map
+     * @param bypass why writes went around the cache, and how long the throttle held writes
      */
     public record VolumeSnapshot(String name, long sizeBytes, String mode, long readHitSectors, long readMissSectors,
                                  long writeCachedSectors, long writeBypassedSectors, long fillSectors,
                                  long checksumErrors, long dirtyBytes, long cachedBytes, long requestsInFlight,
-                                 LatencySummary latency, WritebackSnapshot writeback, DamageMapSnapshot damageMap) {
+                                 LatencySummary latency, WritebackSnapshot writeback, DamageMapSnapshot damageMap,
+                                 BypassSnapshot bypass) {
         /** Read hits over all read sectors, in [0, 1]; 0 before the first read. */
         public double hitRatio() {
             long total = readHitSectors + readMissSectors;
             return total == 0 ? 0.0 : (double) readHitSectors / total;
         }
+    }
+
+    /**
+     * Why one volume's writes went around the cache, and the throttle, since open (docs/GC.md "Bypass decisions").
+     * The bypass policy's reasons count write-back and write-through writes (a write-through write it bypasses keeps
+     * no clean copy); no-room counts cache-bound writes that found no free bucket and went around.
+     *
+     * @param sequentialSectors sectors of streams past the sequential cutoff
+     * @param congestedSectors sectors sent around while the cache device was congested
+     * @param occupancySectors sectors sent around by the occupancy cutoffs
+     * @param noRoomSectors sectors that were to be cached but found no free bucket
+     * @param throttledWrites write-back writes the throttle held
+     * @param throttleDelayNsTotal how long the throttle held them in all, nanoseconds
+     * @param throttleDelayNsMax the longest it held one, nanoseconds
+     * @param inUsePercent the cache's data buckets in use as the occupancy cutoffs and the throttle see it now
+     * @param cacheReadLatencyNs the recent average cache-device read latency the congestion check compares with its
+     *     threshold (0 if none is known)
+     * @param cacheWriteLatencyNs the same for writes
+     */
+    public record BypassSnapshot(long sequentialSectors, long congestedSectors, long occupancySectors,
+                                 long noRoomSectors, long throttledWrites, long throttleDelayNsTotal,
+                                 long throttleDelayNsMax, double inUsePercent, long cacheReadLatencyNs,
+                                 long cacheWriteLatencyNs) {
     }
 
     /**

@@ -31,6 +31,7 @@ public final class CacheExtentReader {
     private static final int ALIGNMENT_BYTES = 4096;
 
     private final BlockDevice cacheDevice;
+    private final BlockDevice writebackDevice;
     private final CacheLayout layout;
     private final BucketAllocator allocator;
     private final VerifiedBlocks verified;
@@ -54,8 +55,20 @@ public final class CacheExtentReader {
         void done(Outcome outcome, IoResult deviceResult);
     }
 
+    /** A reader whose front-end and writeback reads go to the same device. */
     public CacheExtentReader(BlockDevice cacheDevice, CacheLayout layout, BucketAllocator allocator) {
+        this(cacheDevice, cacheDevice, layout, allocator);
+    }
+
+    /**
+     * A reader whose writeback reads ({@link #read}) go to {@code writebackDevice} and front-end reads
+     * ({@link #readHit}) to {@code cacheDevice}: the same device seen through different wrappers (the volume's
+     * congestion probe sees only the front end's, see {@code VolumeContext}).
+     */
+    public CacheExtentReader(BlockDevice cacheDevice, BlockDevice writebackDevice, CacheLayout layout,
+                             BucketAllocator allocator) {
         this.cacheDevice = cacheDevice;
+        this.writebackDevice = writebackDevice;
         this.layout = layout;
         this.allocator = allocator;
         this.verified = allocator.verifiedBlocks();
@@ -67,7 +80,8 @@ public final class CacheExtentReader {
      */
     public void read(int lengthSectors, long location, int crc32c, int crcOffsetInBucketSectors,
                      int crcLengthSectors, ByteBuffer target, Callback callback) {
-        readSpan(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors, target, callback);
+        readSpan(writebackDevice, lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors, target,
+                callback);
     }
 
     /**
@@ -83,7 +97,8 @@ public final class CacheExtentReader {
         int blockSectors = cacheDevice.logicalBlockBytes() / BlockDevice.SECTOR_BYTES;
         boolean aligned = offset % blockSectors == 0 && lengthSectors % blockSectors == 0;
         if (exact || !aligned || !verified.isVerified(bucket, offset, lengthSectors)) {
-            readSpan(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors, target, callback);
+            readSpan(cacheDevice, lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors, target,
+                    callback);
             return;
         }
         trustedReads++;
@@ -99,15 +114,15 @@ public final class CacheExtentReader {
         return trustedReads;
     }
 
-    private void readSpan(int lengthSectors, long location, int crc32c, int crcOffsetInBucketSectors,
-                          int crcLengthSectors, ByteBuffer target, Callback callback) {
+    private void readSpan(BlockDevice device, int lengthSectors, long location, int crc32c,
+                          int crcOffsetInBucketSectors, int crcLengthSectors, ByteBuffer target, Callback callback) {
         int bucket = ExtentLocation.bucket(location);
         int offset = ExtentLocation.offsetInBucketSectors(location);
         boolean exact = crcOffsetInBucketSectors == offset && crcLengthSectors == lengthSectors;
         int spanBytes = crcLengthSectors * BlockDevice.SECTOR_BYTES;
         ByteBuffer span = exact ? target : takeSpan(spanBytes);
         allocator.pin(bucket);
-        cacheDevice.read(layout.byteOffset(bucket, crcOffsetInBucketSectors), span, result -> {
+        device.read(layout.byteOffset(bucket, crcOffsetInBucketSectors), span, result -> {
             Outcome outcome = verify(result, span, spanBytes, crc32c);
             if (outcome == Outcome.OK) {
                 // Marked while the bucket is still pinned: it cannot have been bumped since the read.

@@ -12,8 +12,9 @@ import java.nio.ByteBuffer;
  * write to a {@link CongestionMonitor}. Why a decorator rather than the device's {@link DeviceCounters}: those
  * keep a histogram that is costly to read per request; this costs two loop-clock reads per request.
  *
- * <p>What it measures: the volume's own cache reads and writes (front-end hits, dirty writes, fills) and the
- * writeback reads made through the volume's {@link CacheExtentReader}: the latency the front end suffers.
+ * <p>What it measures: the volume's front-end cache reads and writes (hits, dirty writes, fills): the latency the
+ * front end suffers. Writeback's reads bypass it ({@link CacheExtentReader#read}): large and queued deep by
+ * writeback itself, they would report writeback's own queue as congestion.
  *
  * <p>Thread rule: requests on the loop thread; completions arrive there (BlockDevice contract).
  */

@@ -116,6 +116,19 @@ public final class Volume implements BlockDevice {
         return context.bypass.inUsePercent();
     }
 
+    /**
+     * The recent average latency of the volume's cache-device reads, as the congestion check sees it
+     * (submission to completion on the loop, see {@code CongestionMonitor}), ns; 0 if none is known. Loop thread.
+     */
+    public long cacheReadLatencyAverageNs() {
+        return context.bypass.congestion().readLatencyNs();
+    }
+
+    /** The same for cache-device writes. Loop thread. */
+    public long cacheWriteLatencyAverageNs() {
+        return context.bypass.congestion().writeLatencyNs();
+    }
+
     /** Front-end counters (hits, misses, bypasses, checksum errors). */
     public VolumeStats stats() {
         return context.stats;

@@ -19,6 +19,7 @@ public final class VolumeStats {
     final AtomicLong sequentialBypassedSectors = new AtomicLong();
     final AtomicLong congestedBypassedSectors = new AtomicLong();
     final AtomicLong occupancyBypassedSectors = new AtomicLong();
+    final AtomicLong noRoomBypassedSectors = new AtomicLong();
     final AtomicLong fillsSkippedSectors = new AtomicLong();
     final AtomicLong writesThrottled = new AtomicLong();
     final AtomicLong throttleDelayNsTotal = new AtomicLong();
@@ -82,6 +83,11 @@ public final class VolumeStats {
     /** Write sectors sent around the cache by the occupancy cutoffs. */
     public long occupancyBypassedSectors() {
         return occupancyBypassedSectors.get();
+    }
+
+    /** Write sectors that were to be cached but found no free bucket, so went around the cache. */
+    public long noRoomBypassedSectors() {
+        return noRoomBypassedSectors.get();
     }
 
     /** Read-miss sectors not filled into the cache because the read was sequential or the cache congested. */

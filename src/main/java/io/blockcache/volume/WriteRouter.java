@@ -119,6 +119,7 @@ final class WriteRouter {
             if (!context.mayGoAround()) {
                 return false;
             }
+            context.stats.noRoomBypassedSectors.addAndGet(lengthSectors);
         }
         if (overDirty) {
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, flushes::noteBackingWrite)

@@ -188,6 +188,24 @@ class AdminServerTest {
     }
 
     @Test
+    void statsSayWhyWritesWentAroundTheCache() throws Exception {
+        // Proves the bypass breakdown reaches /api/stats and /metrics: with a 64 KiB sequential cutoff, a stream of
+        // four 32 KiB writes caches the first and sends the rest around (its run reaches the cutoff with the
+        // second), counted as sequential.
+        cache.setKnob("volume.default.sequential_cutoff_bytes", "65536");
+        for (int i = 0; i < 4; i++) {
+            assertThat(cache.write(4L << 20 | (long) i << 15, 32 << 10)).isEqualTo(IoResult.OK);
+        }
+        String stats = send("GET", "/api/stats", null).body();
+        assertThat(stats).contains("\"bypassedSectors\":192,\"fillSectors\"")
+                .contains("\"bypass\":{\"sequentialSectors\":192,\"congestedSectors\":0,\"occupancySectors\":0,"
+                        + "\"noRoomSectors\":0,\"throttledWrites\":0,");
+        assertThat(send("GET", "/metrics", null).body())
+                .contains("blockcache_bypassed_sequential_sectors_total{volume=\"default\"} 192.0")
+                .contains("blockcache_bypassed_congested_sectors_total{volume=\"default\"} 0.0");
+    }
+
+    @Test
     void everyMetricFamilyIsDocumentedInOperations() throws Exception {
         // Proves docs/OPERATIONS.md §7 has a row for every family /metrics exports (a new metric needs its meaning).
         String doc = java.nio.file.Files.readString(java.nio.file.Path.of("docs/OPERATIONS.md"));

@@ -118,6 +118,68 @@ class BypassTest {
     }
 
     @Test
+    void writebackReadsDoNotMakeTheCacheDeviceLookCongestedButFrontEndReadsDo() {
+        // Proves the congestion probe sees the front end only: writeback's reads (CacheExtentReader.read) taking
+        // 10 ms (above the 2 ms read threshold) leave the read average unknown and a new write cached; a front-end
+        // hit taking as long makes the next new write go around. Fails with writeback's reads probed (checked).
+        FaultyDevice[] slow = new FaultyDevice[1];
+        VolumeFixture f = new VolumeFixture(256, VOLUME_BYTES, CacheMode.WRITEBACK, (loop, device) ->
+                slow[0] = new FaultyDevice(device, loop, FaultPlan.none(), new Prng(6)));
+        int chunk = 16 * KIB;
+        f.write(0, pattern(1, chunk), false);
+        slow[0].setPlan(FaultPlan.none().withLatencySpikes(1.0, 10 * MS)); // reads over 2 ms, writes under 20 ms
+        long[] piece = new long[4];
+        f.volume.index().lookup(0, chunk / 512, new io.blockcache.index.LookupVisitor() {
+            @Override
+            public void hole(long start, int length) {
+            }
+
+            @Override
+            public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
+                               int crcLengthSectors) {
+                piece[0] = location;
+                piece[1] = crc32c;
+                piece[2] = crcOffsetInBucketSectors;
+                piece[3] = crcLengthSectors;
+            }
+        });
+        CacheExtentReader.Outcome[] outcome = new CacheExtentReader.Outcome[1];
+        f.volume.extentReader().read(chunk / 512, piece[0], (int) piece[1], (int) piece[2], (int) piece[3],
+                ByteBuffer.allocate(chunk), (result, device) -> outcome[0] = result);
+        f.loop.runFor(20 * MS);
+        assertThat(outcome[0]).isEqualTo(CacheExtentReader.Outcome.OK);
+        assertThat(f.volume.cacheReadLatencyAverageNs()).as("writeback's read is not probed").isZero();
+        f.write(10L << 20, pattern(2, chunk), false);
+        assertThat(f.volume.stats().congestedBypassedSectors()).isZero();
+        assertThat(f.volume.cacheWriteLatencyAverageNs()).as("the front end's writes are").isPositive();
+
+        assertThat(f.read(0, chunk)).isEqualTo(pattern(1, chunk)); // a front-end hit, 10 ms
+        assertThat(f.volume.cacheReadLatencyAverageNs()).isEqualTo(10 * MS);
+        f.write(20L << 20, pattern(3, chunk), false);
+        assertThat(f.volume.stats().congestedBypassedSectors()).isEqualTo(chunk / 512);
+        assertThat(f.backing(20L << 20, chunk)).isEqualTo(pattern(3, chunk));
+    }
+
+    @Test
+    void aWriteThatFindsNoFreeBucketGoesAroundAndIsCountedAsNoRoom() {
+        // Proves the no-room count: with every bypass off, bucket-sized writes fill the cache until one finds no
+        // free bucket; it goes to the backing device, counted as no room (and as bypassed), and reads back.
+        VolumeFixture f = new VolumeFixture(40, VOLUME_BYTES, CacheMode.WRITEBACK);
+        f.volume.setBypassSettings(BypassSettings.off());
+        int bucket = VolumeFixture.BUCKET_BYTES;
+        int next = 0;
+        while (f.volume.stats().noRoomBypassedSectors() == 0 && next < 100) {
+            assertThat(f.write(offset(next), pattern(next, bucket), false)).isEqualTo(IoResult.OK);
+            next++;
+        }
+        assertThat(f.volume.stats().noRoomBypassedSectors()).isEqualTo(bucket / 512);
+        assertThat(f.volume.stats().writeBypassedSectors()).isEqualTo(bucket / 512);
+        int last = next - 1;
+        assertThat(f.backing(offset(last), bucket)).isEqualTo(pattern(last, bucket));
+        assertThat(f.read(offset(last), bucket)).isEqualTo(pattern(last, bucket));
+    }
+
+    @Test
     void occupancyCutoffsCacheEveryWriteTo40PercentOnlyFuaTo70AndNoneAbove() {
         // Proves bcache's cutoffs on buckets holding dirty data: plain writes bypass above 40 %, FUA ones above
         // 70 %; bypassed writes read back; a write over dirty data is cached even at 70 %+.
