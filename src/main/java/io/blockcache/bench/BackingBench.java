@@ -94,20 +94,35 @@ public final class BackingBench {
     private List<BackingBenchResult> measure(NbdServerProcess server, boolean survivesKill9, Cleaner cleaner)
             throws IOException, InterruptedException {
         progress.accept(server.name() + ": 4 KiB random writes, " + RAMP_SECONDS + " + " + RUNTIME_SECONDS + " s");
+        long aroundBefore = aroundSectors(server);
         FioJson.Section writes = fio.run(server.uri(), "randwrite4k", "randwrite", BLOCK_BYTES, IODEPTH, 0,
                 WORKING_SET_BYTES, RAMP_SECONDS, RUNTIME_SECONDS);
+        double writesAroundMiB = aroundMiB(server, aroundBefore);
         progress.accept(server.name() + ": waiting until clean");
         long startNs = System.nanoTime();
         cleaner.clean();
         double cleanSeconds = (System.nanoTime() - startNs) / 1e9;
         progress.accept(server.name() + ": 4 KiB random reads, " + RAMP_SECONDS + " + " + RUNTIME_SECONDS + " s");
+        long readsBefore = aroundSectors(server);
         FioJson.Section reads = fio.run(server.uri(), "randread4k", "randread", BLOCK_BYTES, IODEPTH, 0,
                 WORKING_SET_BYTES, RAMP_SECONDS, RUNTIME_SECONDS);
         return List.of(
                 new BackingBenchResult(server.name(), "randwrite4k", writes.iops(), writes.p99Us(), cleanSeconds,
-                        survivesKill9),
+                        survivesKill9, writesAroundMiB),
                 new BackingBenchResult(server.name(), "randread4k", reads.iops(), reads.p99Us(), Double.NaN,
-                        survivesKill9));
+                        survivesKill9, aroundMiB(server, readsBefore)));
+    }
+
+    /**
+     * blockcache's count of sectors written around the cache so far (-1 for a server without the admin API): the
+     * writes of a burst that went straight to the slow backing are what a cache exists to avoid.
+     */
+    private static long aroundSectors(NbdServerProcess server) throws IOException, InterruptedException {
+        return server.admin() == null ? -1 : server.admin().bypassedSectors();
+    }
+
+    private static double aroundMiB(NbdServerProcess server, long before) throws IOException, InterruptedException {
+        return before < 0 ? Double.NaN : (aroundSectors(server) - before) * 512.0 / (1 << 20);
     }
 
     /** {@code nbdkit [extra filters] --filter=delay memory SIZE delay-read=4ms delay-write=4ms} on a free port. */

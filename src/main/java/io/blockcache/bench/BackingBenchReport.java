@@ -20,19 +20,22 @@ public final class BackingBenchReport {
     /** The table: one line per setup and workload, then blockcache's ratios per workload. */
     public static String table(List<BackingBenchResult> results) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-14s %-12s %10s %10s %10s  %s%n", "setup", "workload", "IOPS",
-                "p99 ms", "clean s", "kill -9 of the cache server"));
+        out.append(String.format(Locale.ROOT, "%-14s %-12s %10s %10s %10s %10s  %s%n", "setup", "workload", "IOPS",
+                "p99 ms", "clean s", "around MiB", "kill -9 of the cache server"));
         for (BackingBenchResult result : results) {
-            out.append(String.format(Locale.ROOT, "%-14s %-12s %10.0f %10.2f %10s  %s%n", result.setup(),
-                    result.workload(), result.iops(), result.p99Us() / 1000.0, Double.isNaN(result.cleanSeconds())
-                            ? "-" : String.format(Locale.ROOT, "%.2f", result.cleanSeconds()),
-                    result.survivesKill9() ? "nothing lost" : "loses dirty data"));
+            out.append(String.format(Locale.ROOT, "%-14s %-12s %10.0f %10.2f %10s %10s  %s%n", result.setup(),
+                    result.workload(), result.iops(), result.p99Us() / 1000.0, orDash(result.cleanSeconds(), "%.2f"),
+                    orDash(result.aroundMiB(), "%.1f"), result.survivesKill9() ? "nothing lost" : "loses dirty data"));
         }
         for (String workload : List.of("randwrite4k", "randread4k")) {
             out.append(String.format(Locale.ROOT, "%s: blockcache %.1fx the bare slow backing, %.2fx nbdkit's cache "
                     + "filter%n", workload, ratio(results, workload, BARE), ratio(results, workload, NBDKIT_CACHE)));
         }
         return out.toString();
+    }
+
+    private static String orDash(double value, String format) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
     }
 
     /** blockcache's IOPS over {@code other}'s for {@code workload}; NaN if either is missing. */

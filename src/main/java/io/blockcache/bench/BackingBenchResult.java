@@ -14,16 +14,24 @@ import java.util.Locale;
  *                       bare backing: one FLUSH); NaN for reads
  * @param survivesKill9  whether acknowledged, flushed writes survive {@code kill -9} of the server in front of the
  *                       slow backing (a property of the design, checked by tests, not measured here)
+ * @param aroundMiB      for a blockcache setup: MiB the volume wrote around the cache, straight to the slow backing,
+ *                       during this row (its {@code bypassedSectors}); NaN for the others
  */
 public record BackingBenchResult(String setup, String workload, double iops, double p99Us, double cleanSeconds,
-                                 boolean survivesKill9) {
+                                 boolean survivesKill9, double aroundMiB) {
+    /** A row of a setup that is not blockcache (nothing to go around). */
+    public BackingBenchResult(String setup, String workload, double iops, double p99Us, double cleanSeconds,
+                              boolean survivesKill9) {
+        this(setup, workload, iops, p99Us, cleanSeconds, survivesKill9, Double.NaN);
+    }
+
     /** One JSON object on one line. */
     public String toJsonLine() {
         return String.format(Locale.ROOT,
                 "{\"setup\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"p99Us\":%.1f,\"cleanSeconds\":%s,"
-                        + "\"survivesKill9\":%s}",
+                        + "\"survivesKill9\":%s,\"aroundMiB\":%s}",
                 setup, workload, iops, p99Us,
                 Double.isNaN(cleanSeconds) ? "null" : String.format(Locale.ROOT, "%.2f", cleanSeconds),
-                survivesKill9);
+                survivesKill9, Double.isNaN(aroundMiB) ? "null" : String.format(Locale.ROOT, "%.1f", aroundMiB));
     }
 }

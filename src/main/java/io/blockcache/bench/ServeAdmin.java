@@ -20,6 +20,7 @@ final class ServeAdmin {
     private static final Duration DRAIN_WAIT_MAX = Duration.ofMinutes(10);
     private static final long POLL_PERIOD_MS = 200;
     private static final Pattern DRAIN_ID = Pattern.compile("\"drainId\"\\s*:\\s*([0-9]+)");
+    private static final Pattern BYPASSED = Pattern.compile("\"bypassedSectors\"\\s*:\\s*([0-9]+)");
     private static final Pattern DRAIN = Pattern.compile(
             "\"drain\"\\s*:\\s*\\{\\s*\"id\"\\s*:\\s*([0-9]+)\\s*,\\s*\"state\"\\s*:\\s*\"([a-z]+)\"");
 
@@ -41,6 +42,16 @@ final class ServeAdmin {
             throw new IOException("setting " + name + " = " + value + ": HTTP " + answer.statusCode() + " "
                     + answer.body());
         }
+    }
+
+    /** The sectors the (first) volume has written around the cache since the server started. */
+    long bypassedSectors() throws IOException, InterruptedException {
+        String stats = send(HttpRequest.newBuilder(uri("/api/stats")).GET()).body();
+        Matcher bypassed = BYPASSED.matcher(stats);
+        if (!bypassed.find()) {
+            throw new IOException("no bypassedSectors in /api/stats: " + stats);
+        }
+        return Long.parseLong(bypassed.group(1));
     }
 
     /** Starts a drain of the volume and returns once it is done (clean and durable). */
