@@ -55,11 +55,6 @@ public final class CacheExtentReader {
         void done(Outcome outcome, IoResult deviceResult);
     }
 
-    /** A reader whose front-end and writeback reads go to the same device. */
-    public CacheExtentReader(BlockDevice cacheDevice, CacheLayout layout, BucketAllocator allocator) {
-        this(cacheDevice, cacheDevice, layout, allocator);
-    }
-
     /**
      * A reader whose writeback reads ({@link #read}) go to {@code writebackDevice} and front-end reads
      * ({@link #readHit}) to {@code cacheDevice}: the same device seen through different wrappers (the volume's
