@@ -49,10 +49,11 @@ final class VolumeContext {
         this.index = index;
         this.journal = journal;
         this.mode = config.mode();
-        // Writeback's reads do not: large, queued deep by writeback itself, their latency measures writeback's own
-        // queue, not the device a front-end request meets. Counted (as bcache counts them), a busy writeback pushed
-        // the read average past the 2 ms threshold and sent the front end's new writes around the cache: measured,
-        // 230 MiB of 4 KiB random writes went to the backing device in 2 s, front-end cache writes averaging 1.3 ms.
+        // Writeback's reads go to the device itself (the constructor's cacheDevice, not the probe) and do not feed
+        // it: large, queued deep by writeback itself, their latency measures writeback's own queue, not the device a
+        // front-end request meets. Counted (as bcache counts them), a busy writeback pushed the read average past the
+        // 2 ms threshold and sent the front end's new writes around the cache: measured, 230 MiB of 4 KiB random
+        // writes went to the backing device in 2 s, front-end cache writes averaging 1.3 ms.
         this.extentReader = new CacheExtentReader(this.cacheDevice, cacheDevice, layout, space.allocator());
         this.damage = damage;
         if (damage != null) {
