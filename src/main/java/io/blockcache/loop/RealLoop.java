@@ -182,8 +182,9 @@ public final class RealLoop implements ChannelLoop, AutoCloseable {
     }
 
     /**
-     * Stops the loop after the tasks already queued have run (timers not yet due are dropped) and waits
-     * for its thread to end. Must not be called from the loop thread.
+     * Stops the loop after the tasks already queued have run (timers not yet due are dropped, and so are tasks
+     * queued after this call began, including those the last tasks queue) and waits for its thread to end. Must not be
+     * called from the loop thread.
      */
     @Override
     public void close() {
@@ -227,9 +228,12 @@ public final class RealLoop implements ChannelLoop, AutoCloseable {
                     batch.add(next);
                 }
                 Runnable task;
-                while ((task = batch.poll()) != null) {
+                // Nothing runs after the stop marker: such a task was queued after close() began, and one that queued
+                // more (a GC slice queuing the next) would meet a refusing execute() and fail the loop at its end.
+                while (!stopping && (task = batch.poll()) != null) {
                     task.run();
                 }
+                batch.clear();
             }
         } catch (InterruptedException e) {
             failure = e;

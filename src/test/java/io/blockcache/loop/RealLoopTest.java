@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -147,6 +148,31 @@ class RealLoopTest {
         assertThat(ran.get()).isEqualTo(1000);
         assertThat(loop.isAlive()).isFalse();
         assertThatThrownBy(() -> loop.execute(() -> { })).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void closeDropsATaskQueuedBehindItsStopMarkerInsteadOfFailingTheLoop() throws Exception {
+        // Proves close() drops what is queued behind its stop marker: a task queued after close() began (as a GC
+        // slice queues the next) ran, met the refusing execute() and failed the loop with "loop is stopped" (bench
+        // recovery's power cut printed it). The first task starts close() and waits until close() has queued its
+        // marker and joins the loop thread, then queues the late one. Checked to fail without the fix.
+        AtomicBoolean lateRan = new AtomicBoolean();
+        Thread closer = new Thread(loop::close, "closer");
+        loop.execute(() -> {
+            closer.start();
+            while (closer.getState() != Thread.State.WAITING) {
+                Thread.onSpinWait(); // close() queues its marker, then waits in join(): the marker is queued
+            }
+            loop.execute(() -> {
+                lateRan.set(true);
+                loop.execute(() -> { });
+            });
+        });
+        closer.join(TimeUnit.SECONDS.toMillis(20));
+        assertThat(closer.isAlive()).as("close() returned").isFalse();
+        assertThat(lateRan).isFalse();
+        assertThat(loop.failure()).isNull();
+        assertThat(loop.isAlive()).isFalse();
     }
 
     @Test
