@@ -54,6 +54,8 @@ public final class RealLoop implements ChannelLoop, AutoCloseable {
     private final Thread thread;
     private long timerSequence;
     private volatile boolean stopping;
+    /** Set by {@link #close()} once its stop marker is queued: whatever is queued from then on runs no more. */
+    private volatile boolean stopQueued;
     private volatile Throwable failure;
     /** Written by the loop thread only (a single writer, so {@code ++} on the volatile is safe); any thread reads. */
     private volatile long wakeupsTotal;
@@ -176,6 +178,11 @@ public final class RealLoop implements ChannelLoop, AutoCloseable {
         return wakeupsTotal;
     }
 
+    /** True once {@link #close()} has queued its stop marker (tests: to queue a task behind it). */
+    boolean stopQueued() {
+        return stopQueued;
+    }
+
     /** The loop's thread; for measurements such as CPU time in tests. */
     public Thread thread() {
         return thread;
@@ -194,6 +201,7 @@ public final class RealLoop implements ChannelLoop, AutoCloseable {
         if (!stopping) {
             enqueue(() -> stopping = true);
         }
+        stopQueued = true;
         boolean interrupted = false;
         while (thread.isAlive()) {
             try {

@@ -155,24 +155,25 @@ class RealLoopTest {
         // Proves close() drops what is queued behind its stop marker: a task queued after close() began (as a GC
         // slice queues the next) ran, met the refusing execute() and failed the loop with "loop is stopped" (bench
         // recovery's power cut printed it). The first task starts close() and waits until close() has queued its
-        // marker and joins the loop thread, then queues the late one. Checked to fail without the fix.
+        // marker, then queues the late one. Checked to fail without the fix.
         AtomicBoolean lateRan = new AtomicBoolean();
         Thread closer = new Thread(loop::close, "closer");
         loop.execute(() -> {
             closer.start();
-            while (closer.getState() != Thread.State.WAITING) {
-                Thread.onSpinWait(); // close() queues its marker, then waits in join(): the marker is queued
+            while (!loop.stopQueued()) {
+                Thread.onSpinWait(); // close() runs on the other thread; the loop is busy here, so it cannot stop yet
             }
             loop.execute(() -> {
                 lateRan.set(true);
                 loop.execute(() -> { });
             });
         });
+        loop.thread().join(TimeUnit.SECONDS.toMillis(20)); // it ends once the marker has run (or on a failure)
         closer.join(TimeUnit.SECONDS.toMillis(20));
+        assertThat(loop.isAlive()).as("the loop ended").isFalse();
         assertThat(closer.isAlive()).as("close() returned").isFalse();
         assertThat(lateRan).isFalse();
         assertThat(loop.failure()).isNull();
-        assertThat(loop.isAlive()).isFalse();
     }
 
     @Test
