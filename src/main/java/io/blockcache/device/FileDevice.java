@@ -191,7 +191,7 @@ public final class FileDevice implements BlockDevice {
             finish(request, rejected == null ? IoResult.OK : rejected);
             return;
         }
-        if (inlinePolicy.inline(op, lengthBytes, fua)) {
+        if (inlinePolicy.inline(op, lengthBytes, fua, request.submittedNs)) {
             performInline(request);
             return;
         }
@@ -209,7 +209,7 @@ public final class FileDevice implements BlockDevice {
         request.begin();
         long startNs = System.nanoTime();
         IoResult result = execute(loopIo, request);
-        inlinePolicy.recordInline(System.nanoTime() - startNs);
+        inlinePolicy.recordInline(System.nanoTime() - startNs, request.submittedNs);
         request.end();
         finish(request, result);
     }

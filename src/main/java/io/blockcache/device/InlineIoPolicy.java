@@ -14,14 +14,22 @@ package io.blockcache.device;
  * <ul>
  *   <li>only buffered devices (never O_DIRECT, where every call waits for the device), only reads and writes
  *       without FUA (a FUA write forces the file), and only transfers of at most {@link #INLINE_BYTES_MAX};</li>
- *   <li>only while the mean time of recent small channel calls, wherever they ran, is at most
- *       {@link #FAST_CALL_NS_MAX}. It starts at {@link #UNKNOWN_CALL_NS}, so a new device first proves itself on
- *       the I/O threads. The mean moves 1/16 of the way to each sample, so one call that went to a disk (0.1 ms
- *       on an SSD, 10 ms on a disk) sends the requests after it back to the I/O threads at once — for about 50
- *       calls after a 10 ms one, each measured there — while the loop thread losing its core for a moment
- *       (a sample of a few hundred microseconds) moves it only a little. A device that turns slow
- *       therefore blocks the loop for one to three calls, then is served by the I/O threads until it is fast
- *       again.</li>
+ *   <li>only while the mean time of recent small channel calls is at most {@link #FAST_CALL_NS_MAX}. It starts at
+ *       {@link #UNKNOWN_CALL_NS}, so a new device first proves itself on the I/O threads. The mean moves 1/16 of
+ *       the way to each sample, so one call that went to a disk (0.1 ms on an SSD, 10 ms on a disk) sends the
+ *       requests after it back to the I/O threads at once, while the loop thread losing its core for a moment
+ *       (a sample of a few hundred microseconds) moves it only a little. A device that turns slow therefore blocks
+ *       the loop for one to three calls, then is served by the I/O threads.</li>
+ *   <li>While requests go to the I/O threads, one of them runs on the loop as a <em>probe</em> every
+ *       {@link #PROBE_INTERVAL_MIN_NS} or more; a probe as fast as {@link #FAST_CALL_NS_MAX} starts inlining
+ *       again at once. Why: the I/O threads' own times cannot show that the page cache is fast again. A
+ *       buffered write takes the file's inode lock, so 32 writes handed to 32 threads at once queue behind each
+ *       other and each one measures the queue: measured on the bench machine, 4 KiB writes at queue depth 32
+ *       stayed on the threads for a whole run after one slow moment, though each took a few microseconds alone
+ *       (docs/BENCHMARKS.md "Session 11"). So threaded times only ever bring inlining <em>on</em>; while inlining,
+ *       the late threaded calls (handed off before it began) are not counted. A slow probe, or an inline spell
+ *       that a probe began and that ends within {@link #PROBE_TRUSTED_CALLS} calls, doubles the interval up to
+ *       {@link #PROBE_INTERVAL_MAX_NS}: a device that really is slow blocks the loop for one call per 10 s.</li>
  * </ul>
  *
  * <p>Thread rule: {@link #inline} and {@link #recordInline} on the loop thread; {@link #recordThreaded} from any
@@ -34,38 +42,93 @@ final class InlineIoPolicy {
     static final long FAST_CALL_NS_MAX = 20_000;
     /** The mean a device starts with: unknown counts as slow until calls show otherwise. */
     static final long UNKNOWN_CALL_NS = 1_000_000;
+    /** The shortest time between two probes, and the first probe's delay after a device is first used. */
+    static final long PROBE_INTERVAL_MIN_NS = 100_000_000L;
+    /** The longest time between two probes: the most a slow device pays is one blocked call this often. */
+    static final long PROBE_INTERVAL_MAX_NS = 10_000_000_000L;
+    /** An inline spell a probe began counts as a good one (the interval goes back to its minimum) after this many. */
+    static final long PROBE_TRUSTED_CALLS = 1_000;
     /** The mean moves 1/16 of the way to each sample: about the last 16–50 calls count. */
     private static final int MEAN_SHIFT = 4;
+    private static final long NOT_SCHEDULED = Long.MIN_VALUE;
 
     private final boolean enabled;
     private volatile long meanCallNs = UNKNOWN_CALL_NS;
     /** Loop thread only; read by tests and counters through {@link #inlineCalls()}. */
     private volatile long inlineCalls;
+    // Loop thread only: the probe schedule, whether the inline call in progress is a probe, and the inline count at
+    // which a probe began the current spell (-1: the spell did not begin with a probe, or there is none).
+    private long nextProbeNs = NOT_SCHEDULED;
+    private long probeIntervalNs = PROBE_INTERVAL_MIN_NS;
+    private boolean probing;
+    private long spellStartCalls = -1;
+    private volatile long probes;
 
     /** A policy for a device opened with or without O_DIRECT; with it, nothing is ever inlined. */
     InlineIoPolicy(boolean direct) {
         this.enabled = !direct;
     }
 
-    /** Whether this request runs on the loop thread now. Loop thread only. */
-    boolean inline(DeviceOp op, long lengthBytes, boolean fua) {
-        if (!enabled || lengthBytes > INLINE_BYTES_MAX || !(op == DeviceOp.READ || (op == DeviceOp.WRITE && !fua))) {
+    /**
+     * Whether this request runs on the loop thread now (it may be a probe). Loop thread only; {@code nowNs} is the
+     * loop's clock. A {@code true} answer must be followed by {@link #recordInline} for the same request.
+     */
+    boolean inline(DeviceOp op, long lengthBytes, boolean fua, long nowNs) {
+        if (!eligible(op, lengthBytes, fua)) {
             return false;
         }
-        return meanCallNs <= FAST_CALL_NS_MAX;
+        if (meanCallNs <= FAST_CALL_NS_MAX) {
+            return true;
+        }
+        if (nextProbeNs == NOT_SCHEDULED) {
+            nextProbeNs = nowNs + probeIntervalNs;
+            return false;
+        }
+        if (nowNs < nextProbeNs) {
+            return false;
+        }
+        nextProbeNs = nowNs + probeIntervalNs;
+        probing = true;
+        probes++;
+        return true;
     }
 
-    /** Records the time of an inline call. Loop thread only. */
-    void recordInline(long callNs) {
+    /** Records the time of an inline call (a probe or not) that began at loop time {@code nowNs}. Loop thread only. */
+    void recordInline(long callNs, long nowNs) {
         inlineCalls++;
+        if (probing) {
+            probing = false;
+            if (callNs <= FAST_CALL_NS_MAX) {
+                meanCallNs = callNs; // a lone call is what the loop would pay; the threads' queue said nothing
+                spellStartCalls = inlineCalls;
+            } else {
+                record(callNs);
+                probeIntervalNs = Math.min(2 * probeIntervalNs, PROBE_INTERVAL_MAX_NS);
+            }
+            return;
+        }
         record(callNs);
+        if (meanCallNs > FAST_CALL_NS_MAX) { // this call ended the spell
+            boolean shortProbedSpell = spellStartCalls >= 0 && inlineCalls - spellStartCalls < PROBE_TRUSTED_CALLS;
+            probeIntervalNs = shortProbedSpell ? Math.min(2 * probeIntervalNs, PROBE_INTERVAL_MAX_NS)
+                    : PROBE_INTERVAL_MIN_NS;
+            spellStartCalls = -1;
+            nextProbeNs = nowNs + probeIntervalNs;
+        }
     }
 
-    /** Records the time an I/O thread spent in the channel for a transfer that could have been inlined. */
+    /**
+     * Records the time an I/O thread spent in the channel for a transfer that could have been inlined. Counted only
+     * while requests go to the threads: it can bring inlining on, never off (see the class comment).
+     */
     void recordThreaded(DeviceOp op, long lengthBytes, boolean fua, long callNs) {
-        if (enabled && lengthBytes <= INLINE_BYTES_MAX && (op == DeviceOp.READ || (op == DeviceOp.WRITE && !fua))) {
+        if (eligible(op, lengthBytes, fua) && meanCallNs > FAST_CALL_NS_MAX) {
             record(callNs);
         }
+    }
+
+    private boolean eligible(DeviceOp op, long lengthBytes, boolean fua) {
+        return enabled && lengthBytes <= INLINE_BYTES_MAX && (op == DeviceOp.READ || (op == DeviceOp.WRITE && !fua));
     }
 
     private void record(long callNs) {
@@ -78,8 +141,18 @@ final class InlineIoPolicy {
         return meanCallNs;
     }
 
-    /** Transfers performed on the loop thread so far; any thread. */
+    /** Transfers performed on the loop thread so far, probes included; any thread. */
     long inlineCalls() {
         return inlineCalls;
+    }
+
+    /** Probes made so far; any thread. */
+    long probes() {
+        return probes;
+    }
+
+    /** The time from one probe to the next now, nanoseconds; loop thread (tests). */
+    long probeIntervalNs() {
+        return probeIntervalNs;
     }
 }
