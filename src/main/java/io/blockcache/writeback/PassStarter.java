@@ -134,7 +134,11 @@ final class PassStarter {
             return startChunk(source, order, nowNs, paced, ceiling ? ceilingRate : 0, expired);
         }
         boolean large = fullSpeed && modern;
-        int keysMax = Math.min(capacity, large ? now.keysPerPassIdle() : now.keysPerPassBusy());
+        int passKeys = large ? now.keysPerPassIdle() : now.keysPerPassBusy();
+        if (modern && capacity < roomForAPass(passKeys, now.ioInFlightMax())) {
+            return Outcome.NONE; // the next run that ends frees more: see roomForAPass
+        }
+        int keysMax = Math.min(capacity, passKeys);
         int sectorsMax = large ? now.sectorsPerPassIdle() : now.sectorsPerPassBusy();
         if (ceiling) {
             sectorsMax = (int) Math.min(sectorsMax, Math.max(1, ceilingRate * CEILING_PASS_NS / 1_000_000_000L));
@@ -155,6 +159,19 @@ final class PassStarter {
         taken(keys.size(), expired);
         passIo.start(keys);
         return Outcome.STARTED;
+    }
+
+    /**
+     * The free in-flight capacity (keys) a modern pass waits for: a whole pass, or half the cap when a pass is
+     * larger. Why: a pass clipped to the capacity free at the moment takes one key when one key's run just ended,
+     * and its run ends alone again later, so once 64 one-key runs are in flight (a busy spell over a slow disk
+     * leaves that) writeback stays at one key per pass for good. Measured over an NBD disk answering one request at
+     * a time in 4 ms: a drain of 16 MiB of 4 KiB keys took 15.4 s in 3,596 passes (docs/BENCHMARKS.md "Session
+     * 11"). bcache's read_dirty() never clips: it plans the pass first, then waits on its in_flight semaphore key
+     * by key. Classic passes keep being clipped, as before (its comparisons stay as measured).
+     */
+    static int roomForAPass(int passKeys, int ioInFlightMax) {
+        return Math.max(1, Math.min(passKeys, (ioInFlightMax + 1) / 2));
     }
 
     /** When the pacer lets the next paced pass start (after {@link Outcome#WAIT}), loop nanoseconds. */

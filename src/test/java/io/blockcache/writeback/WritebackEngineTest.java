@@ -131,6 +131,34 @@ class WritebackEngineTest {
     }
 
     @Test
+    void runsEndingOneAtATimeDoNotCutTheNextPassesDownToOneKeyEach() {
+        // Proves a modern pass waits for room for a whole pass (here half the cap of 8): the first pass takes 8
+        // scattered keys, 8 one-key runs that the disk completes one at a time; the 64 adjacent keys after them go
+        // out merged in passes of at least 4 keys. Clipped to the room of the moment, each of those passes took the
+        // one key a completion had just freed, and the 64 keys went out as about 60 writes (session 11).
+        WritebackRig rig = rig();
+        rig.tune(b -> b.ioInFlightMax(8).running(false));
+        for (int i = 0; i < 8; i++) {
+            rig.write((long) i * 1024 * 4096, WritebackRig.pattern(i, 4096)); // 4 MiB apart
+        }
+        long adjacentFrom = 64L << 20;
+        for (int i = 0; i < 64; i++) {
+            rig.write(adjacentFrom + (long) i * 4096, WritebackRig.pattern(100 + i, 4096));
+        }
+        rig.loop.runFor(300 * MS);
+        rig.tune(b -> b.running(true));
+        rig.backingDevice.recording = true;
+        rig.loop.runFor(5_000 * MS);
+        assertThat(rig.dirtySectors()).isZero();
+        List<RecordingDevice.Op> adjacentWrites = rig.backingDevice.ops.stream()
+                .filter(op -> op.kind() == 'W' && op.offsetBytes() >= adjacentFrom).toList();
+        assertThat(adjacentWrites.stream().mapToLong(RecordingDevice.Op::lengthBytes).sum()).isEqualTo(64 * 4096);
+        assertThat(adjacentWrites).as("writes of the 64 adjacent keys").hasSizeLessThanOrEqualTo(16);
+        assertThat(rig.writeback().counters().keysInFlightPeak()).isEqualTo(8);
+        assertThat(rig.backing(adjacentFrom, 64 * 4096)).isEqualTo(rig.read(adjacentFrom, 64 * 4096));
+    }
+
+    @Test
     void classicIssuesBackingWritesInSequenceOrderWithoutWaitingForCompletion() {
         // Proves classic's ordering: one pass per non-contiguous key, writes issued in ascending LBA (sequence) order,
         // and more than one in flight (bcache advances writeback_sequence_next on submission, not completion).
