@@ -12,12 +12,14 @@ import java.util.function.Consumer;
 /**
  * {@code bench backing} (issue 11 item 5, NBD rows): fio's 4 KiB random writes, then random reads, over a working set
  * that fits in every cache, against three setups in front of the same kind of slow backing, {@code nbdkit memory}
- * behind its {@code delay} filter ({@link #DELAY_MS} ms per read and write, as a remote disk might answer):
+ * behind its {@code delay} filter ({@link #DELAY_MS} ms per read and write), served two ways ({@link SlowBacking}): as
+ * a disk answering one request at a time (the issue's "4 ms per request") and as a store answering every request at
+ * once. The setups, each over each backing:
  * <ul>
  *   <li>{@code blockcache}: {@code serve} (write-back) with {@code --backing default=nbd://...} on it;
  *   <li>{@code slow-backing}: fio straight at the slow backing;
- *   <li>{@code nbdkit-cache}: {@code nbdkit --filter=cache --filter=delay memory} (its cache filter, write-back mode,
- *       in front of the same delay).
+ *   <li>{@code nbdkit-cache}: {@code nbdkit --filter=cache nbd uri=...} (its cache filter, write-back mode, in a
+ *       server of its own in front of the slow backing's, as blockcache is).
  * </ul>
  * After the write burst it times how long each takes to be clean: blockcache drains (every dirty block written back
  * and the backing flushed); the others get one NBD FLUSH ({@code nbdsh}), which makes nbdkit's cache filter write
@@ -26,7 +28,7 @@ import java.util.function.Consumer;
  * <p>The S3 row, {@code blockcache-s3}: the same fio jobs against {@code serve} over an {@code s3://} backing on
  * S3Proxy ({@link S3ProxyServer}, in-memory store, on this machine: no network latency, so it shows the cache's
  * front end and the time to write the burst back as chunk PUTs, not what a remote store costs). Skipped, with a
- * line, when the S3Proxy jar is not in the local Maven repository. Short by design: about two minutes in all.
+ * line, when the S3Proxy jar is not in the local Maven repository. Short by design: about four minutes in all.
  */
 public final class BackingBench {
     /** The slow backing's delay per read and per write. */
@@ -58,18 +60,21 @@ public final class BackingBench {
         this.fio = new FioRunner(workDir);
     }
 
-    /** Runs the three setups one after another and returns their rows (writes, then reads, per setup). */
+    /** Runs the three setups over each slow backing, then the S3 row; returns their rows (writes, then reads). */
     public List<BackingBenchResult> run() throws IOException, InterruptedException {
         List<BackingBenchResult> results = new ArrayList<>();
-        try (NbdServerProcess slow = slowBacking("slow-for-blockcache", List.of());
-                NbdServerProcess cache = blockcache(slow)) {
-            results.addAll(measure(cache, true, () -> cache.admin().drain()));
-        }
-        try (NbdServerProcess slow = slowBacking("slow-backing", List.of())) {
-            results.addAll(measure(slow, true, () -> flush(slow)));
-        }
-        try (NbdServerProcess cached = slowBacking("nbdkit-cache", List.of("--filter=cache"))) {
-            results.addAll(measure(cached, false, () -> flush(cached)));
+        for (SlowBacking kind : SlowBacking.values()) {
+            try (NbdServerProcess slow = slowBacking("slow-for-blockcache", kind);
+                    NbdServerProcess cache = blockcache(slow, kind)) {
+                results.addAll(measure(cache, kind.label(), true, () -> cache.admin().drain()));
+            }
+            try (NbdServerProcess slow = slowBacking("slow-backing", kind)) {
+                results.addAll(measure(slow, kind.label(), true, () -> flush(slow)));
+            }
+            try (NbdServerProcess slow = slowBacking("slow-for-nbdkit-cache", kind);
+                    NbdServerProcess cached = nbdkitCache(slow)) {
+                results.addAll(measure(cached, kind.label(), false, () -> flush(cached)));
+            }
         }
         try {
             S3ProxyServer.jar();
@@ -78,22 +83,25 @@ public final class BackingBench {
             return results;
         }
         try (S3ProxyServer s3 = S3ProxyServer.start(workDir); NbdServerProcess cache = blockcacheOverS3(s3)) {
-            results.addAll(measure(cache, true, () -> cache.admin().drain()));
+            results.addAll(measure(cache, S3_BACKING, true, () -> cache.admin().drain()));
         }
         return results;
     }
 
     /** The S3 row's setup name. */
     static final String S3_SETUP = "blockcache-s3";
+    /** The S3 row's backing. */
+    static final String S3_BACKING = "s3proxy";
 
     /** How a setup gets clean after the burst. */
     private interface Cleaner {
         void clean() throws IOException, InterruptedException;
     }
 
-    private List<BackingBenchResult> measure(NbdServerProcess server, boolean survivesKill9, Cleaner cleaner)
-            throws IOException, InterruptedException {
-        progress.accept(server.name() + ": 4 KiB random writes, " + RAMP_SECONDS + " + " + RUNTIME_SECONDS + " s");
+    private List<BackingBenchResult> measure(NbdServerProcess server, String backing, boolean survivesKill9,
+                                             Cleaner cleaner) throws IOException, InterruptedException {
+        progress.accept(server.name() + " over " + backing + ": 4 KiB random writes, " + RAMP_SECONDS + " + "
+                + RUNTIME_SECONDS + " s");
         long aroundBefore = aroundSectors(server);
         FioJson.Section writes = fio.run(server.uri(), "randwrite4k", "randwrite", BLOCK_BYTES, IODEPTH, 0,
                 WORKING_SET_BYTES, RAMP_SECONDS, RUNTIME_SECONDS);
@@ -107,9 +115,9 @@ public final class BackingBench {
         FioJson.Section reads = fio.run(server.uri(), "randread4k", "randread", BLOCK_BYTES, IODEPTH, 0,
                 WORKING_SET_BYTES, RAMP_SECONDS, RUNTIME_SECONDS);
         return List.of(
-                new BackingBenchResult(server.name(), "randwrite4k", writes.iops(), writes.p99Us(), cleanSeconds,
-                        survivesKill9, writesAroundMiB),
-                new BackingBenchResult(server.name(), "randread4k", reads.iops(), reads.p99Us(), Double.NaN,
+                new BackingBenchResult(server.name(), backing, "randwrite4k", writes.iops(), writes.p99Us(),
+                        cleanSeconds, survivesKill9, writesAroundMiB),
+                new BackingBenchResult(server.name(), backing, "randread4k", reads.iops(), reads.p99Us(), Double.NaN,
                         survivesKill9, aroundMiB(server, readsBefore)));
     }
 
@@ -125,21 +133,32 @@ public final class BackingBench {
         return before < 0 ? Double.NaN : (aroundSectors(server) - before) * 512.0 / (1 << 20);
     }
 
-    /** {@code nbdkit [extra filters] --filter=delay memory SIZE delay-read=4ms delay-write=4ms} on a free port. */
-    private NbdServerProcess slowBacking(String name, List<String> extraFilters)
-            throws IOException, InterruptedException {
+    /** {@code nbdkit} serving {@code kind} of slow backing on a free port. */
+    private NbdServerProcess slowBacking(String name, SlowBacking kind) throws IOException, InterruptedException {
         int port = NbdServerProcess.freePort();
-        List<String> command = new ArrayList<>(List.of("nbdkit", "--foreground", "--exit-with-parent", "--ipaddr",
-                "127.0.0.1", "--port", Integer.toString(port)));
-        command.addAll(extraFilters);
-        command.addAll(List.of("--filter=delay", "memory", Long.toString(BACKING_BYTES),
-                "delay-read=" + DELAY_MS + "ms", "delay-write=" + DELAY_MS + "ms"));
-        return NbdServerProcess.start(name, command, port, "", workDir.resolve(name + ".log"));
+        List<String> command = new ArrayList<>(nbdkit(port));
+        command.addAll(kind.nbdkitArgs(BACKING_BYTES, DELAY_MS));
+        return NbdServerProcess.start(name, command, port, "", workDir.resolve(name + "-" + kind.label() + ".log"));
     }
 
-    /** blockcache serve of this build, write-back, over {@code slow} as an nbd:// backing. */
-    private NbdServerProcess blockcache(NbdServerProcess slow) throws IOException, InterruptedException {
-        return serve("blockcache", slow.uri(), List.of(), List.of());
+    /** {@code nbdkit --filter=cache nbd uri=SLOW}: nbdkit's cache filter in a server of its own, like blockcache. */
+    private NbdServerProcess nbdkitCache(NbdServerProcess slow) throws IOException, InterruptedException {
+        int port = NbdServerProcess.freePort();
+        List<String> command = new ArrayList<>(nbdkit(port));
+        command.addAll(List.of("--filter=cache", "nbd", "uri=" + slow.uri()));
+        return NbdServerProcess.start("nbdkit-cache", command, port, "",
+                workDir.resolve("nbdkit-cache-" + System.nanoTime() + ".log"));
+    }
+
+    private static List<String> nbdkit(int port) {
+        return List.of("nbdkit", "--foreground", "--exit-with-parent", "--ipaddr", "127.0.0.1", "--port",
+                Integer.toString(port));
+    }
+
+    /** blockcache serve of this build, write-back, over {@code slow} as an nbd:// backing, with files of its own. */
+    private NbdServerProcess blockcache(NbdServerProcess slow, SlowBacking kind)
+            throws IOException, InterruptedException {
+        return serve("blockcache", "blockcache-" + kind.label(), slow.uri(), List.of(), List.of());
     }
 
     /** blockcache serve of this build, write-back, over a new volume in a bucket of {@code s3}. */
@@ -148,12 +167,13 @@ public final class BackingBench {
         // Credentials through the AWS SDK's system-property source, one of its default chain's.
         List<String> credentials = List.of("-Daws.accessKeyId=" + S3ProxyServer.IDENTITY,
                 "-Daws.secretAccessKey=" + S3ProxyServer.CREDENTIAL, "-Daws.region=us-east-1");
-        return serve(S3_SETUP, "s3://bench/vol", credentials, List.of("--s3-endpoint", s3.endpoint().toString(),
-                "--backing-size", Long.toString(BACKING_BYTES)));
+        return serve(S3_SETUP, S3_SETUP, "s3://bench/vol", credentials,
+                List.of("--s3-endpoint", s3.endpoint().toString(), "--backing-size", Long.toString(BACKING_BYTES)));
     }
 
-    private NbdServerProcess serve(String name, String backingUri, List<String> jvmOptions, List<String> moreArgs)
-            throws IOException, InterruptedException {
+    /** {@code serve} named {@code name} in the results; its data directory and cache file are named {@code files}. */
+    private NbdServerProcess serve(String name, String files, String backingUri, List<String> jvmOptions,
+                                   List<String> moreArgs) throws IOException, InterruptedException {
         int port = NbdServerProcess.freePort();
         String adminHostPort = "127.0.0.1:" + NbdServerProcess.freePort();
         List<String> command = new ArrayList<>();
@@ -161,15 +181,15 @@ public final class BackingBench {
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.blockcache.cli.Main", "serve",
-                "--data-dir", workDir.resolve(name).toString(),
-                "--cache", workDir.resolve(name + "-cache.img").toString(),
+                "--data-dir", workDir.resolve(files).toString(),
+                "--cache", workDir.resolve(files + "-cache.img").toString(),
                 "--backing", "default=" + backingUri,
                 "--cache-size", Long.toString(CACHE_BYTES),
                 "--nbd-listen", "127.0.0.1:" + port,
                 "--admin-listen", adminHostPort,
                 "--mode", "writeback"));
         command.addAll(moreArgs);
-        return NbdServerProcess.start(name, command, port, "default", workDir.resolve(name + ".log"),
+        return NbdServerProcess.start(name, command, port, "default", workDir.resolve(files + ".log"),
                 new ServeAdmin(adminHostPort, "default"));
     }
 

@@ -5,7 +5,9 @@ import java.util.Locale;
 /**
  * One measured cell of {@code bench backing}: one setup under one fio job.
  *
- * @param setup          {@code blockcache}, {@code slow-backing} or {@code nbdkit-cache}
+ * @param setup          {@code blockcache}, {@code slow-backing}, {@code nbdkit-cache} or {@code blockcache-s3}
+ * @param backing        what the setup caches: {@code disk} (one request at a time, 4 ms each), {@code parallel}
+ *                       (every request at once, 4 ms each; see {@link SlowBacking}) or {@code s3proxy}
  * @param workload       {@code randwrite4k} or {@code randread4k}
  * @param iops           completed requests per second
  * @param p99Us          99th percentile completion latency (fio's clat), microseconds
@@ -17,20 +19,21 @@ import java.util.Locale;
  * @param aroundMiB      for a blockcache setup: MiB the volume wrote around the cache, straight to the slow backing,
  *                       during this row (its {@code bypassedSectors}); NaN for the others
  */
-public record BackingBenchResult(String setup, String workload, double iops, double p99Us, double cleanSeconds,
-                                 boolean survivesKill9, double aroundMiB) {
+public record BackingBenchResult(String setup, String backing, String workload, double iops, double p99Us,
+                                 double cleanSeconds, boolean survivesKill9, double aroundMiB) {
     /** A row of a setup that is not blockcache (nothing to go around). */
-    public BackingBenchResult(String setup, String workload, double iops, double p99Us, double cleanSeconds,
-                              boolean survivesKill9) {
-        this(setup, workload, iops, p99Us, cleanSeconds, survivesKill9, Double.NaN);
+    public BackingBenchResult(String setup, String backing, String workload, double iops, double p99Us,
+                              double cleanSeconds, boolean survivesKill9) {
+        this(setup, backing, workload, iops, p99Us, cleanSeconds, survivesKill9, Double.NaN);
     }
 
     /** One JSON object on one line. */
     public String toJsonLine() {
         return String.format(Locale.ROOT,
-                "{\"setup\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"p99Us\":%.1f,\"cleanSeconds\":%s,"
+                "{\"setup\":\"%s\",\"backing\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"p99Us\":%.1f,"
+                        + "\"cleanSeconds\":%s,"
                         + "\"survivesKill9\":%s,\"aroundMiB\":%s}",
-                setup, workload, iops, p99Us,
+                setup, backing, workload, iops, p99Us,
                 Double.isNaN(cleanSeconds) ? "null" : String.format(Locale.ROOT, "%.2f", cleanSeconds),
                 survivesKill9, Double.isNaN(aroundMiB) ? "null" : String.format(Locale.ROOT, "%.1f", aroundMiB));
     }

@@ -18,9 +18,10 @@ import picocli.CommandLine.Spec;
  * measured, 1 when a server or fio failed.
  */
 @Command(name = "backing", mixinStandardHelpOptions = true,
-        description = {"Benchmark caching a slow NBD backing (nbdkit memory + delay filter, 4 ms per request):",
-                "blockcache serve over it, the bare backing, and nbdkit's cache filter over it; fio 4 KiB random",
-                "writes then reads over 16 MiB at iodepth 16, 3 s ramp + 10 s each; IOPS, p99, time to clean, ratios.",
+        description = {"Benchmark caching a slow NBD backing (nbdkit memory + delay filter, 4 ms per request, served",
+                "as a disk answering one request at a time, then as a store answering all at once): blockcache serve",
+                "over it, the bare backing, and nbdkit's cache filter over it; fio 4 KiB random writes then reads",
+                "over 16 MiB at iodepth 16, 3 s ramp + 10 s each; IOPS, p99, time to clean, ratios.",
                 "Then the same against serve over an s3:// backing on S3Proxy (local, in memory), if its jar is in the",
                 "local Maven repository (./mvnw test fetches it)."})
 final class BenchBackingCommand implements Callable<Integer> {
