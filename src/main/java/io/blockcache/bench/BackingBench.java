@@ -72,7 +72,7 @@ public final class BackingBench {
                 results.addAll(measure(slow, kind.label(), true, () -> flush(slow)));
             }
             try (NbdServerProcess slow = slowBacking("slow-for-nbdkit-cache", kind);
-                    NbdServerProcess cached = nbdkitCache(slow)) {
+                    NbdServerProcess cached = nbdkitCache(slow, kind)) {
                 results.addAll(measure(cached, kind.label(), false, () -> flush(cached)));
             }
         }
@@ -142,12 +142,13 @@ public final class BackingBench {
     }
 
     /** {@code nbdkit --filter=cache nbd uri=SLOW}: nbdkit's cache filter in a server of its own, like blockcache. */
-    private NbdServerProcess nbdkitCache(NbdServerProcess slow) throws IOException, InterruptedException {
+    private NbdServerProcess nbdkitCache(NbdServerProcess slow, SlowBacking kind)
+            throws IOException, InterruptedException {
         int port = NbdServerProcess.freePort();
         List<String> command = new ArrayList<>(nbdkit(port));
         command.addAll(List.of("--filter=cache", "nbd", "uri=" + slow.uri()));
         return NbdServerProcess.start("nbdkit-cache", command, port, "",
-                workDir.resolve("nbdkit-cache-" + System.nanoTime() + ".log"));
+                workDir.resolve("nbdkit-cache-" + kind.label() + ".log"));
     }
 
     private static List<String> nbdkit(int port) {
