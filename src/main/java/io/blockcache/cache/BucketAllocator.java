@@ -10,9 +10,14 @@ import io.blockcache.journal.GenerationJournal;
  * generation bump is durable in the journal before the bucket is written again, so that after a crash every
  * key that still points into the old contents reads as stale.
  *
- * <p>Order: free buckets are handed out round-robin from a cursor (deterministic, and it spreads writes over
- * the device). An emptied bucket is reusable only when it is sealed, holds no live sectors and no reader has it
- * pinned.
+ * <p>Order: the bucket freed most recently first, then round-robin from a cursor over the buckets never freed
+ * since start (deterministic either way). Why warm first: on a buffered cache file, a freed bucket's pages are
+ * still in the page cache, and writing it again overwrites resident pages, where a bucket written for the first
+ * time makes the kernel allocate a page per 4 KiB. On the development VM that allocation costs ~5 µs per 4 KiB
+ * (the host backs each newly allocated guest page, and free guest memory is handed back to it), an overwrite
+ * ~1.3 µs (docs/BENCHMARKS.md "Session 12"); a log-structured cache writing round-robin paid the former for every
+ * write of its first lap over the device. On flash the order does not matter (the device remaps). An emptied
+ * bucket is reusable only when it is sealed, holds no live sectors and no reader has it pinned.
  *
  * <p>Thread rule: owned by the cache's loop thread.
  */
@@ -22,6 +27,9 @@ public final class BucketAllocator {
     private final BitSet free;
     private final ArrayDeque<PendingReuse> pendingReuse = new ArrayDeque<>();
     private int cursor;
+    /** Buckets freed since start, most recent on top; every one of them is free (only allocate takes them). */
+    private final int[] warm;
+    private int warmCount;
     private int freeCount;
     private int metadataReserveBuckets;
     private long bucketsReleased;
@@ -43,6 +51,7 @@ public final class BucketAllocator {
         this.table = table;
         this.journal = journal;
         this.free = new BitSet(table.bucketCount());
+        this.warm = new int[table.bucketCount()];
         this.releaseRefused = new BitSet(table.bucketCount());
         this.verifiedBlocks = new VerifiedBlocks(table.bucketCount(), table.bucketSectors());
         for (int b = 0; b < table.bucketCount(); b++) {
@@ -61,6 +70,7 @@ public final class BucketAllocator {
         Checks.check(pendingReuse.isEmpty(), "free set rebuilt with %s buckets pending reuse", pendingReuse.size());
         free.clear();
         freeCount = 0;
+        warmCount = 0; // after a restart, which pages the page cache still holds is unknown
         for (int b = 0; b < table.bucketCount(); b++) {
             if (table.state(b) == BucketState.FREE) {
                 free.set(b);
@@ -80,16 +90,12 @@ public final class BucketAllocator {
         if (purpose == BucketState.OPEN && freeCount <= metadataReserveBuckets) {
             return refuseAllocation(purpose); // the last buckets are kept for checkpoints, which free the journal
         }
-        int bucket = free.nextSetBit(cursor);
+        int bucket = warmCount > 0 ? warm[--warmCount] : takeFromCursor();
         if (bucket < 0) {
-            bucket = free.nextSetBit(0);
-            if (bucket < 0) {
-                return refuseAllocation(purpose);
-            }
+            return refuseAllocation(purpose);
         }
         free.clear(bucket);
         freeCount--;
-        cursor = bucket + 1 == table.bucketCount() ? 0 : bucket + 1;
         Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
                 "free bucket %s still holds live sectors or readers", bucket);
         table.setState(bucket, purpose);
@@ -97,6 +103,19 @@ public final class BucketAllocator {
         if (purpose == BucketState.OPEN) {
             observer.onAllocated(bucket);
         }
+        return bucket;
+    }
+
+    /** The next free bucket round-robin from the cursor, or -1; called only when no freed bucket is waiting. */
+    private int takeFromCursor() {
+        int bucket = free.nextSetBit(cursor);
+        if (bucket < 0) {
+            bucket = free.nextSetBit(0);
+            if (bucket < 0) {
+                return -1;
+            }
+        }
+        cursor = bucket + 1 == table.bucketCount() ? 0 : bucket + 1;
         return bucket;
     }
 
@@ -251,6 +270,7 @@ public final class BucketAllocator {
             table.setState(bucket, BucketState.FREE);
             free.set(bucket);
             freeCount++;
+            warm[warmCount++] = bucket;
         }
     }
 

@@ -119,4 +119,27 @@ class BucketAllocatorTest {
         allocator.onJournalDurable(10);
         assertThat(point.reserve(8, r)).isTrue();
     }
+
+    @Test
+    void theBucketFreedLastIsTakenFirstAndNeverFreedOnesRoundRobinAfterThat() {
+        // Proves the warm-first order: a freed bucket (its pages still in the page cache) is written again before
+        // any bucket not freed since start, the most recently freed first; the others follow round-robin.
+        BucketTable big = new BucketTable(8, 8);
+        BucketAllocator warmFirst = new BucketAllocator(big, (bucket, generation) -> 10);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(0);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(1);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(2);
+        for (int bucket : new int[] {1, 0}) {
+            warmFirst.seal(bucket); // nothing live: released at once
+        }
+        warmFirst.onJournalDurable(10);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(0);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(1);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(3);
+        warmFirst.seal(0);
+        warmFirst.onJournalDurable(10);
+        warmFirst.rebuildFreeSet(); // a restart forgets which buckets are warm
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(4);
+        assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(5);
+    }
 }
