@@ -86,6 +86,9 @@ final class PrometheusText {
         volumeGauge(volumes, "blockcache_cache_in_use_ratio",
                 "Share of the cache's data buckets holding dirty data, as the occupancy cutoffs see it.",
                 v -> v.bypass().inUsePercent() / 100);
+        volumeGauge(volumes, "blockcache_cache_dirty_data_ratio",
+                "The cache's dirty data over its data capacity, as the write throttle sees it.",
+                v -> v.bypass().dirtyDataPercent() / 100);
         volumeGauge(volumes, "blockcache_cache_read_latency_average_seconds",
                 "Recent average cache-device read latency, as the congestion check sees it.",
                 v -> v.bypass().cacheReadLatencyNs() / 1e9);

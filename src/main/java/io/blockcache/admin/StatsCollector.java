@@ -120,6 +120,7 @@ final class StatsCollector {
                 new StatsSnapshot.BypassSnapshot(stats.sequentialBypassedSectors(), stats.congestedBypassedSectors(),
                         stats.occupancyBypassedSectors(), stats.noRoomBypassedSectors(), stats.writesThrottled(),
                         stats.throttleDelayNsTotal(), stats.throttleDelayNsMax(), volume.cacheInUsePercent(),
+                        volume.cacheDirtyDataPercent(),
                         volume.cacheReadLatencyAverageNs(), volume.cacheWriteLatencyAverageNs()));
     }
 

@@ -99,6 +99,7 @@ final class StatsJson {
                 .field("throttleDelayMsTotal", bypass.throttleDelayNsTotal() / 1e6)
                 .field("throttleDelayMsMax", bypass.throttleDelayNsMax() / 1e6)
                 .field("inUsePercent", bypass.inUsePercent())
+                .field("dirtyDataPercent", bypass.dirtyDataPercent())
                 .field("cacheReadLatencyUs", bypass.cacheReadLatencyNs() / 1e3)
                 .field("cacheWriteLatencyUs", bypass.cacheWriteLatencyNs() / 1e3)
                 .endObject();

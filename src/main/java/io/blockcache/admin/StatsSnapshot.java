@@ -79,14 +79,16 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param throttledWrites write-back writes the throttle held
      * @param throttleDelayNsTotal how long the throttle held them in all, nanoseconds
      * @param throttleDelayNsMax the longest it held one, nanoseconds
-     * @param inUsePercent the cache's data buckets in use as the occupancy cutoffs and the throttle see it now
+     * @param inUsePercent the cache's data buckets in use (holding dirty data) as the occupancy cutoffs see it now
+     * @param dirtyDataPercent the cache's dirty data over its data capacity as the throttle sees it now
      * @param cacheReadLatencyNs the recent average cache-device read latency the congestion check compares with its
      *     threshold (0 if none is known)
      * @param cacheWriteLatencyNs the same for writes
      */
     public record BypassSnapshot(long sequentialSectors, long congestedSectors, long occupancySectors,
                                  long noRoomSectors, long throttledWrites, long throttleDelayNsTotal,
-                                 long throttleDelayNsMax, double inUsePercent, long cacheReadLatencyNs,
+                                 long throttleDelayNsMax, double inUsePercent, double dirtyDataPercent,
+                                 long cacheReadLatencyNs,
                                  long cacheWriteLatencyNs) {
     }
 

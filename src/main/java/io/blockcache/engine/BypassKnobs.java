@@ -35,8 +35,8 @@ final class BypassKnobs {
                 + "default 70 (bcache CUTOFF_WRITEBACK_SYNC)", volume,
                 s -> String.valueOf(s.cutoffWritebackSyncPercent()),
                 (s, v) -> s.withCutoffsPercent(s.cutoffWritebackPercent(), (int) parseLong(v)));
-        add(knobs, p + "throttle_start_percent", "pace new dirty writes above this % of buckets dirty; 100 = off; "
-                + "default 30", volume, s -> String.valueOf(s.throttleStartPercent()),
+        add(knobs, p + "throttle_start_percent", "pace new dirty writes above this % of the cache in dirty data; "
+                + "100 = off; default 30", volume, s -> String.valueOf(s.throttleStartPercent()),
                 (s, v) -> s.withThrottle((int) parseLong(v), s.throttleDelayNsMax()));
         add(knobs, p + "throttle_delay_max_ms", "longest the throttle holds one write, 0..1000; default 100", volume,
                 s -> String.valueOf(s.throttleDelayNsMax() / MS),

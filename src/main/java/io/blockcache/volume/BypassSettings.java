@@ -15,8 +15,9 @@ import static io.blockcache.loop.Checks.require;
  *     write is cached
  * @param cutoffWritebackSyncPercent up to this occupancy only FUA writes are cached; above it none is (writes
  *     over dirty data always are)
- * @param throttleStartPercent above this occupancy new write-back writes are paced, harder as the occupancy
- *     nears {@code cutoffWritebackSyncPercent}; 100 switches throttling off
+ * @param throttleStartPercent above this share of the cache in dirty data (not buckets in use: see
+ *     {@link OccupancyGauge}) new write-back writes are paced, harder as it nears {@code cutoffWritebackSyncPercent};
+ *     100 switches throttling off
  * @param throttleDelayNsMax the longest a write is ever held by the throttle
  */
 public record BypassSettings(long sequentialCutoffBytes, long congestedReadThresholdNs, long congestedWriteThresholdNs,

@@ -117,6 +117,14 @@ public final class Volume implements BlockDevice {
     }
 
     /**
+     * The cache's dirty data over its data capacity, percent, as the write throttle sees it (see
+     * {@link OccupancyGauge}). Thread rule: the loop thread.
+     */
+    public double cacheDirtyDataPercent() {
+        return context.bypass.dirtyDataPercent();
+    }
+
+    /**
      * The recent average latency of the volume's cache-device reads, as the congestion check sees it
      * (submission to completion on the loop, see {@code CongestionMonitor}), ns; 0 if none is known. Loop thread.
      */

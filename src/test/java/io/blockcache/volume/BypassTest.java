@@ -264,6 +264,41 @@ class BypassTest {
         }
     }
 
+    @Test
+    void theThrottleFollowsDirtyDataNotBucketsHoldingALittleOfIt() {
+        // Proves the throttle looks at dirty data: 60 buckets each holding one dirty 4 KiB block (what small random
+        // overwrites leave behind) are 60 % in use, past the throttle's 30 % and the plain cutoff's 40 %, yet hold a
+        // sliver of dirty data, so a FUA write (cached up to 70 %) is not held; filled with dirty data, it is.
+        VolumeFixture f = new VolumeFixture(100, VOLUME_BYTES, CacheMode.WRITEBACK);
+        int bucket = VolumeFixture.BUCKET_BYTES;
+        int next = 0;
+        while (inUse(f) < 60) {
+            assertThat(f.write(offset(next), pattern(next, bucket), true)).isEqualTo(IoResult.OK);
+            IoResult[] trimmed = new IoResult[1];
+            f.volume.discard(offset(next) + 4 * KIB, bucket - 4 * KIB, r -> trimmed[0] = r);
+            f.loop.runUntilIdle();
+            assertThat(trimmed[0]).isEqualTo(IoResult.OK);
+            next++;
+        }
+        assertThat(inUse(f)).isBetween(60.0, 62.0);
+        long start = f.loop.nowNs();
+        assertThat(f.write(offset(next), pattern(next, 4 * KIB), true)).isEqualTo(IoResult.OK);
+        assertThat(f.loop.nowNs() - start).as("a FUA write at 60 % in use, little dirty data").isLessThan(MS / 10);
+        assertThat(f.volume.stats().writesThrottled()).isZero();
+        next++;
+
+        VolumeFixture full = new VolumeFixture(100, VOLUME_BYTES, CacheMode.WRITEBACK);
+        next = 0;
+        while (inUse(full) < 60) {
+            full.write(offset(next), pattern(next, bucket), true);
+            next++;
+        }
+        start = full.loop.nowNs();
+        assertThat(full.write(offset(next), pattern(next, 4 * KIB), true)).isEqualTo(IoResult.OK);
+        assertThat(full.loop.nowNs() - start).as("a FUA write at 60 % in use, all of it dirty").isGreaterThan(MS / 10);
+        assertThat(full.volume.stats().writesThrottled()).isPositive();
+    }
+
     /** Write offsets one bucket apart with a gap, so that no two writes form a sequential stream. */
     private static long offset(int n) {
         return (long) n * 2 * VolumeFixture.BUCKET_BYTES;
