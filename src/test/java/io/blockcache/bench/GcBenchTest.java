@@ -22,8 +22,9 @@ class GcBenchTest {
         // the full cache written 3x over the HDD model completes with no dirty eviction, and that charts are drawn.
         GcBench.Plan tiny = new GcBench.Plan(20_000, 100, 200, 1, 8L << 20, 128 << 10, images);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
         List<String> lines = GcBench.run(tiny, true, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                new PrintStream(log, true, StandardCharsets.UTF_8));
 
         assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).isEqualTo(lines);
         assertThat(lines).hasSize(4);
@@ -41,7 +42,8 @@ class GcBenchTest {
                     Double.parseDouble(field(line, "maxUs")));
         }
         for (int i = 0; i < 3; i++) {
-            assertThat(Long.parseLong(field(lines.get(i), "extents"))).isBetween(19_000L, 21_000L);
+            assertThat(Long.parseLong(field(lines.get(i), "extents"))).as("row %s; the run's log:%n%s", i,
+                    log.toString(StandardCharsets.UTF_8)).isBetween(19_000L, 21_000L);
             assertThat(field(lines.get(i), "jvmPauseMaxMs")).isNotNull();
         }
         assertThat(field(lines.get(0), "gcDurationMs")).isNull();
