@@ -82,8 +82,8 @@ final class BypassPolicy {
      * How hard new dirty data is throttled: below 0 if not at all, else 0 at the start mark rising to 1 at the
      * sync cutoff (and beyond it, capped by the throttle). Measured in dirty data, not buckets in use (see
      * {@link OccupancyGauge}): under small random overwrites the buckets in use passed the start mark with a
-     * tenth of the cache dirty, and the throttle held 5,000-17,000 writes of a 10 s run at QD32 for up to 19 ms
-     * each (82 s of delay in all), where the cutoffs alone sent a few percent around the cache.
+     * tenth of the cache dirty, and the throttle held 4,900-24,400 writes of a 10 s run at QD32 for up to 19 ms
+     * each (25-106 s of delay in all); paced by dirty data it held none (docs/BENCHMARKS.md "Session 12").
      */
     double throttlePressure() {
         BypassSettings s = settings;
