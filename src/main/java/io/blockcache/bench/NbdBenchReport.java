@@ -38,6 +38,40 @@ public final class NbdBenchReport {
         return text.toString();
     }
 
+    /**
+     * The medians of several runs, one line per server and row: IOPS, the medians of the per-run ratios to nbdkit
+     * (IOPS, CPU per request, p99), the largest peak RSS, and for blockcache's builds the row's goal
+     * ({@link NbdGoal}) and whether the medians meet it; a last line counts the rows that do.
+     */
+    public static String medianTable(List<NbdBenchMedian> medians) {
+        int runs = medians.stream().mapToInt(NbdBenchMedian::runs).max().orElse(0);
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "median of %d runs (ratios to %s taken "
+                + "within each run)%n%-20s %-15s %10s %10s %9s %9s %9s %9s  %s%n", runs, REFERENCE_SERVER,
+                "workload", "server", "IOPS", "vs nbdkit", "CPU µs", "CPU x", "p99 x", "RSS MiB", "goal"));
+        int rows = 0;
+        int met = 0;
+        for (NbdWorkload workload : NbdWorkload.values()) {
+            for (NbdBenchMedian median : medians) {
+                if (median.workload() != workload) {
+                    continue;
+                }
+                String goal = "";
+                if (median.isBlockcache()) {
+                    rows++;
+                    met += median.meetsGoal() ? 1 : 0;
+                    goal = (median.meetsGoal() ? "met     " : "NOT met ") + NbdGoal.of(workload).describe();
+                }
+                text.append(String.format(Locale.ROOT, "%-20s %-15s %10.0f %9.2fx %9.1f %8.2fx %8.2fx %9.0f  %s",
+                        workload.label(), median.server(), median.iops(), median.iopsRatio(), median.cpuUs(),
+                        median.cpuRatio(), median.p99Ratio(), median.peakRssBytes() / 1048576.0, goal)
+                        .stripTrailing()).append('\n');
+            }
+        }
+        text.append(String.format(Locale.ROOT, "goals met by blockcache's medians: %d of %d rows (peak RSS <= %d MiB "
+                + "counts in every row)%n", met, rows, NbdGoal.PEAK_RSS_MAX_BYTES >> 20));
+        return text.toString();
+    }
+
     /** {@code result}'s IOPS over the reference server's IOPS for the same workload (NaN without a reference). */
     public static double ratio(List<NbdBenchResult> results, NbdBenchResult result) {
         for (NbdBenchResult other : results) {
@@ -58,19 +92,35 @@ public final class NbdBenchReport {
     public static void writeChart(List<NbdBenchResult> results, Path png) throws IOException {
         Map<String, Series> byServer = new LinkedHashMap<>();
         for (NbdBenchResult result : results) {
-            double ratio = ratio(results, result);
-            if (!Double.isNaN(ratio)) {
-                byServer.computeIfAbsent(result.server(), Series::new)
-                        .add(result.workload().ordinal() + 1, ratio);
-            }
+            add(byServer, result.server(), result.workload(), ratio(results, result));
         }
+        writeChart(byServer, "NBD throughput vs nbdkit file (fio nbd engine, iodepth 32)", png);
+    }
+
+    /** The bars of {@link #writeChart(List, Path)} for the medians of several runs. */
+    public static void writeMedianChart(List<NbdBenchMedian> medians, Path png) throws IOException {
+        Map<String, Series> byServer = new LinkedHashMap<>();
+        for (NbdBenchMedian median : medians) {
+            add(byServer, median.server(), median.workload(), median.iopsRatio());
+        }
+        int runs = medians.stream().mapToInt(NbdBenchMedian::runs).max().orElse(0);
+        writeChart(byServer, "NBD throughput vs nbdkit file, median of " + runs + " runs (fio nbd, iodepth 32)", png);
+    }
+
+    private static void add(Map<String, Series> byServer, String server, NbdWorkload workload, double ratio) {
+        if (!Double.isNaN(ratio)) {
+            byServer.computeIfAbsent(server, Series::new).add(workload.ordinal() + 1, ratio);
+        }
+    }
+
+    private static void writeChart(Map<String, Series> byServer, String title, Path png) throws IOException {
         List<String> names = new ArrayList<>();
         names.add(""); // x = 0 is unused: workloads stand at 1, 2, 3
         for (NbdWorkload workload : NbdWorkload.values()) {
             names.add(chartLabel(workload));
         }
-        LineChart chart = new LineChart("NBD throughput vs nbdkit file (fio nbd engine, iodepth 32)",
-                "workload", "ratio to nbdkit (1 = as fast)").bars().categories(names.toArray(String[]::new));
+        LineChart chart = new LineChart(title, "workload", "ratio to nbdkit (1 = as fast)").bars()
+                .categories(names.toArray(String[]::new));
         byServer.values().forEach(chart::add);
         chart.writePng(png);
     }

@@ -25,4 +25,9 @@ public record NbdBenchResult(String server, NbdWorkload workload, double iops, d
                 Double.isNaN(cpuUsPerRequest) ? "null" : String.format(Locale.ROOT, "%.2f", cpuUsPerRequest),
                 peakRssBytes / 1048576.0);
     }
+
+    /** {@link #toJsonLine()} with {@code "run":run} first, for {@code --runs N}, where runs count from 1. */
+    public String toJsonLine(int run) {
+        return "{\"run\":" + run + "," + toJsonLine().substring(1);
+    }
 }

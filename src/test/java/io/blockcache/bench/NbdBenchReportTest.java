@@ -68,4 +68,61 @@ class NbdBenchReportTest {
         }
         assertThat(labels).hasSize(NbdWorkload.values().length);
     }
+
+    @Test
+    void theMedianOfRunsTakesEachRatioWithinItsRunAndJudgesTheIssuesGoal() {
+        // Proves --runs N reports the median of per-run ratios, not the ratio of median IOPS: nbdkit swings between
+        // runs, so only cells of one run compare. Run IOPS (blockcache / nbdkit): 110/100, 100/200, 300/250 -> ratios
+        // 1.1, 0.5, 1.2 -> median 1.1 (the ratio of the medians, 110/200, would be 0.55). The miss row misses its
+        // goal on p99 alone (median p99 ratio 2.0 > 1.5), the random-write row meets its looser one (0.8x, CPU 2x).
+        NbdWorkload miss = NbdWorkload.RANDREAD4K_MISS;
+        NbdWorkload writes = NbdWorkload.RANDWRITE4K;
+        List<List<NbdBenchResult>> runs = List.of(
+                List.of(cell("blockcache", miss, 110, 20, 10), cell("nbdkit-file", miss, 100, 10, 10),
+                        cell("blockcache", writes, 85, 10, 19), cell("nbdkit-file", writes, 100, 10, 10)),
+                List.of(cell("blockcache", miss, 100, 20, 10), cell("nbdkit-file", miss, 200, 10, 10),
+                        cell("blockcache", writes, 80, 10, 20), cell("nbdkit-file", writes, 100, 10, 10)),
+                List.of(cell("blockcache", miss, 300, 20, 10), cell("nbdkit-file", miss, 250, 10, 10),
+                        cell("blockcache", writes, 70, 10, 21), cell("nbdkit-file", writes, 100, 10, 10)));
+        List<NbdBenchMedian> medians = NbdBenchMedian.of(runs);
+        NbdBenchMedian missMedian = medians.get(0);
+        assertThat(missMedian.iopsRatio()).isEqualTo(1.1);
+        assertThat(missMedian.iops()).isEqualTo(110);
+        assertThat(missMedian.p99Ratio()).isEqualTo(2.0);
+        assertThat(missMedian.meetsGoal()).isFalse();
+        NbdBenchMedian writeMedian = medians.get(2);
+        assertThat(writeMedian.iopsRatio()).isEqualTo(0.8);
+        assertThat(writeMedian.cpuRatio()).isEqualTo(2.0);
+        assertThat(writeMedian.meetsGoal()).isTrue();
+        assertThat(writeMedian.toJsonLine()).startsWith("{\"run\":\"median\",\"runs\":3,\"server\":\"blockcache\"")
+                .contains("\"iopsRatio\":0.800,").endsWith(",\"goalMet\":true}");
+        assertThat(medians.get(1).toJsonLine()).doesNotContain("goalMet"); // nbdkit has no goal
+        String table = NbdBenchReport.medianTable(medians);
+        assertThat(table).contains("median of 3 runs").contains("NOT met >= 1.0x, CPU <= 1.5x, p99 <= 1.5x")
+                .contains("met     >= 0.8x, CPU <= 2.0x").contains("goals met by blockcache's medians: 1 of 2 rows");
+        assertThat(runs.get(0).get(0).toJsonLine(1)).startsWith("{\"run\":1,\"server\":\"blockcache\",");
+    }
+
+    @Test
+    void anEvenNumberOfRunsTakesTheMiddleTwoAndAMissingReferenceMeetsNoGoal() {
+        // Proves the even-count median is the mean of the middle two, and that a row without nbdkit's cell (NaN
+        // ratio) is never counted as met, nor is a row whose peak RSS passed 256 MiB.
+        NbdWorkload hits = NbdWorkload.RANDREAD4K_HIT4K;
+        List<List<NbdBenchResult>> runs = List.of(
+                List.of(cell("blockcache", hits, 100, 10, 10), cell("nbdkit-file", hits, 100, 10, 10)),
+                List.of(cell("blockcache", hits, 200, 10, 10), cell("nbdkit-file", hits, 100, 10, 10)));
+        NbdBenchMedian median = NbdBenchMedian.of(runs).get(0);
+        assertThat(median.iopsRatio()).isEqualTo(1.5);
+        assertThat(median.meetsGoal()).isTrue();
+        NbdBenchMedian alone = NbdBenchMedian.of(List.of(List.of(cell("blockcache", hits, 100, 10, 10)))).get(0);
+        assertThat(alone.iopsRatio()).isNaN();
+        assertThat(alone.meetsGoal()).isFalse();
+        NbdBenchResult big = new NbdBenchResult("blockcache", hits, 200, 1, 10, 10, 257L << 20);
+        assertThat(NbdBenchMedian.of(List.of(List.of(big, cell("nbdkit-file", hits, 100, 10, 10)))).get(0)
+                .meetsGoal()).isFalse();
+    }
+
+    private static NbdBenchResult cell(String server, NbdWorkload workload, double iops, double p99Us, double cpuUs) {
+        return new NbdBenchResult(server, workload, iops, iops / 256, p99Us, cpuUs, 200L << 20);
+    }
 }
