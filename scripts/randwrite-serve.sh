@@ -20,13 +20,13 @@ for i in $(seq 100); do nbdinfo --size nbd://127.0.0.1:$P/default >/dev/null 2>&
 cpu() { awk "{print \$14+\$15}" /proc/$1/stat; }; cpus() { awk "{print \$14, \$15}" /proc/$1/stat; }
 RT=${RT:-10}; QD=${QD:-32}; NJ=${NJ:-1}; SIZE=${SIZE:-256m}; OFF=${OFF:-768m}
 if [ -n "$PRE" ]; then fio --name=pre --ioengine=nbd --uri=nbd://127.0.0.1:$P/default --rw=randwrite --bs=4k --iodepth=32 --offset=$OFF --size=$SIZE --output-format=terse >/dev/null 2>&1; fi
-[ -n "$WARM" ] && fio --name=warm --ioengine=nbd --uri=nbd://127.0.0.1:$P/default --rw=randwrite --bs=4k --iodepth=32 --offset=$OFF --size=$SIZE --time_based --runtime=$WARM --output-format=terse >/dev/null 2>&1
-curl -s http://127.0.0.1:$A/api/stats > $D/s0.json
+[ -n "$WARM" ] && fio --name=warm --ioengine=nbd --uri=nbd://127.0.0.1:$P/default --rw=randwrite --bs=4k --iodepth=32 --offset=$OFF --size=$SIZE --time_based --runtime=$WARM ${WARMARGS} --output-format=terse >/dev/null 2>&1
+fincore $D/c.img | tail -1; curl -s http://127.0.0.1:$A/api/stats > $D/s0.json
 [ -n "$PROF" ] && (perf record -F 1999 -g -p $SPID -o $D/perf.data -- sleep 8 > $D/perf.log 2>&1 &)
 C0=$(cpu $SPID); U0=$(cpus $SPID)
 fio --name=w --ioengine=nbd --uri=nbd://127.0.0.1:$P/default --rw=${RW:-randwrite} --bs=4k --iodepth=$QD --numjobs=$NJ --group_reporting --offset=$OFF --size=$SIZE --time_based --runtime=$RT --randrepeat=1 --norandommap=1 --output-format=json > $D/fio.json 2>&1
 C1=$(cpu $SPID); U1=$(cpus $SPID); echo "utime stime before: $U0 after: $U1"
-curl -s http://127.0.0.1:$A/api/stats > $D/s1.json
+fincore $D/c.img | tail -1; curl -s http://127.0.0.1:$A/api/stats > $D/s1.json
 python3 - $D $C0 $C1 <<'PY'
 import json,sys
 d,c0,c1=sys.argv[1],int(sys.argv[2]),int(sys.argv[3])
@@ -49,3 +49,4 @@ for k,v in b.items():
 PY
 echo "stats and logs: $D"
 kill $SPID; wait $SPID 2>/dev/null
+rm -f $D/c.img $D/b.img

@@ -65,6 +65,9 @@ final class WritebackKnobs {
                 (b, v) -> b.backingIoSectorsMax((int) parseLong(v)));
         add(knobs, p + "dirty_expire_ms", "age after which dirty data is written back under load; default 30000",
                 writeback, s -> String.valueOf(s.dirtyExpireNs() / MS), (b, v) -> b.dirtyExpireNs(parseLong(v) * MS));
+        add(knobs, p + "rescan_delay_ms", "while busy, rest after a scan of the whole index before the next;"
+                + " default 1000 (bcache writeback_delay: 30 s)", writeback,
+                s -> String.valueOf(s.rescanDelayNs() / MS), (b, v) -> b.rescanDelayNs(parseLong(v) * MS));
         add(knobs, p + "classic_idle_ms", "quiet time before classic runs at full speed; default 30000", writeback,
                 s -> String.valueOf(s.classicIdleNs() / MS), (b, v) -> b.classicIdleNs(parseLong(v) * MS));
         add(knobs, p + "fragment_boost", "bcache's fragmentation boost of P (true|false); default true", writeback,

@@ -113,6 +113,10 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         for (String name : names) {
             knobs.put("writeback." + name + ".ordering", drawOrdering ? pick(prng, "none", "epochs") : "none");
         }
+        // Later still (session 13): the scan's rest, off, bcache-like or the default.
+        for (String name : names) {
+            knobs.put("writeback." + name + ".rescan_delay_ms", pick(prng, "0", "1000", "30000"));
+        }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
                 opsPerSegment, streamChance, controlChance, faults, java.util.Collections.nCopies(volumeCount, false),
                 java.util.Collections.nCopies(volumeCount, false));

@@ -16,15 +16,18 @@ final class KeySources {
     private final VolumeIndex index;
     private final InFlightKeys inFlight;
     private final DirtyAges ages;
+    private final WritebackCounters counters;
     private final Runnable pumpLater;
     private boolean expiryActive;
     private DirtyScanner.RangeFilter eligible = DirtyScanner.RangeFilter.ALL;
 
     /** @param pumpLater asks for another engine step later (a scan slice found nothing yet) */
-    KeySources(VolumeIndex index, InFlightKeys inFlight, DirtyAges ages, Runnable pumpLater) {
+    KeySources(VolumeIndex index, InFlightKeys inFlight, DirtyAges ages, WritebackCounters counters,
+               Runnable pumpLater) {
         this.index = index;
         this.inFlight = inFlight;
         this.ages = ages;
+        this.counters = counters;
         this.pumpLater = pumpLater;
     }
 
@@ -33,9 +36,11 @@ final class KeySources {
         scanner.rearm();
     }
 
-    /** Restricts which dirty ranges the scans take from now on (epoch ordering); both scans look again. */
+    /** Restricts which dirty ranges the scans take from now on (epoch ordering); both scans look again at once. */
     void restrict(DirtyScanner.RangeFilter filter) {
         eligible = filter;
+        scanner.wake();
+        expiredScanner.wake();
         scanner.rearm();
         expiredScanner.rearm();
     }
@@ -68,29 +73,40 @@ final class KeySources {
         expiredScanner.removeOverlapping(startSector, lengthSectors);
     }
 
+    private void countSweep(boolean wrapped) {
+        if (wrapped) {
+            counters.indexSweeps.incrementAndGet();
+        }
+    }
+
     /** True if {@code source} is the buffer of expired keys. */
     boolean expired(DirtyScanner source) {
         return source == expiredScanner;
     }
 
-    /** The buffer to take from: expired keys first; refills one slice when a buffer runs low; null if none. */
-    DirtyScanner choose(long nowNs, WritebackSettings settings) {
+    /**
+     * The buffer to take from: expired keys first; refills one slice when a buffer runs low, unless its scan rests
+     * after a sweep of the whole index (only while writeback is paced: {@code fullSpeed} — idle, a drain, requests
+     * held for older epochs — sweeps again at once); null if none.
+     */
+    DirtyScanner choose(long nowNs, WritebackSettings settings, boolean fullSpeed) {
+        long restNs = fullSpeed ? 0 : settings.rescanDelayNs();
         if (expiryActive) {
-            if (expiredScanner.isEmpty() && !expiredScanner.exhausted()) {
+            if (expiredScanner.isEmpty() && !expiredScanner.exhausted() && !expiredScanner.resting(nowNs, restNs)) {
                 long thresholdNs = nowNs - settings.dirtyExpireNs();
-                expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
+                countSweep(expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
                         && ages.agedSinceNs(ExtentLocation.bucket(location)) <= thresholdNs,
-                        eligible, settings.bufferKeysMax(), inFlight, ages);
+                        eligible, settings.bufferKeysMax(), inFlight, ages, nowNs));
             }
             if (!expiredScanner.isEmpty()) {
                 return expiredScanner;
             }
         }
         if (scanner.size() < settings.bufferKeysMax() / 2 && !scanner.exhausted()
-                && index.extents().dirtySectors() > 0) {
-            scanner.refillSlice(index.extents(), ExtentLocation::dirty, eligible, settings.bufferKeysMax(), inFlight,
-                    ages);
-            if (scanner.isEmpty() && !scanner.exhausted()) {
+                && index.extents().dirtySectors() > 0 && !scanner.resting(nowNs, restNs)) {
+            countSweep(scanner.refillSlice(index.extents(), ExtentLocation::dirty, eligible, settings.bufferKeysMax(),
+                    inFlight, ages, nowNs));
+            if (scanner.isEmpty() && !scanner.exhausted() && !scanner.resting(nowNs, restNs)) {
                 pumpLater.run(); // keep scanning in the next step, not in this one
             }
         }

@@ -112,7 +112,7 @@ final class PassStarter {
         if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
             return Outcome.NONE;
         }
-        DirtyScanner source = sources.choose(nowNs, now);
+        DirtyScanner source = sources.choose(nowNs, now, fullSpeed);
         if (source == null) {
             return Outcome.NONE;
         }

@@ -29,6 +29,7 @@ public final class WritebackCounters {
     final AtomicLong chunksPartial = new AtomicLong();
     final AtomicLong chunkFillSectors = new AtomicLong();
     final AtomicLong chunksInFlightPeak = new AtomicLong();
+    final AtomicLong indexSweeps = new AtomicLong();
 
     /** Passes started. */
     public long passes() { return passes.get(); }
@@ -72,6 +73,8 @@ public final class WritebackCounters {
     public long chunksPartial() { return chunksPartial.get(); }
     /** Object stores: clean sectors read from the cache to fill whole chunks. */
     public long chunkFillSectors() { return chunkFillSectors.get(); }
+    /** Scans that went through the whole index (either buffer's; see {@code rescan_delay_ms}). */
+    public long indexSweeps() { return indexSweeps.get(); }
     /** Object stores: most chunks ever between cache read and backing-write completion at once. */
     public long chunksInFlightPeak() { return chunksInFlightPeak.get(); }
 

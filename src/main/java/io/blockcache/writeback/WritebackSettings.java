@@ -36,6 +36,8 @@ import java.util.Objects;
  *     chunk): chunks between cache read and backing-write completion; their buffers are bounded in bytes besides
  *     ({@code Writeback.CHUNK_BUFFER_BYTES_MAX}), so whole chunks stop at 32 and partial ones go deeper
  *     (docs/WRITEBACK.md, "Object stores")
+ * @param rescanDelayNs while the front end is busy, how long a scan that went through the whole index rests before
+ *     it sweeps again (bcache {@code writeback_delay}, 30 s); 0 = sweep again at once
  */
 public record WritebackSettings(boolean running, WritebackPolicy policy, WritebackOrder order, int percent,
                                 long rateMaxSectorsPerSecond, long rateMinSectorsPerSecond, int proportionalInverse,
@@ -43,7 +45,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
                                 int keysPerPassIdle, int sectorsPerPassIdle, int ioInFlightMax,
                                 int backingIoSectorsMax, long idleSampleNs, long classicIdleNs, long dirtyExpireNs,
                                 boolean fragmentBoost, int bufferKeysMax, int autoLargeKeySectors,
-                                WritebackOrdering ordering, int chunksInFlightMax) {
+                                WritebackOrdering ordering, int chunksInFlightMax, long rescanDelayNs) {
     private static final long MS = 1_000_000L;
     private static final long SECOND = 1_000_000_000L;
 
@@ -80,6 +82,8 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         require(autoLargeKeySectors >= 8, "auto_large_key_sectors must be >= 8: %s", autoLargeKeySectors);
         require(chunksInFlightMax >= 1 && chunksInFlightMax <= 1024, "chunks_in_flight_max must be in [1, 1024]: %s",
                 chunksInFlightMax);
+        require(rescanDelayNs >= 0 && rescanDelayNs <= 60 * SECOND, "rescan_delay must be in [0, 60] s: %s ns",
+                rescanDelayNs);
     }
 
     /**
@@ -92,11 +96,17 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
      */
     /** Chunks in flight on an object store by default, within writeback's byte bound (see {@link #defaults}). */
     public static final int CHUNKS_IN_FLIGHT_MAX_DEFAULT = 128;
+    /**
+     * Rest after a sweep of the whole index while busy, by default (docs/WRITEBACK.md, "The scan"): bcache rests
+     * 30 s ({@code writeback_delay}); a second bounds the scan to one pass over the index per second when writeback
+     * keeps up with the writes, and lets a block overwritten within it be written back once.
+     */
+    public static final long RESCAN_DELAY_NS_DEFAULT = SECOND;
 
     public static WritebackSettings defaults() {
         return new WritebackSettings(true, WritebackPolicy.MODERN, WritebackOrder.LBA, 10, 0, 8, 40, 10_000,
                 5 * SECOND, 5, 5000, 80, 80_000, 64, 2048, 100 * MS, 30 * SECOND, 30 * SECOND, true, 500, 1024,
-                WritebackOrdering.NONE, CHUNKS_IN_FLIGHT_MAX_DEFAULT);
+                WritebackOrdering.NONE, CHUNKS_IN_FLIGHT_MAX_DEFAULT, RESCAN_DELAY_NS_DEFAULT);
     }
 
     /** A builder starting from these settings. */
@@ -129,6 +139,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         private int autoLargeKeySectors;
         private WritebackOrdering ordering;
         private int chunksInFlightMax;
+        private long rescanDelayNs;
 
         private Builder(WritebackSettings s) {
             running = s.running;
@@ -154,6 +165,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
             autoLargeKeySectors = s.autoLargeKeySectors;
             ordering = s.ordering;
             chunksInFlightMax = s.chunksInFlightMax;
+            rescanDelayNs = s.rescanDelayNs;
         }
 
         public Builder running(boolean v) { running = v; return this; }
@@ -179,6 +191,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
         public Builder autoLargeKeySectors(int v) { autoLargeKeySectors = v; return this; }
         public Builder ordering(WritebackOrdering v) { ordering = v; return this; }
         public Builder chunksInFlightMax(int v) { chunksInFlightMax = v; return this; }
+        public Builder rescanDelayNs(long v) { rescanDelayNs = v; return this; }
 
         /** Validates and returns the settings. */
         public WritebackSettings build() {
@@ -186,7 +199,7 @@ public record WritebackSettings(boolean running, WritebackPolicy policy, Writeba
                     rateMinSectorsPerSecond, proportionalInverse, integralInverse, rateUpdateNs, keysPerPassBusy,
                     sectorsPerPassBusy, keysPerPassIdle, sectorsPerPassIdle, ioInFlightMax, backingIoSectorsMax,
                     idleSampleNs, classicIdleNs, dirtyExpireNs, fragmentBoost, bufferKeysMax, autoLargeKeySectors,
-                    ordering, chunksInFlightMax);
+                    ordering, chunksInFlightMax, rescanDelayNs);
         }
     }
 }
