@@ -86,11 +86,11 @@ final class KeySources {
 
     /**
      * The buffer to take from: expired keys first; refills one slice when a buffer runs low, unless its scan rests
-     * after a sweep of the whole index (only while writeback is paced: {@code fullSpeed} — idle, a drain, requests
-     * held for older epochs — sweeps again at once); null if none.
+     * after a sweep of the whole index (only if {@code mayRest}: writeback paced and not behind its dirty target;
+     * idle, a drain, requests held for older epochs or too much dirty data sweep again at once); null if none.
      */
-    DirtyScanner choose(long nowNs, WritebackSettings settings, boolean fullSpeed) {
-        long restNs = fullSpeed ? 0 : settings.rescanDelayNs();
+    DirtyScanner choose(long nowNs, WritebackSettings settings, boolean mayRest) {
+        long restNs = mayRest ? settings.rescanDelayNs() : 0;
         if (expiryActive) {
             if (expiredScanner.isEmpty() && !expiredScanner.exhausted() && !expiredScanner.resting(nowNs, restNs)) {
                 long thresholdNs = nowNs - settings.dirtyExpireNs();

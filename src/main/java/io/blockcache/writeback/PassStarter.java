@@ -99,11 +99,13 @@ final class PassStarter {
      * Starts one pass if the limits allow it now.
      *
      * @param fullSpeed writeback runs unpaced (idle front end, a drain, requests waiting for older epochs)
+     * @param scanMayRest the dirty scan may rest after a sweep of the whole index ({@code rescan_delay_ms}): paced
+     *     and not behind the dirty target
      * @return {@link Outcome#STARTED} (a pass started, or a key was dropped while more may be takeable: call again),
      *     {@link Outcome#WAIT} (the pacer holds the next pass until {@link #nextStartNs}), or {@link Outcome#NONE}
      *     (nothing more now: a completion or the next sample looks again)
      */
-    Outcome start(long nowNs, boolean fullSpeed) {
+    Outcome start(long nowNs, boolean fullSpeed, boolean scanMayRest) {
         WritebackSettings now = settings.get();
         boolean modern = now.policy() == WritebackPolicy.MODERN;
         boolean chunked = modern && chunkBytes > 0;
@@ -112,7 +114,7 @@ final class PassStarter {
         if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
             return Outcome.NONE;
         }
-        DirtyScanner source = sources.choose(nowNs, now, fullSpeed);
+        DirtyScanner source = sources.choose(nowNs, now, scanMayRest);
         if (source == null) {
             return Outcome.NONE;
         }

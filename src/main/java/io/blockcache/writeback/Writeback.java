@@ -346,9 +346,14 @@ public final class Writeback {
         sampleTimer = loop.schedule(settings.idleSampleNs(), this::sample);
     }
 
-    private void updateRate() {
+    /** bcache's dirty target: {@code percent} of this volume's share of the cache, in sectors. */
+    private long dirtyTargetSectors() {
         long cacheSectors = (long) space.table().bucketCount() * space.table().bucketSectors();
-        long target = (long) (cacheSectors * cacheShare * settings.percent() / 100.0);
+        return (long) (cacheSectors * cacheShare * settings.percent() / 100.0);
+    }
+
+    private void updateRate() {
+        long target = dirtyTargetSectors();
         int buckets = space.table().bucketCount();
         long inUse = buckets - space.allocator().freeBuckets();
         RateController.Space picture = new RateController.Space((int) (inUse * 100 / buckets), inUse,
@@ -389,7 +394,11 @@ public final class Writeback {
             return;
         }
         for (int i = 0; i < PASSES_PER_STEP_MAX; i++) {
-            PassStarter.Outcome outcome = starter.start(nowNs, draining() || idle.idle() || epochOrder.waiters());
+            boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters();
+            // The scan may rest after a sweep only while writeback is not behind: above the dirty target (a full
+            // cache waiting for space, say) a rest would hold the very writes that free it (docs/WRITEBACK.md).
+            boolean scanMayRest = !fullSpeed && index.extents().dirtySectors() <= dirtyTargetSectors();
+            PassStarter.Outcome outcome = starter.start(nowNs, fullSpeed, scanMayRest);
             if (outcome == PassStarter.Outcome.WAIT) {
                 wakeAt(starter.nextStartNs());
             }
