@@ -13,13 +13,15 @@ package io.blockcache.admin;
  * @param buckets bucket usage now
  * @param bucketsEvicted clean buckets GC evicted
  * @param movedBytes bytes moving GC copied
+ * @param compactedBuckets dirty buckets chosen for compaction (docs/GC.md "Compaction")
  * @param staleKeysDropped stale keys the marks dropped
  * @param moveChecksumFailures pieces moving GC left in place because their data failed its CRC32C
  * @param allocationWaits data allocations refused (each sent a write or fill around the cache)
  */
 public record GcSnapshot(boolean running, long runs, long durationNsAverage, long durationNsMax,
                          long intervalNsAverage, long sinceLastNs, Buckets buckets, long bucketsEvicted,
-                         long movedBytes, long staleKeysDropped, long moveChecksumFailures, long allocationWaits) {
+                         long movedBytes, long compactedBuckets, long staleKeysDropped, long moveChecksumFailures,
+                         long allocationWaits) {
 
     /**
      * How the buckets are used, as GC classifies them.

@@ -243,6 +243,8 @@ final class PrometheusText {
                 Sample.of(b.metadata(), "state", "metadata"), Sample.of(b.journal(), "state", "journal")));
         counter("blockcache_gc_evictions_total", "Clean buckets evicted by GC.", gc.bucketsEvicted());
         counter("blockcache_gc_moved_bytes_total", "Bytes moving GC copied.", gc.movedBytes());
+        counter("blockcache_gc_compacted_buckets_total", "Dirty buckets chosen for compaction.",
+                gc.compactedBuckets());
         counter("blockcache_gc_stale_keys_dropped_total", "Stale keys GC marks dropped.", gc.staleKeysDropped());
         counter("blockcache_gc_move_checksum_failures_total",
                 "Pieces moving GC left in place because their data failed its CRC32C.", gc.moveChecksumFailures());

@@ -100,7 +100,7 @@ final class StatsCollector {
                 counts.clean(), counts.dirty(), counts.emptyWaiting(), counts.metadata(), counts.journal());
         return new GcSnapshot(collector.running(), stats.runs(), stats.durationNsAverage(), stats.durationNsMax(),
                 stats.intervalNsAverage(), stats.sinceLastNs(set.loop().nowNs()), buckets, stats.bucketsEvicted(),
-                stats.movedBytes(), stats.staleKeysDropped(), stats.moveChecksumFailures(),
+                stats.movedBytes(), stats.compactedBuckets(), stats.staleKeysDropped(), stats.moveChecksumFailures(),
                 collector.allocationWaits());
     }
 

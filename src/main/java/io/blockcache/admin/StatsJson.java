@@ -234,6 +234,7 @@ final class StatsJson {
                 .endObject()
                 .field("bucketsEvicted", gc.bucketsEvicted())
                 .field("movedBytes", gc.movedBytes())
+                .field("compactedBuckets", gc.compactedBuckets())
                 .field("staleKeysDropped", gc.staleKeysDropped())
                 .field("moveChecksumFailures", gc.moveChecksumFailures())
                 .field("allocationWaits", gc.allocationWaits())

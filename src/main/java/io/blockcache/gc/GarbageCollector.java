@@ -59,6 +59,8 @@ public final class GarbageCollector implements BucketObserver {
     private final MovingGc moving;
     private final MarkPacer pacer;
     private final int dataBuckets;
+    /** Compaction started above compactDirtyPercent and goes on until the share falls below its stop mark. */
+    private boolean compacting;
     private GcConfig config;
     private MarkPass mark;
     private List<IoCallback> waiters = new ArrayList<>();
@@ -187,29 +189,68 @@ public final class GarbageCollector implements BucketObserver {
     }
 
     /**
-     * Sparse sealed buckets (at most {@code movingLivePercentMax} live), fewest live sectors first, at most
-     * {@code movingBucketsMax}; only while free buckets are short.
+     * Moving-GC candidates, two rules on sparse sealed buckets (at most {@code movingLivePercentMax} live), each
+     * fewest live sectors first:
+     * <ul>
+     *   <li><b>Space:</b> while free buckets are short, at most {@code movingBucketsMax} of any kind.</li>
+     *   <li><b>Compaction</b> (docs/GC.md "Compaction"): once more than {@code compactDirtyPercent} of the data
+     *       buckets hold dirty data, and from then on until that share is down to
+     *       {@link GcConfig#COMPACT_HYSTERESIS_PERCENT} points below it, dirty ones: as many as the share is above
+     *       the stop mark, moving at most {@code movingBucketsMax} buckets' worth of live data per run.</li>
+     * </ul>
      */
     private BitSet movingCandidates() {
         BitSet chosen = new BitSet(table.bucketCount());
-        if (config.movingBucketsMax() == 0
-                || evictor.freeSoonBuckets() * 100L >= (long) dataBuckets * config.movingFreePercentMax()) {
+        if (config.movingBucketsMax() == 0) {
             return chosen;
         }
         int liveMax = table.bucketSectors() * config.movingLivePercentMax() / 100;
-        long[] order = new long[table.bucketCount()];
+        long[] sparse = new long[table.bucketCount()];
         int n = 0;
+        int dirtyBuckets = 0;
         for (int b = 0; b < table.bucketCount(); b++) {
             int live = table.liveSectors(b);
+            if (table.dirtySectors(b) > 0) {
+                dirtyBuckets++;
+            }
             if (table.state(b) == BucketState.SEALED && live > 0 && live <= liveMax) {
-                order[n++] = (long) live << 32 | b;
+                sparse[n++] = (long) live << 32 | b;
             }
         }
-        java.util.Arrays.sort(order, 0, n);
+        java.util.Arrays.sort(sparse, 0, n);
         // Each chosen bucket is at most movingLivePercentMax full, so its data takes less than a bucket of the
         // GC write point (which fills its buckets completely): moving always gains space.
-        for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
-            chosen.set((int) (order[i] & 0xFFFF_FFFFL));
+        if (evictor.freeSoonBuckets() * 100L < (long) dataBuckets * config.movingFreePercentMax()) {
+            for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
+                chosen.set((int) (sparse[i] & 0xFFFF_FFFFL));
+            }
+        }
+        long stopBuckets = (long) dataBuckets * (config.compactDirtyPercent() - GcConfig.COMPACT_HYSTERESIS_PERCENT)
+                / 100;
+        if (dirtyBuckets * 100L > (long) dataBuckets * config.compactDirtyPercent()) {
+            compacting = true;
+        } else if (dirtyBuckets <= stopBuckets) {
+            compacting = false;
+        }
+        if (compacting) {
+            long excess = dirtyBuckets - stopBuckets;
+            long liveBudget = (long) config.movingBucketsMax() * table.bucketSectors();
+            long compacted = 0;
+            for (int i = 0; i < n && excess > 0; i++) {
+                int bucket = (int) (sparse[i] & 0xFFFF_FFFFL);
+                int live = (int) (sparse[i] >>> 32);
+                if (table.dirtySectors(bucket) == 0 || chosen.get(bucket)) {
+                    continue;
+                }
+                if (live > liveBudget) {
+                    break;
+                }
+                liveBudget -= live;
+                excess--;
+                compacted++;
+                chosen.set(bucket);
+            }
+            stats.addCompacted(compacted);
         }
         return chosen;
     }

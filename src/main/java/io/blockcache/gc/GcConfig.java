@@ -22,11 +22,14 @@ import java.util.concurrent.TimeUnit;
  * @param generationDistanceMax how far a bucket's generation may run ahead of the oldest generation any
  *     stored key may carry; below 2^15 so that equality of 16-bit generations is never ambiguous
  * @param writtenFractionDenominator a GC starts after 1/this of the data capacity was allocated
+ * @param compactDirtyPercent while more than this share of the data buckets hold dirty data, moving GC also
+ *     compacts the sparsest of them (at most {@code movingLivePercentMax} live), whatever the free space; 100 = never
  */
 public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNsTarget, int durationPercentMax,
                        int freeLowPercent, int freeTargetPercent,
                        int movingLivePercentMax, int movingBucketsMax, int movingFreePercentMax, long recencyTickNs,
-                       int recencyWarmTicks, int generationDistanceMax, int writtenFractionDenominator) {
+                       int recencyWarmTicks, int generationDistanceMax, int writtenFractionDenominator,
+                       int compactDirtyPercent) {
     public GcConfig {
         Checks.require(nodesPerSliceMin >= 1 && nodesPerSliceMin <= 1_000_000, "nodesPerSliceMin in [1, 10^6]: %s",
                 nodesPerSliceMin);
@@ -51,7 +54,12 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
                 "generationDistanceMax in [2, 32767]: %s", generationDistanceMax);
         Checks.require(writtenFractionDenominator >= 1 && writtenFractionDenominator <= 1024,
                 "writtenFractionDenominator in [1, 1024]: %s", writtenFractionDenominator);
+        Checks.require(compactDirtyPercent >= COMPACT_HYSTERESIS_PERCENT && compactDirtyPercent <= 100,
+                "compactDirtyPercent in [%s, 100]: %s", COMPACT_HYSTERESIS_PERCENT, compactDirtyPercent);
     }
+
+    /** Compaction, once started, empties buckets until this many points below {@code compactDirtyPercent}. */
+    public static final int COMPACT_HYSTERESIS_PERCENT = 5;
 
     /**
      * Defaults: 10 nodes per slice and 10 ms sleeps (bcache's GC-latency patch); slices of 0.5 ms measured loop time (a
@@ -62,18 +70,20 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
      * free buckets are below 25 % (ours: copying costs cache writes, so only when space is wanted); recency in
      * 100 ms ticks, warm for 60 s (ours; bcache keeps a 16-bit priority that decays with I/O); a generation
      * distance of 16384 = 1/4 of the 16-bit space (bcache: BUCKET_GC_GEN_MAX 96 of 8-bit generations); a GC
-     * after 1/16 of the capacity was written (bcache: sectors_to_gc).
+     * after 1/16 of the capacity was written (bcache: sectors_to_gc); compaction above 30 % of the buckets dirty (ours:
+     * below the 40 % occupancy cutoff, where writes would start going around the cache, and the fragmentation
+     * boost's 50 %, where writeback would start writing everything back; docs/GC.md "Compaction").
      */
     public static GcConfig defaults() {
         return new GcConfig(10, TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.MICROSECONDS.toNanos(500), 130, 10, 15,
-                25, 16, 25, TimeUnit.MILLISECONDS.toNanos(100), 600, 16384, 16);
+                25, 16, 25, TimeUnit.MILLISECONDS.toNanos(100), 600, 16384, 16, 30);
     }
 
     /** A copy with other mark pacing (see {@link GarbageCollector}: slice floor, sleep, slice cost, budget). */
     public GcConfig withPacing(int nodesMin, long sleepNs, long costNsTarget, int percentMax) {
         return new GcConfig(nodesMin, sleepNs, costNsTarget, percentMax, freeLowPercent, freeTargetPercent,
                 movingLivePercentMax, movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks,
-                generationDistanceMax, writtenFractionDenominator);
+                generationDistanceMax, writtenFractionDenominator, compactDirtyPercent);
     }
 
     /** A copy with another generation distance bound (tests use small ones to reach the guard). */
@@ -81,7 +91,7 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
         return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
                 freeLowPercent, freeTargetPercent, movingLivePercentMax,
                 movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, distance,
-                writtenFractionDenominator);
+                writtenFractionDenominator, compactDirtyPercent);
     }
 
     /** A copy with other moving-GC limits. */
@@ -89,7 +99,7 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
         return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
                 freeLowPercent, freeTargetPercent, livePercentMax,
                 bucketsMax, freePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
-                writtenFractionDenominator);
+                writtenFractionDenominator, compactDirtyPercent);
     }
 
     /** A copy with other eviction marks. */
@@ -97,7 +107,7 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
         return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
                 low, target, movingLivePercentMax, movingBucketsMax,
                 movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
-                writtenFractionDenominator);
+                writtenFractionDenominator, compactDirtyPercent);
     }
 
     /** A copy that starts a GC after 1/{@code denominator} of the capacity was allocated. */
@@ -105,7 +115,15 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
         return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
                 freeLowPercent, freeTargetPercent, movingLivePercentMax,
                 movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
-                denominator);
+                denominator, compactDirtyPercent);
+    }
+
+    /** A copy that compacts dirty buckets above {@code percent} of the data buckets (100: never). */
+    public GcConfig withCompactDirtyPercent(int percent) {
+        return new GcConfig(nodesPerSliceMin, sliceSleepNs, sliceCostNsTarget, durationPercentMax,
+                freeLowPercent, freeTargetPercent, movingLivePercentMax,
+                movingBucketsMax, movingFreePercentMax, recencyTickNs, recencyWarmTicks, generationDistanceMax,
+                writtenFractionDenominator, percent);
     }
 
 }

@@ -24,6 +24,7 @@ public final class GcStats {
     private volatile long staleKeysDropped;
     private volatile long bucketsEvicted;
     private volatile long movedBytes;
+    private volatile long compactedBuckets;
     private volatile long moveChecksumFailures;
 
     void onStart(long nowNs) {
@@ -58,6 +59,10 @@ public final class GcStats {
 
     void addEvicted(long buckets) {
         bucketsEvicted += buckets;
+    }
+
+    void addCompacted(long buckets) {
+        compactedBuckets += buckets;
     }
 
     void addMovedBytes(long bytes) {
@@ -126,6 +131,11 @@ public final class GcStats {
     /** Bytes moving GC copied since start. */
     public long movedBytes() {
         return movedBytes;
+    }
+
+    /** Dirty buckets chosen for compaction since start (docs/GC.md "Compaction"). */
+    public long compactedBuckets() {
+        return compactedBuckets;
     }
 
     /** Pieces moving GC left in place because their cached data failed its CRC32C check. */

@@ -112,4 +112,9 @@ final class BypassPolicy {
     double inUsePercent() {
         return occupancy.inUsePercent(loop.nowNs());
     }
+
+    /** The data buckets in use now (see {@link OccupancyGauge}). */
+    int inUseBuckets() {
+        return occupancy.inUseBuckets(loop.nowNs());
+    }
 }

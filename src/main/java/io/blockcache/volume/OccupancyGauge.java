@@ -61,6 +61,12 @@ final class OccupancyGauge {
         return Math.min(100.0, 100.0 * inUseBuckets / dataBuckets);
     }
 
+    /** The data buckets in use (holding dirty sectors), refreshed as described above. */
+    int inUseBuckets(long nowNs) {
+        refresh(nowNs);
+        return inUseBuckets;
+    }
+
     /** Dirty sectors over the data buckets' sectors, in percent [0, 100], refreshed as described above. */
     double dirtyDataPercent(long nowNs) {
         refresh(nowNs);

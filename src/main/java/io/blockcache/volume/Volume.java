@@ -117,6 +117,14 @@ public final class Volume implements BlockDevice {
     }
 
     /**
+     * The cache's data buckets in use (holding dirty data), the count behind {@link #cacheInUsePercent}. Thread
+     * rule: the loop thread.
+     */
+    public int cacheInUseBuckets() {
+        return context.bypass.inUseBuckets();
+    }
+
+    /**
      * The cache's dirty data over its data capacity, percent, as the write throttle sees it (see
      * {@link OccupancyGauge}). Thread rule: the loop thread.
      */

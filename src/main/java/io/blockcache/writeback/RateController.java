@@ -36,7 +36,10 @@ final class RateController {
     private long rateSectorsPerSecond = RATE_INITIAL_SECTORS_PER_SECOND;
     private RateTerms last = new RateTerms(0, 0, 0, 0, 0, 0, 0, RATE_INITIAL_SECTORS_PER_SECOND, 0, false);
 
-    /** The space picture the fragmentation boost needs. */
+    /**
+     * The space picture the fragmentation boost needs: the share and number of buckets in use, which (as bcache's
+     * {@code gc_stats.in_use}) are the buckets holding dirty data, not clean ones, which are reclaimable.
+     */
     record Space(int inUsePercent, long bucketsInUse, int bucketSectors) {
     }
 

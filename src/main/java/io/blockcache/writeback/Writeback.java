@@ -354,10 +354,11 @@ public final class Writeback {
 
     private void updateRate() {
         long target = dirtyTargetSectors();
-        int buckets = space.table().bucketCount();
-        long inUse = buckets - space.allocator().freeBuckets();
-        RateController.Space picture = new RateController.Space((int) (inUse * 100 / buckets), inUse,
-                space.table().bucketSectors());
+        // In use as bcache's gc_stats.in_use counts it: buckets holding dirty data. Clean buckets are reclaimable;
+        // counting them fired the boost in a cache full of clean data and wrote everything back at once
+        // (docs/BENCHMARKS.md "Session 13").
+        RateController.Space picture = new RateController.Space((int) volume.cacheInUsePercent(),
+                volume.cacheInUseBuckets(), space.table().bucketSectors());
         rate.update(index.extents().dirtySectors(), target, pacer.keepingUp(loop.nowNs()), picture, settings);
         rateTimer = loop.schedule(settings.rateUpdateNs(), this::updateRate);
     }

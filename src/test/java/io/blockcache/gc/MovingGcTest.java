@@ -96,6 +96,51 @@ class MovingGcTest {
                 GcHarness.block(31, 1)));
     }
 
+    @Test
+    void compactsASparseDirtyBucketOnlyOnceMoreThanThirtyPercentOfTheBucketsHoldDirtyData() {
+        // Proves compaction (docs/GC.md "Compaction"): with free buckets plentiful, so the space rule never moves,
+        // a dirty bucket 12.5 % live stays where it is while 28 % of the data buckets hold dirty data (above the
+        // 25 % stop mark, not above the 30 % start), and is moved (and survives a reopen) at 33 %. Full buckets are
+        // never moved.
+        h.gc().setConfig(h.gc().config().withMoving(25, 16, 0));
+        h.read(5000, 32); // read-miss fills: a bucket of clean data ...
+        h.loop.runFor(100_000_000L); // (the fills complete after the read)
+        int sparseClean = bucketOf(5028);
+        assertThat(sparseClean).as("filled").isNotNegative();
+        h.trim(5000, 28); // ... 12.5 % live, which compaction must leave alone
+        for (int i = 0; i < 32; i++) {
+            h.write(i, GcHarness.block(i, 1), false); // one 128 KiB bucket of dirty 4 KiB extents
+        }
+        int sparse = bucketOf(28);
+        assertThat(sparse).isNotEqualTo(sparseClean);
+        for (int i = 0; i < 28; i++) {
+            h.write(i, GcHarness.block(i, 2), false); // leaves blocks 28..31 in it: 12.5 % live
+        }
+        for (int i = 0; i < 15 * 32; i++) {
+            h.write(1000 + i, GcHarness.block(1000 + i, 1), false); // 15 more buckets, all live and dirty
+        }
+        h.gcNow();
+        assertThat(bucketOf(28)).as("17 of 60 buckets dirty (28 %): nothing compacted").isEqualTo(sparse);
+        assertThat(h.gc().stats().compactedBuckets()).isZero();
+        assertThat(h.gc().stats().movedBytes()).isZero();
+
+        for (int i = 15 * 32; i < 18 * 32; i++) {
+            h.write(1000 + i, GcHarness.block(1000 + i, 1), false); // 3 more: 20 of 60 buckets dirty (33 %)
+        }
+        h.gcNow();
+        assertThat(bucketOf(28)).as("20 of 60 buckets dirty: compacted").isNotEqualTo(sparse);
+        assertThat(h.set.space().table().liveSectors(sparse)).isZero();
+        assertThat(h.gc().stats().compactedBuckets()).isPositive();
+        assertThat(h.gc().stats().movedBytes()).as("only the sparse dirty bucket's 4 blocks").isEqualTo(4 * 4096);
+        assertThat(bucketOf(5028)).isEqualTo(sparseClean);
+
+        h.flush();
+        h.open();
+        assertThat(h.read(28, 4)).isEqualTo(concat(GcHarness.block(28, 1), GcHarness.block(29, 1),
+                GcHarness.block(30, 1), GcHarness.block(31, 1)));
+        assertThat(h.read(0, 1)).isEqualTo(GcHarness.block(0, 2));
+    }
+
     private static byte[] concat(byte[]... parts) {
         ByteBuffer all = ByteBuffer.allocate(parts.length * 4096);
         for (byte[] part : parts) {
