@@ -56,6 +56,7 @@ final class FuzzCacheSet {
     private boolean plantForgetRecoveredEpochs;
     private long checkpoints;
     private long evictedBuckets;
+    private long compactedBuckets;
     private long journalBytes;
     private long checksumCatches;
     private long chunkPasses;
@@ -304,6 +305,11 @@ final class FuzzCacheSet {
         return evictedBuckets + (set == null ? 0 : set.garbageCollector().stats().bucketsEvicted());
     }
 
+    /** Dirty buckets chosen for compaction by every incarnation so far. */
+    long compactedBuckets() {
+        return compactedBuckets + (set == null ? 0 : set.garbageCollector().stats().compactedBuckets());
+    }
+
     /** Journal laps around the ring by every incarnation so far (bytes written / ring bytes). */
     long ringWraps() {
         long bytes = journalBytes + (set == null ? 0 : set.journal().bytesWritten());
@@ -329,6 +335,7 @@ final class FuzzCacheSet {
             chunkPasses += chunkPassesNow();
             checkpoints += set.checkpointsWritten();
             evictedBuckets += set.garbageCollector().stats().bucketsEvicted();
+            compactedBuckets += set.garbageCollector().stats().compactedBuckets();
             journalBytes += set.journal().bytesWritten();
             checksumCatches += checksumErrorsNow();
             set = null; // gone with the power; nothing of it may be used again

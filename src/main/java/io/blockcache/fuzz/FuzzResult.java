@@ -34,6 +34,7 @@ import java.util.Set;
  * @param objectStoreVolumes volumes whose backing device was an object store model
  * @param chunkPasses writeback passes of a whole or partial chunk (the object-store path)
  * @param drainJobActions drain jobs started capped, paused, resumed or cancelled ({@link DrainJobControls})
+ * @param compactedBuckets dirty buckets GC chose for compaction (docs/GC.md "Compaction")
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
@@ -41,5 +42,6 @@ public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrash
                          long prefixChecks, long prefixViolationsUnordered, long damageChecks,
                          long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches,
                          long damageChecksConsistent, long damageMapFiles,
-                         long objectStoreVolumes, long chunkPasses, long drainJobActions) {
+                         long objectStoreVolumes, long chunkPasses, long drainJobActions,
+                         long compactedBuckets) {
 }

@@ -255,7 +255,7 @@ public final class FuzzScenario {
                 damage.checksStale(), prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
                 damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count(),
                 setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses(),
-                drainJobs.actions());
+                drainJobs.actions(), cacheSet.compactedBuckets());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */

@@ -17,6 +17,7 @@ public final class FuzzTotals {
     private long mediaFaults;
     private long checksumCatches;
     private long evictions;
+    private long compactedBuckets;
     private long checkpoints;
     private long ringWraps;
     private long operations;
@@ -44,6 +45,7 @@ public final class FuzzTotals {
         mediaFaults += result.mediaFaults();
         checksumCatches += result.checksumCatches();
         evictions += result.evictions();
+        compactedBuckets += result.compactedBuckets();
         checkpoints += result.checkpoints();
         ringWraps += result.ringWraps();
         operations += result.operations();
@@ -113,6 +115,11 @@ public final class FuzzTotals {
         return evictions;
     }
 
+    /** Dirty buckets GC chose for compaction. */
+    public long compactedBuckets() {
+        return compactedBuckets;
+    }
+
     /** Checkpoints written. */
     public long checkpoints() {
         return checkpoints;
@@ -176,14 +183,15 @@ public final class FuzzTotals {
     /** The one-line summary. */
     public String summaryLine() {
         return String.format("fuzz: %d seeds, %d violations, %d crashes, %d clean restarts, %d faults injected "
-                        + "(%d media, %d caught by checksums), modes %s, %d evictions, %d checkpoints, "
+                        + "(%d media, %d caught by checksums), modes %s, %d evictions, %d buckets compacted, "
+                        + "%d checkpoints, "
                         + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; %d of them "
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
                         + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions",
                 seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
-                evictions, checkpoints, ringWraps, operations, controlActions, prefixChecks,
+                evictions, compactedBuckets, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
                 damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses,
                 drainJobActions);
@@ -205,7 +213,8 @@ public final class FuzzTotals {
                 + ",\"crashes\":" + crashes + ",\"cleanRestarts\":" + cleanRestarts + ",\"faultsInjected\":"
                 + faultsInjected + ",\"mediaFaults\":" + mediaFaults + ",\"checksumCatches\":" + checksumCatches
                 + ",\"modesCovered\":" + modes
-                + ",\"evictions\":" + evictions + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
+                + ",\"evictions\":" + evictions + ",\"compactedBuckets\":" + compactedBuckets
+                + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
                 + ",\"operations\":" + operations
                 + ",\"controlActions\":" + controlActions + ",\"prefixChecks\":" + prefixChecks
                 + ",\"prefixChecksAcrossRestart\":" + prefixChecksAcrossRestart

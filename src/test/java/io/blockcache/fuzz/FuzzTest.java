@@ -42,6 +42,7 @@ class FuzzTest {
         assertThat(totals.mediaFaults()).as("blocks of cached data damaged").isPositive();
         assertThat(totals.checksumCatches()).as("damage caught by the extent checksums").isPositive();
         assertThat(totals.evictions()).isPositive();
+        assertThat(totals.compactedBuckets()).as("dirty buckets compacted by moving GC").isPositive();
         assertThat(totals.checkpoints()).isPositive();
         assertThat(totals.ringWraps()).isPositive();
         assertThat(totals.json()).contains("\"cleanRestarts\":").doesNotContain("\"cleanRestarts\":0,");
