@@ -16,11 +16,11 @@ import java.util.zip.CRC32C;
 
 /**
  * Moving GC (issue 6 item 2): copies the live extents of sparsely used buckets to the GC write point so the
- * buckets empty and are released. Up to {@link #PIECES_IN_FLIGHT} pieces at a time, each in turn: check the old bucket still has the generation the
- * piece was found under and pin it; read the range its CRC covers and verify it; write the piece to the GC
- * write point; then, in one loop step, look the range up and re-point every part that is <em>still</em> at
- * the old location (the same replace-only-if-unchanged rule as writeback). A front-end write or trim that
- * raced with the copy changed the location, so its data wins. Dirty parts are journaled through
+ * buckets empty and are released. Up to {@link #PIECES_IN_FLIGHT} pieces at a time, each in turn: check the old
+ * bucket still has the generation the piece was found under and pin it; read the range its CRC covers and verify
+ * it; write the piece to the GC write point; then, in one loop step, look the range up and re-point every part
+ * that is <em>still</em> at the old location (the same replace-only-if-unchanged rule as writeback). A front-end
+ * write or trim that raced with the copy changed the location, so its data wins. Dirty parts are journaled through
  * {@link VolumeIndex#insertPiece} (the journal commit flushes the cache device first, so the copy is durable
  * before the record); clean parts need no journal. Moving GC moves dirty data; it never drops it.
  *
