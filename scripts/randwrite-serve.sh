@@ -2,8 +2,8 @@
 # 4 KiB random writes through `serve` (the launcher's JVM flags, a fresh 2 GiB cache file, writeback running unless
 # WBPAUSE=1), measured as in docs/BENCHMARKS.md "Session 12": fio's nbd engine over SIZE (256m) at OFF (768m), QD32,
 # RT (10) seconds, no ramp; prints IOPS, the server's CPU per request and the /api/stats counters that
-# moved (bypass, throttle, writeback). PRE=1 fills the region once first; WARM=N writes N s more before measuring;
-# KNOBS="volume.default.throttle_start_percent=100 ..." sets live knobs; JOPTS adds JVM flags; PROF=1 records perf.
+# moved (bypass, throttle, writeback, GC's moved bytes and compacted buckets). PRE=1 fills the region once first;
+# WARM=N writes N s more before measuring; KNOBS="volume.default.throttle_start_percent=100 ..." sets live knobs; JOPTS adds JVM flags; PROF=1 records perf.
 # WARMARGS adds fio options to the WARM job (WARMARGS=--norandommap: the measured job's uniform overwrites, so a
 # WARM=60 run measures the cache after its first lap, in steady state); fincore prints how much of the cache file is
 # in the page cache before and after the measured job (docs/BENCHMARKS.md "Session 13": idle pages are paged out).
@@ -47,7 +47,7 @@ def flat(x,p=''):
     return {p:x}
 a,b=flat(json.load(open(d+'/s0.json'))),flat(json.load(open(d+'/s1.json')))
 for k,v in b.items():
-    if ('bypass' in k or 'writtenBack' in k or 'passes' in k) and isinstance(v,(int,float)) and a.get(k)!=v:
+    if ('bypass' in k or 'writtenBack' in k or 'passes' in k or 'movedBytes' in k or 'compacted' in k) and isinstance(v,(int,float)) and a.get(k)!=v:
         print(f"{k}: {a.get(k)} -> {v}")
 PY
 echo "stats and logs: $D"
