@@ -67,13 +67,7 @@ class MovingGcTest {
         assertThat(table.liveSectors(sparse)).isEqualTo(32);
         h.gc().setConfig(h.gc().config().withMoving(25, 16, 100));
 
-        long journalStart = h.set.superblock().bucketOffsetBytes(h.set.superblock().journalFirstBucket());
-        long journalEnd = journalStart
-                + (long) h.set.superblock().journalBuckets() * h.set.superblock().bucketSizeBytes();
-        gate.which = offset -> offset < journalStart || offset >= journalEnd;
-        boolean[] done = {false};
-        h.gc().gc(r -> done[0] = true);
-        h.loop.runUntil(() -> gate.held != null);
+        boolean[] done = gcHoldingTheFirstDataWrite();
         assertThat(gate.held).as("moving GC wrote the first piece").isNotNull();
         h.write(28, GcHarness.block(28, 3), false); // overwrite while its copy is in flight
         h.trim(29, 1);                             // trim before its copy starts
@@ -154,13 +148,7 @@ class MovingGcTest {
             h.write(i, GcHarness.block(i, 2), false); // blocks 28..31 left in it: four pieces
         }
         h.gc().setConfig(h.gc().config().withMoving(25, 16, 100));
-        long journalStart = h.set.superblock().bucketOffsetBytes(h.set.superblock().journalFirstBucket());
-        long journalEnd = journalStart
-                + (long) h.set.superblock().journalBuckets() * h.set.superblock().bucketSizeBytes();
-        gate.which = offset -> offset < journalStart || offset >= journalEnd;
-        boolean[] done = {false};
-        h.gc().gc(r -> done[0] = true);
-        h.loop.runUntil(() -> gate.held != null);
+        boolean[] done = gcHoldingTheFirstDataWrite();
         h.loop.runFor(10_000_000L);
         assertThat(done[0]).isFalse();
         assertThat(h.gc().stats().movedBytes()).as("moved while the first copy is held").isEqualTo(3 * 4096);
@@ -170,6 +158,18 @@ class MovingGcTest {
         assertThat(h.set.space().table().liveSectors(sparse)).isZero();
         assertThat(h.read(28, 4)).isEqualTo(concat(GcHarness.block(28, 1), GcHarness.block(29, 1),
                 GcHarness.block(30, 1), GcHarness.block(31, 1)));
+    }
+
+    /** Starts a GC run whose first write outside the journal (a moved piece) is held; runs until it is. */
+    private boolean[] gcHoldingTheFirstDataWrite() {
+        long journalStart = h.set.superblock().bucketOffsetBytes(h.set.superblock().journalFirstBucket());
+        long journalEnd = journalStart
+                + (long) h.set.superblock().journalBuckets() * h.set.superblock().bucketSizeBytes();
+        gate.which = offset -> offset < journalStart || offset >= journalEnd;
+        boolean[] done = {false};
+        h.gc().gc(r -> done[0] = true);
+        h.loop.runUntil(() -> gate.held != null);
+        return done;
     }
 
     private static byte[] concat(byte[]... parts) {
