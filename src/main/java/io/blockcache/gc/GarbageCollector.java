@@ -204,25 +204,10 @@ public final class GarbageCollector implements BucketObserver {
         if (config.movingBucketsMax() == 0) {
             return chosen;
         }
-        int liveMax = table.bucketSectors() * config.movingLivePercentMax() / 100;
-        long[] sparse = new long[table.bucketCount()];
-        int n = 0;
         int dirtyBuckets = 0;
         for (int b = 0; b < table.bucketCount(); b++) {
-            int live = table.liveSectors(b);
             if (table.dirtySectors(b) > 0) {
                 dirtyBuckets++;
-            }
-            if (table.state(b) == BucketState.SEALED && live > 0 && live <= liveMax) {
-                sparse[n++] = (long) live << 32 | b;
-            }
-        }
-        java.util.Arrays.sort(sparse, 0, n);
-        // Each chosen bucket is at most movingLivePercentMax full, so its data takes less than a bucket of the
-        // GC write point (which fills its buckets completely): moving always gains space.
-        if (evictor.freeSoonBuckets() * 100L < (long) dataBuckets * config.movingFreePercentMax()) {
-            for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
-                chosen.set((int) (sparse[i] & 0xFFFF_FFFFL));
             }
         }
         long stopBuckets = (long) dataBuckets * (config.compactDirtyPercent() - GcConfig.COMPACT_HYSTERESIS_PERCENT)
@@ -231,6 +216,27 @@ public final class GarbageCollector implements BucketObserver {
             compacting = true;
         } else if (dirtyBuckets <= stopBuckets) {
             compacting = false;
+        }
+        boolean spaceShort = evictor.freeSoonBuckets() * 100L < (long) dataBuckets * config.movingFreePercentMax();
+        if (!spaceShort && !compacting) {
+            return chosen; // the common case: no list to build and sort
+        }
+        int liveMax = table.bucketSectors() * config.movingLivePercentMax() / 100;
+        long[] sparse = new long[table.bucketCount()];
+        int n = 0;
+        for (int b = 0; b < table.bucketCount(); b++) {
+            int live = table.liveSectors(b);
+            if (table.state(b) == BucketState.SEALED && live > 0 && live <= liveMax) {
+                sparse[n++] = (long) live << 32 | b;
+            }
+        }
+        java.util.Arrays.sort(sparse, 0, n);
+        // Each chosen bucket is at most movingLivePercentMax full, so its data takes less than a bucket of the
+        // GC write point (which fills its buckets completely): moving always gains space.
+        if (spaceShort) {
+            for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
+                chosen.set((int) (sparse[i] & 0xFFFF_FFFFL));
+            }
         }
         if (compacting) {
             long excess = dirtyBuckets - stopBuckets;
