@@ -14,7 +14,6 @@ import io.blockcache.loop.Clock;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.VolumeIndex;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -59,8 +58,7 @@ public final class GarbageCollector implements BucketObserver {
     private final MovingGc moving;
     private final MarkPacer pacer;
     private final int dataBuckets;
-    /** Compaction started above compactDirtyPercent and goes on until the share falls below its stop mark. */
-    private boolean compacting;
+    private final MovingCandidates candidates;
     private GcConfig config;
     private MarkPass mark;
     private List<IoCallback> waiters = new ArrayList<>();
@@ -94,6 +92,7 @@ public final class GarbageCollector implements BucketObserver {
         this.recency = new BucketRecency(loop, config.recencyTickNs(), table.bucketCount());
         this.guard = new GenerationGuard(table, checkpoints, config.generationDistanceMax());
         this.evictor = new Evictor(table, allocator, recency, dataBuckets);
+        this.candidates = new MovingCandidates(table, evictor, dataBuckets, stats);
         this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, List.copyOf(volumes), stats);
         this.pacer = new MarkPacer(loop); // the loop's own time: engine code reads no other clock
         allocator.setObserver(this);
@@ -137,7 +136,7 @@ public final class GarbageCollector implements BucketObserver {
             totalNodes += index.nodeCount();
         }
         pacer.startRun(loop.nowNs(), totalNodes, stats.intervalNsAverage(), config);
-        mark = new MarkPass(table, space, indexes, movingCandidates());
+        mark = new MarkPass(table, space, indexes, candidates.choose(config));
         failuresAtLastSlice = allocator.allocationFailures();
         loop.execute(this::markSlice);
     }
@@ -186,79 +185,6 @@ public final class GarbageCollector implements BucketObserver {
 
     private void evict() {
         stats.addEvicted(evictor.evictIfLow(config));
-    }
-
-    /**
-     * Moving-GC candidates, two rules on sparse sealed buckets (at most {@code movingLivePercentMax} live), each
-     * fewest live sectors first:
-     * <ul>
-     *   <li><b>Space:</b> while free buckets are short, at most {@code movingBucketsMax} of any kind.</li>
-     *   <li><b>Compaction</b> (docs/GC.md "Compaction"): once more than {@code compactDirtyPercent} of the data
-     *       buckets hold dirty data, and from then on until that share is down to
-     *       {@link GcConfig#COMPACT_HYSTERESIS_PERCENT} points below it, dirty ones: as many as the share is above
-     *       the stop mark, moving at most {@code movingBucketsMax} buckets' worth of live data per run.</li>
-     * </ul>
-     */
-    private BitSet movingCandidates() {
-        BitSet chosen = new BitSet(table.bucketCount());
-        if (config.movingBucketsMax() == 0) {
-            return chosen;
-        }
-        int dirtyBuckets = 0;
-        for (int b = 0; b < table.bucketCount(); b++) {
-            if (table.dirtySectors(b) > 0) {
-                dirtyBuckets++;
-            }
-        }
-        long stopBuckets = (long) dataBuckets * (config.compactDirtyPercent() - GcConfig.COMPACT_HYSTERESIS_PERCENT)
-                / 100;
-        if (dirtyBuckets * 100L > (long) dataBuckets * config.compactDirtyPercent()) {
-            compacting = true;
-        } else if (dirtyBuckets <= stopBuckets) {
-            compacting = false;
-        }
-        boolean spaceShort = evictor.freeSoonBuckets() * 100L < (long) dataBuckets * config.movingFreePercentMax();
-        if (!spaceShort && !compacting) {
-            return chosen; // the common case: no list to build and sort
-        }
-        int liveMax = table.bucketSectors() * config.movingLivePercentMax() / 100;
-        long[] sparse = new long[table.bucketCount()];
-        int n = 0;
-        for (int b = 0; b < table.bucketCount(); b++) {
-            int live = table.liveSectors(b);
-            if (table.state(b) == BucketState.SEALED && live > 0 && live <= liveMax) {
-                sparse[n++] = (long) live << 32 | b;
-            }
-        }
-        java.util.Arrays.sort(sparse, 0, n);
-        // Each chosen bucket is at most movingLivePercentMax full, so its data takes less than a bucket of the
-        // GC write point (which fills its buckets completely): moving always gains space.
-        if (spaceShort) {
-            for (int i = 0; i < Math.min(n, config.movingBucketsMax()); i++) {
-                chosen.set((int) (sparse[i] & 0xFFFF_FFFFL));
-            }
-        }
-        if (compacting) {
-            long excess = dirtyBuckets - stopBuckets;
-            long liveBudget = (long) config.movingBucketsMax() * table.bucketSectors();
-            long compacted = 0;
-            for (int i = 0; i < n && excess > 0; i++) {
-                int bucket = (int) (sparse[i] & 0xFFFF_FFFFL);
-                int live = (int) (sparse[i] >>> 32);
-                if (table.dirtySectors(bucket) == 0 || chosen.get(bucket)) {
-                    continue;
-                }
-                if (live > liveBudget) {
-                    break;
-                }
-                liveBudget -= live;
-                excess--;
-                compacted++;
-                chosen.set(bucket);
-            }
-            stats.addCompacted(compacted);
-        }
-        return chosen;
     }
 
     /** Makes the guard's pending floor durable with a checkpoint, then retries the refused releases. */
