@@ -47,6 +47,8 @@ public final class FileDevice implements BlockDevice {
     private final long sizeBytes;
     private final FileDeviceOptions options;
     private final DeviceCounters counters = new DeviceCounters();
+    /** The request every inline transfer uses in turn (loop thread only; see {@link FileRequest}). */
+    private final FileRequest inlineRequest = new FileRequest(DeviceOp.FLUSH, 0, 0, 0, null, false, result -> { }, 0);
     private final LinkedBlockingQueue<FileRequest> queue = new LinkedBlockingQueue<>(QUEUED_REQUESTS_MAX);
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger executing = new AtomicInteger();
@@ -182,17 +184,19 @@ public final class FileDevice implements BlockDevice {
                         + " is open read-only")
                 : RequestChecks.check(op, offsetBytes, lengthBytes, sizeBytes, options.logicalBlockBytes(), path);
         long countedBytes = rejected == null ? lengthBytes : 0;
+        long submittedNs = loop.nowNs();
+        counters.onSubmit(op, countedBytes, submittedNs);
+        if (rejected == null && op != DeviceOp.DISCARD && inlinePolicy.inline(op, lengthBytes, fua, submittedNs)) {
+            inlineRequest.reuse(op, offsetBytes, lengthBytes, countedBytes, buffer, fua, callback, submittedNs);
+            performInline(inlineRequest);
+            return;
+        }
         FileRequest request = new FileRequest(op, offsetBytes, lengthBytes, countedBytes, buffer, fua, callback,
-                loop.nowNs());
-        counters.onSubmit(op, countedBytes, request.submittedNs);
+                submittedNs);
         if (rejected != null || op == DeviceOp.DISCARD) {
             // Nothing for an I/O thread to do: complete through the loop so the caller is never re-entered.
             request.cancel();
             finish(request, rejected == null ? IoResult.OK : rejected);
-            return;
-        }
-        if (inlinePolicy.inline(op, lengthBytes, fua, request.submittedNs)) {
-            performInline(request);
             return;
         }
         if (!queue.offer(request)) {
@@ -212,6 +216,7 @@ public final class FileDevice implements BlockDevice {
         inlinePolicy.recordInline(System.nanoTime() - startNs, request.submittedNs);
         request.end();
         finish(request, result);
+        request.forget();
     }
 
     /** The body of one I/O thread: take, claim, perform, hand back; until told to stop. */
@@ -251,8 +256,9 @@ public final class FileDevice implements BlockDevice {
             return ioError(request, e);
         } catch (RuntimeException e) {
             // A bug, not an operating error: stop the owning loop with it (fail-stop), and fail the request.
+            String what = describe(request); // now: the loop's inline request is reused by the time the task runs
             loop.execute(() -> {
-                throw new IllegalStateException("I/O thread failed on " + describe(request), e);
+                throw new IllegalStateException("I/O thread failed on " + what, e);
             });
             return IoResult.error(IoStatus.IO_ERROR, describe(request) + ": internal error " + e);
         } finally {

@@ -9,7 +9,9 @@ import java.nio.ByteBuffer;
  *
  * <p>Its state moves QUEUED → EXECUTING → DONE, or QUEUED → DONE when {@code close()} cancels it; each
  * move is a compare-and-set, so exactly one party completes it and its callback runs exactly once.
- * Thread rule: created on the loop thread, then owned by whoever won the last transition.
+ * Thread rule: created on the loop thread, then owned by whoever won the last transition. The one request a
+ * device performs inline on the loop thread is {@link #reuse reused} for every inline transfer (issue 10: nothing
+ * allocated per request on the loop thread): an inline transfer is over before the next can start.
  */
 final class FileRequest {
     private static final int QUEUED = 0;
@@ -25,21 +27,27 @@ final class FileRequest {
         }
     }
 
-    final DeviceOp op;
-    final long offsetBytes;
+    DeviceOp op;
+    long offsetBytes;
     /** The length asked for, for messages. */
-    final long lengthBytes;
+    long lengthBytes;
     /** The bytes the counters see: {@code lengthBytes}, or 0 for a request rejected before any I/O. */
-    final long countedBytes;
+    long countedBytes;
     /** The caller's buffer; null for a flush. */
-    final ByteBuffer buffer;
-    final boolean fua;
-    final IoCallback callback;
-    final long submittedNs;
+    ByteBuffer buffer;
+    boolean fua;
+    IoCallback callback;
+    long submittedNs;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state = QUEUED;
 
     FileRequest(DeviceOp op, long offsetBytes, long lengthBytes, long countedBytes, ByteBuffer buffer,
+            boolean fua, IoCallback callback, long submittedNs) {
+        reuse(op, offsetBytes, lengthBytes, countedBytes, buffer, fua, callback, submittedNs);
+    }
+
+    /** Makes this a new QUEUED request; only for a request no other thread can still see. */
+    void reuse(DeviceOp op, long offsetBytes, long lengthBytes, long countedBytes, ByteBuffer buffer,
             boolean fua, IoCallback callback, long submittedNs) {
         this.op = op;
         this.offsetBytes = offsetBytes;
@@ -49,6 +57,13 @@ final class FileRequest {
         this.fua = fua;
         this.callback = callback;
         this.submittedNs = submittedNs;
+        this.state = QUEUED;
+    }
+
+    /** Drops the references to the caller's buffer and callback once the request is finished. */
+    void forget() {
+        this.buffer = null;
+        this.callback = null;
     }
 
     /** Claims the request for execution; false if it was already cancelled. */

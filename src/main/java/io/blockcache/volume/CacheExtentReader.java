@@ -4,6 +4,7 @@ import io.blockcache.cache.BucketAllocator;
 import io.blockcache.cache.CacheLayout;
 import io.blockcache.cache.VerifiedBlocks;
 import io.blockcache.device.BlockDevice;
+import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.index.ExtentLocation;
@@ -27,6 +28,8 @@ public final class CacheExtentReader {
     static final int POOLED_SPAN_BYTES = 128 << 10;
     /** Free pooled span buffers kept: 32 x 128 KiB = 4 MiB; more in flight at once are allocated and dropped. */
     static final int POOLED_SPANS_MAX = 32;
+    /** Records of reads in flight kept for reuse: more than the front end and writeback have in flight at once. */
+    private static final int FREE_READS_MAX = 1024;
     /** Direct buffers aligned to 4 KiB, as O_DIRECT file I/O needs. */
     private static final int ALIGNMENT_BYTES = 4096;
 
@@ -36,6 +39,7 @@ public final class CacheExtentReader {
     private final BucketAllocator allocator;
     private final VerifiedBlocks verified;
     private final ArrayDeque<ByteBuffer> freeSpans = new ArrayDeque<>(POOLED_SPANS_MAX);
+    private final ArrayDeque<PendingRead> freeReads = new ArrayDeque<>();
     private long trustedReads;
 
     /** What a verified read found. */
@@ -98,10 +102,7 @@ public final class CacheExtentReader {
         }
         trustedReads++;
         allocator.pin(bucket);
-        cacheDevice.read(layout.byteOffset(bucket, offset), target, result -> {
-            allocator.unpin(bucket);
-            callback.done(result.ok() ? Outcome.OK : Outcome.READ_ERROR, result);
-        });
+        cacheDevice.read(layout.byteOffset(bucket, offset), target, pending(bucket, callback));
     }
 
     /** Front-end reads served without a CRC check because their blocks were verified before (a statistic). */
@@ -116,34 +117,99 @@ public final class CacheExtentReader {
         boolean exact = crcOffsetInBucketSectors == offset && crcLengthSectors == lengthSectors;
         int spanBytes = crcLengthSectors * BlockDevice.SECTOR_BYTES;
         ByteBuffer span = exact ? target : takeSpan(spanBytes);
+        PendingRead read = pending(bucket, callback);
+        read.verify = true;
+        read.span = span;
+        read.spanFrom = span.position();
+        read.spanBytes = spanBytes;
+        read.crc32c = crc32c;
+        read.crcOffsetInBucketSectors = crcOffsetInBucketSectors;
+        read.crcLengthSectors = crcLengthSectors;
+        read.exact = exact;
+        read.target = target;
+        read.targetFrom = target.position();
+        read.pieceFromBytes = (offset - crcOffsetInBucketSectors) * BlockDevice.SECTOR_BYTES;
+        read.pieceBytes = lengthSectors * BlockDevice.SECTOR_BYTES;
         allocator.pin(bucket);
-        device.read(layout.byteOffset(bucket, crcOffsetInBucketSectors), span, result -> {
-            Outcome outcome = verify(result, span, spanBytes, crc32c);
+        device.read(layout.byteOffset(bucket, crcOffsetInBucketSectors), span, read);
+    }
+
+    private PendingRead pending(int bucket, Callback callback) {
+        PendingRead read = freeReads.pollFirst();
+        if (read == null) {
+            read = new PendingRead();
+        }
+        read.bucket = bucket;
+        read.callback = callback;
+        read.verify = false;
+        return read;
+    }
+
+    /**
+     * One cache read in flight: the pinned bucket, and for a verified read the span to check and where the piece
+     * goes. Reused once the read completed (issue 10: nothing allocated per request on the loop thread).
+     */
+    private final class PendingRead implements IoCallback {
+        private int bucket;
+        private Callback callback;
+        private boolean verify;
+        private ByteBuffer span;
+        private int spanFrom;
+        private int spanBytes;
+        private int crc32c;
+        private int crcOffsetInBucketSectors;
+        private int crcLengthSectors;
+        private boolean exact;
+        private ByteBuffer target;
+        private int targetFrom;
+        private int pieceFromBytes;
+        private int pieceBytes;
+
+        @Override
+        public void complete(IoResult result) {
+            Callback caller = callback;
+            if (caller == null) {
+                throw new IllegalStateException("cache read of bucket " + bucket + " completed twice");
+            }
+            callback = null;
+            int pinned = bucket;
+            Outcome outcome = result.ok() ? Outcome.OK : Outcome.READ_ERROR;
+            if (verify) {
+                outcome = finishVerified(result);
+            }
+            span = null;
+            target = null;
+            if (freeReads.size() < FREE_READS_MAX) {
+                freeReads.addFirst(this); // before the caller runs: what it submits next can take it
+            }
+            allocator.unpin(pinned);
+            caller.done(outcome, outcome == Outcome.CHECKSUM_MISMATCH
+                    ? IoResult.error(IoStatus.IO_ERROR, "CRC32C mismatch in bucket " + pinned) : result);
+        }
+
+        private Outcome finishVerified(IoResult result) {
+            // Device buffers' positions are unspecified after completion: work from where the read started.
+            span.limit(spanFrom + spanBytes).position(spanFrom);
+            Outcome outcome = verify(result, span, crc32c);
             if (outcome == Outcome.OK) {
                 // Marked while the bucket is still pinned: it cannot have been bumped since the read.
                 verified.markVerified(bucket, crcOffsetInBucketSectors, crcLengthSectors);
                 if (!exact) {
-                    int from = (offset - crcOffsetInBucketSectors) * BlockDevice.SECTOR_BYTES;
-                    target.duplicate().clear().put(span.duplicate().clear().position(from)
-                            .limit(from + lengthSectors * BlockDevice.SECTOR_BYTES));
+                    target.put(targetFrom, span, spanFrom + pieceFromBytes, pieceBytes);
                 }
             }
             if (!exact) {
                 giveBack(span);
             }
-            allocator.unpin(bucket);
-            callback.done(outcome, outcome == Outcome.CHECKSUM_MISMATCH
-                    ? IoResult.error(IoStatus.IO_ERROR, "CRC32C mismatch in bucket " + bucket) : result);
-        });
+            return outcome;
+        }
     }
 
-    private static Outcome verify(IoResult result, ByteBuffer span, int spanBytes, int crc32c) {
+    private static Outcome verify(IoResult result, ByteBuffer span, int crc32c) {
         if (!result.ok()) {
             return Outcome.READ_ERROR;
         }
-        // Device buffers' positions are unspecified after completion: always work from [0, spanBytes) (a pooled
-        // buffer is larger than the span).
-        return Crc.of(span.duplicate().clear().limit(spanBytes)) == crc32c ? Outcome.OK : Outcome.CHECKSUM_MISMATCH;
+        return Crc.of(span) == crc32c ? Outcome.OK : Outcome.CHECKSUM_MISMATCH;
     }
 
     /** A buffer of exactly {@code bytes}: pooled and direct up to {@link #POOLED_SPAN_BYTES}, else a heap one. */

@@ -12,6 +12,7 @@ import io.blockcache.journal.MetadataJournal;
 import io.blockcache.loop.Checks;
 import io.blockcache.loop.EventLoop;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * One cached backing device as clients see it: a {@link BlockDevice} whose reads and writes go through the
@@ -32,6 +33,9 @@ import java.nio.ByteBuffer;
 public final class Volume implements BlockDevice {
     private final VolumeContext context;
     private final DeviceCounters counters = new DeviceCounters();
+    private final RequestTracker tracker;
+    /** Read requests kept for reuse ({@link ReadRequest#take}). */
+    private final ArrayDeque<ReadRequest> freeReads = new ArrayDeque<>();
     private final FlushCoordinator flushes;
     private final WriteRouter router;
     private final RangeEraser eraser;
@@ -51,6 +55,7 @@ public final class Volume implements BlockDevice {
                   DamageMap damage) {
         this.context = new VolumeContext(loop, config, cacheDevice, backingDevice, layout, space, index, journal,
                 damage);
+        this.tracker = new RequestTracker(loop, counters);
         this.flushes = new FlushCoordinator(context);
         this.router = new WriteRouter(context, flushes);
         this.eraser = new RangeEraser(context, flushes);
@@ -282,7 +287,7 @@ public final class Volume implements BlockDevice {
         BypassReason bypass = context.bypass.forRead(startSector, dst.remaining() / SECTOR_BYTES);
         long lengthSectors = dst.remaining() / SECTOR_BYTES;
         context.inFlight.whenNoAroundWriteOverlaps(startSector, lengthSectors,
-                () -> new ReadRequest(context, startSector, dst, bypass == BypassReason.NONE, done).start());
+                ReadRequest.take(context, freeReads, startSector, dst, bypass == BypassReason.NONE, done));
     }
 
     @Override
@@ -354,13 +359,7 @@ public final class Volume implements BlockDevice {
             // request reaches the backing device (the gate holds it meanwhile). A FLUSH changes no data.
             context.index.changingUntracked();
         }
-        long submittedNs = context.loop.nowNs();
-        counters.onSubmit(op, bytes, submittedNs);
-        return result -> {
-            long nowNs = context.loop.nowNs();
-            counters.onComplete(op, bytes, nowNs - submittedNs, result, nowNs);
-            callback.complete(result);
-        };
+        return tracker.track(op, bytes, callback);
     }
 
     private boolean refuse(long offsetBytes, int lengthBytes, IoCallback callback) {
