@@ -17,10 +17,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Bytes the loop thread allocates per steady-state 4 KiB request (issue 10: "hot path without allocation"),
  * measured with the JVM's per-thread allocation counter on a real loop over files, 32 requests in flight.
- * The goal is zero; the bounds below hold what has been reached (about 500 B per read hit and 900 B per
- * write, see docs/BENCHMARKS.md) so that the hot path does not slide back. Allocation is counted, not
- * timed, so a loaded machine cannot break it; the best of five rounds is taken because the JIT's escape
- * analysis removes some allocations only once it has compiled the path.
+ * A read hit allocates nothing of its own (its request, timers and pending cache read are reused objects); what
+ * is left is the loop's task queue node for each batch of completions, a few bytes per request on average, so
+ * the bound is below one 24-byte object per request. Writes still allocate (see docs/BENCHMARKS.md); their bound
+ * holds what has been reached so that the hot path does not slide back. Allocation is counted, not timed, so a
+ * loaded machine cannot break it; the best of five rounds is taken because the JIT's escape analysis removes some
+ * allocations only once it has compiled the path.
  */
 class HotPathAllocationTest {
     private static final int BLOCKS = 1024;
@@ -28,8 +30,8 @@ class HotPathAllocationTest {
     private static final int QUEUE_DEPTH = 32;
     private static final int REQUESTS_PER_ROUND = 20_000;
     private static final int ROUNDS = 5;
-    private static final long READ_HIT_BYTES_MAX = 1024;
-    private static final long WRITE_BYTES_MAX = 1536;
+    private static final long READ_HIT_BYTES_MAX = 24;
+    private static final long WRITE_BYTES_MAX = 1024;
 
     @TempDir
     Path dir;
