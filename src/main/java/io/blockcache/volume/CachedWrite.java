@@ -37,9 +37,23 @@ final class CachedWrite {
     private final long trackingRun;
     private IoResult markFailure;
 
-    /** One extent of the write: where its sectors went in the cache and their checksum. */
-    private record Piece(long startSector, int lengthSectors, int bucket, int offsetSectors, int generation,
-                         int crc32c) {
+    /** One extent of the write: where its sectors went in the cache, and their checksum once computed. */
+    private static final class Piece {
+        private final long startSector;
+        private final int lengthSectors;
+        private final int bucket;
+        private final int offsetSectors;
+        private final int generation;
+        /** Set by {@link #write} (the data is checksummed as it is handed to the device), read by install. */
+        private int crc32c;
+
+        Piece(long startSector, int lengthSectors, int bucket, int offsetSectors, int generation) {
+            this.startSector = startSector;
+            this.lengthSectors = lengthSectors;
+            this.bucket = bucket;
+            this.offsetSectors = offsetSectors;
+            this.generation = generation;
+        }
     }
 
     CachedWrite(VolumeContext context, long startSector, ByteBuffer data, boolean dirty) {
@@ -80,7 +94,7 @@ final class CachedWrite {
                 context.hooks.dirtyBucketUsed(bucket, generation);
             }
             pieces.add(new Piece(startSector + done, reservation.lengthSectors(), bucket,
-                    reservation.offsetSectors(), generation, 0));
+                    reservation.offsetSectors(), generation));
             done += reservation.lengthSectors();
         }
         return true;
@@ -97,8 +111,7 @@ final class CachedWrite {
         for (int i = 0; i < pieces.size(); i++) {
             Piece piece = pieces.get(i);
             ByteBuffer slice = slice(piece);
-            pieces.set(i, new Piece(piece.startSector, piece.lengthSectors, piece.bucket, piece.offsetSectors,
-                    piece.generation, Crc.of(slice)));
+            piece.crc32c = Crc.of(slice);
             context.cacheDevice.write(context.cacheOffset(piece.bucket, piece.offsetSectors), slice, false,
                     parts.add());
         }
@@ -130,8 +143,7 @@ final class CachedWrite {
 
     private ByteBuffer slice(Piece piece) {
         int from = data.position() + (int) (piece.startSector - startSector) * BlockDevice.SECTOR_BYTES;
-        return data.duplicate().position(from).limit(from + piece.lengthSectors * BlockDevice.SECTOR_BYTES)
-                .slice();
+        return data.slice(from, piece.lengthSectors * BlockDevice.SECTOR_BYTES); // one view, not a duplicate too
     }
 
     private void finish(InFlightWrites.Entry entry, IoResult result, IoCallback callback) {
@@ -161,7 +173,8 @@ final class CachedWrite {
     }
 
     private void install(InFlightWrites.Entry entry) {
-        for (Piece piece : pieces) {
+        for (int i = 0; i < pieces.size(); i++) { // indexed: no iterator per write
+            Piece piece = pieces.get(i);
             long pieceEnd = piece.startSector + piece.lengthSectors;
             entry.forEachVisible((visibleStart, visibleLength) -> {
                 long from = Math.max(visibleStart, piece.startSector);
@@ -177,8 +190,8 @@ final class CachedWrite {
     }
 
     private void releasePins() {
-        for (Piece piece : pieces) {
-            context.space.allocator().unpin(piece.bucket);
+        for (int i = 0; i < pieces.size(); i++) { // indexed: no iterator per write
+            context.space.allocator().unpin(pieces.get(i).bucket);
         }
     }
 }

@@ -22,6 +22,7 @@ public final class VolumeIndex {
     /** Extents per scan slice when epoch tracking starts. */
     private static final int SEED_SLICE_EXTENTS = 4096;
 
+    private final DirtyFinder dirtyFinder = new DirtyFinder();
     private final int volumeId;
     private final DirtyEpochs epochs = new DirtyEpochs();
     private final ExtentIndex index;
@@ -240,24 +241,31 @@ public final class VolumeIndex {
     public boolean overlapsDirty(long startSector, long lengthSectors) {
         long position = startSector;
         long end = startSector + lengthSectors;
-        boolean[] found = {false};
-        LookupVisitor visitor = new LookupVisitor() {
-            @Override
-            public void hole(long start, int length) {
-            }
-
-            @Override
-            public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
-                               int crcLengthSectors) {
-                found[0] |= ExtentLocation.dirty(location);
-            }
-        };
-        while (position < end && !found[0]) {
+        dirtyFinder.found = false;
+        while (position < end && !dirtyFinder.found) {
             int chunk = (int) Math.min(end - position, 1 << 30);
-            index.lookup(position, chunk, space, visitor);
+            index.lookup(position, chunk, space, dirtyFinder);
             position += chunk;
         }
-        return found[0];
+        return dirtyFinder.found;
+    }
+
+    /**
+     * The visitor of {@link #overlapsDirty}, one reused for every call (asked for every front-end write; issue 10:
+     * nothing allocated per request on the loop thread). A look-up does not call back into this index.
+     */
+    private static final class DirtyFinder implements LookupVisitor {
+        private boolean found;
+
+        @Override
+        public void hole(long start, int length) {
+        }
+
+        @Override
+        public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
+                           int crcLengthSectors) {
+            found |= ExtentLocation.dirty(location);
+        }
     }
 
     /** Visits the cached pieces and holes of a range (stale keys read as holes). */

@@ -14,6 +14,9 @@ final class InFlightKeys {
 
     /** True if a key in flight overlaps {@code [startSector, + lengthSectors)}. */
     boolean overlaps(long startSector, long lengthSectors) {
+        if (keys.isEmpty()) {
+            return false; // asked for every front-end write: the look-up below boxes its key
+        }
         Map.Entry<Long, DirtyKey> floor = keys.lowerEntry(startSector + lengthSectors);
         return floor != null && floor.getValue().endSector() > startSector;
     }
