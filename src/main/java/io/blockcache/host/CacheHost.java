@@ -6,6 +6,7 @@ import io.blockcache.device.IoResult;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.Knob;
+import io.blockcache.engine.OpenWarmUp;
 import io.blockcache.engine.Outcome;
 import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.LoopCalls;
@@ -114,6 +115,10 @@ public final class CacheHost implements AutoCloseable {
         new HostDevices(files, loop, log).open(fresh, devices, backings);
         if (fresh) {
             format(formatProgress);
+        } else {
+            // An existing cache may need recovery: pay the JVM's one-time costs of an open that replays here, off the
+            // loop, so the real replay's loop tasks stay short and the admin API answers during it.
+            OpenWarmUp.run();
         }
         beforeRecovery.run(loop);
         // The knobs are set in the open's own callback, in the loop task that ends recovery: writeback and GC
