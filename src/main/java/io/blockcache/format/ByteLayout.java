@@ -112,8 +112,10 @@ public final class ByteLayout {
 
     /** Checks the magic and version at {@code offsetBytes}; the caller has checked that 12 bytes exist. */
     static DecodeError checkMagicAndVersion(byte[] bytes, int offsetBytes, byte[] magic, String structure) {
-        byte[] found = Arrays.copyOfRange(bytes, offsetBytes, offsetBytes + MAGIC_BYTES);
-        if (!Arrays.equals(found, magic)) {
+        // Compared in place: the journal search probes every 4 KiB position of the ring this way after a crash, and
+        // most hold no entry; the copy and the message are made only for the answer.
+        if (!Arrays.equals(bytes, offsetBytes, offsetBytes + MAGIC_BYTES, magic, 0, MAGIC_BYTES)) {
+            byte[] found = Arrays.copyOfRange(bytes, offsetBytes, offsetBytes + MAGIC_BYTES);
             return new DecodeError(DecodeError.Kind.BAD_MAGIC, 0, structure + ": expected magic "
                     + printable(magic) + ", found " + printable(found));
         }
@@ -125,6 +127,8 @@ public final class ByteLayout {
         return null;
     }
 
+    private static final char[] HEX_DIGITS = "0123456789abcdef".toCharArray();
+
     /** Renders bytes as ASCII where printable and as {@code \xNN} elsewhere, for messages. */
     static String printable(byte[] bytes) {
         StringBuilder text = new StringBuilder("\"");
@@ -132,7 +136,8 @@ public final class ByteLayout {
             if (b >= 0x20 && b < 0x7f) {
                 text.append((char) b);
             } else {
-                text.append(String.format("\\x%02x", b & 0xff));
+                // Not String.format: a Formatter per byte was a fifth of the journal decode's time after a crash (JFR)
+                text.append("\\x").append(HEX_DIGITS[(b >> 4) & 0xf]).append(HEX_DIGITS[b & 0xf]);
             }
         }
         return text.append('"').toString();
