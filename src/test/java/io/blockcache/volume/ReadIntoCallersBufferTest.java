@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.device.IoResult;
 import io.blockcache.index.ExtentLocation;
-import io.blockcache.index.LookupVisitor;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -65,7 +64,7 @@ class ReadIntoCallersBufferTest {
         VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITETHROUGH);
         byte[] data = pattern(5, 4096);
         assertThat(f.write(1 << 20, data, false)).isEqualTo(IoResult.OK);
-        long location = locationOf(f, 1 << 20);
+        long location = f.locationOf(1 << 20);
         f.corruptCache(f.layout.byteOffset(ExtentLocation.bucket(location),
                 ExtentLocation.offsetInBucketSectors(location)));
         assertWindowRead(f, 1 << 20, data);
@@ -113,22 +112,5 @@ class ReadIntoCallersBufferTest {
         Arrays.fill(filler, FILLER);
         assertThat(before).as("bytes before the window").isEqualTo(filler);
         assertThat(after).as("bytes after the window").isEqualTo(filler);
-    }
-
-    /** The location of the (single) cached piece holding volume byte {@code offset}. */
-    private static long locationOf(VolumeFixture f, long offset) {
-        long[] at = new long[1];
-        f.volume.index().lookup(offset / 512, 1, new LookupVisitor() {
-            @Override
-            public void hole(long start, int length) {
-                throw new AssertionError("not cached");
-            }
-
-            @Override
-            public void extent(long start, int length, long location, int crc32c, int crcOffset, int crcLength) {
-                at[0] = location;
-            }
-        });
-        return at[0];
     }
 }

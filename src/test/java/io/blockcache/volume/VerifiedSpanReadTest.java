@@ -51,7 +51,7 @@ class VerifiedSpanReadTest {
         byte[] data = pattern(4, 32 << 10);
         f.write(0, data, false);
         f.read(4096, 4096); // verifies the span and marks its blocks
-        long location = locationOf(f, 0);
+        long location = f.locationOf(0);
         f.corruptCache(f.layout.byteOffset(ExtentLocation.bucket(location),
                 ExtentLocation.offsetInBucketSectors(location)) + 4096 * 5);
         assertThat(f.read(4096, 4096)).as("trusted: rule 12's trade-off").isEqualTo(
@@ -95,22 +95,5 @@ class VerifiedSpanReadTest {
         assertThat(f.read(4096 + 512, 512)).isEqualTo(Arrays.copyOfRange(data, 4608, 5120));
         assertThat(f.read(8192, 4096)).isEqualTo(Arrays.copyOfRange(data, 8192, 12288));
         assertThat(f.volume.extentReader().trustedReads()).isEqualTo(1);
-    }
-
-    /** The location of the (single) cached piece holding volume byte {@code offset}. */
-    private static long locationOf(VolumeFixture f, long offset) {
-        long[] at = new long[1];
-        f.volume.index().lookup(offset / 512, 1, new LookupVisitor() {
-            @Override
-            public void hole(long start, int length) {
-                throw new AssertionError("not cached");
-            }
-
-            @Override
-            public void extent(long start, int length, long location, int crc32c, int crcOffset, int crcLength) {
-                at[0] = location;
-            }
-        });
-        return at[0];
     }
 }

@@ -10,6 +10,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.MemoryDevice;
 import io.blockcache.index.ExtentIndex;
+import io.blockcache.index.LookupVisitor;
 import io.blockcache.loop.SimLoop;
 import java.nio.ByteBuffer;
 
@@ -119,5 +120,22 @@ final class VolumeFixture {
         one.clear();
         cacheDevice.write(cacheOffset, one, false, r -> { });
         loop.runUntilIdle();
+    }
+
+    /** The location of the (single) cached piece holding volume byte {@code offset}. */
+    long locationOf(long offset) {
+        long[] at = new long[1];
+        volume.index().lookup(offset / BlockDevice.SECTOR_BYTES, 1, new LookupVisitor() {
+            @Override
+            public void hole(long start, int length) {
+                throw new AssertionError("not cached");
+            }
+
+            @Override
+            public void extent(long start, int length, long location, int crc32c, int crcOffset, int crcLength) {
+                at[0] = location;
+            }
+        });
+        return at[0];
     }
 }
