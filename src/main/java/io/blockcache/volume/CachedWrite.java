@@ -3,12 +3,11 @@ package io.blockcache.volume;
 import io.blockcache.cache.WritePoint;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
-import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * Copies one write's data into the cache: cuts it into extents of at most
@@ -19,73 +18,101 @@ import java.util.List;
  * fills. Space is reserved up front: if the cache runs out part-way, nothing is written and
  * {@link #reserve()} says so, so the caller can go around the cache instead.
  *
+ * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread): {@link #take} hands out
+ * one from the volume's free list, and it goes back there when {@link #reserve()} fails or when its
+ * {@link #write} completes, just before its callback runs; a caller never touches it after either. Its pieces
+ * live in arrays that grow once, it is its own join of piece writes and its own visitor of the visible parts, and
+ * a write of one piece hands the device the caller's buffer itself (a view only per piece of a longer write). The
+ * caller's buffer keeps its position and limit. One that is taken and then not used is simply left to the garbage
+ * collector.
+ *
  * <p>Thread rule: the loop thread.
  */
-final class CachedWrite {
+final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
+    /** Writes kept for reuse: more than the front end has in flight at once (NBD: 32 per connection). */
+    static final int FREE_MAX = 1024;
+
     private final VolumeContext context;
-    private final long startSector;
-    private final ByteBuffer data;
-    private final boolean dirty;
-    private final List<Piece> pieces = new ArrayList<>();
-    private final WritePoint writePoint;
+    private final ArrayDeque<CachedWrite> free;
+    private final WritePoint.Reservation reservation = new WritePoint.Reservation();
+    private long startSector;
+    private ByteBuffer data;
+    private int dataPosition;
+    private int lengthSectors;
+    private boolean dirty;
+    private WritePoint writePoint;
     /**
      * The epoch in force when the write was routed: its dirty extents belong to it (docs/WRITEBACK.md); {@link
      * DirtyEpochs#ORDER_UNKNOWN} if the volume kept no epoch order then.
      */
-    private final long epoch;
+    private long epoch;
     /** The volume's run of epoch tracking when the write was routed ({@link DirtyEpochs#trackingRun}). */
-    private final long trackingRun;
+    private long trackingRun;
     private IoResult markFailure;
+    private InFlightWrites.Entry entry;
+    private IoCallback callback;
+    /** Parts not yet complete, the seal counted as one (as {@link io.blockcache.device.IoJoin}). */
+    private int outstanding;
+    private IoResult firstError;
 
-    /** One extent of the write: where its sectors went in the cache, and their checksum once computed. */
-    private static final class Piece {
-        private final long startSector;
-        private final int lengthSectors;
-        private final int bucket;
-        private final int offsetSectors;
-        private final int generation;
-        /** Set by {@link #write} (the data is checksummed as it is handed to the device), read by install. */
-        private int crc32c;
+    // The pieces, one extent each: where its sectors went in the cache, and their checksum once computed.
+    private int pieceCount;
+    private long[] pieceStart = new long[1];
+    private int[] pieceLength = new int[1];
+    private int[] pieceBucket = new int[1];
+    private int[] pieceOffset = new int[1];
+    private int[] pieceGeneration = new int[1];
+    /** Set by {@link #write} (the data is checksummed as it is handed to the device), read by install. */
+    private int[] pieceCrc = new int[1];
+    /** The piece {@link #visit} installs (install walks the pieces, each over the entry's visible parts). */
+    private int installing;
 
-        Piece(long startSector, int lengthSectors, int bucket, int offsetSectors, int generation) {
-            this.startSector = startSector;
-            this.lengthSectors = lengthSectors;
-            this.bucket = bucket;
-            this.offsetSectors = offsetSectors;
-            this.generation = generation;
-        }
+    private CachedWrite(VolumeContext context, ArrayDeque<CachedWrite> free) {
+        this.context = context;
+        this.free = free;
     }
 
-    CachedWrite(VolumeContext context, long startSector, ByteBuffer data, boolean dirty) {
-        this.context = context;
-        this.startSector = startSector;
-        this.data = data;
-        this.dirty = dirty;
-        this.writePoint = dirty ? context.space.dirtyWritePoint() : context.space.cleanWritePoint();
+    /**
+     * A write of {@code data}'s remaining bytes (whole sectors) at {@code startSector}, from the volume's free list
+     * or new. Call {@link #reserve()} next.
+     */
+    static CachedWrite take(VolumeContext context, long startSector, ByteBuffer data, boolean dirty) {
+        CachedWrite write = context.cachedWrites.pollFirst();
+        if (write == null) {
+            write = new CachedWrite(context, context.cachedWrites);
+        }
+        write.startSector = startSector;
+        write.data = data;
+        write.dataPosition = data.position();
+        write.lengthSectors = data.remaining() / BlockDevice.SECTOR_BYTES;
+        write.dirty = dirty;
+        write.writePoint = dirty ? context.space.dirtyWritePoint() : context.space.cleanWritePoint();
         // Routed while the volume keeps no epoch order: the write passed no epoch gate, and an around-cache write
         // routed beside it may reach the backing device in any order, so its data has no known order even if it
         // lands after ordering was turned on (it then joins the data that was dirty at the switch). Tagging it with
         // the current epoch let it overwrite unknown-order data without waiting and hide it behind a later epoch
         // (fuzz seed 90249).
         DirtyEpochs epochs = context.index.epochs();
-        this.epoch = epochs.tracking() ? epochs.current() : DirtyEpochs.ORDER_UNKNOWN;
-        this.trackingRun = epochs.trackingRun();
+        write.epoch = epochs.tracking() ? epochs.current() : DirtyEpochs.ORDER_UNKNOWN;
+        write.trackingRun = epochs.trackingRun();
+        write.pieceCount = 0;
+        write.markFailure = null;
+        return write;
     }
 
     /**
      * Reserves cache space for every sector. Each reserved bucket is pinned until {@link #write} finishes.
      *
-     * @return false if the cache had no room; then nothing stays reserved or pinned
+     * @return false if the cache had no room; then nothing stays reserved or pinned, and this object is no
+     *     longer the caller's
      */
     boolean reserve() {
-        int totalSectors = data.remaining() / BlockDevice.SECTOR_BYTES;
-        WritePoint.Reservation reservation = new WritePoint.Reservation();
         int done = 0;
-        while (done < totalSectors) {
-            int want = Math.min(totalSectors - done, context.config.extentMaxSectors());
+        while (done < lengthSectors) {
+            int want = Math.min(lengthSectors - done, context.config.extentMaxSectors());
             if (!writePoint.reserve(want, reservation)) {
                 releasePins();
-                pieces.clear();
+                giveBack();
                 return false;
             }
             int bucket = reservation.bucket();
@@ -93,73 +120,129 @@ final class CachedWrite {
             if (dirty) {
                 context.hooks.dirtyBucketUsed(bucket, generation);
             }
-            pieces.add(new Piece(startSector + done, reservation.lengthSectors(), bucket,
-                    reservation.offsetSectors(), generation));
+            addPiece(startSector + done, reservation.lengthSectors(), bucket, reservation.offsetSectors(), generation);
             done += reservation.lengthSectors();
         }
         return true;
     }
 
+    private void addPiece(long start, int length, int bucket, int offsetSectors, int generation) {
+        if (pieceCount == pieceStart.length) {
+            int capacity = pieceCount * 2;
+            pieceStart = Arrays.copyOf(pieceStart, capacity);
+            pieceLength = Arrays.copyOf(pieceLength, capacity);
+            pieceBucket = Arrays.copyOf(pieceBucket, capacity);
+            pieceOffset = Arrays.copyOf(pieceOffset, capacity);
+            pieceGeneration = Arrays.copyOf(pieceGeneration, capacity);
+            pieceCrc = Arrays.copyOf(pieceCrc, capacity);
+        }
+        pieceStart[pieceCount] = start;
+        pieceLength[pieceCount] = length;
+        pieceBucket[pieceCount] = bucket;
+        pieceOffset[pieceCount] = offsetSectors;
+        pieceGeneration[pieceCount] = generation;
+        pieceCount++;
+    }
+
     /**
      * Writes every reserved piece to the cache device; then, for a write that is still current, installs the
      * visible parts of {@code entry} in the index. Calls back with the outcome; on failure nothing is
-     * installed.
+     * installed. This object is no longer the caller's once this is called.
      */
     void write(InFlightWrites.Entry entry, IoCallback callback) {
-        IoJoin parts = new IoJoin(result -> finish(entry, result, callback));
-        markDamage(parts);
-        for (int i = 0; i < pieces.size(); i++) {
-            Piece piece = pieces.get(i);
-            ByteBuffer slice = slice(piece);
-            piece.crc32c = Crc.of(slice);
-            context.cacheDevice.write(context.cacheOffset(piece.bucket, piece.offsetSectors), slice, false,
-                    parts.add());
+        this.entry = entry;
+        this.callback = callback;
+        this.outstanding = 1; // the seal
+        this.firstError = null;
+        markDamage();
+        for (int i = 0; i < pieceCount; i++) {
+            ByteBuffer piece = pieceData(i);
+            pieceCrc[i] = Crc.of(piece);
+            outstanding++;
+            context.cacheDevice.write(context.cacheOffset(pieceBucket[i], pieceOffset[i]), piece, false, this);
         }
-        parts.seal();
+        complete(IoResult.OK); // the seal: an early piece completion cannot finish the write too soon
     }
 
     /**
      * A dirty write is acknowledged only once its regions are durably marked in the damage map on the backing
      * device (see {@link DamageMap}); the mark runs beside the cache write, and costs nothing when already made.
      */
-    private void markDamage(IoJoin parts) {
+    private void markDamage() {
         DamageMap damage = context.damage;
         if (!dirty || damage == null) {
             return;
         }
-        long lengthSectors = data.remaining() / BlockDevice.SECTOR_BYTES;
         if (damage.covers(startSector, lengthSectors)) {
             damage.stats().writesCovered.incrementAndGet();
             return;
         }
-        IoCallback marked = parts.add();
-        damage.mark(startSector, lengthSectors, result -> {
+        outstanding++;
+        damage.mark(startSector, lengthSectors, result -> { // rare: once per region until the map is cleared
             if (!result.ok()) {
                 markFailure = result;
             }
-            marked.complete(result);
+            complete(result);
         });
     }
 
-    private ByteBuffer slice(Piece piece) {
-        int from = data.position() + (int) (piece.startSector - startSector) * BlockDevice.SECTOR_BYTES;
-        return data.slice(from, piece.lengthSectors * BlockDevice.SECTOR_BYTES); // one view, not a duplicate too
+    /**
+     * The bytes of piece {@code i}: the caller's buffer itself when the piece is the whole write (the device may
+     * move its position; {@link #finish} puts it back), else a view.
+     */
+    private ByteBuffer pieceData(int i) {
+        if (pieceCount == 1) {
+            return data;
+        }
+        int from = dataPosition + (int) (pieceStart[i] - startSector) * BlockDevice.SECTOR_BYTES;
+        return data.slice(from, pieceLength[i] * BlockDevice.SECTOR_BYTES);
     }
 
-    private void finish(InFlightWrites.Entry entry, IoResult result, IoCallback callback) {
+    /** One part (a piece, the damage mark, or the seal) is done; the last one finishes the write. */
+    @Override
+    public void complete(IoResult result) {
+        if (!result.ok() && firstError == null) {
+            firstError = result;
+        }
+        if (--outstanding > 0) {
+            return;
+        }
+        if (outstanding < 0 || callback == null) {
+            throw new IllegalStateException("cached write completed more often than it had parts");
+        }
+        finish(firstError == null ? IoResult.OK : firstError);
+    }
+
+    private void finish(IoResult result) {
+        data.position(dataPosition); // a piece written from the caller's buffer itself moved it
         if (result.ok()) {
-            install(entry);
-            context.stats.writeCachedSectors.addAndGet(data.remaining() / BlockDevice.SECTOR_BYTES);
+            install();
+            context.stats.writeCachedSectors.addAndGet(lengthSectors);
         } else if (markFailure == null) {
             context.stats.cacheWriteErrors.incrementAndGet();
         }
         releasePins();
+        IoCallback caller = callback;
+        IoResult failure = markFailure;
+        giveBack();
         if (result.ok()) {
-            callback.complete(IoResult.OK);
-        } else if (markFailure != null) {
-            callback.complete(markFailure); // the write is not acknowledged: its regions may not be marked
+            caller.complete(IoResult.OK);
+        } else if (failure != null) {
+            caller.complete(failure); // the write is not acknowledged: its regions may not be marked
         } else {
-            callback.complete(IoResult.error(IoStatus.IO_ERROR, "cache device write failed: " + result.message()));
+            caller.complete(IoResult.error(IoStatus.IO_ERROR, "cache device write failed: " + result.message()));
+        }
+    }
+
+    /** Back to the free list, holding nothing of the request: before the caller runs, which may take it. */
+    private void giveBack() {
+        data = null;
+        entry = null;
+        callback = null;
+        firstError = null;
+        markFailure = null;
+        if (free.size() < FREE_MAX) {
+            free.addFirst(this);
         }
     }
 
@@ -172,26 +255,29 @@ final class CachedWrite {
         return context.index.epochs().trackingRun() == trackingRun ? epoch : DirtyEpochs.ORDER_UNKNOWN;
     }
 
-    private void install(InFlightWrites.Entry entry) {
-        for (int i = 0; i < pieces.size(); i++) { // indexed: no iterator per write
-            Piece piece = pieces.get(i);
-            long pieceEnd = piece.startSector + piece.lengthSectors;
-            entry.forEachVisible((visibleStart, visibleLength) -> {
-                long from = Math.max(visibleStart, piece.startSector);
-                long to = Math.min(visibleStart + visibleLength, pieceEnd);
-                if (from < to) {
-                    int cutHead = (int) (from - piece.startSector);
-                    context.index.insertPiece(from, (int) (to - from), piece.bucket, piece.offsetSectors + cutHead,
-                            piece.generation, dirty, piece.crc32c, cutHead, piece.lengthSectors, epochNow());
-                }
-            });
+    private void install() {
+        for (installing = 0; installing < pieceCount; installing++) {
+            entry.forEachVisible(this);
         }
         context.inFlight.installed(entry);
     }
 
+    /** Installs the part of piece {@link #installing} inside one visible range of the entry. */
+    @Override
+    public void visit(long visibleStart, long visibleLength) {
+        int i = installing;
+        long from = Math.max(visibleStart, pieceStart[i]);
+        long to = Math.min(visibleStart + visibleLength, pieceStart[i] + pieceLength[i]);
+        if (from < to) {
+            int cutHead = (int) (from - pieceStart[i]);
+            context.index.insertPiece(from, (int) (to - from), pieceBucket[i], pieceOffset[i] + cutHead,
+                    pieceGeneration[i], dirty, pieceCrc[i], cutHead, pieceLength[i], epochNow());
+        }
+    }
+
     private void releasePins() {
-        for (int i = 0; i < pieces.size(); i++) { // indexed: no iterator per write
-            context.space.allocator().unpin(pieces.get(i).bucket);
+        for (int i = 0; i < pieceCount; i++) {
+            context.space.allocator().unpin(pieceBucket[i]);
         }
     }
 }

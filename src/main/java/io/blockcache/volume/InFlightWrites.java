@@ -1,5 +1,6 @@
 package io.blockcache.volume;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,7 +21,11 @@ import java.util.List;
  * <p>Thread rule: owned by the cache's loop thread.
  */
 public final class InFlightWrites {
+    /** Ended entries kept for reuse: more than a volume lets in flight at once. */
+    private static final int FREE_MAX = 1024;
+
     private final List<Entry> entries = new ArrayList<>();
+    private final ArrayDeque<Entry> free = new ArrayDeque<>();
     // Reads waiting for overlapping around-cache writes to end, in arrival order; bounded by the requests a
     // volume lets in flight.
     private final List<WaitingRead> waitingReads = new ArrayList<>();
@@ -28,10 +33,10 @@ public final class InFlightWrites {
 
     /** One write or fill in flight. */
     public static final class Entry {
-        private final long sequence;
-        private final long startSector;
-        private final long endSector;
-        private final boolean fill;
+        private long sequence;
+        private long startSector;
+        private long endSector;
+        private boolean fill;
         private boolean around;
         private boolean fillRaced;
         private List<long[]> hidden;
@@ -39,12 +44,24 @@ public final class InFlightWrites {
         // For a write around the cache: the older writes it hid at submission (see aroundWriteFailed).
         private List<Entry> hid;
         private boolean hiderFailed;
+        /** Some write around the cache holds this entry in its {@code hid}: it may mark it after it has ended. */
+        private boolean heldByAround;
+        private boolean ended;
 
-        private Entry(long sequence, long startSector, long endSector, boolean fill) {
+        private Entry init(long sequence, long startSector, long endSector, boolean fill) {
             this.sequence = sequence;
             this.startSector = startSector;
             this.endSector = endSector;
             this.fill = fill;
+            around = false;
+            fillRaced = false;
+            hidden = null;
+            installedOver = null;
+            hid = null;
+            hiderFailed = false;
+            heldByAround = false;
+            ended = false;
+            return this;
         }
 
         /** For a fill: true if a write overlapped it, so its data must not be installed. */
@@ -190,9 +207,10 @@ public final class InFlightWrites {
 
     /** Removes a finished (or failed) entry; then starts the reads it alone held back. */
     public void end(Entry entry) {
-        if (!entries.remove(entry)) {
+        if (entry.ended || !entries.remove(entry)) {
             throw new IllegalStateException("in-flight entry ended twice: sequence " + entry.sequence);
         }
+        entry.ended = true;
         if (entry.around && !waitingReads.isEmpty()) {
             List<WaitingRead> ready = new ArrayList<>();
             waitingReads.removeIf(read -> !aroundWriteInFlight(read.startSector, read.endSector) && ready.add(read));
@@ -255,11 +273,27 @@ public final class InFlightWrites {
         return entries.size();
     }
 
+    /**
+     * Takes back an ended entry for reuse (issue 10: nothing allocated per steady-state write on the loop thread), if
+     * nothing can still reach it: no write around the cache holds it to mark later. The caller must hold no reference
+     * to it afterwards.
+     */
+    public void recycle(Entry entry) {
+        if (!entry.ended) {
+            throw new IllegalStateException("in-flight entry recycled before it ended: sequence " + entry.sequence);
+        }
+        if (!entry.heldByAround && free.size() < FREE_MAX) {
+            free.addFirst(entry);
+        }
+    }
+
     private Entry add(long startSector, long lengthSectors, boolean fill) {
         if (lengthSectors <= 0 || startSector < 0) {
             throw new IllegalArgumentException("bad range: start " + startSector + ", length " + lengthSectors);
         }
-        Entry entry = new Entry(nextSequence++, startSector, startSector + lengthSectors, fill);
+        Entry entry = free.pollFirst();
+        entry = (entry == null ? new Entry() : entry).init(nextSequence++, startSector, startSector + lengthSectors,
+                fill);
         entries.add(entry);
         return entry;
     }
@@ -274,6 +308,7 @@ public final class InFlightWrites {
                         newer.hid = new ArrayList<>(2);
                     }
                     newer.hid.add(other);
+                    other.heldByAround = true;
                 }
             }
         }

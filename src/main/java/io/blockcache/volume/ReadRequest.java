@@ -224,7 +224,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         // Copy: the caller owns the read buffer and may reuse it as soon as the read completes.
         ByteBuffer copy = ByteBuffer.allocate(readData.capacity());
         copy.put(readData.duplicate().clear()).flip();
-        CachedWrite write = new CachedWrite(context, pieceStart, copy, false);
+        CachedWrite write = CachedWrite.take(context, pieceStart, copy, false);
         if (!write.reserve()) {
             context.inFlight.end(entry);
             return;

@@ -5,6 +5,7 @@ import io.blockcache.cache.CacheSpace;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.journal.MetadataJournal;
 import io.blockcache.loop.EventLoop;
+import java.util.ArrayDeque;
 
 /**
  * Everything one volume's request classes share. Package-private plumbing so that each request class
@@ -20,6 +21,8 @@ final class VolumeContext {
     final VolumeIndex index;
     final MetadataJournal journal;
     final InFlightWrites inFlight = new InFlightWrites();
+    /** Cached writes kept for reuse ({@link CachedWrite#take}). */
+    final ArrayDeque<CachedWrite> cachedWrites = new ArrayDeque<>();
     final BackingWriteGate backingGate = new BackingWriteGate();
     final VolumeStats stats = new VolumeStats();
     final CacheExtentReader extentReader;

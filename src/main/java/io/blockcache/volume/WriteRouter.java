@@ -6,6 +6,8 @@ import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where a front-end write goes (docs/ARCHITECTURE.md §4.2): the bypass decision, admission through the write throttle,
@@ -16,8 +18,12 @@ import java.nio.ByteBuffer;
 final class WriteRouter {
     private static final int SECTOR_BYTES = BlockDevice.SECTOR_BYTES;
 
+    /** Routed writes kept for reuse: more than the front end has in flight at once (NBD: 32 per connection). */
+    private static final int FREE_MAX = 1024;
+
     private final VolumeContext context;
     private final FlushCoordinator flushes;
+    private final ArrayDeque<Routed> free = new ArrayDeque<>();
 
     WriteRouter(VolumeContext context, FlushCoordinator flushes) {
         this.context = context;
@@ -36,14 +42,89 @@ final class WriteRouter {
                 ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
                 : BypassReason.NONE;
         long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
-        context.throttle.admit(startSector, lengthSectors, delayNs, () -> {
-            if (context.epochGate.bypassed()) {
-                route(startSector, src, fua, bypass, durable, done); // unordered: never waits, allocates nothing more
-            } else {
-                context.epochGate.submit(startSector, lengthSectors,
-                        () -> route(startSector, src, fua, bypass, durable, done), done);
+        context.throttle.admit(startSector, lengthSectors, delayNs,
+                Routed.take(this, startSector, src, fua, bypass, durable, done));
+    }
+
+    /**
+     * One write between the throttle and its outcome, reused (issue 10: nothing allocated per steady-state request on
+     * the loop thread): the throttle's task, the epoch gate's attempt, and the callback of its cached write. It goes
+     * back to the free list when it is handed on (around the cache: the paths there keep what they need) or when its
+     * cached write completes, before its caller hears of it. A write the gate refuses is left to the garbage
+     * collector.
+     */
+    private static final class Routed implements Runnable, BooleanSupplier, IoCallback {
+        private final WriteRouter router;
+        private long startSector;
+        private int lengthSectors;
+        private ByteBuffer src;
+        private boolean fua;
+        private BypassReason bypass;
+        private IoCallback durable;
+        private IoCallback done;
+        private InFlightWrites.Entry entry;
+
+        private Routed(WriteRouter router) {
+            this.router = router;
+        }
+
+        static Routed take(WriteRouter router, long startSector, ByteBuffer src, boolean fua, BypassReason bypass,
+                           IoCallback durable, IoCallback done) {
+            Routed write = router.free.pollFirst();
+            if (write == null) {
+                write = new Routed(router);
             }
-        });
+            write.startSector = startSector;
+            write.lengthSectors = src.remaining() / SECTOR_BYTES;
+            write.src = src;
+            write.fua = fua;
+            write.bypass = bypass;
+            write.durable = durable;
+            write.done = done;
+            return write;
+        }
+
+        /** Admitted by the throttle. */
+        @Override
+        public void run() {
+            if (router.context.epochGate.bypassed()) {
+                router.route(this); // unordered: never waits
+            } else {
+                router.context.epochGate.submit(startSector, lengthSectors, this, done);
+            }
+        }
+
+        /** The epoch gate's attempt: false, having changed nothing, if the write must wait. */
+        @Override
+        public boolean getAsBoolean() {
+            return router.route(this);
+        }
+
+        /** Its cached write is done. */
+        @Override
+        public void complete(IoResult result) {
+            InFlightWrites.Entry written = entry;
+            long start = startSector;
+            int length = lengthSectors;
+            boolean withFua = fua;
+            IoCallback whenDurable = durable;
+            IoCallback whenDone = done;
+            giveBack();
+            router.cachedWriteDone(written, start, length, withFua, whenDurable, whenDone, result);
+        }
+
+        void giveBack() {
+            if (src == null) {
+                throw new IllegalStateException("routed write given back twice");
+            }
+            src = null;
+            durable = null;
+            done = null;
+            entry = null;
+            if (router.free.size() < FREE_MAX) {
+                router.free.addFirst(this); // before the caller runs: what it submits next can take it
+            }
+        }
     }
 
     /**
@@ -76,8 +157,12 @@ final class WriteRouter {
      *
      * @return false, having changed nothing, if epoch ordering makes the write wait ({@link EpochGate})
      */
-    private boolean route(long startSector, ByteBuffer src, boolean fua, BypassReason bypass, IoCallback durable,
-                          IoCallback done) {
+    private boolean route(Routed write) {
+        long startSector = write.startSector;
+        ByteBuffer src = write.src;
+        boolean fua = write.fua;
+        BypassReason bypass = write.bypass;
+        IoCallback durable = write.durable;
         int lengthSectors = src.remaining() / SECTOR_BYTES;
         CacheMode mode = context.mode;
         boolean underWriteback = context.hooks.writebackInFlight(startSector, lengthSectors);
@@ -97,20 +182,13 @@ final class WriteRouter {
         // writeback): going around would have to drop the dirty copy before the new data is durable, and an
         // old copy being written back could land on the backing device after it.
         if (intoCache) {
-            CachedWrite cached = new CachedWrite(context, startSector, src, true);
+            CachedWrite cached = CachedWrite.take(context, startSector, src, true);
             if (cached.reserve()) {
                 if (overDirty && mode != CacheMode.WRITEBACK) {
                     context.stats.writesForcedIntoCache.incrementAndGet();
                 }
-                InFlightWrites.Entry entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
-                cached.write(entry, result -> {
-                    context.inFlight.end(entry);
-                    if (result.ok() && entry.hiddenByAroundWrite()) {
-                        afterAroundWrites(entry, startSector, lengthSectors, fua, durable, done);
-                        return;
-                    }
-                    durable.complete(result);
-                });
+                write.entry = context.inFlight.beginWrite(startSector, lengthSectors, false);
+                cached.write(write.entry, write);
                 return true;
             }
             // No free bucket: go around the cache. Over dirty data that is the ordered path; it passes the
@@ -121,6 +199,7 @@ final class WriteRouter {
             }
             context.stats.noRoomBypassedSectors.addAndGet(lengthSectors);
         }
+        write.giveBack(); // the paths around the cache keep what they need themselves
         if (overDirty) {
             new OrderedAroundWrite(context, startSector, lengthSectors, fua, flushes::noteBackingWrite)
                     .writeData(src, durable);
@@ -130,6 +209,18 @@ final class WriteRouter {
         // item 5).
         writeAround(startSector, src, fua, mode == CacheMode.WRITETHROUGH && !bypassed, durable);
         return true;
+    }
+
+    /** A write's cached copy is on the cache device (or failed): ends its in-flight entry and answers it. */
+    private void cachedWriteDone(InFlightWrites.Entry entry, long startSector, int lengthSectors, boolean fua,
+                                 IoCallback durable, IoCallback done, IoResult result) {
+        context.inFlight.end(entry);
+        if (result.ok() && entry.hiddenByAroundWrite()) {
+            afterAroundWrites(entry, startSector, lengthSectors, fua, durable, done);
+            return;
+        }
+        context.inFlight.recycle(entry); // nothing of this write looks at it again
+        durable.complete(result);
     }
 
     /**
@@ -187,8 +278,8 @@ final class WriteRouter {
                         }
                     }
                     if (copyPart != null) {
-                        CachedWrite copy = new CachedWrite(context, startSector, copyData, false);
-                        if (result.ok() && copy.reserve()) {
+                        CachedWrite copy = result.ok() ? CachedWrite.take(context, startSector, copyData, false) : null;
+                        if (copy != null && copy.reserve()) {
                             // A failed clean copy only costs a future miss; the write succeeded on the backing device.
                             copy.write(entry, copied -> copyPart.complete(IoResult.OK));
                         } else {
