@@ -3,6 +3,7 @@ package io.blockcache.format;
 import io.blockcache.loop.Checks;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -52,12 +53,7 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
 
     public JournalEntry {
         records = List.copyOf(records);
-        Checks.require(sequence >= 1, "sequence must be at least 1, got %d", sequence);
-        Checks.require(checkpointSequence >= 0 && checkpointSequence <= sequence,
-                "checkpointSequence must be in [0, sequence %d], got %d", sequence, checkpointSequence);
-        Checks.require(entryBytes >= ByteLayout.BLOCK_BYTES && entryBytes % ByteLayout.BLOCK_BYTES == 0
-                && entryBytes <= ENTRY_BYTES_MAX, "entryBytes must be a multiple of 4096 in [4096, %d], got %d",
-                ENTRY_BYTES_MAX, entryBytes);
+        checkHeader(sequence, checkpointSequence, entryBytes);
     }
 
     /** The size an entry holding {@code records} encodes to: header + records, rounded up to 4 KiB. */
@@ -80,8 +76,32 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
         Checks.require(entryBytes <= entryBytesMax, "entry of %d records needs %d bytes, more than %d",
                 records.size(), entryBytes, entryBytesMax);
         // Validates the header fields before any bytes are produced.
-        new JournalEntry(sequence, checkpointSequence, previousEntryCrc, entryBytes, 0, records);
+        checkHeader(sequence, checkpointSequence, entryBytes);
         byte[] bytes = new byte[entryBytes];
+        ByteBuffer buffer = ByteLayout.littleEndian(bytes);
+        buffer.position(HEADER_BYTES);
+        for (JournalRecord record : records) {
+            JournalRecordCodec.encode(record, buffer);
+        }
+        seal(bytes, sequence, checkpointSequence, previousEntryCrc, records.size(), buffer.position() - HEADER_BYTES,
+                entryBytes);
+        return bytes;
+    }
+
+    /**
+     * Completes an entry whose {@code recordCount} records are already encoded back to back from {@link #HEADER_BYTES}
+     * in {@code bytes} ({@code recordsBytes} of them): writes the header, zeroes the padding up to {@code entryBytes}
+     * and the CRC over it. The bytes are then exactly what {@link #encode} returns for those records; the journal
+     * writer encodes records as they are appended and seals in place (issue 10: nothing allocated per record).
+     *
+     * @throws IllegalArgumentException if a header field is out of range or the records do not fit {@code entryBytes}
+     */
+    public static void seal(byte[] bytes, long sequence, long checkpointSequence, int previousEntryCrc,
+                            int recordCount, int recordsBytes, int entryBytes) {
+        checkHeader(sequence, checkpointSequence, entryBytes);
+        Checks.require(recordsBytes >= 0 && HEADER_BYTES + recordsBytes <= entryBytes && entryBytes <= bytes.length,
+                "%d bytes of records do not fit an entry of %d bytes in an array of %d", recordsBytes, entryBytes,
+                bytes.length);
         ByteBuffer buffer = ByteLayout.littleEndian(bytes);
         buffer.put(ByteLayout.OFFSET_MAGIC, MAGIC);
         buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
@@ -89,14 +109,20 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
         buffer.putLong(OFFSET_CHECKPOINT_SEQUENCE, checkpointSequence);
         buffer.putInt(OFFSET_PREVIOUS_CRC, previousEntryCrc);
         buffer.putInt(OFFSET_ENTRY_BYTES, entryBytes);
-        buffer.putInt(OFFSET_RECORD_COUNT, records.size());
-        buffer.position(HEADER_BYTES);
-        for (JournalRecord record : records) {
-            JournalRecordCodec.encode(record, buffer);
-        }
-        buffer.putInt(OFFSET_RECORDS_BYTES, buffer.position() - HEADER_BYTES);
+        buffer.putInt(OFFSET_RECORD_COUNT, recordCount);
+        buffer.putInt(OFFSET_RECORDS_BYTES, recordsBytes);
+        Arrays.fill(bytes, HEADER_BYTES + recordsBytes, entryBytes, (byte) 0);
         buffer.putInt(OFFSET_CRC, Crc.ofWithZeroField(bytes, 0, entryBytes, OFFSET_CRC));
-        return bytes;
+    }
+
+    /** The header checks of the record's constructor, without building one. */
+    private static void checkHeader(long sequence, long checkpointSequence, int entryBytes) {
+        Checks.require(sequence >= 1, "sequence must be at least 1, got %d", sequence);
+        Checks.require(checkpointSequence >= 0 && checkpointSequence <= sequence,
+                "checkpointSequence must be in [0, sequence %d], got %d", sequence, checkpointSequence);
+        Checks.require(entryBytes >= ByteLayout.BLOCK_BYTES && entryBytes % ByteLayout.BLOCK_BYTES == 0
+                && entryBytes <= ENTRY_BYTES_MAX, "entryBytes must be a multiple of 4096 in [4096, %d], got %d",
+                ENTRY_BYTES_MAX, entryBytes);
     }
 
     /** Returns the CRC stored in an encoded entry. */

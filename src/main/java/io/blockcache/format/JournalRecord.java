@@ -58,6 +58,19 @@ public sealed interface JournalRecord {
             int generation, boolean dirty, int crc32c, int crcSpanStartSectors, int crcSpanLengthSectors, long epoch)
             implements JournalRecord {
         public ExtentInsert {
+            check(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty,
+                    crcSpanStartSectors, crcSpanLengthSectors, epoch);
+        }
+
+        /**
+         * Checks the fields of an insert as this record's constructor does; for
+         * {@link JournalRecordCodec#encodeInsert}, which encodes one without the record.
+         *
+         * @throws IllegalArgumentException if a field is out of range
+         */
+        static void check(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
+                          int generation, boolean dirty, int crcSpanStartSectors, int crcSpanLengthSectors,
+                          long epoch) {
             ByteLayout.requireU16("volumeId", volumeId);
             ByteLayout.requireNonNegative("startSector", startSector);
             Checks.require(lengthSectors >= 1, "lengthSectors must be at least 1, got %d", lengthSectors);

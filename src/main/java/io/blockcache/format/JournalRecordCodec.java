@@ -48,7 +48,7 @@ public final class JournalRecordCodec {
     /** Encoded size of {@code record} in bytes. */
     public static int encodedBytes(JournalRecord record) {
         return switch (record) {
-            case ExtentInsert insert -> 1 + 2 + EXTENT_BODY_BYTES + (insert.hasEpoch() ? EPOCH_BYTES : 0);
+            case ExtentInsert insert -> insertBytes(insert.hasEpoch());
             case ExtentRemove remove -> 1 + 2 + 8 + 4;
             case ExtentClean clean -> 1 + 2 + 8 + 4 + 4 + 2 + 2;
             case BucketGeneration generation -> 1 + 4 + 2;
@@ -58,17 +58,45 @@ public final class JournalRecordCodec {
         };
     }
 
+    /** Encoded size of an insert record: type 7 with an epoch, type 1 without. */
+    public static int insertBytes(boolean withEpoch) {
+        return 1 + 2 + EXTENT_BODY_BYTES + (withEpoch ? EPOCH_BYTES : 0);
+    }
+
+    /**
+     * Writes the insert record these fields make (what {@link #encode} writes for the {@link ExtentInsert} of the same
+     * fields) at the buffer's position and advances it, without the record object: the journal appends one per
+     * front-end write (issue 10: nothing allocated per steady-state request on the loop thread).
+     *
+     * @throws IllegalArgumentException if a field is out of range, as the record's constructor would; then the
+     *     buffer is unchanged
+     */
+    public static void encodeInsert(ByteBuffer buffer, int volumeId, long startSector, int lengthSectors, int bucket,
+                                    int offsetInBucketSectors, int generation, boolean dirty, int crc32c,
+                                    int crcSpanStartSectors, int crcSpanLengthSectors, long epoch) {
+        ExtentInsert.check(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty,
+                crcSpanStartSectors, crcSpanLengthSectors, epoch);
+        boolean withEpoch = epoch != JournalRecord.EPOCH_NOT_RECORDED;
+        buffer.put((byte) (withEpoch ? JournalRecord.TYPE_EXTENT_INSERT_EPOCH : JournalRecord.TYPE_EXTENT_INSERT));
+        buffer.putShort((short) volumeId);
+        putExtentBody(buffer, startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c,
+                crcSpanStartSectors, crcSpanLengthSectors);
+        if (withEpoch) {
+            buffer.putLong(epoch);
+        }
+    }
+
     /** Writes {@code record} at the buffer's position and advances it; the buffer must be little-endian. */
     public static void encode(JournalRecord record, ByteBuffer buffer) {
+        if (record instanceof ExtentInsert insert) {
+            encodeInsert(buffer, insert.volumeId(), insert.startSector(), insert.lengthSectors(), insert.bucket(),
+                    insert.offsetInBucketSectors(), insert.generation(), insert.dirty(), insert.crc32c(),
+                    insert.crcSpanStartSectors(), insert.crcSpanLengthSectors(), insert.epoch());
+            return;
+        }
         buffer.put((byte) record.type());
         switch (record) {
-            case ExtentInsert insert -> {
-                buffer.putShort((short) insert.volumeId());
-                putExtentBody(insert, buffer);
-                if (insert.hasEpoch()) {
-                    buffer.putLong(insert.epoch());
-                }
-            }
+            case ExtentInsert insert -> throw new IllegalStateException("encoded above");
             case ExtentRemove remove -> {
                 buffer.putShort((short) remove.volumeId());
                 buffer.putLong(remove.startSector());
@@ -104,15 +132,23 @@ public final class JournalRecordCodec {
 
     /** Writes the 29-byte extent body of {@code insert} (everything but the type byte and volumeId). */
     static void putExtentBody(ExtentInsert insert, ByteBuffer buffer) {
-        buffer.putLong(insert.startSector());
-        buffer.putInt(insert.lengthSectors());
-        buffer.putInt(insert.bucket());
-        buffer.putShort((short) insert.offsetInBucketSectors());
-        buffer.putShort((short) insert.generation());
-        buffer.put((byte) (insert.dirty() ? 1 : 0));
-        buffer.putInt(insert.crc32c());
-        buffer.putShort((short) insert.crcSpanStartSectors());
-        buffer.putShort((short) insert.crcSpanLengthSectors());
+        putExtentBody(buffer, insert.startSector(), insert.lengthSectors(), insert.bucket(),
+                insert.offsetInBucketSectors(), insert.generation(), insert.dirty(), insert.crc32c(),
+                insert.crcSpanStartSectors(), insert.crcSpanLengthSectors());
+    }
+
+    private static void putExtentBody(ByteBuffer buffer, long startSector, int lengthSectors, int bucket,
+                                      int offsetInBucketSectors, int generation, boolean dirty, int crc32c,
+                                      int crcSpanStartSectors, int crcSpanLengthSectors) {
+        buffer.putLong(startSector);
+        buffer.putInt(lengthSectors);
+        buffer.putInt(bucket);
+        buffer.putShort((short) offsetInBucketSectors);
+        buffer.putShort((short) generation);
+        buffer.put((byte) (dirty ? 1 : 0));
+        buffer.putInt(crc32c);
+        buffer.putShort((short) crcSpanStartSectors);
+        buffer.putShort((short) crcSpanLengthSectors);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.format.ByteLayout;
 import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.format.JournalRecordCodec;
@@ -14,6 +15,7 @@ import io.blockcache.loop.Timer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongConsumer;
 
@@ -37,6 +39,9 @@ import java.util.function.LongConsumer;
  * <p>Thread rule: the cache's loop thread.
  */
 public final class JournalWriter implements MetadataJournal {
+    /** Entries kept for reuse: one being written and one or two filling is the usual state. */
+    private static final int SPARE_ENTRIES_MAX = 4;
+
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
     private final JournalRing ring;
@@ -44,6 +49,8 @@ public final class JournalWriter implements MetadataJournal {
     private final int entryBytesMax;
     private final LongConsumer onDurable;
     private final ArrayDeque<OpenEntry> open = new ArrayDeque<>();
+    /** Written entries kept for reuse, with their arrays. */
+    private final ArrayDeque<OpenEntry> spare = new ArrayDeque<>();
     private Runnable pressureListener = () -> { };
 
     private long ringOffsetBytes;
@@ -60,16 +67,45 @@ public final class JournalWriter implements MetadataJournal {
     private long bytesWritten;
     private boolean appending;
 
-    /** Records of one entry-to-be, and who waits for them. */
+    /**
+     * Records of one entry-to-be, encoded as they are appended after the room its header takes, and who waits for them.
+     * Reused once written (issue 10: nothing allocated per record): its array grows to the largest entry it held, at
+     * most {@code entryBytesMax}, and the entry is sealed and written from it in place.
+     */
     private static final class OpenEntry {
-        final long sequence;
-        final List<JournalRecord> records = new ArrayList<>();
+        long sequence;
         final List<IoCallback> waiters = new ArrayList<>(2);
-        int encodedBytes = JournalEntry.HEADER_BYTES;
+        byte[] bytes = new byte[4096];
+        /** Little-endian over {@link #bytes}; its position is where the next record goes. */
+        ByteBuffer records = ByteLayout.littleEndian(bytes);
+        int recordCount;
+        /** Set when sealed: the padded size written. */
+        int entryBytes;
         boolean due;
 
-        OpenEntry(long sequence) {
+        OpenEntry reset(long sequence) {
             this.sequence = sequence;
+            waiters.clear();
+            records.clear().position(JournalEntry.HEADER_BYTES);
+            recordCount = 0;
+            entryBytes = 0;
+            due = false;
+            return this;
+        }
+
+        int encodedBytes() {
+            return records.position();
+        }
+
+        /** The buffer to encode the next record into, grown so that {@code totalBytes} fit. */
+        ByteBuffer room(int totalBytes) {
+            if (totalBytes > bytes.length) {
+                int position = records.position();
+                bytes = Arrays.copyOf(bytes, Math.max(roundUp(totalBytes), Math.min(bytes.length * 2, 1 << 30)));
+                records = ByteLayout.littleEndian(bytes);
+                records.position(position);
+            }
+            return records;
         }
     }
 
@@ -106,16 +142,29 @@ public final class JournalWriter implements MetadataJournal {
     /** Appends one record; returns the sequence of the entry that will hold it. */
     public long append(JournalRecord record) {
         int bytes = JournalRecordCodec.encodedBytes(record);
+        OpenEntry tail = tailWithRoom(bytes);
+        JournalRecordCodec.encode(record, tail.room(tail.encodedBytes() + bytes));
+        return appended(tail);
+    }
+
+    /** The open entry the next record of {@code bytes} goes into: the last one, or a new one if it is full. */
+    private OpenEntry tailWithRoom(int bytes) {
         OpenEntry tail = open.peekLast();
-        if (tail == null || roundUp(tail.encodedBytes + bytes) > entryBytesMax) {
+        if (tail == null || roundUp(tail.encodedBytes() + bytes) > entryBytesMax) {
             if (tail != null) {
                 tail.due = true; // full: write it without waiting for the delay
             }
-            tail = new OpenEntry(tail == null ? sequenceAfterInFlight() : tail.sequence + 1);
+            long sequence = tail == null ? sequenceAfterInFlight() : tail.sequence + 1;
+            OpenEntry fresh = spare.pollFirst();
+            tail = (fresh == null ? new OpenEntry() : fresh).reset(sequence);
             open.addLast(tail);
         }
-        tail.records.add(record);
-        tail.encodedBytes += bytes;
+        return tail;
+    }
+
+    /** A record was encoded into {@code tail}: counts it, arms the delay, writes what is due. */
+    private long appended(OpenEntry tail) {
+        tail.recordCount++;
         if (delayTimer == null && delayNs > 0) {
             delayTimer = loop.schedule(delayNs, this::delayExpired);
         } else if (delayNs == 0) {
@@ -144,8 +193,12 @@ public final class JournalWriter implements MetadataJournal {
     public long appendInsert(int volumeId, long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
                              int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
                              long epoch) {
-        return append(new JournalRecord.ExtentInsert(volumeId, startSector, lengthSectors, bucket,
-                offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors, epoch));
+        // Encoded straight into the open entry, without a record object: one is appended per front-end write.
+        int bytes = JournalRecordCodec.insertBytes(epoch != JournalRecord.EPOCH_NOT_RECORDED);
+        OpenEntry tail = tailWithRoom(bytes);
+        JournalRecordCodec.encodeInsert(tail.room(tail.encodedBytes() + bytes), volumeId, startSector, lengthSectors,
+                bucket, offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors, epoch);
+        return appended(tail);
     }
 
     @Override
@@ -286,7 +339,7 @@ public final class JournalWriter implements MetadataJournal {
         if (head == null || !head.due) {
             return;
         }
-        int entryBytes = roundUp(head.encodedBytes);
+        int entryBytes = roundUp(head.encodedBytes());
         long offset = placement(entryBytes);
         boolean newBucket = offset % ring.bucketSizeBytes() == 0;
         if (newBucket && (!ring.reusable(offset, checkpointSequence)
@@ -305,8 +358,10 @@ public final class JournalWriter implements MetadataJournal {
             delayTimer.cancel();
             delayTimer = null;
         }
-        byte[] bytes = JournalEntry.encode(head.sequence, checkpointSequence, previousEntryCrc, head.records,
-                entryBytes);
+        head.room(entryBytes);
+        JournalEntry.seal(head.bytes, head.sequence, checkpointSequence, previousEntryCrc, head.recordCount,
+                head.encodedBytes() - JournalEntry.HEADER_BYTES, entryBytes);
+        head.entryBytes = entryBytes;
         writing = head;
         cacheDevice.flush(flushed -> {
             if (!flushed.ok()) {
@@ -314,8 +369,8 @@ public final class JournalWriter implements MetadataJournal {
                         + flushed.message());
                 return;
             }
-            cacheDevice.write(ring.deviceOffset(offset), ByteBuffer.wrap(bytes), true,
-                    written -> entryWritten(head, offset, bytes, written));
+            cacheDevice.write(ring.deviceOffset(offset), ByteBuffer.wrap(head.bytes, 0, head.entryBytes), true,
+                    written -> entryWritten(head, offset, written));
         });
         if (ring.bucketsInUse(checkpointSequence) * 2 > ring.buckets()) {
             pressureListener.run();
@@ -332,7 +387,7 @@ public final class JournalWriter implements MetadataJournal {
         return offset;
     }
 
-    private void entryWritten(OpenEntry entry, long offset, byte[] bytes, IoResult written) {
+    private void entryWritten(OpenEntry entry, long offset, IoResult written) {
         check(writing == entry, "journal entry %s completed but %s is the one in flight", entry.sequence,
                 writing == null ? "none" : writing.sequence);
         if (!written.ok()) {
@@ -341,15 +396,18 @@ public final class JournalWriter implements MetadataJournal {
         }
         writing = null;
         ring.noteEntry(offset, entry.sequence);
-        ringOffsetBytes = (offset + bytes.length) % ring.ringBytes();
-        previousEntryCrc = JournalEntry.storedCrc(bytes);
+        ringOffsetBytes = (offset + entry.entryBytes) % ring.ringBytes();
+        previousEntryCrc = JournalEntry.storedCrc(entry.bytes);
         nextSequence = entry.sequence + 1;
         durableSequence = entry.sequence;
         entriesWritten++;
-        bytesWritten += bytes.length;
+        bytesWritten += entry.entryBytes;
         onDurable.accept(entry.sequence);
-        for (IoCallback waiter : entry.waiters) {
-            waiter.complete(IoResult.OK);
+        for (int i = 0; i < entry.waiters.size(); i++) { // indexed: no iterator per entry
+            entry.waiters.get(i).complete(IoResult.OK);
+        }
+        if (spare.size() < SPARE_ENTRIES_MAX) {
+            spare.addFirst(entry); // written: nothing refers to it any more
         }
         kick();
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.blockcache.format.JournalScanner.Scan;
 import io.blockcache.format.JournalScanner.StopReason;
 import io.blockcache.loop.Prng;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,6 +48,48 @@ class JournalTest {
             ring.append(Samples.records(prng, 1 + prng.nextInt(400)));
         }
         return ring;
+    }
+
+    @Test
+    void anEntrySealedInAReusedArrayIsTheEncodedOne() {
+        // Proves the journal writer's path (records encoded as appended, inserts without a record object, the entry
+        // sealed in an array that held a larger entry before) writes exactly the bytes of JournalEntry.encode: the
+        // padding is zeroed over old bytes, and encodeInsert matches the record's encoding for both insert types.
+        Prng prng = new Prng(23);
+        byte[] reused = new byte[BUCKET_BYTES];
+        for (int i = 0; i < 100; i++) {
+            Arrays.fill(reused, (byte) 0xA5); // what a previous, larger entry left
+            List<JournalRecord> records = Samples.records(prng, prng.nextInt(300));
+            long sequence = 1 + prng.nextLong(1L << 50);
+            int previousCrc = (int) prng.nextLong();
+            ByteBuffer buffer = ByteLayout.littleEndian(reused).position(JournalEntry.HEADER_BYTES);
+            for (JournalRecord record : records) {
+                if (record instanceof JournalRecord.ExtentInsert insert) {
+                    JournalRecordCodec.encodeInsert(buffer, insert.volumeId(), insert.startSector(),
+                            insert.lengthSectors(), insert.bucket(), insert.offsetInBucketSectors(),
+                            insert.generation(), insert.dirty(), insert.crc32c(), insert.crcSpanStartSectors(),
+                            insert.crcSpanLengthSectors(), insert.epoch());
+                } else {
+                    JournalRecordCodec.encode(record, buffer);
+                }
+            }
+            int entryBytes = JournalEntry.encodedBytes(records);
+            JournalEntry.seal(reused, sequence, sequence / 2, previousCrc, records.size(),
+                    buffer.position() - JournalEntry.HEADER_BYTES, entryBytes);
+            assertThat(Arrays.copyOf(reused, entryBytes))
+                    .isEqualTo(JournalEntry.encode(sequence, sequence / 2, previousCrc, records, BUCKET_BYTES));
+        }
+    }
+
+    @Test
+    void anInsertEncodedWithoutItsRecordIsCheckedLikeTheRecord() {
+        // Proves encodeInsert refuses what the record's constructor refuses, before writing a byte.
+        ByteBuffer buffer = ByteLayout.littleEndian(new byte[64]);
+        assertThatThrownBy(() -> JournalRecordCodec.encodeInsert(buffer, 1, 0, 8, 3, 16, 1, false, 0, 0, 8, 5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a clean extent has no epoch");
+        assertThatThrownBy(() -> JournalRecordCodec.encodeInsert(buffer, 1, 0, 8, 3, 16, 1, true, 0, 4, 8, 5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not cover the extent");
+        assertThat(buffer.position()).isZero();
     }
 
     @Test
