@@ -19,19 +19,23 @@ import org.junit.jupiter.api.io.TempDir;
  * measured with the JVM's per-thread allocation counter on a real loop over files, 32 requests in flight.
  * A read hit allocates nothing of its own (its request, timers and pending cache read are reused objects); what
  * is left is the loop's task queue node for each batch of completions, a few bytes per request on average, so
- * the bound is below one 24-byte object per request. Writes still allocate (see docs/BENCHMARKS.md); their bound
- * holds what has been reached so that the hot path does not slide back. Allocation is counted, not timed, so a
- * loaded machine cannot break it; the best of five rounds is taken because the JIT's escape analysis removes some
- * allocations only once it has compiled the path.
+ * the bound is below one 24-byte object per request. A write allocates nothing of its own either (its routed
+ * write, cached write, in-flight entry and journal entry are reused, and the journal encodes its insert in place);
+ * what is left is amortised over many writes but large when it comes: a bucket opened every 64 writes (256 KiB), a
+ * checkpoint when the small test journal fills, the moving GC. Rounds measure 30–90 B per write, the best of ten
+ * 30–40 B, so the bound (64 B) fails on any per-write object of 40 B or more (the in-flight entry alone was 56 B).
+ * Allocation is counted, not timed, so a loaded machine cannot break it; the best round is taken because the JIT's
+ * escape analysis removes some allocations only once it has compiled the path, and the amortised costs fall into
+ * some rounds and not others.
  */
 class HotPathAllocationTest {
     private static final int BLOCKS = 1024;
     private static final int BLOCK_BYTES = 4096;
     private static final int QUEUE_DEPTH = 32;
     private static final int REQUESTS_PER_ROUND = 20_000;
-    private static final int ROUNDS = 5;
+    private static final int ROUNDS = 10;
     private static final long READ_HIT_BYTES_MAX = 24;
-    private static final long WRITE_BYTES_MAX = 1024;
+    private static final long WRITE_BYTES_MAX = 64;
 
     @TempDir
     Path dir;
