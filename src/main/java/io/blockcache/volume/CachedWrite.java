@@ -5,6 +5,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.device.PartCount;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -51,9 +52,8 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
     private IoResult markFailure;
     private InFlightWrites.Entry entry;
     private IoCallback callback;
-    /** Parts not yet complete, the seal counted as one (as {@link io.blockcache.device.IoJoin}). */
-    private int outstanding;
-    private IoResult firstError;
+    /** Its piece writes, the damage mark and the seal. */
+    private final PartCount parts = new PartCount();
 
     // The pieces, one extent each: where its sectors went in the cache, and their checksum once computed.
     private int pieceCount;
@@ -152,13 +152,12 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
     void write(InFlightWrites.Entry entry, IoCallback callback) {
         this.entry = entry;
         this.callback = callback;
-        this.outstanding = 1; // the seal
-        this.firstError = null;
+        parts.begin();
         markDamage();
         for (int i = 0; i < pieceCount; i++) {
             ByteBuffer piece = pieceData(i);
             pieceCrc[i] = Crc.of(piece);
-            outstanding++;
+            parts.add();
             context.cacheDevice.write(context.cacheOffset(pieceBucket[i], pieceOffset[i]), piece, false, this);
         }
         complete(IoResult.OK); // the seal: an early piece completion cannot finish the write too soon
@@ -177,7 +176,7 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
             damage.stats().writesCovered.incrementAndGet();
             return;
         }
-        outstanding++;
+        parts.add();
         damage.mark(startSector, lengthSectors, result -> { // rare: once per region until the map is cleared
             if (!result.ok()) {
                 markFailure = result;
@@ -201,16 +200,10 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
     /** One part (a piece, the damage mark, or the seal) is done; the last one finishes the write. */
     @Override
     public void complete(IoResult result) {
-        if (!result.ok() && firstError == null) {
-            firstError = result;
+        IoResult outcome = parts.complete(result, "cached write");
+        if (outcome != null) {
+            finish(outcome);
         }
-        if (--outstanding > 0) {
-            return;
-        }
-        if (outstanding < 0 || callback == null) {
-            throw new IllegalStateException("cached write completed more often than it had parts");
-        }
-        finish(firstError == null ? IoResult.OK : firstError);
     }
 
     private void finish(IoResult result) {
@@ -239,7 +232,6 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
         data = null;
         entry = null;
         callback = null;
-        firstError = null;
         markFailure = null;
         if (free.size() < FREE_MAX) {
             free.addFirst(this);

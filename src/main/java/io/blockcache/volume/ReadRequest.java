@@ -4,6 +4,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
+import io.blockcache.device.PartCount;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.index.LookupVisitor;
 import java.nio.ByteBuffer;
@@ -39,9 +40,8 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
     private int destinationTo;
     private boolean fillAllowed;
     private IoCallback callback;
-    /** Parts not yet complete, the seal counted as one (as {@link io.blockcache.device.IoJoin}). */
-    private int outstanding;
-    private IoResult firstError;
+    /** Its pieces and the seal. */
+    private final PartCount parts = new PartCount();
     /** The first cached piece completes through this object; later ones through a callback of their own. */
     private boolean firstHitTaken;
     private long hitStart;
@@ -74,8 +74,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         request.lengthSectors = destination.remaining() / BlockDevice.SECTOR_BYTES;
         request.fillAllowed = fillAllowed;
         request.callback = callback;
-        request.outstanding = 1; // the seal
-        request.firstError = null;
+        request.parts.begin();
         request.firstHitTaken = false;
         return request;
     }
@@ -90,21 +89,14 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
     /** One part (a piece, or the seal) is done; the last one completes the request and frees this object. */
     @Override
     public void complete(IoResult result) {
-        if (!result.ok() && firstError == null) {
-            firstError = result;
-        }
-        if (--outstanding > 0) {
+        IoResult outcome = parts.complete(result, "read");
+        if (outcome == null) {
             return;
         }
-        if (outstanding < 0 || callback == null) {
-            throw new IllegalStateException("read completed more often than it had parts");
-        }
         IoCallback caller = callback;
-        IoResult outcome = firstError == null ? IoResult.OK : firstError;
         destination.limit(destinationTo).position(destinationFrom); // a piece read into it directly moved them
         destination = null;
         callback = null;
-        firstError = null;
         if (free.size() < FREE_MAX) {
             free.addFirst(this); // before the caller runs: what it submits next can take it
         }
@@ -112,7 +104,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
     }
 
     private IoCallback addPart() {
-        outstanding++;
+        parts.add();
         return this;
     }
 
