@@ -1,6 +1,7 @@
 package io.blockcache.nbd;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,37 @@ class SectorLockAndSpanTest {
         lock.release(a);
         assertThat(granted).containsExactly("a", "c", "b");
         assertThat(lock.waitsTotal()).isEqualTo(2);
+    }
+
+    @Test
+    void aReusedRangeLocksAgainOnlyAfterItsReleaseAndAllocatesNothing() {
+        // Proves issue 10's reuse: a caller's own range can be locked again and again without allocation, a second
+        // lock before its release fails loudly, and a reused range still waits behind an overlapping one.
+        SectorRangeLock lock = new SectorRangeLock();
+        List<String> granted = new ArrayList<>();
+        SectorRangeLock.Range mine = new SectorRangeLock.Range(r -> granted.add("mine " + r.startSector));
+        lock.acquire(mine, 0, 8);
+        assertThatThrownBy(() -> lock.acquire(mine, 16, 24)).hasMessageContaining("locked again before its release");
+        SectorRangeLock.Range other = lock.acquire(100, 108, r -> granted.add("other"));
+        lock.release(mine);
+        lock.acquire(mine, 104, 112); // overlaps other: waits
+        assertThat(granted).containsExactly("mine 0", "other");
+        lock.release(other);
+        assertThat(granted).containsExactly("mine 0", "other", "mine 104");
+        lock.release(mine);
+        assertThat(lock.heldCount()).isZero();
+
+        SectorRangeLock.Range quiet = new SectorRangeLock.Range(r -> { });
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int pairs = 100_000;
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < pairs; i++) {
+            lock.acquire(quiet, i, i + 8);
+            lock.release(quiet);
+        }
+        long bytes = threads.getCurrentThreadAllocatedBytes() - before;
+        assertThat(bytes).as("bytes allocated by %d uncontended lock/release pairs", pairs).isLessThan(pairs);
     }
 
     @Test
