@@ -27,7 +27,7 @@ final class BlockStatusReporter {
     }
 
     /** Builds the reply chunks for a request already checked: in range, length > 0, contexts selected. */
-    static ByteBuffer[] chunks(Volume volume, NbdRequest request, List<MetaContext> contexts) {
+    static ByteBuffer[] chunks(Volume volume, RequestHeader request, List<MetaContext> contexts) {
         boolean requestOne = request.has(NbdProtocol.CMD_FLAG_REQ_ONE);
         ByteBuffer[] chunks = new ByteBuffer[contexts.size()];
         for (int i = 0; i < chunks.length; i++) {

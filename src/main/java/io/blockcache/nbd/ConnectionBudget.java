@@ -30,7 +30,7 @@ final class ConnectionBudget {
     }
 
     /** The buffer a request needs: its payload, its READ reply's covering sectors, or a CACHE chunk; 0 for none. */
-    static int bufferLengthBytes(NbdRequest header) {
+    static int bufferLengthBytes(RequestHeader header) {
         long lengthBytes = header.lengthBytes();
         return switch (header.type()) {
             case CMD_WRITE -> (int) lengthBytes;

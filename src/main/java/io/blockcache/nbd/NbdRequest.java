@@ -10,8 +10,10 @@ package io.blockcache.nbd;
  *     an offset at or beyond 2^63 bytes (always out of range)
  * @param lengthBytes the length, unsigned 32 bits on the wire: 0 .. 2^32-1
  */
-public record NbdRequest(int flags, int type, long handle, long offsetBytes, long lengthBytes) {
+public record NbdRequest(int flags, int type, long handle, long offsetBytes, long lengthBytes)
+        implements RequestHeader {
     /** True if {@code flags} has every bit of {@code flag}. */
+    @Override
     public boolean has(int flag) {
         return (flags & flag) == flag;
     }

@@ -33,7 +33,7 @@ final class RequestCheck {
     }
 
     /** The refusal for this request, or null if it may be carried out. DISC is the reader's and never asked. */
-    static Refusal refusal(NbdRequest header, Session session) {
+    static Refusal refusal(RequestHeader header, Session session) {
         int unknown = header.flags() & ~allowedFlags(header.type(), session.structuredReplies());
         if (unknown != 0) {
             return new Refusal(EINVAL, "flags 0x" + Integer.toHexString(unknown) + " are not valid for command "
@@ -55,7 +55,7 @@ final class RequestCheck {
     }
 
     /** {@code error} if the request's range is not inside the export, else null. */
-    private static Refusal range(NbdRequest header, Session session, int error) {
+    private static Refusal range(RequestHeader header, Session session, int error) {
         long offsetBytes = header.offsetBytes();
         long lengthBytes = header.lengthBytes();
         long sizeBytes = session.export().volume().sizeBytes();

@@ -29,37 +29,68 @@ public final class TransmissionCodec {
     private TransmissionCodec() {
     }
 
+    /** Receives the fields of a decoded request header (a reused request object takes them without a record). */
+    interface HeaderFields {
+        void header(int flags, int type, long handle, long offsetBytes, long lengthBytes);
+    }
+
     /** Decodes a 28-byte request header; a wrong magic means the stream is out of sync. */
     public static NbdRequest decodeRequest(ByteBuffer frame) throws ProtocolException {
+        checkRequestMagic(frame);
+        return new NbdRequest(Short.toUnsignedInt(frame.getShort()), Short.toUnsignedInt(frame.getShort()),
+                frame.getLong(), frame.getLong(), Integer.toUnsignedLong(frame.getInt()));
+    }
+
+    /** As {@link #decodeRequest(ByteBuffer)}, into {@code into} instead of a new record (issue 10). */
+    static void decodeRequest(ByteBuffer frame, HeaderFields into) throws ProtocolException {
+        checkRequestMagic(frame);
+        into.header(Short.toUnsignedInt(frame.getShort()), Short.toUnsignedInt(frame.getShort()), frame.getLong(),
+                frame.getLong(), Integer.toUnsignedLong(frame.getInt()));
+    }
+
+    private static void checkRequestMagic(ByteBuffer frame) throws ProtocolException {
         int magic = frame.getInt();
         if (magic != REQUEST_MAGIC) {
             throw new ProtocolException("request magic 0x" + Integer.toHexString(magic) + " is not 0x25609513");
         }
-        int flags = Short.toUnsignedInt(frame.getShort());
-        int type = Short.toUnsignedInt(frame.getShort());
-        long handle = frame.getLong();
-        long offsetBytes = frame.getLong();
-        long lengthBytes = Integer.toUnsignedLong(frame.getInt());
-        return new NbdRequest(flags, type, handle, offsetBytes, lengthBytes);
     }
 
     /** A simple reply header; for a successful READ the data follows it. */
     public static ByteBuffer simpleReply(long handle, int error) {
-        return ByteBuffer.allocate(SIMPLE_REPLY_HEADER_BYTES).putInt(SIMPLE_REPLY_MAGIC).putInt(error)
-                .putLong(handle).flip();
+        return simpleReply(ByteBuffer.allocate(SIMPLE_REPLY_HEADER_BYTES), handle, error);
+    }
+
+    /**
+     * As {@link #simpleReply(long, int)}, encoded into {@code into} from its start (a reused buffer of at least
+     * {@link NbdProtocol#SIMPLE_REPLY_HEADER_BYTES}); returns it flipped.
+     */
+    public static ByteBuffer simpleReply(ByteBuffer into, long handle, int error) {
+        return into.clear().putInt(SIMPLE_REPLY_MAGIC).putInt(error).putLong(handle).flip();
     }
 
     /** The header and offset of one OFFSET_DATA chunk carrying {@code dataBytes} bytes that follow it. */
     public static ByteBuffer offsetDataPrefix(long handle, long offsetBytes, int dataBytes, boolean done) {
-        ByteBuffer prefix = ByteBuffer.allocate(OFFSET_DATA_PREFIX_BYTES);
-        chunkHeader(prefix, done, REPLY_TYPE_OFFSET_DATA, handle, 8 + dataBytes);
-        return prefix.putLong(offsetBytes).flip();
+        return offsetDataPrefix(ByteBuffer.allocate(OFFSET_DATA_PREFIX_BYTES), handle, offsetBytes, dataBytes, done);
+    }
+
+    /**
+     * As {@link #offsetDataPrefix(long, long, int, boolean)}, encoded into {@code into} from its start (at least
+     * {@link #OFFSET_DATA_PREFIX_BYTES}); returns it flipped.
+     */
+    public static ByteBuffer offsetDataPrefix(ByteBuffer into, long handle, long offsetBytes, int dataBytes,
+                                              boolean done) {
+        chunkHeader(into.clear(), done, REPLY_TYPE_OFFSET_DATA, handle, 8 + dataBytes);
+        return into.putLong(offsetBytes).flip();
     }
 
     /** A NONE chunk, always final: the request succeeded with nothing more to say. */
     public static ByteBuffer noneChunk(long handle) {
-        ByteBuffer chunk = ByteBuffer.allocate(STRUCTURED_HEADER_BYTES);
-        return chunkHeader(chunk, true, REPLY_TYPE_NONE, handle, 0).flip();
+        return noneChunk(ByteBuffer.allocate(STRUCTURED_HEADER_BYTES), handle);
+    }
+
+    /** As {@link #noneChunk(long)}, encoded into {@code into} from its start; returns it flipped. */
+    public static ByteBuffer noneChunk(ByteBuffer into, long handle) {
+        return chunkHeader(into.clear(), true, REPLY_TYPE_NONE, handle, 0).flip();
     }
 
     /** A final ERROR chunk with a message for humans (cut to {@link #ERROR_MESSAGE_BYTES_MAX}). */
