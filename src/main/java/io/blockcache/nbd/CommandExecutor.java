@@ -17,6 +17,9 @@ import java.nio.ByteBuffer;
  * <p>Decisions: NO_HOLE needs nothing: zeroes are always written, never punched. TRIM only discards the whole
  * sectors inside its range (it is a hint). FUA is accepted on every command.
  *
+ * <p>Allocation (issue 10): READ, WRITE, WRITE_ZEROES, FLUSH and CACHE complete through the request object itself
+ * ({@link #completed}); TRIM and BLOCK_STATUS, rare, still allocate their callbacks and chunks.
+ *
  * <p>Thread rule: the volumes' loop thread.
  */
 final class CommandExecutor {
@@ -27,70 +30,73 @@ final class CommandExecutor {
 
     /** Runs the request; its reply is sent from here or from a later completion. */
     static void execute(InFlightRequest request) {
-        NbdRequest header = request.header();
         Session session = request.session();
-        RequestCheck.Refusal refusal = RequestCheck.refusal(header, session); // the reader asked too; cheap
+        RequestCheck.Refusal refusal = RequestCheck.refusal(request, session); // the reader asked too; cheap
         if (refusal != null) {
             request.error(refusal.error(), refusal.message());
             return;
         }
         Export export = session.export();
-        switch (header.type()) {
+        switch (request.type()) {
             case CMD_READ -> read(export.volume(), request);
-            case CMD_WRITE, CMD_WRITE_ZEROES -> write(export, request);
-            case CMD_FLUSH -> export.volume().flush(result -> answer(request, result, false));
+            case CMD_WRITE, CMD_WRITE_ZEROES -> write(request);
+            case CMD_FLUSH -> export.volume().flush(request.awaitVolume());
             case CMD_TRIM -> trim(export, request);
             case CMD_CACHE -> cache(export.volume(), request);
-            case CMD_BLOCK_STATUS -> request.chunks(BlockStatusReporter.chunks(export.volume(), header,
+            case CMD_BLOCK_STATUS -> request.chunks(BlockStatusReporter.chunks(export.volume(), request,
                     session.contexts()));
-            default -> throw new IllegalStateException("RequestCheck passed unknown command " + header.type());
+            default -> throw new IllegalStateException("RequestCheck passed unknown command " + request.type());
         }
     }
 
+    /**
+     * A volume call made with {@link InFlightRequest#awaitVolume} as its callback has completed: answers. A READ's
+     * data is the request's own buffer, positioned on the bytes asked for (no view: issue 10).
+     */
+    static void completed(InFlightRequest request, IoResult result) {
+        if (request.type() == CMD_READ && result.ok()) {
+            int inCoverBytes = (int) (request.offsetBytes() % SECTOR_BYTES);
+            request.data(request.window(inCoverBytes, (int) request.lengthBytes()));
+            return;
+        }
+        int type = request.type();
+        answer(request, result, type == CMD_WRITE || type == CMD_WRITE_ZEROES || type == CMD_TRIM);
+    }
+
     private static void read(Volume volume, InFlightRequest request) {
-        NbdRequest header = request.header();
-        if (header.lengthBytes() == 0) {
+        if (request.lengthBytes() == 0) {
             request.data(ByteBuffer.allocate(0));
             return;
         }
-        SectorSpan span = new SectorSpan(header.offsetBytes(), header.lengthBytes());
-        long coverOffsetBytes = span.firstSector() * SECTOR_BYTES;
-        int coverBytes = (int) ((span.endSector() - span.firstSector()) * SECTOR_BYTES);
+        long firstSector = request.offsetBytes() / SECTOR_BYTES;
+        long endSector = (request.offsetBytes() + request.lengthBytes() + SECTOR_BYTES - 1) / SECTOR_BYTES;
+        long coverOffsetBytes = firstSector * SECTOR_BYTES;
+        int coverBytes = (int) ((endSector - firstSector) * SECTOR_BYTES);
         ByteBuffer cover = request.buffer(coverBytes);
-        IoCallback done = result -> {
-            if (result.ok()) {
-                request.data(cover.slice((int) (header.offsetBytes() - coverOffsetBytes), (int) header.lengthBytes()));
-            } else {
-                answer(request, result, false);
-            }
-        };
         if (coverBytes <= VolumeConfig.REQUEST_BYTES_MAX) {
-            volume.read(coverOffsetBytes, cover, done);
+            volume.read(coverOffsetBytes, cover, request.awaitVolume());
             return;
         }
         // An unaligned READ of the maximum length covers a sector more than the volume takes at once: two reads.
-        IoJoin join = new IoJoin(done);
+        IoJoin join = new IoJoin(request.awaitVolume());
         int firstBytes = VolumeConfig.REQUEST_BYTES_MAX;
         volume.read(coverOffsetBytes, cover.slice(0, firstBytes), join.add());
         volume.read(coverOffsetBytes + firstBytes, cover.slice(firstBytes, coverBytes - firstBytes), join.add());
         join.seal();
     }
 
-    private static void write(Export export, InFlightRequest request) {
-        NbdRequest header = request.header();
-        if (header.lengthBytes() == 0) {
+    private static void write(InFlightRequest request) {
+        if (request.lengthBytes() == 0) {
             request.ok();
             return;
         }
-        SectorSpan span = new SectorSpan(header.offsetBytes(), header.lengthBytes());
-        new SectorWriter(export).write(span, request.payload(), header.has(CMD_FLAG_FUA),
-                result -> answer(request, result, true));
+        request.sectorWriter().write(request.offsetBytes(), request.lengthBytes(), request.payload(),
+                request.has(CMD_FLAG_FUA), request.awaitVolume());
     }
 
     private static void trim(Export export, InFlightRequest request) {
-        NbdRequest header = request.header();
-        long startSector = (header.offsetBytes() + SECTOR_BYTES - 1) / SECTOR_BYTES;
-        long endSector = (header.offsetBytes() + header.lengthBytes()) / SECTOR_BYTES;
+        long startSector = (request.offsetBytes() + SECTOR_BYTES - 1) / SECTOR_BYTES;
+        long endSector = (request.offsetBytes() + request.lengthBytes()) / SECTOR_BYTES;
         if (endSector <= startSector) {
             request.ok(); // no whole sector inside: nothing to discard
             return;
@@ -100,7 +106,7 @@ final class CommandExecutor {
         lock.acquire(startSector, endSector, held -> volume.discard(startSector * SECTOR_BYTES,
                 (endSector - startSector) * SECTOR_BYTES, result -> {
                     lock.release(held);
-                    if (result.ok() && header.has(CMD_FLAG_FUA)) {
+                    if (result.ok() && request.has(CMD_FLAG_FUA)) {
                         volume.flush(flushed -> answer(request, flushed, true));
                     } else {
                         answer(request, result, true);
@@ -109,13 +115,12 @@ final class CommandExecutor {
     }
 
     private static void cache(Volume volume, InFlightRequest request) {
-        NbdRequest header = request.header();
-        if (header.lengthBytes() == 0) {
+        if (request.lengthBytes() == 0) {
             request.ok();
             return;
         }
-        CacheWarmer.warm(volume, new SectorSpan(header.offsetBytes(), header.lengthBytes()),
-                request.buffer(CacheWarmer.CHUNK_BYTES), result -> answer(request, result, false));
+        CacheWarmer.warm(volume, new SectorSpan(request.offsetBytes(), request.lengthBytes()),
+                request.buffer(CacheWarmer.CHUNK_BYTES), request.awaitVolume());
     }
 
     /** Answers from a volume outcome. */

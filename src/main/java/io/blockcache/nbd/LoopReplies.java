@@ -4,7 +4,6 @@ import io.blockcache.loop.ChannelLoop;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
@@ -13,6 +12,10 @@ import java.util.function.Consumer;
  * transport asks for OP_WRITE while {@link #waitingForSocket}). Once a write fails, or the socket was closed
  * elsewhere ({@link #dropAll}), every queued and later reply is dropped; either way each is reported once, so its
  * request's permit, budget and buffer come back.
+ *
+ * <p>Allocation (issue 10): replies wait in a ring of the requests holding them (bounded by the requests in
+ * flight), and are gathered into one reused array; what is left per batch of replies is the loop task that flushes
+ * them after the turn (the loop's queue node).
  *
  * <p>Thread rule: the loop thread (a {@link #send} from elsewhere is moved onto it), except the getters.
  */
@@ -25,7 +28,13 @@ final class LoopReplies implements ReplySink {
     private final Consumer<InFlightRequest> written;
     private final Runnable interestChanged;
     private final Consumer<IOException> failed;
-    private final ArrayDeque<ReplyWriter.Reply> unsent = new ArrayDeque<>();
+    /**
+     * Requests whose replies wait, oldest first: {@code [unsentHead, + unsentCount)} modulo the length. Every one
+     * holds one of the connection's permits, so the ring never holds more than the requests in flight.
+     */
+    private final InFlightRequest[] unsent = new InFlightRequest[Connection.REQUESTS_IN_FLIGHT_MAX];
+    private int unsentHead;
+    private int unsentCount;
     private ByteBuffer[] gather = new ByteBuffer[2 * REPLIES_PER_WRITE_MAX];
     private int gatheredReplies;
     private boolean flushQueued;
@@ -60,7 +69,7 @@ final class LoopReplies implements ReplySink {
 
     /** True while replies wait for the socket to take more. */
     boolean waitingForSocket() {
-        return !unsent.isEmpty() && !broken;
+        return unsentCount > 0 && !broken;
     }
 
     /** The socket is gone: drops every queued reply and every later one (each still reported). */
@@ -70,12 +79,16 @@ final class LoopReplies implements ReplySink {
     }
 
     @Override
-    public void send(ReplyWriter.Reply reply) {
+    public void send(InFlightRequest request) {
         if (!loop.inLoop()) { // never expected: every reply of a loop connection is made on the loop
-            loop.execute(() -> send(reply));
+            loop.execute(() -> send(request));
             return;
         }
-        unsent.add(reply);
+        if (unsentCount == unsent.length) {
+            throw new IllegalStateException("reply ring full: more replies than requests in flight");
+        }
+        unsent[(unsentHead + unsentCount) % unsent.length] = request;
+        unsentCount++;
         writing = true;
         if (!flushQueued) {
             flushQueued = true;
@@ -90,7 +103,7 @@ final class LoopReplies implements ReplySink {
     void flush() {
         flushQueued = false;
         try {
-            while (!unsent.isEmpty() && !broken) {
+            while (unsentCount > 0 && !broken) {
                 int buffers = gatherUnsent();
                 long n = channel.write(gather, 0, buffers);
                 bytesWritten += n; // only the loop writes it
@@ -104,11 +117,11 @@ final class LoopReplies implements ReplySink {
             failed.accept(e);
         }
         if (broken) {
-            while (!unsent.isEmpty()) {
-                report(unsent.poll());
+            while (unsentCount > 0) {
+                report(pollUnsent());
             }
         }
-        writing = !unsent.isEmpty();
+        writing = unsentCount > 0;
         interestChanged.run();
     }
 
@@ -116,17 +129,18 @@ final class LoopReplies implements ReplySink {
     private int gatherUnsent() {
         int count = 0;
         int replies = 0;
-        for (ReplyWriter.Reply reply : unsent) {
-            ByteBuffer[] parts = reply.buffers();
-            if (replies == REPLIES_PER_WRITE_MAX || count + parts.length > gather.length) {
+        for (int i = 0; i < unsentCount; i++) {
+            InFlightRequest request = unsent[(unsentHead + i) % unsent.length];
+            int parts = request.replyPartCount();
+            if (replies == REPLIES_PER_WRITE_MAX || count + parts > gather.length) {
                 if (count == 0) {
-                    gather = new ByteBuffer[parts.length]; // one reply of many chunks: give it room
+                    gather = new ByteBuffer[parts]; // one reply of many chunks: give it room
                 } else {
                     break;
                 }
             }
-            for (ByteBuffer part : parts) {
-                gather[count++] = part;
+            for (int part = 0; part < parts; part++) {
+                gather[count++] = request.replyPart(part);
             }
             replies++;
         }
@@ -137,17 +151,28 @@ final class LoopReplies implements ReplySink {
     /** Reports each of the first {@code gathered} replies now wholly written; returns true if all of them are. */
     private boolean reportWritten(int gathered) {
         for (int i = 0; i < gathered; i++) {
-            for (ByteBuffer part : unsent.peek().buffers()) {
-                if (part.hasRemaining()) {
+            InFlightRequest oldest = unsent[unsentHead];
+            for (int part = 0; part < oldest.replyPartCount(); part++) {
+                if (oldest.replyPart(part).hasRemaining()) {
                     return false;
                 }
             }
-            report(unsent.poll());
+            report(pollUnsent());
         }
         return true;
     }
 
-    private void report(ReplyWriter.Reply reply) {
-        written.accept(reply.request());
+    /** Takes the oldest waiting reply's request off the ring. */
+    private InFlightRequest pollUnsent() {
+        InFlightRequest oldest = unsent[unsentHead];
+        unsent[unsentHead] = null;
+        unsentHead = (unsentHead + 1) % unsent.length;
+        unsentCount--;
+        return oldest;
+    }
+
+    /** Off the ring first: what {@code written} does with the request (give it back for reuse) is then safe. */
+    private void report(InFlightRequest request) {
+        written.accept(request);
     }
 }

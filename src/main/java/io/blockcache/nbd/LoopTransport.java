@@ -30,6 +30,11 @@ import java.util.function.Consumer;
  * shutdown) reading stops for good and the connection's own thread is told; it then waits for every reply as
  * before ({@link Connection}).
  *
+ * <p>Allocation (issue 10): requests are {@link InFlightRequest} objects reused from this connection's
+ * {@link RequestPool}; a header is decoded straight into one, and one goes back to the pool once its reply has been
+ * written or dropped and reported (which frees its permit, budget and buffer first). Refusals, budget waits and
+ * buffers too large for the pool still allocate (rare paths).
+ *
  * <p>Thread rule: the loop thread, except {@link #start}, {@link #closedElsewhere} and the getters (any thread).
  */
 final class LoopTransport {
@@ -48,6 +53,8 @@ final class LoopTransport {
     /** Input read and not yet taken, position to limit (handed over by the handshake's {@link FrameReader}). */
     private final ByteBuffer staging;
     private final Consumer<Exception> inputEnded;
+    private final Consumer<InFlightRequest> written;
+    private final RequestPool pool;
     private SelectionKey key;
     private int interestOps = -1;
 
@@ -59,7 +66,7 @@ final class LoopTransport {
     private long skipBytesLeft;
     private Runnable afterSkip;
     /** A request that holds its permit and waits for budget. */
-    private NbdRequest waitingForBudget;
+    private InFlightRequest waitingForBudget;
     private boolean paused;
     /** A request waits for its large buffer from {@link #allocateOffLoop}: nothing else is read meanwhile. */
     private boolean waitingForBuffer;
@@ -93,12 +100,18 @@ final class LoopTransport {
         this.budget = budget;
         this.staging = staging;
         this.inputEnded = inputEnded;
-        this.replies = new LoopReplies(loop, channel, request -> {
-            written.accept(request);
-            if (paused && reading) {
-                queueResume(); // a permit (and budget) just came back
-            }
-        }, this::updateInterest, this::endInput);
+        this.written = written;
+        this.replies = new LoopReplies(loop, channel, this::replyWritten, this::updateInterest, this::endInput);
+        this.pool = new RequestPool(session, replies, context.buffers());
+    }
+
+    /** A reply was written or dropped: the connection frees what the request held, then the request is reused. */
+    private void replyWritten(InFlightRequest request) {
+        written.accept(request);
+        pool.giveBack(request);
+        if (paused && reading) {
+            queueResume(); // a permit (and budget) just came back
+        }
     }
 
     /** Where this connection's replies go. */
@@ -198,9 +211,9 @@ final class LoopTransport {
      */
     private boolean takeFromStaging() throws ProtocolException {
         if (waitingForBudget != null) {
-            NbdRequest header = waitingForBudget;
+            InFlightRequest request = waitingForBudget;
             waitingForBudget = null;
-            admitWithBudget(header, false);
+            admitWithBudget(request, false);
             return !paused;
         }
         if (filling != null) {
@@ -236,49 +249,49 @@ final class LoopTransport {
             pause();
             return false;
         }
-        NbdRequest header;
+        InFlightRequest request = pool.take();
         try {
-            header = TransmissionCodec.decodeRequest(staging);
+            TransmissionCodec.decodeRequest(staging, request);
         } catch (ProtocolException e) {
             requestPermits.release();
             throw e;
         }
         awaitingRequest = false;
-        if (header.type() == CMD_DISC) {
+        if (request.type() == CMD_DISC) {
             requestPermits.release();
             endInput(null);
             return false;
         }
-        admit(header);
+        admit(request);
         return true;
     }
 
     /** As {@link Connection}'s admit: refusals first, holding no budget, then budget, buffer and payload. */
-    private void admit(NbdRequest header) throws ProtocolException {
-        boolean write = header.type() == CMD_WRITE;
-        long lengthBytes = header.lengthBytes();
-        if ((write || header.type() == CMD_READ) && lengthBytes > Connection.REQUEST_BYTES_MAX) {
+    private void admit(InFlightRequest request) throws ProtocolException {
+        boolean write = request.type() == CMD_WRITE;
+        long lengthBytes = request.lengthBytes();
+        if ((write || request.type() == CMD_READ) && lengthBytes > Connection.REQUEST_BYTES_MAX) {
             if (write && lengthBytes > Connection.REFUSED_PAYLOAD_BYTES_MAX) {
                 requestPermits.release();
                 throw new ProtocolException("WRITE of " + lengthBytes + " bytes: too large to consume");
             }
-            refuseAfter(write ? lengthBytes : 0, header, new RequestCheck.Refusal(EINVAL, "length " + lengthBytes
+            refuseAfter(write ? lengthBytes : 0, request, new RequestCheck.Refusal(EINVAL, "length " + lengthBytes
                     + " exceeds the maximum of " + Connection.REQUEST_BYTES_MAX + " bytes"));
             return;
         }
-        RequestCheck.Refusal refusal = RequestCheck.refusal(header, session);
+        RequestCheck.Refusal refusal = RequestCheck.refusal(request, session);
         if (refusal != null) {
-            refuseAfter(write ? lengthBytes : 0, header, refusal); // no budget or buffer for a bad request
+            refuseAfter(write ? lengthBytes : 0, request, refusal); // no budget or buffer for a bad request
             return;
         }
-        admitWithBudget(header, true);
+        admitWithBudget(request, true);
     }
 
-    private void admitWithBudget(NbdRequest header, boolean firstTry) {
-        int bufferLengthBytes = ConnectionBudget.bufferLengthBytes(header);
+    private void admitWithBudget(InFlightRequest request, boolean firstTry) {
+        int bufferLengthBytes = ConnectionBudget.bufferLengthBytes(request);
         long bufferBytes = ConnectionBudget.bytesFor(bufferLengthBytes);
         if (!budget.tryTake(bufferBytes, firstTry)) {
-            waitingForBudget = header;
+            waitingForBudget = request;
             pause();
             if (!budgetRetryScheduled) {
                 budgetRetryScheduled = true;
@@ -290,17 +303,17 @@ final class LoopTransport {
             return;
         }
         if (bufferLengthBytes > PayloadBuffers.LARGEST_CLASS_BYTES) {
-            allocateOffLoop(header, bufferLengthBytes, bufferBytes);
+            allocateOffLoop(request, bufferLengthBytes, bufferBytes);
             return;
         }
         ByteBuffer buffer;
         try {
             buffer = bufferLengthBytes == 0 ? null : context.buffers().take(bufferLengthBytes);
         } catch (OutOfMemoryError e) {
-            noBuffer(header, bufferLengthBytes, bufferBytes, e);
+            noBuffer(request, bufferLengthBytes, bufferBytes, e);
             return;
         }
-        begin(header, buffer, bufferBytes);
+        begin(request, buffer, bufferBytes);
     }
 
     /**
@@ -308,7 +321,7 @@ final class LoopTransport {
      * of milliseconds. Allocated on a virtual thread of its own while this connection pauses, so the loop's turn
      * stays short; such requests are rare (clients split at the preferred block size), so the hand-off costs little.
      */
-    private void allocateOffLoop(NbdRequest header, int bufferLengthBytes, long bufferBytes) {
+    private void allocateOffLoop(InFlightRequest request, int bufferLengthBytes, long bufferBytes) {
         waitingForBuffer = true;
         pause();
         Thread.ofVirtual().name("nbd-allocate").start(() -> {
@@ -322,7 +335,7 @@ final class LoopTransport {
             ByteBuffer allocated = buffer;
             OutOfMemoryError failed = failure;
             try {
-                loop.execute(() -> bufferAllocated(header, bufferLengthBytes, bufferBytes, allocated, failed));
+                loop.execute(() -> bufferAllocated(request, bufferLengthBytes, bufferBytes, allocated, failed));
             } catch (IllegalStateException loopStopped) {
                 if (allocated != null) {
                     context.buffers().release(allocated); // nobody will serve this connection any more
@@ -332,7 +345,7 @@ final class LoopTransport {
         });
     }
 
-    private void bufferAllocated(NbdRequest header, int bufferLengthBytes, long bufferBytes, ByteBuffer buffer,
+    private void bufferAllocated(InFlightRequest request, int bufferLengthBytes, long bufferBytes, ByteBuffer buffer,
                                  OutOfMemoryError failure) {
         waitingForBuffer = false;
         if (!reading) { // the connection ended meanwhile: give back what the request held
@@ -344,28 +357,28 @@ final class LoopTransport {
             return;
         }
         if (failure != null) {
-            noBuffer(header, bufferLengthBytes, bufferBytes, failure);
+            noBuffer(request, bufferLengthBytes, bufferBytes, failure);
         } else {
-            begin(header, buffer, bufferBytes);
+            begin(request, buffer, bufferBytes);
         }
         resume();
     }
 
-    private void noBuffer(NbdRequest header, int bufferLengthBytes, long bufferBytes, OutOfMemoryError e) {
+    private void noBuffer(InFlightRequest request, int bufferLengthBytes, long bufferBytes, OutOfMemoryError e) {
         // The budget should keep direct memory below the JVM's limit, but other users of direct memory (or a limit
         // set below the budget) can still make this fail: fail this request, not the server.
         budget.give(bufferBytes);
         context.counters().allocationFailures.incrementAndGet();
         context.log().line(peer + ": no memory for a " + bufferLengthBytes + "-byte buffer (" + e.getMessage()
                 + "); request answered ENOMEM");
-        skipThen(header.type() == CMD_WRITE ? header.lengthBytes() : 0,
-                () -> answerNow(header, ENOMEM, "the server is short of buffer memory; retry later"));
+        skipThen(request.type() == CMD_WRITE ? request.lengthBytes() : 0,
+                () -> answerNow(request, ENOMEM, "the server is short of buffer memory; retry later"));
     }
 
     /** Starts a request that holds its permit, budget and buffer: reads its payload first if it has one. */
-    private void begin(NbdRequest header, ByteBuffer buffer, long bufferBytes) {
-        InFlightRequest request = new InFlightRequest(header, buffer, bufferBytes, session, replies, context.buffers());
-        if (header.type() == CMD_WRITE && header.lengthBytes() > 0) {
+    private void begin(InFlightRequest request, ByteBuffer buffer, long bufferBytes) {
+        request.hold(buffer, bufferBytes);
+        if (request.type() == CMD_WRITE && request.lengthBytes() > 0) {
             filling = request;
             payload = buffer;
         } else {
@@ -386,12 +399,12 @@ final class LoopTransport {
         CommandExecutor.execute(request); // its reply comes through send(), now or from a later completion
     }
 
-    private void refuseAfter(long payloadBytes, NbdRequest header, RequestCheck.Refusal refusal) {
+    private void refuseAfter(long payloadBytes, InFlightRequest request, RequestCheck.Refusal refusal) {
         if (refusal.error() != ENOTSUP) { // FAST_ZERO probes (qemu-img) are no client error
-            context.log().line(peer + ": request " + header.type() + " refused with error " + refusal.error() + ": "
+            context.log().line(peer + ": request " + request.type() + " refused with error " + refusal.error() + ": "
                     + refusal.message());
         }
-        skipThen(payloadBytes, () -> answerNow(header, refusal.error(), refusal.message()));
+        skipThen(payloadBytes, () -> answerNow(request, refusal.error(), refusal.message()));
     }
 
     private void skipThen(long payloadBytes, Runnable answer) {
@@ -403,9 +416,10 @@ final class LoopTransport {
         }
     }
 
-    private void answerNow(NbdRequest header, int error, String message) {
+    /** Answers a request that holds its permit and nothing else. */
+    private void answerNow(InFlightRequest request, int error, String message) {
         context.counters().idle.begin();
-        new InFlightRequest(header, null, 0, session, replies, context.buffers()).error(error, message);
+        request.error(error, message);
     }
 
     /** Reads into the payload directly when it is large and nothing is staged, else into the staging buffer. */

@@ -6,8 +6,12 @@ package io.blockcache.nbd;
  * budget and buffer return.
  */
 interface ReplySink {
-    /** Queues a reply; never blocks. */
-    void send(ReplyWriter.Reply reply);
+    /**
+     * Queues the reply {@code request} holds ({@link InFlightRequest#replyPart}); never blocks. The sink reports the
+     * request once its reply has been written or dropped; until then the request and its reply buffers are the
+     * sink's.
+     */
+    void send(InFlightRequest request);
 
     /** Reply bytes written to the socket so far; any thread. */
     long bytesWritten();

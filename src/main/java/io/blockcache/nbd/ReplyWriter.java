@@ -30,11 +30,14 @@ final class ReplyWriter implements ReplySink {
     /** Replies taken per gathering write: many small replies, one system call. */
     static final int BATCH_REPLIES_MAX = 64;
 
-    /** One reply: its buffers in order and the request it answers. */
-    record Reply(ByteBuffer[] buffers, InFlightRequest request) {
+    /**
+     * One queued reply: the request holding it. A TLS connection's replies still take one of these each (and the
+     * queue's node): issue 10's reuse is for the connections the loop serves.
+     */
+    private record Reply(InFlightRequest request) {
     }
 
-    private static final Reply STOP = new Reply(new ByteBuffer[0], null);
+    private static final Reply STOP = new Reply(null);
 
     private final GatheringByteChannel out;
     /** Replies queued at most: one per request in flight, plus the stop marker. */
@@ -67,7 +70,11 @@ final class ReplyWriter implements ReplySink {
 
     /** Queues a reply. */
     @Override
-    public void send(Reply reply) {
+    public void send(InFlightRequest request) {
+        send(new Reply(request));
+    }
+
+    private void send(Reply reply) {
         if (queuedCount.incrementAndGet() > QUEUED_REPLIES_MAX) {
             throw new IllegalStateException("reply queue full: more replies than requests in flight");
         }
@@ -118,7 +125,9 @@ final class ReplyWriter implements ReplySink {
                 if (reply == STOP) {
                     stopping = true;
                 } else {
-                    buffers.addAll(List.of(reply.buffers()));
+                    for (int i = 0; i < reply.request().replyPartCount(); i++) {
+                        buffers.add(reply.request().replyPart(i));
+                    }
                 }
             }
             try {
