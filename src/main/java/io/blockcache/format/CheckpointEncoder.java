@@ -49,10 +49,26 @@ public final class CheckpointEncoder {
 
     /** Encodes the next chunk (a multiple of 4096 bytes, at most chunkBytesMax). */
     public byte[] nextChunk() {
+        byte[] bytes = new byte[chunkBytesMax];
+        int chunkBytes = nextChunk(bytes);
+        return chunkBytes == bytes.length ? bytes : Arrays.copyOf(bytes, chunkBytes);
+    }
+
+    /**
+     * Encodes the next chunk into the start of {@code bytes}, whatever they held before, and returns its length (a
+     * multiple of 4096, at most chunkBytesMax): what {@link #nextChunk()} returns, without a new array per chunk.
+     * The checkpoint writer reuses one array for every chunk of every checkpoint (issue 10: a checkpoint's 256 KiB
+     * arrays were most of what the loop thread still allocated under a steady stream of writes).
+     *
+     * @throws IllegalArgumentException if {@code bytes} is shorter than chunkBytesMax
+     */
+    public int nextChunk(byte[] bytes) {
         if (!hasNext()) {
             throw new NoSuchElementException("no checkpoint items left");
         }
-        byte[] bytes = new byte[chunkBytesMax];
+        Checks.require(bytes.length >= chunkBytesMax, "a chunk needs %d bytes, got an array of %d", chunkBytesMax,
+                bytes.length);
+        Arrays.fill(bytes, 0, CheckpointChunk.HEADER_BYTES, (byte) 0);
         ByteBuffer buffer = ByteLayout.littleEndian(bytes);
         buffer.position(CheckpointChunk.HEADER_BYTES);
         int itemCount = 0;
@@ -73,6 +89,7 @@ public final class CheckpointEncoder {
         Checks.require(itemCount > 0, "chunkBytesMax %d cannot hold a single item", chunkBytesMax);
         int payloadBytes = buffer.position() - CheckpointChunk.HEADER_BYTES;
         int chunkBytes = (int) ByteLayout.roundUpToBlock(buffer.position());
+        Arrays.fill(bytes, buffer.position(), chunkBytes, (byte) 0); // padding, over what an older chunk left
         buffer.put(ByteLayout.OFFSET_MAGIC, CheckpointChunk.MAGIC);
         buffer.putInt(ByteLayout.OFFSET_VERSION, ByteLayout.FORMAT_VERSION);
         buffer.putLong(CheckpointChunk.OFFSET_START_SEQUENCE, checkpointStartSequence);
@@ -82,7 +99,7 @@ public final class CheckpointEncoder {
         int crc = Crc.ofWithZeroField(bytes, 0, chunkBytes, CheckpointChunk.OFFSET_CRC);
         buffer.putInt(CheckpointChunk.OFFSET_CRC, crc);
         digest.add(crc);
-        return chunkBytes == bytes.length ? bytes : Arrays.copyOf(bytes, chunkBytes);
+        return chunkBytes;
     }
 
     /** The digest of the chunks produced so far: the checkpointCrc of the CheckpointDone record. */

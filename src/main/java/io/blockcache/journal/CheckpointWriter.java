@@ -47,6 +47,11 @@ public final class CheckpointWriter {
     private List<IoCallback> waiters;
     private Run run;
     private long checkpointsWritten;
+    /**
+     * The array every chunk is encoded into, made at the first checkpoint and kept: one run at a time, and a chunk
+     * is encoded only once the previous chunk's write completed.
+     */
+    private byte[] chunk;
 
     /**
      * @param flushBackings flushes every backing device and calls back once (used by the shutdown checkpoint)
@@ -124,6 +129,13 @@ public final class CheckpointWriter {
         });
     }
 
+    private byte[] chunkArray() {
+        if (chunk == null) {
+            chunk = new byte[chunkBytesMax];
+        }
+        return chunk;
+    }
+
     private void finish(IoResult result) {
         Run finished = run;
         if (!result.ok()) {
@@ -157,8 +169,9 @@ public final class CheckpointWriter {
                 commit();
                 return;
             }
-            byte[] chunk = encoder.nextChunk();
-            if (bucket < 0 || offsetInBucketBytes + chunk.length > space.bucketSizeBytes()) {
+            byte[] chunk = chunkArray();
+            int chunkBytes = encoder.nextChunk(chunk);
+            if (bucket < 0 || offsetInBucketBytes + chunkBytes > space.bucketSizeBytes()) {
                 bucket = space.allocateMetadataBucket();
                 if (bucket < 0) {
                     finish(IoResult.error(IoStatus.NO_SPACE, "checkpoint: no free bucket for checkpoint data"));
@@ -168,8 +181,8 @@ public final class CheckpointWriter {
                 offsetInBucketBytes = 0;
             }
             long offset = space.bucketByteOffset(bucket) + offsetInBucketBytes;
-            offsetInBucketBytes += chunk.length;
-            cacheDevice.write(offset, ByteBuffer.wrap(chunk), false, result -> {
+            offsetInBucketBytes += chunkBytes;
+            cacheDevice.write(offset, ByteBuffer.wrap(chunk, 0, chunkBytes), false, result -> {
                 if (!result.ok()) {
                     finish(IoResult.error(IoStatus.IO_ERROR, "checkpoint: chunk write failed: " + result.message()));
                     return;

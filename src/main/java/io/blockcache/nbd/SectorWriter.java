@@ -2,6 +2,7 @@ package io.blockcache.nbd;
 
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
+import io.blockcache.device.PartCount;
 import io.blockcache.volume.Volume;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
@@ -36,9 +37,8 @@ final class SectorWriter implements IoCallback, Consumer<SectorRangeLock.Range> 
     private boolean fua;
     /** The caller while a write is under way; null when idle. */
     private IoCallback done;
-    /** Pieces not yet complete, the seal counted as one (as {@link io.blockcache.device.IoJoin}). */
-    private int outstanding;
-    private IoResult firstError;
+    /** Its pieces and the seal. */
+    private final PartCount parts = new PartCount();
 
     SectorWriter(Export export) {
         this.export = export;
@@ -69,8 +69,7 @@ final class SectorWriter implements IoCallback, Consumer<SectorRangeLock.Range> 
     /** The lock is granted (inside {@link #write}, or inside the release of an overlapping write): write. */
     @Override
     public void accept(SectorRangeLock.Range granted) {
-        outstanding = 1; // the seal
-        firstError = null;
+        parts.begin();
         if (offsetBytes % SECTOR_BYTES == 0 && lengthBytes % SECTOR_BYTES == 0) {
             writeMiddle(offsetBytes, lengthBytes, data); // aligned: all of it, no view
         } else {
@@ -82,26 +81,19 @@ final class SectorWriter implements IoCallback, Consumer<SectorRangeLock.Range> 
     /** One piece (or the seal) is done; the last releases the lock, makes this writer idle and calls the caller. */
     @Override
     public void complete(IoResult result) {
-        if (!result.ok() && firstError == null) {
-            firstError = result;
-        }
-        if (--outstanding > 0) {
+        IoResult outcome = parts.complete(result, "sector write");
+        if (outcome == null) {
             return;
-        }
-        if (outstanding < 0 || done == null) {
-            throw new IllegalStateException("sector write completed more often than it had pieces");
         }
         export.lock().release(range);
         IoCallback caller = done;
-        IoResult outcome = firstError == null ? IoResult.OK : firstError;
         done = null;
         data = null;
-        firstError = null;
         caller.complete(outcome);
     }
 
     private IoCallback addPiece() {
-        outstanding++;
+        parts.add();
         return this;
     }
 

@@ -21,9 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
  * is left is the loop's task queue node for each batch of completions, a few bytes per request on average, so
  * the bound is below one 24-byte object per request. A write allocates nothing of its own either (its routed
  * write, cached write, in-flight entry and journal entry are reused, and the journal encodes its insert in place);
- * what is left is amortised over many writes but large when it comes: a bucket opened every 64 writes (256 KiB), a
- * checkpoint when the small test journal fills, the moving GC. Rounds measure 30–90 B per write, the best of ten
- * 30–40 B, so the bound (64 B) fails on any per-write object of 40 B or more (the in-flight entry alone was 56 B).
+ * what is left is amortised over many writes: a bucket opened every 64 writes (256 KiB), a checkpoint of the small
+ * test journal now and then (its chunk array is reused; a new 256 KiB one per chunk made every other run measure
+ * ~50 B), the moving GC. The best of ten rounds measures 16–21 B, so the bound (64 B) fails on any per-write object
+ * of about 48 B or more (the in-flight entry alone was 56 B).
  * Allocation is counted, not timed, so a loaded machine cannot break it; the best round is taken because the JIT's
  * escape analysis removes some allocations only once it has compiled the path, and the amortised costs fall into
  * some rounds and not others.

@@ -7,6 +7,7 @@ import io.blockcache.format.CheckpointItem.GenerationSlice;
 import io.blockcache.format.JournalRecord.ExtentInsert;
 import io.blockcache.loop.Prng;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,25 @@ class CheckpointTest {
         assertThat(encoder.extentCount()).isEqualTo(expected.size());
         assertThat(encoder.checkpointCrc()).isEqualTo(digest.value());
         assertThat(encoder.chunkCount()).isEqualTo(index);
+    }
+
+    @Test
+    void chunksEncodedIntoOneReusedArrayAreTheFreshOnes() {
+        // Proves the checkpoint writer's path (every chunk encoded into the same array, over the bytes of the chunk
+        // before) writes exactly the chunks of a fresh array each: header and padding are cleared, not left over.
+        CheckpointEncoder fresh = new CheckpointEncoder(42, 8192, items(new Prng(33)).iterator());
+        CheckpointEncoder reusing = new CheckpointEncoder(42, 8192, items(new Prng(33)).iterator());
+        byte[] reused = new byte[8192];
+        Arrays.fill(reused, (byte) 0x5A); // what an older checkpoint left
+        int chunks = 0;
+        while (fresh.hasNext()) {
+            byte[] expected = fresh.nextChunk();
+            int chunkBytes = reusing.nextChunk(reused);
+            assertThat(Arrays.copyOf(reused, chunkBytes)).as("chunk %d", chunks++).isEqualTo(expected);
+        }
+        assertThat(reusing.hasNext()).isFalse();
+        assertThat(chunks).isGreaterThan(5);
+        assertThat(reusing.checkpointCrc()).isEqualTo(fresh.checkpointCrc());
     }
 
     @Test
