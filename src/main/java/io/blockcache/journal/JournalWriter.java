@@ -6,8 +6,6 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
-import io.blockcache.format.ByteLayout;
-import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
 import io.blockcache.format.JournalRecordCodec;
 import io.blockcache.loop.EventLoop;
@@ -15,7 +13,6 @@ import io.blockcache.loop.Timer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongConsumer;
 
@@ -68,48 +65,6 @@ public final class JournalWriter implements MetadataJournal {
     private boolean appending;
 
     /**
-     * Records of one entry-to-be, encoded as they are appended after the room its header takes, and who waits for them.
-     * Reused once written (issue 10: nothing allocated per record): its array grows to the largest entry it held, at
-     * most {@code entryBytesMax}, and the entry is sealed and written from it in place.
-     */
-    private static final class OpenEntry {
-        long sequence;
-        final List<IoCallback> waiters = new ArrayList<>(2);
-        byte[] bytes = new byte[4096];
-        /** Little-endian over {@link #bytes}; its position is where the next record goes. */
-        ByteBuffer records = ByteLayout.littleEndian(bytes);
-        int recordCount;
-        /** Set when sealed: the padded size written. */
-        int entryBytes;
-        boolean due;
-
-        OpenEntry reset(long sequence) {
-            this.sequence = sequence;
-            waiters.clear();
-            records.clear().position(JournalEntry.HEADER_BYTES);
-            recordCount = 0;
-            entryBytes = 0;
-            due = false;
-            return this;
-        }
-
-        int encodedBytes() {
-            return records.position();
-        }
-
-        /** The buffer to encode the next record into, grown so that {@code totalBytes} fit. */
-        ByteBuffer room(int totalBytes) {
-            if (totalBytes > bytes.length) {
-                int position = records.position();
-                bytes = Arrays.copyOf(bytes, Math.max(roundUp(totalBytes), Math.min(bytes.length * 2, 1 << 30)));
-                records = ByteLayout.littleEndian(bytes);
-                records.position(position);
-            }
-            return records;
-        }
-    }
-
-    /**
      * @param position where the journal continues (from recovery or a fresh format)
      * @param delayNs the journal delay: how long a record may wait for a commit nobody asked for
      * @param entryBytesMax the largest entry, a multiple of 4 KiB, at most one bucket
@@ -143,14 +98,14 @@ public final class JournalWriter implements MetadataJournal {
     public long append(JournalRecord record) {
         int bytes = JournalRecordCodec.encodedBytes(record);
         OpenEntry tail = tailWithRoom(bytes);
-        JournalRecordCodec.encode(record, tail.room(tail.encodedBytes() + bytes));
+        JournalRecordCodec.encode(record, tail.room(bytes));
         return appended(tail);
     }
 
     /** The open entry the next record of {@code bytes} goes into: the last one, or a new one if it is full. */
     private OpenEntry tailWithRoom(int bytes) {
         OpenEntry tail = open.peekLast();
-        if (tail == null || roundUp(tail.encodedBytes() + bytes) > entryBytesMax) {
+        if (tail == null || OpenEntry.roundUp(tail.encodedBytes() + bytes) > entryBytesMax) {
             if (tail != null) {
                 tail.due = true; // full: write it without waiting for the delay
             }
@@ -164,7 +119,7 @@ public final class JournalWriter implements MetadataJournal {
 
     /** A record was encoded into {@code tail}: counts it, arms the delay, writes what is due. */
     private long appended(OpenEntry tail) {
-        tail.recordCount++;
+        tail.recordAppended();
         if (delayTimer == null && delayNs > 0) {
             delayTimer = loop.schedule(delayNs, this::delayExpired);
         } else if (delayNs == 0) {
@@ -196,7 +151,7 @@ public final class JournalWriter implements MetadataJournal {
         // Encoded straight into the open entry, without a record object: one is appended per front-end write.
         int bytes = JournalRecordCodec.insertBytes(epoch != JournalRecord.EPOCH_NOT_RECORDED);
         OpenEntry tail = tailWithRoom(bytes);
-        JournalRecordCodec.encodeInsert(tail.room(tail.encodedBytes() + bytes), volumeId, startSector, lengthSectors,
+        JournalRecordCodec.encodeInsert(tail.room(bytes), volumeId, startSector, lengthSectors,
                 bucket, offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors, epoch);
         return appended(tail);
     }
@@ -339,7 +294,7 @@ public final class JournalWriter implements MetadataJournal {
         if (head == null || !head.due) {
             return;
         }
-        int entryBytes = roundUp(head.encodedBytes());
+        int entryBytes = OpenEntry.roundUp(head.encodedBytes());
         long offset = placement(entryBytes);
         boolean newBucket = offset % ring.bucketSizeBytes() == 0;
         if (newBucket && (!ring.reusable(offset, checkpointSequence)
@@ -358,10 +313,7 @@ public final class JournalWriter implements MetadataJournal {
             delayTimer.cancel();
             delayTimer = null;
         }
-        head.room(entryBytes);
-        JournalEntry.seal(head.bytes, head.sequence, checkpointSequence, previousEntryCrc, head.recordCount,
-                head.encodedBytes() - JournalEntry.HEADER_BYTES, entryBytes);
-        head.entryBytes = entryBytes;
+        ByteBuffer sealed = head.seal(checkpointSequence, previousEntryCrc);
         writing = head;
         cacheDevice.flush(flushed -> {
             if (!flushed.ok()) {
@@ -369,7 +321,7 @@ public final class JournalWriter implements MetadataJournal {
                         + flushed.message());
                 return;
             }
-            cacheDevice.write(ring.deviceOffset(offset), ByteBuffer.wrap(head.bytes, 0, head.entryBytes), true,
+            cacheDevice.write(ring.deviceOffset(offset), sealed, true,
                     written -> entryWritten(head, offset, written));
         });
         if (ring.bucketsInUse(checkpointSequence) * 2 > ring.buckets()) {
@@ -396,12 +348,12 @@ public final class JournalWriter implements MetadataJournal {
         }
         writing = null;
         ring.noteEntry(offset, entry.sequence);
-        ringOffsetBytes = (offset + entry.entryBytes) % ring.ringBytes();
-        previousEntryCrc = JournalEntry.storedCrc(entry.bytes);
+        ringOffsetBytes = (offset + entry.entryBytes()) % ring.ringBytes();
+        previousEntryCrc = entry.storedCrc();
         nextSequence = entry.sequence + 1;
         durableSequence = entry.sequence;
         entriesWritten++;
-        bytesWritten += entry.entryBytes;
+        bytesWritten += entry.entryBytes();
         onDurable.accept(entry.sequence);
         for (int i = 0; i < entry.waiters.size(); i++) { // indexed: no iterator per entry
             entry.waiters.get(i).complete(IoResult.OK);
@@ -423,9 +375,5 @@ public final class JournalWriter implements MetadataJournal {
         for (IoCallback waiter : waiters) {
             waiter.complete(failure);
         }
-    }
-
-    private static int roundUp(int bytes) {
-        return (bytes + 4095) & ~4095;
     }
 }
