@@ -154,11 +154,24 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
     }
 
     /**
-     * Decodes and verifies the entry at {@code bytes[offsetBytes..]}; {@code entryBytesMax} bounds the size
-     * the header may claim (the room left in its bucket). Never throws on bad bytes; error offsets are
-     * relative to {@code offsetBytes}.
+     * The verified header of an entry, its records not decoded: what recovery's search needs of every entry it
+     * finds (sequence, checkpoint start, chain CRC) without building thousands of record objects per entry.
+     *
+     * @param recordCount records that follow the header
+     * @param recordsBytes bytes those records take
      */
-    public static DecodeResult<JournalEntry> decode(byte[] bytes, int offsetBytes, int entryBytesMax) {
+    public record Header(long sequence, long checkpointSequence, int previousEntryCrc, int entryBytes, int entryCrc,
+                         int recordCount, int recordsBytes) {
+    }
+
+    /**
+     * Verifies the entry at {@code bytes[offsetBytes..]} as {@link #decode} does — magic, version, size, the CRC over
+     * the whole entry and the header's own fields — and returns its header without decoding the records. An entry
+     * whose header verifies but whose records do not decode (a writer bug, or a record type this version does not
+     * know) passes here and fails {@link #decode}. Never throws on bad bytes; error offsets are relative to
+     * {@code offsetBytes}.
+     */
+    public static DecodeResult<Header> decodeHeader(byte[] bytes, int offsetBytes, int entryBytesMax) {
         DecodeResult<Integer> length = peekEntryBytes(bytes, offsetBytes, entryBytesMax);
         if (!length.isOk()) {
             return DecodeResult.failed(length.error());
@@ -180,24 +193,45 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
             if (recordsBytes > entryBytes - HEADER_BYTES) {
                 throw reader.invalid("recordsBytes", 4, "at most " + (entryBytes - HEADER_BYTES), recordsBytes);
             }
-            FieldReader records = new FieldReader(bytes, offsetBytes, HEADER_BYTES + recordsBytes, NAME);
-            records.seek(HEADER_BYTES);
-            List<JournalRecord> decoded = new ArrayList<>(Math.min(recordCount, recordsBytes));
-            for (int i = 0; i < recordCount; i++) {
+            try {
+                checkHeader(sequence, checkpointSequence, entryBytes);
+            } catch (IllegalArgumentException e) {
+                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_SEQUENCE, e.getMessage());
+            }
+            return DecodeResult.ok(new Header(sequence, checkpointSequence, previousEntryCrc, entryBytes, entryCrc,
+                    recordCount, recordsBytes));
+        } catch (MalformedException e) {
+            return DecodeResult.failed(e.error());
+        }
+    }
+
+    /**
+     * Decodes and verifies the entry at {@code bytes[offsetBytes..]}; {@code entryBytesMax} bounds the size
+     * the header may claim (the room left in its bucket). Never throws on bad bytes; error offsets are
+     * relative to {@code offsetBytes}.
+     */
+    public static DecodeResult<JournalEntry> decode(byte[] bytes, int offsetBytes, int entryBytesMax) {
+        DecodeResult<Header> decodedHeader = decodeHeader(bytes, offsetBytes, entryBytesMax);
+        if (!decodedHeader.isOk()) {
+            return DecodeResult.failed(decodedHeader.error());
+        }
+        Header header = decodedHeader.value();
+        FieldReader records = new FieldReader(bytes, offsetBytes, HEADER_BYTES + header.recordsBytes(), NAME);
+        records.seek(HEADER_BYTES);
+        List<JournalRecord> decoded = new ArrayList<>(Math.min(header.recordCount(), header.recordsBytes()));
+        try {
+            for (int i = 0; i < header.recordCount(); i++) {
                 decoded.add(JournalRecordCodec.read(records));
             }
             if (records.remaining() != 0) {
-                throw records.fail(DecodeError.Kind.BAD_FIELD, records.position(), recordCount + " records end at byte "
-                        + records.position() + " but recordsBytes says " + (HEADER_BYTES + recordsBytes));
-            }
-            try {
-                return DecodeResult.ok(new JournalEntry(sequence, checkpointSequence, previousEntryCrc, entryBytes,
-                        entryCrc, decoded));
-            } catch (IllegalArgumentException e) {
-                throw reader.fail(DecodeError.Kind.BAD_FIELD, OFFSET_SEQUENCE, e.getMessage());
+                throw records.fail(DecodeError.Kind.BAD_FIELD, records.position(), header.recordCount()
+                        + " records end at byte " + records.position() + " but recordsBytes says "
+                        + (HEADER_BYTES + header.recordsBytes()));
             }
         } catch (MalformedException e) {
             return DecodeResult.failed(e.error());
         }
+        return DecodeResult.ok(new JournalEntry(header.sequence(), header.checkpointSequence(),
+                header.previousEntryCrc(), header.entryBytes(), header.entryCrc(), decoded));
     }
 }

@@ -13,8 +13,9 @@ import java.util.List;
 /**
  * Finds, in the bytes of the journal ring, what recovery must replay (docs/FORMAT.md §5.3). Pure: no I/O.
  *
- * <p>Steps: decode the first entry of every ring bucket; the one with the highest sequence names the newest
- * durable checkpoint's start ({@code checkpointSequence}); walk the hash chain from the bucket whose first
+ * <p>Steps: verify the first entry of every ring bucket (header and CRC; its records are decoded only if the walk
+ * reaches it); the one with the highest sequence names the newest durable checkpoint's start
+ * ({@code checkpointSequence}); walk the hash chain from the bucket whose first
  * entry has the largest sequence not above it (or the oldest bucket if none); the last CheckpointDone met on
  * the walk names the checkpoint to load; every entry from its start sequence on is replayed.
  *
@@ -67,11 +68,11 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
 
     /**
      * {@link #recover(byte[], int, BitSet)} in bounded steps, so that recovery can yield the loop between them
-     * (docs/ARCHITECTURE.md §4.6): each step decodes at most about one journal bucket's worth of the ring — the
-     * first entry of one bucket, the entries that start in {@value #BLOCKS_PER_STEP} 4 KiB blocks, one entry
-     * of the hash-chain walk, or the records of {@value #ENTRIES_PER_SEARCH_STEP} walked entries in the search
-     * for the last CheckpointDone. The steps and their order are those of the one-call form, which is built on them.
-     * Pure: no I/O. Thread rule: one thread at a time.
+     * (docs/ARCHITECTURE.md §4.6): each step looks at most at about one journal bucket's worth of the ring — the
+     * header and CRC of one bucket's first entry, the headers and CRCs of the entries that start in
+     * {@value #BLOCKS_PER_STEP} 4 KiB blocks, one entry of the hash-chain walk (records decoded), or the records of
+     * {@value #ENTRIES_PER_SEARCH_STEP} walked entries in the search for the last CheckpointDone. The steps and their
+     * order are those of the one-call form, which is built on them. Pure: no I/O. Thread rule: one thread at a time.
      */
     public static final class Steps {
         /** 4 KiB blocks looked at per step of the search for the newest valid entry: 256 KiB of ring. */
@@ -89,11 +90,11 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
         private final BitSet unreadableBlocks;
         private final int buckets;
         private final long[] firstSequence;
-        private JournalEntry newest;
+        private JournalEntry.Header newest;
         private int bucket;
         private int block;
         private long[] newestAnywhere;
-        private JournalEntry start;
+        private JournalEntry.Header start;
         private JournalScanner.Walk walk;
         private JournalScanner.Scan scan;
         private int searchedEntries;
@@ -120,7 +121,9 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
                 return true;
             }
             if (bucket < buckets) {
-                DecodeResult<JournalEntry> first = JournalEntry.decode(ring, bucket * bucketSizeBytes,
+                // The header and CRC only: decoding the records too (up to ~8,000 of them in a full entry) made
+                // this step take up to 6.7 ms of loop time after a crash (docs/BENCHMARKS.md "Recovery").
+                DecodeResult<JournalEntry.Header> first = JournalEntry.decodeHeader(ring, bucket * bucketSizeBytes,
                         bucketSizeBytes);
                 if (first.isOk()) {
                     firstSequence[bucket] = first.value().sequence();
@@ -150,7 +153,9 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
                     return true;
                 }
                 int startBucket = startBucket(firstSequence, newest.checkpointSequence());
-                start = JournalEntry.decode(ring, startBucket * bucketSizeBytes, bucketSizeBytes).value();
+                // Verified in the first phase; the walk decodes its records (a record that does not decode stops
+                // the walk as BAD_RECORD, which refuses).
+                start = JournalEntry.decodeHeader(ring, startBucket * bucketSizeBytes, bucketSizeBytes).value();
                 walk = new JournalScanner(ring.length, bucketSizeBytes).walk((offset, length) -> slice(ring, offset,
                         length), (long) startBucket * bucketSizeBytes, start.sequence(), start.previousEntryCrc());
                 return false;
@@ -250,17 +255,14 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
     /**
      * The valid entry with the highest sequence at the 4 KiB positions {@code [fromBlock, toBlock)} of the ring,
      * or {@code newest} if none is newer, as {sequence, ring offset}, or null. Costs one header check per block
-     * and a CRC per entry found: a few milliseconds per 8 MiB ring.
+     * and a CRC per entry found (its records are not decoded): a few milliseconds per 8 MiB ring.
      */
     private static long[] newestValidEntry(byte[] ring, int bucketSizeBytes, int fromBlock, int toBlock,
                                            long[] newest) {
         long[] found = newest;
         for (int offset = fromBlock * 4096; offset < toBlock * 4096; offset += 4096) {
             int roomInBucket = bucketSizeBytes - offset % bucketSizeBytes;
-            if (!JournalEntry.peekEntryBytes(ring, offset, roomInBucket).isOk()) {
-                continue;
-            }
-            DecodeResult<JournalEntry> entry = JournalEntry.decode(ring, offset, roomInBucket);
+            DecodeResult<JournalEntry.Header> entry = JournalEntry.decodeHeader(ring, offset, roomInBucket);
             if (entry.isOk() && (found == null || entry.value().sequence() > found[0])) {
                 found = new long[] {entry.value().sequence(), offset};
             }
