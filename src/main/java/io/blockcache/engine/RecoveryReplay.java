@@ -26,14 +26,13 @@ import java.util.function.Consumer;
  */
 final class RecoveryReplay {
     /**
-     * Work units per slice: an extent or record applied, or an extent visited by a sweep (the slice that starts a
-     * checkpoint chunk also decodes it, at most 256 KiB). Slices of 4096 took 0.2–0.6 ms on average in
+     * The most work units a slice does: an extent or record applied, or an extent visited by a sweep (decoding a
+     * checkpoint chunk, at most 256 KiB, is a slice of its own). Slices of 4096 took 0.2–0.6 ms on average in
      * {@code bench recovery} (docs/BENCHMARKS.md "Recovery"), far below the 10 ms a slice may hold the loop, and
-     * 4096 is a whole number of 128-extent leaves for the sweeps.
+     * 4096 is a whole number of 128-extent leaves for the sweeps. How many a slice does below that is the
+     * {@link SliceSizer}'s choice, from what the slices before it cost.
      */
     static final int SLICE_UNITS_MAX = 4096;
-    /** Leaves per sweep slice: each holds at most {@link ExtentIndex#LEAF_CAPACITY_DEFAULT} extents. */
-    private static final int SLICE_LEAVES = SLICE_UNITS_MAX / ExtentIndex.LEAF_CAPACITY_DEFAULT;
 
     private final EventLoop loop;
     private final RecoveryProgress progress;
@@ -45,6 +44,7 @@ final class RecoveryReplay {
     private final CacheSpace space;
     private final Consumer<String> done;
     private final Replayer.Ranges ranges = new Replayer.Ranges(SLICE_UNITS_MAX);
+    private final SliceSizer sizer = new SliceSizer(SLICE_UNITS_MAX);
 
     private List<CheckpointItem> chunk = List.of();
     private int itemIndex;
@@ -137,7 +137,9 @@ final class RecoveryReplay {
             done.accept("recovery failed while replaying metadata: " + e.getMessage());
             return;
         }
-        progress.slice(units, loop.nowNs() - startNs);
+        long elapsedNs = loop.nowNs() - startNs;
+        progress.slice(units, elapsedNs);
+        sizer.measured(units, elapsedNs);
         if (progress.phase() == RecoveryProgress.Phase.WIRING) {
             done.accept(null);
         } else {
@@ -145,26 +147,32 @@ final class RecoveryReplay {
         }
     }
 
-    /** Applies up to a slice of the current chunk's items; decodes the next chunk first if this one is done. */
+    /**
+     * Applies up to a slice of the current chunk's items, or, once they are all applied, decodes the next chunk: a
+     * slice of its own, since a cold decode of 256 KiB took milliseconds.
+     */
     private int checkpointSlice() throws JournalRecovery.CorruptJournalException {
         if (itemIndex == chunk.size()) {
             List<CheckpointItem> next = checkpoint == null ? null : checkpoint.nextChunk();
             if (next == null) {
                 progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords(), loop.nowNs());
+                sizer.phaseEntered();
                 return 0;
             }
             chunk = next;
             itemIndex = 0;
             withinItem = 0;
+            return 0;
         }
+        int budget = sizer.units();
         int units = 0;
-        while (units < SLICE_UNITS_MAX && itemIndex < chunk.size()) {
+        while (units < budget && itemIndex < chunk.size()) {
             CheckpointItem item = chunk.get(itemIndex);
             int size = switch (item) {
                 case CheckpointItem.GenerationSlice slice -> slice.generations().size();
                 case CheckpointItem.ExtentRun run -> run.extents().size();
             };
-            int to = Math.min(size, withinItem + SLICE_UNITS_MAX - units);
+            int to = Math.min(size, withinItem + budget - units);
             switch (item) {
                 case CheckpointItem.GenerationSlice slice -> replayer.applyGenerations(slice, withinItem, to);
                 case CheckpointItem.ExtentRun run -> {
@@ -193,10 +201,11 @@ final class RecoveryReplay {
     }
 
     private int journalSlice() {
+        int budget = sizer.units();
         int units = 0;
-        while (units < SLICE_UNITS_MAX && entryIndex < entries.size()) {
+        while (units < budget && entryIndex < entries.size()) {
             List<JournalRecord> records = entries.get(entryIndex).records();
-            int to = Math.min(records.size(), recordIndex + SLICE_UNITS_MAX - units);
+            int to = Math.min(records.size(), recordIndex + budget - units);
             int inserts = 0;
             for (int i = recordIndex; i < to; i++) {
                 JournalRecord record = records.get(i);
@@ -223,6 +232,7 @@ final class RecoveryReplay {
             extents += index.extentCount();
         }
         progress.enter(phase, extents, loop.nowNs());
+        sizer.phaseEntered();
         volumeIndex = 0;
         sweepCursor = 0;
     }
@@ -230,7 +240,7 @@ final class RecoveryReplay {
     private int dropCleanSlice() {
         ranges.visited = 0;
         if (volumeIndex < indexes.size()) {
-            sweepCursor = Replayer.dropCleanInNodes(indexes.get(volumeIndex), sweepCursor, SLICE_LEAVES, ranges);
+            sweepCursor = Replayer.dropCleanInNodes(indexes.get(volumeIndex), sweepCursor, sweepLeaves(), ranges);
             nextVolumeAtEnd();
         }
         if (volumeIndex == indexes.size()) {
@@ -248,7 +258,7 @@ final class RecoveryReplay {
         ranges.visited = 0;
         if (volumeIndex < indexes.size()) {
             ExtentIndex index = indexes.get(volumeIndex);
-            sweepCursor = index.forEachInNodes(sweepCursor, SLICE_LEAVES, (start, length, location, crc, at, span) -> {
+            sweepCursor = index.forEachInNodes(sweepCursor, sweepLeaves(), (start, length, location, crc, at, span) -> {
                 ranges.visited++;
                 int bucket = ExtentLocation.bucket(location);
                 if (space.currentGeneration(bucket) != ExtentLocation.generation(location)) {
@@ -267,6 +277,11 @@ final class RecoveryReplay {
             progress.enter(RecoveryProgress.Phase.WIRING, 0, loop.nowNs());
         }
         return (int) ranges.visited;
+    }
+
+    /** Leaves for a sweep slice: each holds at most {@link ExtentIndex#LEAF_CAPACITY_DEFAULT} extents. */
+    private int sweepLeaves() {
+        return Math.max(1, sizer.units() / ExtentIndex.LEAF_CAPACITY_DEFAULT);
     }
 
     private void nextVolumeAtEnd() {

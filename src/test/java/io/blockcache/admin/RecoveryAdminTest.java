@@ -87,33 +87,36 @@ class RecoveryAdminTest {
         assertThat(page.statusCode()).as("the dashboard, which shows the recovery's progress").isEqualTo(200);
         assertThat(page.body()).contains("id=\"recovery\"", "Opening the cache (recovery)");
 
-        // 2. On the loop: let the read complete (the replay queues its first slice), ask for stats, and return only
-        //    once that request's task is queued behind the first slice: it must be answered between two slices.
+        // 2. On the loop: let the read complete (the replay queues its first slice, which decodes the first
+        //    checkpoint chunk); behind that slice, ask for stats and return only once that request's task is queued
+        //    behind the second slice (which applies extents): it must be answered between two slices.
         CountDownLatch queued = new CountDownLatch(1);
-        signalling.armed.set(queued);
         CompletableFuture<HttpResponse<String>> between = new CompletableFuture<>();
         LoopCalls.<Boolean>await(loop, done -> {
             gate.release();
-            http.sendAsync(request("/api/stats"), HttpResponse.BodyHandlers.ofString())
-                    .whenComplete((response, error) -> {
-                        if (error != null) {
-                            between.completeExceptionally(error);
-                        } else {
-                            between.complete(response);
-                        }
-                    });
-            try {
-                done.accept(queued.await(WAIT.toSeconds(), TimeUnit.SECONDS));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                done.accept(false);
-            }
+            loop.execute(() -> {
+                signalling.armed.set(queued);
+                http.sendAsync(request("/api/stats"), HttpResponse.BodyHandlers.ofString())
+                        .whenComplete((response, error) -> {
+                            if (error != null) {
+                                between.completeExceptionally(error);
+                            } else {
+                                between.complete(response);
+                            }
+                        });
+                try {
+                    done.accept(queued.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    done.accept(false);
+                }
+            });
         }, WAIT);
         JsonNode during = json.readTree(between.get(WAIT.toSeconds(), TimeUnit.SECONDS).body()).path("recovery");
         assertThat(during.path("phase").asText()).isEqualTo("checkpoint");
         assertThat(during.path("extentsTotal").asLong()).isEqualTo(EXTENTS);
         assertThat(during.path("extentsDone").asLong()).isPositive().isLessThan(EXTENTS);
-        assertThat(during.path("slices").asLong()).isEqualTo(1);
+        assertThat(during.path("slices").asLong()).isEqualTo(2);
 
         Outcome<CacheSet> outcome = opened.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(outcome.error()).isNull();
