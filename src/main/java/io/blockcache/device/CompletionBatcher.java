@@ -25,6 +25,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CompletionBatcher {
     /** Callbacks per loop task: enough to take a whole queue depth at once, few enough to keep timers fair. */
     static final int DELIVERIES_PER_TASK_MAX = 256;
+    /**
+     * Loop time a delivery task may take before it queues itself again. A callback that submits an inline transfer
+     * (a {@link FileDevice} read the page cache serves) has that completion delivered by the same task, so a chain
+     * of large inline reads ran as one task: recovery reading a 64 MiB journal ring in 1 MiB chunks held the loop
+     * for 3-6 ms at a time (docs/BENCHMARKS.md "Recovery"). Looked at every {@link #DELIVERIES_BETWEEN_CLOCK_READS}
+     * deliveries; a loop whose time does not move (simulation) never stops early.
+     */
+    static final long TASK_NS_MAX = 1_000_000L;
+    static final int DELIVERIES_BETWEEN_CLOCK_READS = 4;
 
     /** One completion waiting for the loop. */
     private record Completion(IoCallback callback, IoResult result) {
@@ -89,19 +98,29 @@ public final class CompletionBatcher {
     private void run() {
         // Cleared before taking: a completion offered after this point schedules a task of its own.
         scheduled.set(false);
+        long startNs = loop.nowNs();
         Completion completion;
         int delivered = 0;
-        while (delivered < DELIVERIES_PER_TASK_MAX && (completion = queue.poll()) != null) {
+        while (mayDeliver(delivered, startNs) && (completion = queue.poll()) != null) {
             delivered++;
             completion.callback().complete(completion.result());
         }
         IoCallback callback;
-        while (delivered < DELIVERIES_PER_TASK_MAX && (callback = localCallbacks.poll()) != null) {
+        while (mayDeliver(delivered, startNs) && (callback = localCallbacks.poll()) != null) {
             delivered++;
             callback.complete(localResults.poll());
         }
         if (!queue.isEmpty() || !localCallbacks.isEmpty()) {
             schedule();
         }
+    }
+
+    /** True while this task may deliver one more completion: under both the count and the time bound. */
+    private boolean mayDeliver(int delivered, long startNs) {
+        if (delivered >= DELIVERIES_PER_TASK_MAX) {
+            return false;
+        }
+        return delivered % DELIVERIES_BETWEEN_CLOCK_READS != 0 || delivered == 0
+                || loop.nowNs() - startNs <= TASK_NS_MAX;
     }
 }
