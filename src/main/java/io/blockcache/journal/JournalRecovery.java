@@ -75,8 +75,12 @@ public record JournalRecovery(List<JournalEntry> replay, JournalRecord.Checkpoin
      * order are those of the one-call form, which is built on them. Pure: no I/O. Thread rule: one thread at a time.
      */
     public static final class Steps {
-        /** 4 KiB blocks looked at per step of the search for the newest valid entry: 256 KiB of ring. */
-        static final int BLOCKS_PER_STEP = 64;
+        /**
+         * 4 KiB blocks looked at per step of the search for the newest valid entry: 64 KiB of ring, plus the CRC of
+         * any entry that starts there. 64 blocks a step took 3.5-4 ms of loop time in a fresh JVM after a crash
+         * (docs/BENCHMARKS.md "Recovery"), where the 10 ms bound leaves little room for a preempted loop.
+         */
+        static final int BLOCKS_PER_STEP = 16;
         /**
          * Walked entries searched per step for the last CheckpointDone record. A full 256 KiB entry holds about
          * 8,000 records, objects the walk allocated over many steps, so looking at each costs a cache miss: in one
