@@ -16,24 +16,27 @@ import java.util.zip.CRC32C;
 
 /**
  * Moving GC (issue 6 item 2): copies the live extents of sparsely used buckets to the GC write point so the
- * buckets empty and are released. Up to {@link #PIECES_IN_FLIGHT} pieces at a time, each in turn: check the old
- * bucket still has the generation the piece was found under and pin it; read the range its CRC covers and verify
- * it; write the piece to the GC write point; then, in one loop step, look the range up and re-point every part
- * that is <em>still</em> at the old location (the same replace-only-if-unchanged rule as writeback). A front-end
- * write or trim that raced with the copy changed the location, so its data wins. Dirty parts are journaled through
- * {@link VolumeIndex#insertPiece} (the journal commit flushes the cache device first, so the copy is durable
- * before the record); clean parts need no journal. Moving GC moves dirty data; it never drops it.
+ * buckets empty and are released. In rounds of up to {@link #PIECES_PER_ROUND} pieces: for each piece, check the old
+ * bucket still has the generation the piece was found under, pin it, read the range its CRC covers and verify it (all
+ * of a round's reads at once); then write the round's verified pieces back to back to the GC write point, with one
+ * device write per reservation (usually one per round); then, in one loop step per write, look each piece up and
+ * re-point every part that is <em>still</em> at the old location (the same replace-only-if-unchanged rule as
+ * writeback). A front-end write or trim that raced with the copy changed the location, so its data wins. Dirty
+ * parts are journaled through {@link VolumeIndex#insertPiece} (the journal commit flushes the cache device first, so
+ * the copy is durable before the record); clean parts need no journal. Moving GC moves dirty data; it never drops it.
  *
  * <p>Thread rule: the cache's loop thread.
  */
 final class MovingGc {
     /**
-     * Pieces copied at once. Why more than one: each step of a copy waits its turn on the loop behind the front
-     * end's work, so one piece at a time moved ~25 MiB/s of 4 KiB pieces under a 4 KiB random-write load — less
-     * than compaction must free (docs/GC.md "Compaction"); the copies are independent (each re-points only what is
-     * still at its old location), and each is a page-cache transfer on a fast cache device.
+     * Pieces read, and then written with one write, per round. Why several: under a 4 KiB random-write load
+     * compaction copies one block in seven written (docs/GC.md "Compaction"), and each copy's own write was a
+     * system call on the loop thread (3.4 % of its time, docs/BENCHMARKS.md); a round's reads are page-cache
+     * transfers that complete at once on a fast cache device, so a round costs about one step's wait, not eight.
      */
-    static final int PIECES_IN_FLIGHT = 8;
+    static final int PIECES_PER_ROUND = 8;
+    /** A round up to this size is gathered into one kept direct buffer; a larger one (large extents) in a new one. */
+    static final int KEPT_BUFFER_BYTES = 256 << 10;
 
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
@@ -43,10 +46,22 @@ final class MovingGc {
     private final List<VolumeIndex> volumes;
     private final WritePoint writePoint;
     private final GcStats stats;
+    private final WritePoint.Reservation reservation = new WritePoint.Reservation();
+    private ByteBuffer keptBuffer;
     private List<MovePiece> pieces;
     private int next;
-    private int chains;
+    private boolean noRoom;
     private Runnable done;
+
+    // The round in progress: slots in the order of the pieces, filled as their reads complete.
+    private final MovePiece[] slotPiece = new MovePiece[PIECES_PER_ROUND];
+    private final ByteBuffer[] slotData = new ByteBuffer[PIECES_PER_ROUND];
+    private int readsLeft;
+    // The round's verified pieces, back to back in `batch`: piece k starts at roundStart[k] sectors.
+    private final MovePiece[] roundPiece = new MovePiece[PIECES_PER_ROUND];
+    private final int[] roundStart = new int[PIECES_PER_ROUND + 1];
+    private int roundPieces;
+    private ByteBuffer batch;
 
     MovingGc(EventLoop loop, BlockDevice cacheDevice, CacheLayout layout, BucketTable table,
              BucketAllocator allocator, List<VolumeIndex> volumes, GcStats stats) {
@@ -65,33 +80,36 @@ final class MovingGc {
         return writePoint.openBucket();
     }
 
-    /**
-     * Moves {@code toMove} in order, up to {@link #PIECES_IN_FLIGHT} at a time, then runs {@code whenDone}; stops
-     * early if no bucket is free.
-     */
+    /** Moves {@code toMove} in order, a round at a time, then runs {@code whenDone}; stops early without room. */
     void move(List<MovePiece> toMove, Runnable whenDone) {
         this.pieces = toMove;
         this.next = 0;
+        this.noRoom = false;
         this.done = whenDone;
-        this.chains = PIECES_IN_FLIGHT;
-        for (int i = 0; i < PIECES_IN_FLIGHT; i++) {
-            loop.execute(this::nextPiece);
+        loop.execute(this::startRound);
+    }
+
+    /** Reads the next round's pieces, or ends the move. */
+    private void startRound() {
+        if (noRoom || next >= pieces.size()) {
+            pieces = null;
+            batch = null;
+            done.run();
+            return;
+        }
+        int end = Math.min(pieces.size(), next + PIECES_PER_ROUND);
+        int first = next;
+        next = end;
+        readsLeft = end - first; // set before any read: one that completes at once cannot end the round early
+        for (int i = first; i < end; i++) {
+            readPiece(pieces.get(i), i - first);
         }
     }
 
-    /** One chain's next piece; the last chain to find none left ends the move. */
-    private void nextPiece() {
-        if (next >= pieces.size()) {
-            if (--chains == 0) {
-                pieces = null;
-                done.run();
-            }
-            return;
-        }
-        MovePiece piece = pieces.get(next++);
+    private void readPiece(MovePiece piece, int slot) {
         int bucket = ExtentLocation.bucket(piece.location());
         if (table.generation(bucket) != ExtentLocation.generation(piece.location())) {
-            loop.execute(this::nextPiece); // the bucket was emptied or evicted meanwhile: nothing to move
+            pieceRead(slot, null, null); // the bucket was emptied or evicted meanwhile: nothing to move
             return;
         }
         allocator.pin(bucket);
@@ -99,48 +117,113 @@ final class MovingGc {
         cacheDevice.read(layout.byteOffset(bucket, piece.crcOffsetInBucketSectors()), span, result -> {
             allocator.unpin(bucket);
             if (!result.ok()) {
-                loop.execute(this::nextPiece); // left in place; a front-end read reports the error
+                pieceRead(slot, null, null); // left in place; a front-end read reports the error
                 return;
             }
             if (crc(span.duplicate().clear()) != piece.crc32c()) {
                 stats.addMoveChecksumFailure();
-                loop.execute(this::nextPiece);
+                pieceRead(slot, null, null);
                 return;
             }
             int from = (ExtentLocation.offsetInBucketSectors(piece.location()) - piece.crcOffsetInBucketSectors())
                     * BlockDevice.SECTOR_BYTES;
-            ByteBuffer data = span.duplicate().clear().position(from)
-                    .limit(from + piece.lengthSectors() * BlockDevice.SECTOR_BYTES).slice();
-            writeChunk(piece, data, 0);
+            pieceRead(slot, piece, span.duplicate().clear().position(from)
+                    .limit(from + piece.lengthSectors() * BlockDevice.SECTOR_BYTES).slice());
         });
     }
 
-    /** Writes the piece from {@code doneSectors} on into as much as the GC write point grants, then installs it. */
-    private void writeChunk(MovePiece piece, ByteBuffer data, int doneSectors) {
-        if (doneSectors == piece.lengthSectors()) {
-            loop.execute(this::nextPiece);
-            return;
+    /** A piece's read ended ({@code piece} null: nothing to move); the last of the round writes the round. */
+    private void pieceRead(int slot, MovePiece piece, ByteBuffer data) {
+        slotPiece[slot] = piece;
+        slotData[slot] = data;
+        if (--readsLeft == 0) {
+            gatherRound();
+            writeFrom(0);
         }
-        WritePoint.Reservation reservation = new WritePoint.Reservation();
-        if (!writePoint.reserve(piece.lengthSectors() - doneSectors, reservation)) {
-            next = pieces.size(); // no free bucket: moving more would only compete with the front end
-            loop.execute(this::nextPiece);
-            return;
-        }
-        int length = reservation.lengthSectors();
-        int newBucket = reservation.bucket();
-        int newGeneration = table.generation(newBucket);
-        ByteBuffer chunk = data.duplicate().position(doneSectors * BlockDevice.SECTOR_BYTES)
-                .limit((doneSectors + length) * BlockDevice.SECTOR_BYTES).slice();
-        int chunkCrc = crc(chunk.duplicate());
-        cacheDevice.write(layout.byteOffset(newBucket, reservation.offsetSectors()), chunk, false, result -> {
-            if (result.ok()) {
-                install(piece, doneSectors, length, newBucket, reservation.offsetSectors(), newGeneration, chunkCrc);
-                stats.addMovedBytes((long) length * BlockDevice.SECTOR_BYTES);
+    }
+
+    /** Puts the round's verified pieces, in order, back to back into {@link #batch}. */
+    private void gatherRound() {
+        roundPieces = 0;
+        int sectors = 0;
+        for (int slot = 0; slot < PIECES_PER_ROUND; slot++) {
+            if (slotPiece[slot] != null) {
+                roundPiece[roundPieces] = slotPiece[slot];
+                roundStart[roundPieces++] = sectors;
+                sectors += slotPiece[slot].lengthSectors();
             }
-            allocator.unpin(newBucket);
-            writeChunk(piece, data, doneSectors + length);
-        });
+        }
+        roundStart[roundPieces] = sectors;
+        int bytes = sectors * BlockDevice.SECTOR_BYTES;
+        if (bytes <= KEPT_BUFFER_BYTES) {
+            if (keptBuffer == null) {
+                keptBuffer = ByteBuffer.allocateDirect(KEPT_BUFFER_BYTES);
+            }
+            batch = keptBuffer.clear().limit(bytes);
+        } else {
+            batch = ByteBuffer.allocateDirect(bytes); // rare: large extents; collected with the round
+        }
+        for (int slot = 0; slot < PIECES_PER_ROUND; slot++) {
+            if (slotPiece[slot] != null) {
+                batch.put(slotData[slot]);
+            }
+            slotPiece[slot] = null;
+            slotData[slot] = null;
+        }
+        batch.flip();
+    }
+
+    /**
+     * Writes the round from sector {@code doneSectors} on into as much as the GC write point grants (a reservation
+     * ends at a bucket's end), installs what that write held, then goes on with the rest, or the next round.
+     */
+    private void writeFrom(int doneSectors) {
+        int totalSectors = roundStart[roundPieces];
+        if (doneSectors == totalSectors) {
+            loop.execute(this::startRound);
+            return;
+        }
+        if (!writePoint.reserve(totalSectors - doneSectors, reservation)) {
+            noRoom = true; // no free bucket: moving more would only compete with the front end
+            loop.execute(this::startRound);
+            return;
+        }
+        int lengthSectors = reservation.lengthSectors();
+        int newBucket = reservation.bucket();
+        int newOffset = reservation.offsetSectors();
+        int newGeneration = table.generation(newBucket);
+        int endSectors = doneSectors + lengthSectors;
+        // Each piece's part in this write is an extent of its own with its own CRC, computed before the write.
+        int[] crcs = new int[roundPieces];
+        for (int k = 0; k < roundPieces; k++) {
+            int from = Math.max(doneSectors, roundStart[k]);
+            int to = Math.min(endSectors, roundStart[k + 1]);
+            if (from < to) {
+                crcs[k] = crc(sectors(from, to));
+            }
+        }
+        cacheDevice.write(layout.byteOffset(newBucket, newOffset), sectors(doneSectors, endSectors), false,
+                result -> {
+                    if (result.ok()) {
+                        for (int k = 0; k < roundPieces; k++) {
+                            int from = Math.max(doneSectors, roundStart[k]);
+                            int to = Math.min(endSectors, roundStart[k + 1]);
+                            if (from < to) {
+                                install(roundPiece[k], from - roundStart[k], to - from, newBucket,
+                                        newOffset + (from - doneSectors), newGeneration, crcs[k]);
+                            }
+                        }
+                        stats.addMovedBytes((long) lengthSectors * BlockDevice.SECTOR_BYTES);
+                    }
+                    allocator.unpin(newBucket);
+                    writeFrom(endSectors);
+                });
+    }
+
+    /** The round's sectors {@code [from, to)}, as a view of {@link #batch}. */
+    private ByteBuffer sectors(int from, int to) {
+        return batch.duplicate().limit(to * BlockDevice.SECTOR_BYTES).position(from * BlockDevice.SECTOR_BYTES)
+                .slice();
     }
 
     /** Re-points, in this one loop step, every part of the chunk still at its old location. */

@@ -9,14 +9,22 @@ import io.blockcache.device.IoCallback;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.index.LookupVisitor;
 import java.nio.ByteBuffer;
-import java.util.function.LongPredicate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 class MovingGcTest {
-    /** Delegates to the SSD; once armed, holds back the first write that {@code which} selects. */
+    /**
+     * Delegates to the SSD; records the writes {@code recorded} selects, and once armed holds back the first write
+     * that {@code which} selects.
+     */
     private static final class GatedDevice extends ForwardingDevice {
-        LongPredicate which;
+        Predicate<ByteBuffer> which;
         Runnable held;
+        Predicate<ByteBuffer> recorded;
+        final List<byte[]> writes = new ArrayList<>();
 
         GatedDevice(BlockDevice device) {
             super(device);
@@ -24,13 +32,33 @@ class MovingGcTest {
 
         @Override
         public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
-            if (which != null && src.remaining() == 4096 && which.test(offsetBytes)) {
+            if (recorded != null && recorded.test(src)) {
+                byte[] bytes = new byte[src.remaining()];
+                src.duplicate().get(bytes);
+                writes.add(bytes);
+            }
+            if (which != null && which.test(src)) {
                 which = null;
                 held = () -> inner().write(offsetBytes, src, fua, callback);
                 return;
             }
             inner().write(offsetBytes, src, fua, callback);
         }
+    }
+
+    /** True if {@code src} starts with version 1 of one of blocks 28..31: a copy of the sparse bucket's data. */
+    private static boolean startsWithAMovedBlock(ByteBuffer src) {
+        if (src.remaining() < GcHarness.BLOCK_BYTES) {
+            return false;
+        }
+        byte[] head = new byte[GcHarness.BLOCK_BYTES];
+        src.duplicate().get(head);
+        for (int block = 28; block < 32; block++) {
+            if (Arrays.equals(head, GcHarness.block(block, 1))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private GatedDevice gate;
@@ -68,9 +96,9 @@ class MovingGcTest {
         h.gc().setConfig(h.gc().config().withMoving(25, 16, 100));
 
         boolean[] done = gcHoldingTheFirstDataWrite();
-        assertThat(gate.held).as("moving GC wrote the first piece").isNotNull();
+        assertThat(gate.held).as("moving GC wrote the pieces").isNotNull();
         h.write(28, GcHarness.block(28, 3), false); // overwrite while its copy is in flight
-        h.trim(29, 1);                             // trim before its copy starts
+        h.trim(29, 1);                             // trim while its copy is in flight
         gate.held.run();
         h.loop.runUntil(() -> done[0]);
 
@@ -136,10 +164,10 @@ class MovingGcTest {
     }
 
     @Test
-    void piecesAreCopiedSeveralAtATime() {
-        // Proves PIECES_IN_FLIGHT: while the copy of the sparse bucket's first piece is held at its write, its other
-        // three pieces are copied and re-pointed; the held one completes after. (One at a time, nothing moved while
-        // the first was held, and compaction fell behind a 4 KiB random-write load: docs/GC.md "Compaction".)
+    void aRoundOfPiecesIsCopiedWithOneWrite() {
+        // Proves the rounds (MovingGc.PIECES_PER_ROUND): the sparse bucket's four live 4 KiB pieces are read, then
+        // written to the GC write point back to back with one device write, in order, and re-pointed. (One write
+        // per piece was a system call each on the loop thread: docs/BENCHMARKS.md "Session 17".)
         for (int i = 0; i < 32; i++) {
             h.write(i, GcHarness.block(i, 1), false);
         }
@@ -148,24 +176,29 @@ class MovingGcTest {
             h.write(i, GcHarness.block(i, 2), false); // blocks 28..31 left in it: four pieces
         }
         h.gc().setConfig(h.gc().config().withMoving(25, 16, 100));
-        boolean[] done = gcHoldingTheFirstDataWrite();
-        h.loop.runFor(10_000_000L);
-        assertThat(done[0]).isFalse();
-        assertThat(h.gc().stats().movedBytes()).as("moved while the first copy is held").isEqualTo(3 * 4096);
-        gate.held.run();
+        gate.recorded = MovingGcTest::startsWithAMovedBlock;
+        boolean[] done = {false};
+        h.gc().gc(r -> done[0] = true);
         h.loop.runUntil(() -> done[0]);
+
+        byte[] moved = concat(GcHarness.block(28, 1), GcHarness.block(29, 1), GcHarness.block(30, 1),
+                GcHarness.block(31, 1));
+        assertThat(gate.writes).as("writes of moved data").hasSize(1);
+        assertThat(gate.writes.get(0)).isEqualTo(moved);
         assertThat(h.gc().stats().movedBytes()).isEqualTo(4 * 4096);
         assertThat(h.set.space().table().liveSectors(sparse)).isZero();
-        assertThat(h.read(28, 4)).isEqualTo(concat(GcHarness.block(28, 1), GcHarness.block(29, 1),
-                GcHarness.block(30, 1), GcHarness.block(31, 1)));
+        assertThat(bucketOf(28)).isNotEqualTo(sparse).isEqualTo(bucketOf(31));
+        assertThat(h.read(28, 4)).isEqualTo(moved);
+
+        h.flush();
+        h.open(); // each piece was re-pointed (and journaled) on its own, with its own CRC
+        assertThat(h.read(28, 4)).isEqualTo(moved);
+        assertThat(h.read(29, 2)).isEqualTo(Arrays.copyOfRange(moved, 4096, 3 * 4096));
     }
 
-    /** Starts a GC run whose first write outside the journal (a moved piece) is held; runs until it is. */
+    /** Starts a GC run whose first write of moved data is held; runs until it is. */
     private boolean[] gcHoldingTheFirstDataWrite() {
-        long journalStart = h.set.superblock().bucketOffsetBytes(h.set.superblock().journalFirstBucket());
-        long journalEnd = journalStart
-                + (long) h.set.superblock().journalBuckets() * h.set.superblock().bucketSizeBytes();
-        gate.which = offset -> offset < journalStart || offset >= journalEnd;
+        gate.which = MovingGcTest::startsWithAMovedBlock;
         boolean[] done = {false};
         h.gc().gc(r -> done[0] = true);
         h.loop.runUntil(() -> gate.held != null);
