@@ -38,7 +38,8 @@ final class FioRunner {
 
     /**
      * Runs {@code workload} over its region for {@code runtimeSeconds} after a ramp of {@code rampSeconds} (not
-     * counted), and returns what fio measured with the server's CPU time per request and peak RSS.
+     * counted), and returns what fio measured with the server's CPU time per request, its peak RSS and the host's
+     * steal over the same measured part.
      */
     NbdBenchResult measure(NbdServerProcess server, NbdWorkload workload, boolean quick, int rampSeconds,
                            int runtimeSeconds) throws IOException, InterruptedException {
@@ -50,12 +51,14 @@ final class FioRunner {
                 "--runtime=" + runtimeSeconds, "--randrepeat=1", "--norandommap=1", "--uri=" + server.uri()));
         fio.process().waitFor(rampSeconds, TimeUnit.SECONDS); // the ramp: fio connects in milliseconds
         long cpuBeforeNs = server.meter().cpuNs();
+        HostSteal.Sample stealBefore = HostSteal.sample();
         String json = finish(fio, rampSeconds + runtimeSeconds);
         long cpuNs = server.meter().cpuNs() - cpuBeforeNs;
+        double stealPercent = HostSteal.percent(stealBefore, HostSteal.sample());
         FioJson.Section section = FioJson.parse(json, workload);
         double cpuUsPerRequest = section.requests() > 0 ? cpuNs / 1000.0 / section.requests() : Double.NaN;
         return new NbdBenchResult(server.name(), workload, section.iops(), section.mibPerSecond(),
-                section.p99Us(), cpuUsPerRequest, server.meter().peakRssBytes());
+                section.p99Us(), cpuUsPerRequest, server.meter().peakRssBytes(), stealPercent);
     }
 
     /**

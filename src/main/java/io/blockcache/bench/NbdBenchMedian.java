@@ -23,9 +23,11 @@ import java.util.function.ToDoubleFunction;
  * @param cpuRatio     median of the per-run CPU-per-request ratios to nbdkit-file
  * @param p99Ratio     median of the per-run p99 ratios to nbdkit-file
  * @param peakRssBytes the largest peak resident set any run saw
+ * @param stealPercentMax the most CPU the host took in any run's measured part, % ({@link HostSteal}; NaN if unknown)
  */
 public record NbdBenchMedian(String server, NbdWorkload workload, int runs, double iops, double iopsRatio,
-                             double cpuUs, double cpuRatio, double p99Ratio, long peakRssBytes) {
+                             double cpuUs, double cpuRatio, double p99Ratio, long peakRssBytes,
+                             double stealPercentMax) {
     /**
      * The medians of every (server, workload) cell over {@code runs} (each run's results as {@link NbdBench#run}
      * returns them), in the first run's order.
@@ -49,7 +51,9 @@ public record NbdBenchMedian(String server, NbdWorkload workload, int runs, doub
                     median(cell, c -> divide(c.result().cpuUsPerRequest(),
                             c.reference() == null ? 0 : c.reference().cpuUsPerRequest())),
                     median(cell, c -> divide(c.result().p99Us(), c.reference() == null ? 0 : c.reference().p99Us())),
-                    cell.stream().mapToLong(c -> c.result().peakRssBytes()).max().orElse(0)));
+                    cell.stream().mapToLong(c -> c.result().peakRssBytes()).max().orElse(0),
+                    cell.stream().mapToDouble(c -> c.result().stealPercent()).filter(p -> !Double.isNaN(p)).max()
+                            .orElse(Double.NaN)));
         }
         return medians;
     }
@@ -68,9 +72,9 @@ public record NbdBenchMedian(String server, NbdWorkload workload, int runs, doub
     public String toJsonLine() {
         return String.format(Locale.ROOT, "{\"run\":\"median\",\"runs\":%d,\"server\":\"%s\",\"workload\":\"%s\","
                         + "\"iops\":%.1f,\"iopsRatio\":%s,\"cpuUsPerRequest\":%s,\"cpuRatio\":%s,\"p99Ratio\":%s,"
-                        + "\"peakRssMiB\":%.1f%s}",
+                        + "\"peakRssMiB\":%.1f,\"stealPercentMax\":%s%s}",
                 runs, server, workload.label(), iops, json(iopsRatio), json(cpuUs), json(cpuRatio), json(p99Ratio),
-                peakRssBytes / 1048576.0, isBlockcache() ? ",\"goalMet\":" + meetsGoal() : "");
+                peakRssBytes / 1048576.0, json(stealPercentMax), isBlockcache() ? ",\"goalMet\":" + meetsGoal() : "");
     }
 
     private record Cell(NbdBenchResult result, NbdBenchResult reference) {

@@ -22,19 +22,32 @@ public final class NbdBenchReport {
     /** A fixed-width table, one row per result, grouped by workload in {@link NbdWorkload} order. */
     public static String table(List<NbdBenchResult> results) {
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
-                "%-20s %-15s %10s %9s %10s %10s %12s %9s%n", "workload", "server", "IOPS", "MiB/s", "p99 µs",
-                "vs nbdkit", "CPU µs/req", "RSS MiB"));
+                "%-20s %-15s %10s %9s %10s %10s %12s %9s %8s%n", "workload", "server", "IOPS", "MiB/s", "p99 µs",
+                "vs nbdkit", "CPU µs/req", "RSS MiB", "steal %"));
         for (NbdWorkload workload : NbdWorkload.values()) {
             for (NbdBenchResult result : results) {
                 if (result.workload() == workload) {
-                    text.append(String.format(Locale.ROOT, "%-20s %-15s %10.0f %9.1f %10.0f %9.2fx %12.1f %9.0f%n",
-                            workload.label(), result.server(), result.iops(), result.mibPerSecond(), result.p99Us(),
-                            ratio(results, result), result.cpuUsPerRequest(), result.peakRssBytes() / 1048576.0));
+                    text.append(String.format(Locale.ROOT,
+                            "%-20s %-15s %10.0f %9.1f %10.0f %9.2fx %12.1f %9.0f %8.1f%n", workload.label(),
+                            result.server(), result.iops(), result.mibPerSecond(), result.p99Us(),
+                            ratio(results, result), result.cpuUsPerRequest(), result.peakRssBytes() / 1048576.0,
+                            result.stealPercent()));
                 }
             }
         }
         text.append("CPU µs/req: the server's user+system time over the measured runtime / requests; "
-                + "RSS: its peak resident set (VmHWM) so far.\n");
+                + "RSS: its peak resident set (VmHWM) so far; steal: CPU time the host took from this machine then.\n");
+        List<String> noisy = new ArrayList<>();
+        for (NbdBenchResult result : results) {
+            if (result.stealPercent() > HostSteal.NOISY_PERCENT) {
+                noisy.add(result.workload().label() + " on " + result.server());
+            }
+        }
+        if (!noisy.isEmpty()) {
+            text.append(String.format(Locale.ROOT, "measured while the host stole more than %.0f %% of the CPU "
+                    + "(their ratios say more about the host than the servers): %s%n", HostSteal.NOISY_PERCENT,
+                    String.join(", ", noisy)));
+        }
         return text.toString();
     }
 
@@ -46,8 +59,8 @@ public final class NbdBenchReport {
     public static String medianTable(List<NbdBenchMedian> medians) {
         int runs = medians.stream().mapToInt(NbdBenchMedian::runs).max().orElse(0);
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "median of %d runs (ratios to %s taken "
-                + "within each run)%n%-20s %-15s %10s %10s %9s %9s %9s %9s  %s%n", runs, REFERENCE_SERVER,
-                "workload", "server", "IOPS", "vs nbdkit", "CPU µs", "CPU x", "p99 x", "RSS MiB", "goal"));
+                + "within each run)%n%-20s %-15s %10s %10s %9s %9s %9s %9s %8s  %s%n", runs, REFERENCE_SERVER,
+                "workload", "server", "IOPS", "vs nbdkit", "CPU µs", "CPU x", "p99 x", "RSS MiB", "steal %", "goal"));
         int rows = 0;
         int met = 0;
         for (NbdWorkload workload : NbdWorkload.values()) {
@@ -61,14 +74,17 @@ public final class NbdBenchReport {
                     met += median.meetsGoal() ? 1 : 0;
                     goal = (median.meetsGoal() ? "met     " : "NOT met ") + NbdGoal.of(workload).describe();
                 }
-                text.append(String.format(Locale.ROOT, "%-20s %-15s %10.0f %9.2fx %9.1f %8.2fx %8.2fx %9.0f  %s",
+                text.append(String.format(Locale.ROOT, "%-20s %-15s %10.0f %9.2fx %9.1f %8.2fx %8.2fx %9.0f %8.1f  %s",
                         workload.label(), median.server(), median.iops(), median.iopsRatio(), median.cpuUs(),
-                        median.cpuRatio(), median.p99Ratio(), median.peakRssBytes() / 1048576.0, goal)
+                        median.cpuRatio(), median.p99Ratio(), median.peakRssBytes() / 1048576.0,
+                        median.stealPercentMax(), goal)
                         .stripTrailing()).append('\n');
             }
         }
         text.append(String.format(Locale.ROOT, "goals met by blockcache's medians: %d of %d rows (peak RSS <= %d MiB "
-                + "counts in every row)%n", met, rows, NbdGoal.PEAK_RSS_MAX_BYTES >> 20));
+                + "counts in every row); steal %%: the most CPU the host took from this machine in any run of the row, "
+                + "above %.0f %% the row measured the host as much as the servers%n", met, rows,
+                NbdGoal.PEAK_RSS_MAX_BYTES >> 20, HostSteal.NOISY_PERCENT));
         return text.toString();
     }
 

@@ -13,17 +13,26 @@ import java.util.Locale;
  * @param cpuUsPerRequest the server process's user + system CPU time over the measured runtime, microseconds,
  *                        divided by the requests fio completed in it (NaN if none)
  * @param peakRssBytes    the server process's peak resident set ({@code VmHWM}) at the end of the row, bytes
+ * @param stealPercent    CPU time the host took from the machine over the measured runtime, % of all CPU time
+ *                        ({@link HostSteal}; NaN where unknown)
  */
 public record NbdBenchResult(String server, NbdWorkload workload, double iops, double mibPerSecond, double p99Us,
-                             double cpuUsPerRequest, long peakRssBytes) {
+                             double cpuUsPerRequest, long peakRssBytes, double stealPercent) {
+    /** A cell measured where the host's steal is unknown. */
+    public NbdBenchResult(String server, NbdWorkload workload, double iops, double mibPerSecond, double p99Us,
+                          double cpuUsPerRequest, long peakRssBytes) {
+        this(server, workload, iops, mibPerSecond, p99Us, cpuUsPerRequest, peakRssBytes, Double.NaN);
+    }
+
     /** One JSON object on one line. */
     public String toJsonLine() {
         return String.format(Locale.ROOT,
                 "{\"server\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"mibPerSecond\":%.2f,\"p99Us\":%.1f,"
-                        + "\"cpuUsPerRequest\":%s,\"peakRssMiB\":%.1f}",
+                        + "\"cpuUsPerRequest\":%s,\"peakRssMiB\":%.1f,\"stealPercent\":%s}",
                 server, workload.label(), iops, mibPerSecond, p99Us,
                 Double.isNaN(cpuUsPerRequest) ? "null" : String.format(Locale.ROOT, "%.2f", cpuUsPerRequest),
-                peakRssBytes / 1048576.0);
+                peakRssBytes / 1048576.0,
+                Double.isNaN(stealPercent) ? "null" : String.format(Locale.ROOT, "%.1f", stealPercent));
     }
 
     /** {@link #toJsonLine()} with {@code "run":run} first, for {@code --runs N}, where runs count from 1. */

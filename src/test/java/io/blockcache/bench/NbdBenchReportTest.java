@@ -50,7 +50,8 @@ class NbdBenchReportTest {
         NbdBenchResult alone = new NbdBenchResult("qemu-nbd", NbdWorkload.SEQWRITE1M, 10, 10, 9000, 1, 1);
         List<NbdBenchResult> results = List.of(ours, reference, alone);
         assertThat(ours.toJsonLine()).isEqualTo("{\"server\":\"blockcache\",\"workload\":\"randread4k-hit64k\","
-                + "\"iops\":500.0,\"mibPerSecond\":1.95,\"p99Us\":80.0,\"cpuUsPerRequest\":12.50,\"peakRssMiB\":3.0}");
+                + "\"iops\":500.0,\"mibPerSecond\":1.95,\"p99Us\":80.0,\"cpuUsPerRequest\":12.50,\"peakRssMiB\":3.0,"
+                + "\"stealPercent\":null}");
         assertThat(reference.toJsonLine()).contains("\"cpuUsPerRequest\":null,");
         assertThat(NbdBenchReport.ratio(results, ours)).isEqualTo(0.5);
         assertThat(NbdBenchReport.ratio(results, alone)).isNaN();
