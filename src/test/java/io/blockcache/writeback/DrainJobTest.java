@@ -100,7 +100,7 @@ class DrainJobTest {
     @Test
     void pauseHoldsProgressAndResumeFinishes() {
         // Proves pause holds every pass: once the passes in flight settle, nothing more is written for 5 s and the
-        // ETA is unknown; resume lets the drain finish clean.
+        // ETA is unknown; resume reports the running job with its cap at once and lets the drain finish clean.
         WritebackRig rig = dirtyRig();
         List<DrainProgress> reports = new ArrayList<>();
         IoResult[] result = start(rig, DrainLimits.ofBytes(MIB, DrainLimits.NO_DEADLINE), reports);
@@ -119,6 +119,10 @@ class DrainJobTest {
         assertThat(paused.etaNs()).isEqualTo(-1);
         assertThat(result[0]).isNull();
         rig.writeback().resumeDrain();
+        DrainProgress resumed = reports.get(reports.size() - 1);
+        assertThat(resumed.state()).as("reported at once, not at the next periodic report")
+                .isEqualTo(DrainState.RUNNING);
+        assertThat(resumed.rateCeilingBytesPerSecond()).isEqualTo(MIB);
         assertThat(rig.loop.runUntil(() -> result[0] != null)).isTrue();
         assertThat(result[0]).isEqualTo(IoResult.OK);
         assertThat(rig.dirtySectors()).isZero();
