@@ -61,6 +61,7 @@ final class MovingGc {
     private final MovePiece[] roundPiece = new MovePiece[PIECES_PER_ROUND];
     private final int[] roundStart = new int[PIECES_PER_ROUND + 1];
     private int roundPieces;
+    private final int[] partCrc = new int[PIECES_PER_ROUND];
     private ByteBuffer batch;
 
     MovingGc(EventLoop loop, BlockDevice cacheDevice, CacheLayout layout, BucketTable table,
@@ -193,24 +194,22 @@ final class MovingGc {
         int newOffset = reservation.offsetSectors();
         int newGeneration = table.generation(newBucket);
         int endSectors = doneSectors + lengthSectors;
-        // Each piece's part in this write is an extent of its own with its own CRC, computed before the write.
-        int[] crcs = new int[roundPieces];
+        // Each piece's part in this write is an extent of its own with its own CRC, computed before the write (one
+        // write of a round is in flight at a time, so the CRCs are kept in a field).
         for (int k = 0; k < roundPieces; k++) {
-            int from = Math.max(doneSectors, roundStart[k]);
-            int to = Math.min(endSectors, roundStart[k + 1]);
-            if (from < to) {
-                crcs[k] = crc(sectors(from, to));
+            if (partFrom(k, doneSectors) < partTo(k, endSectors)) {
+                partCrc[k] = crc(sectors(partFrom(k, doneSectors), partTo(k, endSectors)));
             }
         }
         cacheDevice.write(layout.byteOffset(newBucket, newOffset), sectors(doneSectors, endSectors), false,
                 result -> {
                     if (result.ok()) {
                         for (int k = 0; k < roundPieces; k++) {
-                            int from = Math.max(doneSectors, roundStart[k]);
-                            int to = Math.min(endSectors, roundStart[k + 1]);
+                            int from = partFrom(k, doneSectors);
+                            int to = partTo(k, endSectors);
                             if (from < to) {
                                 install(roundPiece[k], from - roundStart[k], to - from, newBucket,
-                                        newOffset + (from - doneSectors), newGeneration, crcs[k]);
+                                        newOffset + (from - doneSectors), newGeneration, partCrc[k]);
                             }
                         }
                         stats.addMovedBytes((long) lengthSectors * BlockDevice.SECTOR_BYTES);
@@ -218,6 +217,16 @@ final class MovingGc {
                     allocator.unpin(newBucket);
                     writeFrom(endSectors);
                 });
+    }
+
+    /** Where piece {@code k}'s part in a write that starts at round sector {@code writeFrom} begins. */
+    private int partFrom(int k, int writeFrom) {
+        return Math.max(writeFrom, roundStart[k]);
+    }
+
+    /** Where piece {@code k}'s part in a write that ends at round sector {@code writeTo} ends (empty if <= from). */
+    private int partTo(int k, int writeTo) {
+        return Math.min(writeTo, roundStart[k + 1]);
     }
 
     /** The round's sectors {@code [from, to)}, as a view of {@link #batch}. */
