@@ -11,6 +11,7 @@ nbdkit --foreground --exit-with-parent --ipaddr 127.0.0.1 --port 12001 --filter=
 $J -cp $JAR io.blockcache.cli.Main serve --data-dir $D/dd --cache $D/c.img --backing default=nbd://127.0.0.1:12001/ \
   --cache-size 268435456 --nbd-listen 127.0.0.1:11909 --admin-listen 127.0.0.1:11910 --mode writeback > $D/log 2>&1 &
 PID=$!
+trap 'kill $PID $NB 2>/dev/null' EXIT # an interrupted run leaves no server behind
 for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/11909) 2>/dev/null && break; sleep 0.3; done
 fio --ioengine=nbd --name=w --rw=randwrite --bs=4k --iodepth=16 --size=16m --time_based=1 --runtime=${RT:-5} \
   --uri=nbd://127.0.0.1:11909/default --output-format=terse > /dev/null

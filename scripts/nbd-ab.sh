@@ -15,6 +15,7 @@ start() { # name jar port
   echo $!
 }
 PA=$(start A $JA 11809 "${JOPTS_A:-}"); PB=$(start B $JB 11819 "${JOPTS_B:-}")
+trap 'kill $PA $PB 2>/dev/null' EXIT # an interrupted run leaves no server behind
 for p in 11809 11819; do for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && break; sleep 0.3; done; done
 for p in $FILLPORTS; do
   a=$((p+1))

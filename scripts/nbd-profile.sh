@@ -18,6 +18,7 @@ X
 $J/java -XX:+UseZGC -cp $JAR io.blockcache.cli.Main serve --cache $D/c.img --backing default=$D/b.img --cache-size 2147483648 --backing-size 2148532224 \
   --nbd-listen 127.0.0.1:11809 --admin-listen 127.0.0.1:11810 --mode writeback > $D/$TAG.log 2>&1 &
 PID=$!
+trap 'kill $PID 2>/dev/null' EXIT # an interrupted run leaves no server behind
 for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/11809) 2>/dev/null && break; sleep 0.3; done
 if [ $RW = randread ]; then
   curl -s -X PUT -d 0 http://127.0.0.1:11810/api/knobs/volume.default.congested_read_threshold_us >/dev/null

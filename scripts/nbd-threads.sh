@@ -10,6 +10,7 @@ J="${JAVA_HOME:+$JAVA_HOME/bin/java}"; [[ -n "$J" ]] || J="$(ls -d /usr/lib/jvm/
 $J -XX:+UseZGC $JOPTS -cp $JAR io.blockcache.cli.Main serve --cache $D/c.img --backing default=$D/b.img --cache-size 2147483648 --backing-size 2148532224 \
   --nbd-listen 127.0.0.1:11909 --admin-listen 127.0.0.1:11910 --mode writeback > $D/log 2>&1 &
 PID=$!
+trap 'kill $PID 2>/dev/null' EXIT # an interrupted run leaves no server behind
 for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/11909) 2>/dev/null && break; sleep 0.3; done
 if [ $RW = randread ] && [ -z "${NOFILL:-}" ]; then
   for k in congested_read_threshold_us congested_write_threshold_us sequential_cutoff_bytes; do curl -s -X PUT -d 0 http://127.0.0.1:11910/api/knobs/volume.default.$k >/dev/null; done

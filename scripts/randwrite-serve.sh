@@ -17,6 +17,7 @@ SERVE=(-cp $JAR io.blockcache.cli.Main serve --cache $D/c.img --backing default=
 OPTS=$($J -XX:TieredStopAtLevel=1 -Xmx64m "${SERVE[@]}" --print-jvm-options 2>/dev/null)
 $J $OPTS $JOPTS "${SERVE[@]}" > $D/serve.log 2>&1 &
 SPID=$!
+trap 'kill $SPID 2>/dev/null' EXIT # an interrupted run leaves no server behind
 for i in $(seq 100); do nbdinfo --size nbd://127.0.0.1:$P/default >/dev/null 2>&1 && break; sleep 0.2; done
 [ -n "$WBPAUSE" ] && curl -s -X PUT -d false http://127.0.0.1:$A/api/knobs/writeback.default.running >/dev/null
 [ -n "$KNOBS" ] && for kv in $KNOBS; do curl -s -X PUT -d ${kv#*=} http://127.0.0.1:$A/api/knobs/${kv%%=*} >/dev/null; done

@@ -14,6 +14,7 @@ mkdir -p "$D"
 "$L" serve --cache "$D/cache.img" --backing "default=$D/backing.img" --cache-size 2G --backing-size 4G \
   --nbd-listen 127.0.0.1:$P --admin-listen 127.0.0.1:$((P+1)) > "$D/serve.log" 2>&1 &
 LP=$!
+trap 'kill $LP 2>/dev/null' EXIT # an interrupted run leaves no server behind
 for _ in $(seq 200); do (echo > /dev/tcp/127.0.0.1/$P) 2>/dev/null && break; sleep 0.3; done
 JP=$(pgrep -P $LP java || echo $LP)  # the launcher execs java, so usually the same PID
 rss() { awk '/^VmRSS/ {print int($2/1024)}' /proc/$JP/status; }

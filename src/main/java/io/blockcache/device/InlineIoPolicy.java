@@ -93,9 +93,18 @@ final class InlineIoPolicy {
         return true;
     }
 
-    /** Records the time of an inline call (a probe or not) that began at loop time {@code nowNs}. Loop thread only. */
+    /** Records one inline transfer (a probe or not) of {@code callNs} at loop time {@code nowNs}. Loop thread only. */
     void recordInline(long callNs, long nowNs) {
-        inlineCalls++;
+        recordInline(callNs, nowNs, 1);
+    }
+
+    /**
+     * Records an inline channel call (a probe or not) at loop time {@code nowNs} that performed {@code transfers}
+     * transfers (more than one for a {@link WritePlug} of adjacent writes) in {@code callNs} each on average. Loop
+     * thread only.
+     */
+    void recordInline(long callNs, long nowNs, int transfers) {
+        inlineCalls += transfers;
         if (probing) {
             probing = false;
             if (callNs <= FAST_CALL_NS_MAX) {
