@@ -73,16 +73,16 @@ public final class RecoveryBench {
             rows.forEach(row -> lines.add(row.toJson()));
         } else {
             lines.add(String.format(Locale.ROOT, "%-6s %11s %11s %8s %8s %8s %8s %8s %7s %6s %8s %6s %8s %9s %-16s"
-                    + " %8s", "case", "extents", "replayed", "serve s", "cpu s", "read s", "replay s", "wire s",
-                    "slices", "units", "slice ms", ">10ms", "avg ms", "lag ms", "lag in", "heap MiB"));
+                    + " %8s %7s", "case", "extents", "replayed", "serve s", "cpu s", "read s", "replay s", "wire s",
+                    "slices", "units", "slice ms", ">10ms", "avg ms", "lag ms", "lag in", "heap MiB", "steal %"));
             for (BenchRow r : rows) {
                 lines.add(String.format(Locale.ROOT, "%-6s %,11d %,11d %8.2f %8.2f %8.2f %8.2f %8.2f %,7d %6d %8.2f"
-                        + " %6d %8.2f %9.1f %-16s %8.0f", r.policy(), (long) r.number("extentsAfterOpen"),
+                        + " %6d %8.2f %9.1f %-16s %8.0f %7.1f", r.policy(), (long) r.number("extentsAfterOpen"),
                         (long) r.number("extentsReplayed"), r.number("secondsToServing"), r.number("loopCpuSeconds"),
                         r.number("readMetadataSeconds"), r.number("replaySeconds"), r.number("wiringSeconds"),
                         (long) r.number("slices"), (long) r.number("sliceUnitsPeak"), r.number("sliceMsMax"),
                         (long) r.number("slicesOver10Ms"), r.number("sliceMsAverage"), r.number("loopLagMsMax"),
-                        r.get("loopLagPhase"), r.number("heapMiBAfterOpen")));
+                        r.get("loopLagPhase"), r.number("heapMiBAfterOpen"), r.number("stealPercent")));
             }
         }
         lines.forEach(out::println);
@@ -101,6 +101,7 @@ public final class RecoveryBench {
             RecoveryProgress progress = new RecoveryProgress();
             System.gc();
             LoopLagProbe probe = new LoopLagProbe(loop, progress);
+            HostSteal.Sample stealBefore = HostSteal.sample();
             probe.start();
             long startNs = System.nanoTime();
             long loopCpuStartNs = threads.getThreadCpuTime(loop.thread().threadId());
@@ -109,6 +110,7 @@ public final class RecoveryBench {
             long servingNs = System.nanoTime() - startNs;
             long loopCpuNs = threads.getThreadCpuTime(loop.thread().threadId()) - loopCpuStartNs;
             long lagNsMax = probe.stop();
+            double stealPercent = HostSteal.percent(stealBefore, HostSteal.sample());
             LoopAwait.run(loop, CALL_SECONDS_MAX, () -> set.knobs().find("writeback.default.running").set("false"));
             BenchRow row = LoopAwait.call(loop, CALL_SECONDS_MAX, done -> done.accept(new BenchRow("recovery", name)
                     .with("extents", extents)
@@ -132,7 +134,9 @@ public final class RecoveryBench {
             row.with("loopCpuSeconds", loopCpuNs / 1e9)
                     .with("loopLagMsMax", lagNsMax / 1e6)
                     .with("loopLagPhase", probe.lagPhase() == null ? null : probe.lagPhase().jsonName())
-                    .with("heapMiBAfterOpen", heapBytes / (double) (1 << 20));
+                    .with("heapMiBAfterOpen", heapBytes / (double) (1 << 20))
+                    // a descheduled loop is a long wait no code can prevent: say how much the host took meanwhile
+                    .with("stealPercent", Double.isNaN(stealPercent) ? null : stealPercent);
             log.accept("bench recovery: " + name + " open: " + row.toJson());
             if (thenShutDown) {
                 long shutdownStartNs = System.nanoTime();
