@@ -59,16 +59,8 @@ public final class FileDevice implements BlockDevice {
     private final InlineIoPolicy inlinePolicy;
     /** The loop thread's own channel calls (small transfers on a fast device, see {@link InlineIoPolicy}). */
     private final ChannelIo loopIo;
-    /** Adjacent inline writes of this loop turn, written together by {@link #plugTask} (loop thread only). */
-    private final WritePlug plug = new WritePlug();
-    /** The callbacks of a plug being delivered by its task, taken out first: a callback may start the next plug. */
-    private final IoCallback[] delivering = new IoCallback[WritePlug.REQUESTS_MAX];
-    private final Runnable plugTask = this::turnEnded;
-    /** True while {@link #plugTask} is queued on the loop (loop thread only). */
-    private boolean plugTaskQueued;
-    /** Plugs of two or more writes written, and the writes in them; loop thread writes, any thread reads. */
-    private volatile long plugsJoined;
-    private volatile long plugWritesJoined;
+    /** Adjacent inline writes of this loop turn, written together when its tasks run (see {@link WritePlug}). */
+    private final HeldWrites held;
     private volatile boolean closed;
 
     /**
@@ -116,6 +108,7 @@ public final class FileDevice implements BlockDevice {
         this.completions = new CompletionBatcher(loop);
         this.inlinePolicy = new InlineIoPolicy(options.direct());
         this.loopIo = new ChannelIo(channel, options.direct(), alignmentBytes);
+        this.held = new HeldWrites(loop, this::writeHeld, counters, completions);
         for (int i = 0; i < options.queueDepth(); i++) {
             ChannelIo io = new ChannelIo(channel, options.direct(), alignmentBytes);
             Thread thread = new Thread(() -> serve(io), "file-device-io-" + i + " " + path);
@@ -162,17 +155,17 @@ public final class FileDevice implements BlockDevice {
 
     /** Channel calls that wrote two or more adjacent inline writes at once ({@link WritePlug}); any thread. */
     public long plugsJoined() {
-        return plugsJoined;
+        return held.plugsJoined();
     }
 
     /** The writes those calls carried; any thread. */
     public long plugWritesJoined() {
-        return plugWritesJoined;
+        return held.writesJoined();
     }
 
     /** Writes held in the plug right now, waiting for the turn to end; loop thread (tests). */
     int heldWrites() {
-        return plug.count();
+        return held.count();
     }
 
     /** Completions that could not be delivered because the loop had already stopped; any thread. */
@@ -213,13 +206,12 @@ public final class FileDevice implements BlockDevice {
         long countedBytes = rejected == null ? lengthBytes : 0;
         long submittedNs = loop.nowNs();
         counters.onSubmit(op, countedBytes, submittedNs);
-        if (rejected == null && !plug.isEmpty() && (op == DeviceOp.FLUSH || fua || plug.overlaps(offsetBytes,
-                lengthBytes))) {
-            writePlug(false); // held writes go first: a flush, a FUA write or an overlapping request sees them
+        if (rejected == null) {
+            held.beforeRequest(op, offsetBytes, lengthBytes, fua);
         }
         if (rejected == null && op != DeviceOp.DISCARD && inlinePolicy.inline(op, lengthBytes, fua, submittedNs)) {
-            if (op == DeviceOp.WRITE && lengthBytes <= WritePlug.BYTES_MAX) {
-                hold(offsetBytes, buffer, callback, submittedNs);
+            if (op == DeviceOp.WRITE && HeldWrites.holds(lengthBytes)) {
+                held.hold(offsetBytes, buffer, callback, submittedNs);
                 return;
             }
             inlineRequest.reuse(op, offsetBytes, lengthBytes, countedBytes, buffer, fua, callback, submittedNs);
@@ -254,72 +246,17 @@ public final class FileDevice implements BlockDevice {
         request.forget();
     }
 
-    /**
-     * Holds an inline write in the plug, to be written with the adjacent ones of this loop turn when the turn's tasks
-     * run; a write that does not join first writes the plug it cannot join.
-     */
-    private void hold(long offsetBytes, ByteBuffer src, IoCallback callback, long submittedNs) {
-        if (!plug.accepts(offsetBytes, src.remaining())) {
-            writePlug(false);
-        }
-        plug.add(offsetBytes, src, callback, submittedNs);
-        if (!plugTaskQueued) {
-            try {
-                loop.execute(plugTask); // runs after the handlers of this turn, with the tasks they queued
-                plugTaskQueued = true;
-            } catch (IllegalStateException loopStopped) {
-                writePlug(false); // no turn will end: write now; the batcher counts what it cannot deliver
-            }
-        }
-    }
-
-    /** The plug's task: the turn that filled it is over; write it and run its callbacks. */
-    private void turnEnded() {
-        plugTaskQueued = false;
-        writePlug(true);
-    }
-
-    /**
-     * Writes the held writes with one channel call on the loop thread and completes each with its outcome: directly
-     * if {@code callNow} (the plug's own task, where no caller's submit is on the stack), else through the
-     * completion batcher (inside a submit that had to write the plug first).
-     */
-    private void writePlug(boolean callNow) {
-        int count = plug.count();
-        if (count == 0) {
-            return;
-        }
-        ByteBuffer data = plug.data();
-        long firstSubmittedNs = plug.submittedNs(0);
-        inlineRequest.reuse(DeviceOp.WRITE, plug.offsetBytes(), data.remaining(), data.remaining(), data, false,
-                plug.callback(0), firstSubmittedNs);
+    /** Writes the held writes' bytes with one channel call on the loop thread ({@link HeldWrites}). */
+    private IoResult writeHeld(long offsetBytes, ByteBuffer data, int writes, long firstSubmittedNs) {
+        inlineRequest.reuse(DeviceOp.WRITE, offsetBytes, data.remaining(), data.remaining(), data, false,
+                result -> { }, firstSubmittedNs);
         inlineRequest.begin();
         long startNs = System.nanoTime();
         IoResult result = execute(loopIo, inlineRequest);
-        inlinePolicy.recordInline((System.nanoTime() - startNs) / count, firstSubmittedNs, count);
+        inlinePolicy.recordInline((System.nanoTime() - startNs) / writes, firstSubmittedNs, writes);
         inlineRequest.end();
         inlineRequest.forget();
-        if (count > 1) {
-            plugsJoined++;
-            plugWritesJoined += count;
-        }
-        long nowNs = loop.nowNs();
-        for (int i = 0; i < count; i++) {
-            counters.onComplete(DeviceOp.WRITE, plug.lengthBytes(i), nowNs - plug.submittedNs(i), result, nowNs);
-            if (callNow) {
-                delivering[i] = plug.callback(i);
-            } else {
-                completions.deliver(plug.callback(i), result);
-            }
-        }
-        plug.clear();
-        if (callNow) {
-            for (int i = 0; i < count; i++) {
-                IoCallback callback = delivering[i];
-                delivering[i] = null;
-                callback.complete(result);
-            }
-        }
+        return result;
     }
 
     /** The body of one I/O thread: take, claim, perform, hand back; until told to stop. */
@@ -390,16 +327,7 @@ public final class FileDevice implements BlockDevice {
             return;
         }
         closed = true;
-        long nowNs = loop.nowNs();
-        long heldOffsetBytes = plug.offsetBytes();
-        for (int i = 0; i < plug.count(); i++) { // held writes never reached the file
-            IoResult cut = IoResult.error(IoStatus.CLOSED, describe(DeviceOp.WRITE, heldOffsetBytes,
-                    plug.lengthBytes(i)) + ": device is closed");
-            counters.onComplete(DeviceOp.WRITE, plug.lengthBytes(i), nowNs - plug.submittedNs(i), cut, nowNs);
-            completions.deliver(plug.callback(i), cut);
-            heldOffsetBytes += plug.lengthBytes(i);
-        }
-        plug.clear();
+        held.cutOff((offsetBytes, lengthBytes) -> describe(DeviceOp.WRITE, offsetBytes, lengthBytes));
         List<FileRequest> queued = new ArrayList<>();
         queue.drainTo(queued);
         for (FileRequest request : queued) {
