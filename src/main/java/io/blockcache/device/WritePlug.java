@@ -13,8 +13,8 @@ import java.nio.ByteBuffer;
  * writes in one call save N − 1 calls, each with its own file-time update and inode lock.
  *
  * <p>Buffers: the first write is kept as the caller's own buffer, so a plug of one costs nothing over writing it at
- * once; when a second joins, both are copied into the plug's staging buffer (direct, kept for the device's life),
- * and so is every later one. The callers' buffers are not read after {@link #add} returns.
+ * once; when a second joins, both are copied into the plug's staging buffer (direct, made on the first join and kept
+ * for the device's life), and so is every later one. The callers' buffers are not read after {@link #add} returns.
  *
  * <p>Thread rule: the owning loop's thread.
  */
@@ -24,7 +24,8 @@ final class WritePlug {
     /** Most writes held: one client's usual queue depth. */
     static final int REQUESTS_MAX = 32;
 
-    private final ByteBuffer staging = ByteBuffer.allocateDirect(BYTES_MAX);
+    /** Allocated when two writes first join: a device that never joins any (O_DIRECT, a backing file) holds none. */
+    private ByteBuffer staging;
     private final IoCallback[] callbacks = new IoCallback[REQUESTS_MAX];
     private final long[] lengthBytes = new long[REQUESTS_MAX];
     private final long[] submittedNs = new long[REQUESTS_MAX];
@@ -78,6 +79,9 @@ final class WritePlug {
             alone = src;
         } else {
             if (alone != null) {
+                if (staging == null) {
+                    staging = ByteBuffer.allocateDirect(BYTES_MAX);
+                }
                 staging.clear();
                 stage(alone);
                 alone = null;
@@ -128,6 +132,8 @@ final class WritePlug {
         }
         count = 0;
         alone = null;
-        staging.clear();
+        if (staging != null) {
+            staging.clear();
+        }
     }
 }
