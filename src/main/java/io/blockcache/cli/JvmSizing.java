@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.backing.S3Device;
 import io.blockcache.backing.S3Volume;
+import io.blockcache.volume.Volume;
 import io.blockcache.writeback.RunBuffers;
 import io.blockcache.writeback.Writeback;
 import io.blockcache.device.BlockDevice;
@@ -12,8 +13,8 @@ import java.util.List;
 /**
  * The JVM flags {@code bin/blockcache serve} runs with, from the size of the cache (docs/OPERATIONS.md,
  * "Memory"). The heap holds the extent index, which grows with the extents the cache can hold, and a fixed
- * base; direct memory holds I/O buffers, bounded by the NBD server's buffer budget and the file devices' bounce
- * buffers.
+ * base; direct memory holds I/O buffers, bounded by the NBD server's buffer budget, the file devices' bounce
+ * buffers, and each volume's writeback run buffers and read-miss fill copies.
  * Both limits are worst cases, so no load ends in an OutOfMemoryError; the JVM commits memory as it is used, so
  * resident memory follows the load, not the limits (docs/BENCHMARKS.md, "Process memory").
  *
@@ -79,7 +80,8 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
         long nbdBytes = Math.max(nbd.bufferBytesMax(), NbdLimits.DEFAULTS.bufferBytesMax())
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());
         long writeback = backingDevices * (RunBuffers.IN_USE_BYTES_MAX + RunBuffers.RETAINED_BYTES_MAX);
-        long direct = nbdBytes + devices + writeback + DIRECT_SLACK_BYTES;
+        long fills = backingDevices * Volume.FILL_DIRECT_BYTES_MAX;
+        long direct = nbdBytes + devices + writeback + fills + DIRECT_SLACK_BYTES;
         return new JvmSizing(roundUpMiB(heap), roundUpMiB(direct));
     }
 

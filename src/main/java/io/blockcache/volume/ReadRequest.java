@@ -20,10 +20,10 @@ import java.util.ArrayDeque;
  *
  * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread): {@link #take} hands out a
  * request from the volume's free list, and the request goes back there when it completes, just before its caller is
- * called. What a 4 KiB read hit needs is held in fields: the request is its own join of parts, its own callback for
- * its first cached piece, and reads that piece straight into the caller's buffer when the piece is the whole
- * request (a view is made only for a request of several pieces). The caller's buffer is left with the position
- * and limit it came with.
+ * called. What a 4 KiB read needs is held in fields: the request is its own join of parts, its own callback for
+ * its first cached piece, has one made with it for its first hole, and reads a piece straight into the caller's
+ * buffer when the piece is the whole request (a view is made only for a request of several pieces); a hole's fill
+ * is a reused {@link ReadFill}. The caller's buffer is left with the position and limit it came with.
  *
  * <p>Thread rule: the loop thread.
  */
@@ -44,6 +44,9 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
     private final PartCount parts = new PartCount();
     /** The first cached piece completes through this object; later ones through a callback of their own. */
     private boolean firstHitTaken;
+    /** The first hole's backing read completes through this object; later ones through a callback of their own. */
+    private boolean firstHoleTaken;
+    private final FirstHole firstHole = new FirstHole();
     private long hitStart;
     private int hitLengthSectors;
     private int hitBucket;
@@ -76,6 +79,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         request.callback = callback;
         request.parts.begin();
         request.firstHitTaken = false;
+        request.firstHoleTaken = false;
         return request;
     }
 
@@ -103,9 +107,8 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         caller.complete(outcome);
     }
 
-    private IoCallback addPart() {
+    private void addPart() {
         parts.add();
-        return this;
     }
 
     /** The bytes of {@code [pieceStart, +lengthSectors)} in the caller's buffer: the buffer itself for all of it. */
@@ -124,7 +127,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
 
     @Override
     public void hole(long pieceStart, int lengthSectors) {
-        ByteBuffer target = view(pieceStart, lengthSectors);
+        ByteBuffer target = target(pieceStart, lengthSectors);
         context.stats.readMissSectors.addAndGet(lengthSectors);
         CacheMode mode = context.mode;
         boolean fillWanted = context.config.fillOnReadMiss() && mode != CacheMode.NONE;
@@ -133,14 +136,46 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
             context.stats.fillsSkippedSectors.addAndGet(lengthSectors);
         }
         InFlightWrites.Entry fillEntry = fill ? context.inFlight.beginFill(pieceStart, lengthSectors) : null;
-        IoCallback part = addPart();
-        context.backingDevice.read(context.backingOffset(pieceStart), target, result -> {
-            if (fillEntry != null) {
-                fill(context, fillEntry, pieceStart, target, result.ok());
-            }
-            part.complete(result.ok() ? IoResult.OK
-                    : IoResult.error(IoStatus.IO_ERROR, "backing device read failed: " + result.message()));
-        });
+        addPart();
+        if (!firstHoleTaken) {
+            firstHoleTaken = true;
+            firstHole.begin(pieceStart, lengthSectors, fillEntry);
+            context.backingDevice.read(context.backingOffset(pieceStart), target, firstHole);
+            return;
+        }
+        context.backingDevice.read(context.backingOffset(pieceStart), target,
+                result -> holeRead(result, pieceStart, lengthSectors, fillEntry));
+    }
+
+    /** A hole's backing read is done: fills it (if it is to be) while the bytes are still the caller's. */
+    private void holeRead(IoResult result, long pieceStart, int pieceSectors, InFlightWrites.Entry fillEntry) {
+        if (fillEntry != null) {
+            int from = destinationFrom + (int) (pieceStart - startSector) * BlockDevice.SECTOR_BYTES;
+            ReadFill.start(context, fillEntry, pieceStart, destination, from, pieceSectors * BlockDevice.SECTOR_BYTES,
+                    result.ok());
+        }
+        complete(result.ok() ? IoResult.OK
+                : IoResult.error(IoStatus.IO_ERROR, "backing device read failed: " + result.message()));
+    }
+
+    /** The callback of a request's first hole, made once with the request, as the request is its first hit's. */
+    private final class FirstHole implements IoCallback {
+        private long pieceStart;
+        private int pieceSectors;
+        private InFlightWrites.Entry fillEntry;
+
+        void begin(long start, int sectors, InFlightWrites.Entry entry) {
+            pieceStart = start;
+            pieceSectors = sectors;
+            fillEntry = entry;
+        }
+
+        @Override
+        public void complete(IoResult result) {
+            InFlightWrites.Entry entry = fillEntry;
+            fillEntry = null;
+            holeRead(result, pieceStart, pieceSectors, entry);
+        }
     }
 
     @Override
@@ -201,34 +236,5 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
                 result -> complete(result.ok()
                 ? IoResult.OK
                 : IoResult.error(IoStatus.IO_ERROR, "backing device read failed: " + result.message())));
-    }
-
-    /** Fills a piece read from the backing device into the cache; static: it outlives the request. */
-    private static void fill(VolumeContext context, InFlightWrites.Entry entry, long pieceStart, ByteBuffer readData,
-                             boolean readOk) {
-        if (!readOk || entry.fillRaced()) {
-            if (entry.fillRaced()) {
-                context.stats.fillsRaced.incrementAndGet();
-            }
-            context.inFlight.end(entry);
-            return;
-        }
-        // Copy: the caller owns the read buffer and may reuse it as soon as the read completes.
-        ByteBuffer copy = ByteBuffer.allocate(readData.capacity());
-        copy.put(readData.duplicate().clear()).flip();
-        CachedWrite write = CachedWrite.take(context, pieceStart, copy, false);
-        if (!write.reserve()) {
-            context.inFlight.end(entry);
-            return;
-        }
-        write.write(entry, result -> {
-            if (result.ok()) {
-                context.stats.fillSectors.addAndGet(copy.remaining() / BlockDevice.SECTOR_BYTES);
-                if (entry.fillRaced()) {
-                    context.stats.fillsRaced.incrementAndGet();
-                }
-            }
-            context.inFlight.end(entry);
-        });
     }
 }

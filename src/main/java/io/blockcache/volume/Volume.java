@@ -31,6 +31,10 @@ import java.util.ArrayDeque;
  * <p>Thread rule: submit on the cache's loop thread; callbacks run there.
  */
 public final class Volume implements BlockDevice {
+    /** Direct memory a volume's read-miss fill copies use at most, handed out and kept ({@link ReadFill}). */
+    public static final long FILL_DIRECT_BYTES_MAX = ReadFill.BUFFER_IN_USE_BYTES_MAX
+            + ReadFill.BUFFER_RETAINED_BYTES_MAX;
+
     private final VolumeContext context;
     private final DeviceCounters counters = new DeviceCounters();
     private final RequestTracker tracker;

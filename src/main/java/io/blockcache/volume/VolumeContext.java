@@ -3,6 +3,7 @@ package io.blockcache.volume;
 import io.blockcache.cache.CacheLayout;
 import io.blockcache.cache.CacheSpace;
 import io.blockcache.device.BlockDevice;
+import io.blockcache.device.DirectBufferPool;
 import io.blockcache.journal.MetadataJournal;
 import io.blockcache.loop.EventLoop;
 import java.util.ArrayDeque;
@@ -23,6 +24,9 @@ final class VolumeContext {
     final InFlightWrites inFlight = new InFlightWrites();
     /** Cached writes kept for reuse ({@link CachedWrite#take}). */
     final ArrayDeque<CachedWrite> cachedWrites = new ArrayDeque<>();
+    /** Read-miss fills kept for reuse ({@link ReadFill}), and the direct buffers their copies live in. */
+    final ArrayDeque<ReadFill> fills = new ArrayDeque<>();
+    final DirectBufferPool fillBuffers = ReadFill.newBufferPool();
     final BackingWriteGate backingGate = new BackingWriteGate();
     final VolumeStats stats = new VolumeStats();
     final CacheExtentReader extentReader;

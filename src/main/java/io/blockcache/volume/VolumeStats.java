@@ -21,6 +21,7 @@ public final class VolumeStats {
     final AtomicLong occupancyBypassedSectors = new AtomicLong();
     final AtomicLong noRoomBypassedSectors = new AtomicLong();
     final AtomicLong fillsSkippedSectors = new AtomicLong();
+    final AtomicLong fillsNoRoomSectors = new AtomicLong();
     final AtomicLong writesThrottled = new AtomicLong();
     final AtomicLong throttleDelayNsTotal = new AtomicLong();
     final AtomicLong throttleDelayNsMax = new AtomicLong();
@@ -93,6 +94,11 @@ public final class VolumeStats {
     /** Read-miss sectors not filled into the cache because the read was sequential or the cache congested. */
     public long fillsSkippedSectors() {
         return fillsSkippedSectors.get();
+    }
+
+    /** Sectors of read misses not filled because the cache had no free bucket for them at the time. */
+    public long fillsNoRoomSectors() {
+        return fillsNoRoomSectors.get();
     }
 
     /** Write-back writes the throttle held for a while. */

@@ -1,6 +1,6 @@
 package io.blockcache.writeback;
 
-import io.blockcache.device.BufferShelf;
+import io.blockcache.device.DirectBufferPool;
 import java.nio.ByteBuffer;
 
 /**
@@ -22,6 +22,8 @@ import java.nio.ByteBuffer;
  * <p>Contents: a buffer is handed out with old bytes in it. A run overwrites every byte before it writes: its keys
  * (and a whole chunk's fills) cover it exactly, which {@link WritebackRun} checks when it is built.
  *
+ * <p>The pool itself is a {@link DirectBufferPool}; this class holds writeback's bounds.
+ *
  * <p>Thread rule: the loop thread.
  */
 public final class RunBuffers {
@@ -34,11 +36,10 @@ public final class RunBuffers {
     /** Free bytes kept per volume: 16 runs of 1 MiB. */
     public static final long RETAINED_BYTES_MAX = 16L << 20;
     /** Address alignment of every pooled buffer. */
-    static final int ALIGNMENT_BYTES = 4096;
+    static final int ALIGNMENT_BYTES = DirectBufferPool.ALIGNMENT_BYTES;
 
-    private final BufferShelf free = new BufferShelf(SMALLEST_CLASS_BYTES, LARGEST_CLASS_BYTES, RETAINED_BYTES_MAX);
-    private long inUseBytes;
-    private long allocated;
+    private final DirectBufferPool pool = new DirectBufferPool(SMALLEST_CLASS_BYTES, LARGEST_CLASS_BYTES,
+            IN_USE_BYTES_MAX, RETAINED_BYTES_MAX);
 
     /**
      * A buffer with position 0 and limit {@code lengthBytes}: direct, unless longer than the largest class or past
@@ -46,45 +47,26 @@ public final class RunBuffers {
      * {@link #give} once the run's backing write has completed.
      */
     ByteBuffer take(int lengthBytes) {
-        if (lengthBytes <= 0) {
-            throw new IllegalArgumentException("run buffer of " + lengthBytes + " bytes");
-        }
-        int sizeClass = free.sizeClass(lengthBytes);
-        if (sizeClass < 0 || inUseBytes + free.classBytes(sizeClass) > IN_USE_BYTES_MAX) {
-            return ByteBuffer.allocate(lengthBytes);
-        }
-        ByteBuffer buffer = free.poll(sizeClass);
-        if (buffer == null) {
-            int classBytes = free.classBytes(sizeClass);
-            buffer = ByteBuffer.allocateDirect(classBytes + ALIGNMENT_BYTES).alignedSlice(ALIGNMENT_BYTES)
-                    .limit(classBytes).slice();
-            allocated++;
-        }
-        inUseBytes += buffer.capacity();
-        return buffer.clear().limit(lengthBytes);
+        return pool.take(lengthBytes);
     }
 
     /** Takes back a buffer from {@link #take}; heap buffers, and any past the retained bound, are dropped. */
     void give(ByteBuffer buffer) {
-        if (!buffer.isDirect()) {
-            return;
-        }
-        inUseBytes -= buffer.capacity();
-        free.keep(buffer);
+        pool.give(buffer);
     }
 
     /** Free bytes kept now. */
     long retainedBytes() {
-        return free.retainedBytes();
+        return pool.retainedBytes();
     }
 
     /** Direct bytes handed out and not yet given back. */
     long inUseBytes() {
-        return inUseBytes;
+        return pool.inUseBytes();
     }
 
     /** Direct buffers allocated so far (a pool that works allocates few). */
     long allocated() {
-        return allocated;
+        return pool.allocated();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
+import io.blockcache.volume.Volume;
 import io.blockcache.writeback.RunBuffers;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -50,12 +51,13 @@ class JvmSizingTest {
     void directMemoryCoversTheNbdBudgetAndEveryDeviceBounceBuffer() {
         // Proves MaxDirectMemorySize covers NbdLimits.directMemoryBytesMax (at least the default budget, even when
         // a smaller one was asked), one bounce buffer per device I/O thread and each backing's writeback run buffers;
-        // a bigger budget raises it.
+        // each volume's read-miss fill copies; a bigger budget raises it.
         JvmSizing sizing = JvmSizing.forCache(1L << 30, 3, NbdLimits.DEFAULTS);
         long devices = 4 * FileDeviceOptions.DEFAULTS.directBytesMax();
         long writeback = 3 * (RunBuffers.IN_USE_BYTES_MAX + RunBuffers.RETAINED_BYTES_MAX);
+        long fills = 3 * Volume.FILL_DIRECT_BYTES_MAX;
         assertThat(sizing.directBytesMax())
-                .isGreaterThanOrEqualTo(NbdLimits.DEFAULTS.directMemoryBytesMax() + devices + writeback);
+                .isGreaterThanOrEqualTo(NbdLimits.DEFAULTS.directMemoryBytesMax() + devices + writeback + fills);
         assertThat(sizing.options()).contains("-XX:MaxDirectMemorySize=" + (sizing.directBytesMax() / MIB) + "m");
         NbdLimits small = new NbdLimits(NbdLimits.DEFAULTS.handshakeTimeout(), NbdLimits.DEFAULTS.idleTimeout(),
                 NbdLimits.DEFAULTS.replyStallTimeout(), NbdLimits.DEFAULTS.tcpKeepaliveIdle(), 256, 64,

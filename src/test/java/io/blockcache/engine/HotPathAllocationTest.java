@@ -24,7 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * what is left is amortised over many writes: a bucket opened every 64 writes (256 KiB), a checkpoint of the small
  * test journal now and then (its chunk array is reused; a new 256 KiB one per chunk made every other run measure
  * ~50 B), the moving GC. The best of ten rounds measures 16–21 B, so the bound (64 B) fails on any per-write object
- * of about 48 B or more (the in-flight entry alone was 56 B).
+ * of about 48 B or more (the in-flight entry alone was 56 B). A read miss and its fill allocate nothing of their own
+ * either (the fill's copy is a pooled direct buffer, its callbacks reused objects); each fill adds an extent, so the
+ * index grows, which a hit and an overwrite never make it do ({@code MISS_BYTES_MAX}).
  * Allocation is counted, not timed, so a loaded machine cannot break it; the best round is taken because the JIT's
  * escape analysis removes some allocations only once it has compiled the path, and the amortised costs fall into
  * some rounds and not others.
@@ -37,6 +39,15 @@ class HotPathAllocationTest {
     private static final int ROUNDS = 10;
     private static final long READ_HIT_BYTES_MAX = 24;
     private static final long WRITE_BYTES_MAX = 64;
+    /** The miss rounds: the volume's 16 MiB, a new 2 MiB each round (the cache holds all of it). */
+    private static final int MISS_ROUNDS = 8;
+    private static final int MISS_BLOCKS_PER_ROUND = (int) (FileCacheSet.VOLUME_BYTES / BLOCK_BYTES) / MISS_ROUNDS;
+    /**
+     * A miss and its fill, measured 139–145 B: unlike a hit or an overwrite, every fill adds an extent, so the
+     * index grows (its arrays, amortised), and a bucket opens every 64 fills. Before the fill copy was pooled and
+     * the hole's callbacks reused: 4,587 B. The bound fails on any per-miss object of about 56 B or more.
+     */
+    private static final long MISS_BYTES_MAX = 200;
 
     @TempDir
     Path dir;
@@ -76,9 +87,69 @@ class HotPathAllocationTest {
         }
     }
 
-    /** Runs one round of 4 KiB requests over the blocks, {@link #QUEUE_DEPTH} at a time, from the loop. */
+    @Test
+    void steadyStateReadMissesAllocateLittleOnTheLoopThread() throws Exception {
+        // Proves the bound for the miss path: a 4 KiB read of data that is not cached reads the backing device and
+        // fills the cache. Before its fill copy came from a pool it allocated its 4 KiB copy, a lambda for the
+        // backing read, a view of the buffer and a lambda for the fill's cache write. Each round
+        // reads blocks no round read before, so every read is a miss and a fill, and all of them fit in the cache.
+        try (FileCacheSet files = FileCacheSet.create(dir.resolve("cache"), dir.resolve("backing"))) {
+            files.format(1).orThrow();
+            CacheSet set = files.openSet().orThrow();
+            OnLoop.get(files.loop, () -> {
+                set.knobs().find("volume." + FileCacheSet.EXPORT + ".congested_read_threshold_us").set("0");
+                return null;
+            });
+            Volume volume = set.volume(FileCacheSet.EXPORT);
+            long loopThreadId = OnLoop.get(files.loop, () -> Thread.currentThread().threadId());
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long missBest = Long.MAX_VALUE;
+            for (int round = 0; round < MISS_ROUNDS; round++) {
+                long sectors = (long) MISS_BLOCKS_PER_ROUND * BLOCK_BYTES / 512;
+                long before = threads.getThreadAllocatedBytes(loopThreadId);
+                run(files, volume, false, (long) round * MISS_BLOCKS_PER_ROUND, MISS_BLOCKS_PER_ROUND,
+                        MISS_BLOCKS_PER_ROUND);
+                long after = threads.getThreadAllocatedBytes(loopThreadId);
+                // A read is answered before its fill's cache write completes: wait for the round's last fills.
+                assertThat(awaitFills(files, volume, (round + 1) * sectors)).as("sectors filled after round " + round)
+                        .isEqualTo((round + 1) * sectors);
+                missBest = Math.min(missBest, (after - before) / MISS_BLOCKS_PER_ROUND);
+            }
+            System.out.printf("loop-thread allocation: read miss with fill %d B/request%n", missBest);
+            assertThat(missBest).as("bytes per 4 KiB read miss and its fill").isLessThanOrEqualTo(MISS_BYTES_MAX);
+            assertThat(volume.stats().readMissSectors()).isEqualTo(FileCacheSet.VOLUME_BYTES / 512);
+            assertThat(volume.stats().checksumErrors()).isZero();
+        }
+    }
+
+    /** The volume's filled sectors once they reach {@code sectors}, or after the test timeout, whichever is first. */
+    private static long awaitFills(FileCacheSet files, Volume volume, long sectors) {
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(OnLoop.TIMEOUT_SECONDS);
+        long ended = fillsEnded(files, volume);
+        while (ended < sectors && System.nanoTime() < deadlineNs) {
+            Thread.onSpinWait();
+            ended = fillsEnded(files, volume);
+        }
+        return ended;
+    }
+
+    private static long fillsEnded(FileCacheSet files, Volume volume) {
+        return OnLoop.get(files.loop, () -> volume.stats().fillSectors());
+    }
+
+    /** Runs one round of 4 KiB requests over the first {@link #BLOCKS} blocks, {@link #QUEUE_DEPTH} at a time. */
     private static void run(FileCacheSet files, Volume volume, boolean write) throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(REQUESTS_PER_ROUND);
+        run(files, volume, write, 0, BLOCKS, REQUESTS_PER_ROUND);
+    }
+
+    /**
+     * Runs {@code requests} 4 KiB requests over {@code blocks} blocks from {@code firstBlock}, each block once per
+     * {@code blocks} requests, {@link #QUEUE_DEPTH} at a time, from the loop.
+     */
+    private static void run(FileCacheSet files, Volume volume, boolean write, long firstBlock, int blocks,
+                            int requests) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(requests);
         AtomicLong next = new AtomicLong();
         AtomicReference<String> failure = new AtomicReference<>();
         for (int slot = 0; slot < QUEUE_DEPTH; slot++) {
@@ -93,10 +164,10 @@ class HotPathAllocationTest {
             };
             submit[0] = () -> {
                 long request = next.getAndIncrement();
-                if (request >= REQUESTS_PER_ROUND) {
+                if (request >= requests) {
                     return;
                 }
-                long offsetBytes = (request * 7919 % BLOCKS) * BLOCK_BYTES; // a prime stride: scattered blocks
+                long offsetBytes = (firstBlock + request * 7919 % blocks) * BLOCK_BYTES; // a prime stride: scattered
                 buffer.clear();
                 if (write) {
                     volume.write(offsetBytes, buffer, false, callback);
