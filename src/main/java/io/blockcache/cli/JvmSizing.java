@@ -37,7 +37,10 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
     static final int EXTENT_BYTES_MIN = BlockDevice.SECTOR_BYTES;
     /** Heap above the largest index, in percent, so that G1 has free regions to evacuate into. */
     static final int GC_HEADROOM_PERCENT = 25;
-    /** Direct memory besides connections and devices: extent-reader pools, zero buffers, JDK socket buffers. */
+    /**
+     * Direct memory besides connections and devices: extent-reader pools, zero buffers, moving GC's round and span
+     * buffers (3.3 MiB at most), JDK socket buffers.
+     */
     static final long DIRECT_SLACK_BYTES = 64L << 20;
     /** The smallest initial heap: the JVM grows it with use, so idle memory stays small. */
     static final long HEAP_INITIAL_BYTES = 32L << 20;

@@ -5,6 +5,7 @@ import io.blockcache.cache.BucketTable;
 import io.blockcache.cache.CacheLayout;
 import io.blockcache.cache.WritePoint;
 import io.blockcache.device.BlockDevice;
+import io.blockcache.device.DirectBufferPool;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.index.LookupVisitor;
 import io.blockcache.loop.EventLoop;
@@ -37,6 +38,11 @@ final class MovingGc {
     static final int PIECES_PER_ROUND = 8;
     /** A round up to this size is gathered into one kept direct buffer; a larger one (large extents) in a new one. */
     static final int KEPT_BUFFER_BYTES = 256 << 10;
+    /** Span buffer classes: one page up to 256 KiB (a span is at most an extent, 128 KiB by default). */
+    static final int SPAN_SMALLEST_CLASS_BYTES = 4 << 10;
+    static final int SPAN_LARGEST_CLASS_BYTES = 256 << 10;
+    /** Free span buffer bytes kept: a round of 4 KiB-to-128 KiB spans. */
+    static final long SPAN_RETAINED_BYTES_MAX = 1L << 20;
 
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
@@ -56,6 +62,15 @@ final class MovingGc {
     // The round in progress: slots in the order of the pieces, filled as their reads complete.
     private final MovePiece[] slotPiece = new MovePiece[PIECES_PER_ROUND];
     private final ByteBuffer[] slotData = new ByteBuffer[PIECES_PER_ROUND];
+    /** The buffer each slot's span was read into (slotData is a view of it), until the round is gathered. */
+    private final ByteBuffer[] slotSpan = new ByteBuffer[PIECES_PER_ROUND];
+    /**
+     * The spans' buffers: direct, so the cache device reads into them as they are (a heap buffer took a JDK temporary
+     * one and a copy), and reused, where a new one per piece was the loop's largest garbage under a write load that
+     * compacts. A round holds at most {@link #PIECES_PER_ROUND} spans; longer spans than a class get heap buffers.
+     */
+    private final DirectBufferPool spans = new DirectBufferPool(SPAN_SMALLEST_CLASS_BYTES, SPAN_LARGEST_CLASS_BYTES,
+            PIECES_PER_ROUND * (long) SPAN_LARGEST_CLASS_BYTES, SPAN_RETAINED_BYTES_MAX);
     private int readsLeft;
     // The round's verified pieces, back to back in `batch`: piece k starts at roundStart[k] sectors.
     private final MovePiece[] roundPiece = new MovePiece[PIECES_PER_ROUND];
@@ -114,23 +129,34 @@ final class MovingGc {
             return;
         }
         allocator.pin(bucket);
-        ByteBuffer span = ByteBuffer.allocate(piece.crcLengthSectors() * BlockDevice.SECTOR_BYTES);
+        int spanBytes = piece.crcLengthSectors() * BlockDevice.SECTOR_BYTES;
+        ByteBuffer span = spans.take(spanBytes);
+        slotSpan[slot] = span;
         cacheDevice.read(layout.byteOffset(bucket, piece.crcOffsetInBucketSectors()), span, result -> {
             allocator.unpin(bucket);
             if (!result.ok()) {
+                releaseSpan(slot);
                 pieceRead(slot, null, null); // left in place; a front-end read reports the error
                 return;
             }
-            if (crc(span.duplicate().clear()) != piece.crc32c()) {
+            // Limits, not clear(): a pooled buffer may be longer than the span.
+            if (crc(span.duplicate().limit(spanBytes).position(0)) != piece.crc32c()) {
                 stats.addMoveChecksumFailure();
+                releaseSpan(slot);
                 pieceRead(slot, null, null);
                 return;
             }
             int from = (ExtentLocation.offsetInBucketSectors(piece.location()) - piece.crcOffsetInBucketSectors())
                     * BlockDevice.SECTOR_BYTES;
-            pieceRead(slot, piece, span.duplicate().clear().position(from)
-                    .limit(from + piece.lengthSectors() * BlockDevice.SECTOR_BYTES).slice());
+            pieceRead(slot, piece, span.duplicate().limit(from + piece.lengthSectors() * BlockDevice.SECTOR_BYTES)
+                    .position(from).slice());
         });
+    }
+
+    /** Gives slot {@code slot}'s span buffer back to the pool. */
+    private void releaseSpan(int slot) {
+        spans.give(slotSpan[slot]);
+        slotSpan[slot] = null;
     }
 
     /** A piece's read ended ({@code piece} null: nothing to move); the last of the round writes the round. */
@@ -167,6 +193,9 @@ final class MovingGc {
         for (int slot = 0; slot < PIECES_PER_ROUND; slot++) {
             if (slotPiece[slot] != null) {
                 batch.put(slotData[slot]);
+            }
+            if (slotSpan[slot] != null) {
+                releaseSpan(slot);
             }
             slotPiece[slot] = null;
             slotData[slot] = null;

@@ -196,6 +196,31 @@ class MovingGcTest {
         assertThat(h.read(29, 2)).isEqualTo(Arrays.copyOfRange(moved, 4096, 3 * 4096));
     }
 
+    @Test
+    void aSpanShorterThanItsPooledBufferIsVerifiedOverItsOwnBytes() {
+        // Proves the span is checked over its own length: a 12 KiB extent is read into a pooled 16 KiB buffer, and a
+        // CRC over the whole buffer (its old bytes included) would fail the check and leave the extent unmoved.
+        for (int i = 0; i < 29; i++) {
+            h.write(i, GcHarness.block(i, 1), false);
+        }
+        byte[] span = concat(GcHarness.block(29, 1), GcHarness.block(30, 1), GcHarness.block(31, 1));
+        h.write(29, span, false); // one extent of three blocks, one CRC
+        int sparse = bucketOf(29);
+        assertThat(bucketOf(0)).as("the extent shares the first blocks' bucket").isEqualTo(sparse);
+        for (int i = 0; i < 29; i++) {
+            h.write(i, GcHarness.block(i, 2), false);
+        }
+        h.gc().setConfig(h.gc().config().withMoving(25, 16, 100));
+        boolean[] done = {false};
+        h.gc().gc(r -> done[0] = true);
+        h.loop.runUntil(() -> done[0]);
+
+        assertThat(h.gc().stats().moveChecksumFailures()).isZero();
+        assertThat(h.gc().stats().movedBytes()).isEqualTo(span.length);
+        assertThat(h.set.space().table().liveSectors(sparse)).isZero();
+        assertThat(h.read(29, 3)).isEqualTo(span);
+    }
+
     /** Starts a GC run whose first write of moved data is held; runs until it is. */
     private boolean[] gcHoldingTheFirstDataWrite() {
         gate.which = MovingGcTest::startsWithAMovedBlock;
@@ -206,7 +231,7 @@ class MovingGcTest {
     }
 
     private static byte[] concat(byte[]... parts) {
-        ByteBuffer all = ByteBuffer.allocate(parts.length * 4096);
+        ByteBuffer all = ByteBuffer.allocate(parts.length * GcHarness.BLOCK_BYTES);
         for (byte[] part : parts) {
             all.put(part);
         }
