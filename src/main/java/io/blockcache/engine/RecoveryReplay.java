@@ -17,17 +17,18 @@ import java.util.function.Consumer;
  * slice does at most {@link #SLICE_UNITS_MAX} work units and then yields with {@code loop.execute}, so that a
  * recovery of millions of extents never holds the loop for long and the admin API answers while it runs (issue
  * 10). The steps are those of docs/FORMAT.md §8 step 5, in order: the checkpoint chunk by chunk
- * ({@link CheckpointCursor}: a chunk's items are applied as they are decoded, the digest and extent count are checked
- * when the last chunk was read, and nothing is written before that), the journal record by record, after an unclean
+ * ({@link CheckpointCursor}, one chunk decoded ahead off the loop by {@link ChunkPrefetch}: a chunk's items are applied
+ * once it is decoded, the digest and extent count are checked when the last chunk was read, and nothing is written
+ * before that), the journal record by record, after an unclean
  * stop the clean extents dropped (§7 rule 10), then stale keys dropped and every bucket recounted.
  *
  * <p>Nothing here writes: a failure (a corrupt checkpoint, metadata that breaks an index invariant) ends the
- * replay with a message and leaves only memory to collect. Thread rule: the loop's thread.
+ * replay with a message and leaves only memory to collect. Thread rule: the loop's thread (the chunk decodes excepted).
  */
 final class RecoveryReplay {
     /**
-     * The most work units a slice does: an extent or record applied, or an extent visited by a sweep (decoding a
-     * checkpoint chunk, at most 256 KiB, is a slice of its own). Slices of 4096 took 0.2–0.6 ms on average in
+     * The most work units a slice does: an extent or record applied, or an extent visited by a sweep (checkpoint
+     * chunks are decoded off the loop, {@link ChunkPrefetch}). Slices of 4096 took 0.2–0.6 ms on average in
      * {@code bench recovery} (docs/BENCHMARKS.md "Recovery"), far below the 10 ms a slice may hold the loop, and
      * 4096 is a whole number of 128-extent leaves for the sweeps. How many a slice does below that is the
      * {@link SliceSizer}'s choice, from what the slices before it cost.
@@ -37,7 +38,8 @@ final class RecoveryReplay {
     private final EventLoop loop;
     private final RecoveryProgress progress;
     private final Replayer replayer;
-    private final CheckpointCursor checkpoint;
+    /** The checkpoint's chunks, decoded one ahead off the loop; null if there is no checkpoint. */
+    private final ChunkPrefetch checkpoint;
     private final List<JournalEntry> entries;
     private final boolean distrustClean;
     private final List<ExtentIndex> indexes;
@@ -47,6 +49,8 @@ final class RecoveryReplay {
     private final SliceSizer sizer = new SliceSizer(SLICE_UNITS_MAX);
 
     private List<CheckpointItem> chunk = List.of();
+    /** The last slice found the next checkpoint chunk still being decoded: the next slice waits for it. */
+    private boolean waitingForChunk;
     private int itemIndex;
     private int withinItem;
     private int entryIndex;
@@ -70,7 +74,7 @@ final class RecoveryReplay {
         this.loop = loop;
         this.progress = progress;
         this.replayer = replayer;
-        this.checkpoint = checkpoint;
+        this.checkpoint = checkpoint == null ? null : new ChunkPrefetch(loop, checkpoint);
         this.entries = entries;
         this.distrustClean = distrustClean;
         this.indexes = indexes;
@@ -81,6 +85,9 @@ final class RecoveryReplay {
     /** Starts with the checkpoint; later slices run as loop tasks. */
     void start(long checkpointExtents) {
         this.checkpointExtents = checkpointExtents;
+        if (checkpoint != null) {
+            checkpoint.start(); // decoded while the journal's inserts are counted
+        }
         countInserts();
     }
 
@@ -142,18 +149,25 @@ final class RecoveryReplay {
         sizer.measured(units, elapsedNs);
         if (progress.phase() == RecoveryProgress.Phase.WIRING) {
             done.accept(null);
+        } else if (waitingForChunk) {
+            waitingForChunk = false;
+            checkpoint.whenReady(() -> loop.execute(this::slice));
         } else {
             loop.execute(this::slice);
         }
     }
 
     /**
-     * Applies up to a slice of the current chunk's items, or, once they are all applied, decodes the next chunk: a
-     * slice of its own, since a cold decode of 256 KiB took milliseconds.
+     * Applies up to a slice of the current chunk's items, taking the next decoded chunk when this one is done; if it
+     * is not decoded yet, the slice ends and the next runs once it is ({@link #waitingForChunk}).
      */
     private int checkpointSlice() throws JournalRecovery.CorruptJournalException {
         if (itemIndex == chunk.size()) {
-            List<CheckpointItem> next = checkpoint == null ? null : checkpoint.nextChunk();
+            if (checkpoint != null && !checkpoint.ready()) {
+                waitingForChunk = true;
+                return 0;
+            }
+            List<CheckpointItem> next = checkpoint == null ? null : checkpoint.take();
             if (next == null) {
                 progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords(), loop.nowNs());
                 sizer.phaseEntered();
@@ -162,7 +176,6 @@ final class RecoveryReplay {
             chunk = next;
             itemIndex = 0;
             withinItem = 0;
-            return 0;
         }
         int budget = sizer.units();
         int units = 0;

@@ -34,4 +34,13 @@ public interface EventLoop extends Clock {
 
     /** Returns true if the calling thread is the one currently allowed to touch loop-owned state. */
     boolean inLoop();
+
+    /**
+     * Runs {@code task}, pure work that touches no loop-owned state, away from the loop thread where there are other
+     * threads to run it (a real loop: a virtual thread of its own), or inline on a simulated loop, where a seed's run
+     * must stay the same. The task hands its result back with {@link #execute}. Thread rule: the loop thread.
+     */
+    default void offLoop(Runnable task) {
+        task.run();
+    }
 }

@@ -143,6 +143,12 @@ public final class RealLoop implements ChannelLoop, AutoCloseable {
         return Thread.currentThread() == thread;
     }
 
+    /** Runs {@code task} on a virtual thread of its own: the loop thread's core stays with the loop's tasks. */
+    @Override
+    public void offLoop(Runnable task) {
+        Thread.ofVirtual().name(thread.getName() + "-off-loop").start(task);
+    }
+
     /** Returns the exception that stopped the loop, or null if it has not failed. */
     public Throwable failure() {
         return failure;

@@ -70,6 +70,25 @@ class RealLoopTest {
     }
 
     @Test
+    void offLoopWorkRunsOnAnotherThreadAndHandsBackThroughExecute() throws Exception {
+        // Proves RealLoop.offLoop: the task runs away from the loop thread (the point: a checkpoint chunk's decode
+        // does not take the loop's turn), and what it hands back with execute runs on the loop.
+        AtomicBoolean workOnLoop = new AtomicBoolean(true);
+        AtomicBoolean answerOnLoop = new AtomicBoolean();
+        CountDownLatch answered = new CountDownLatch(1);
+        loop.execute(() -> loop.offLoop(() -> {
+            workOnLoop.set(loop.inLoop());
+            loop.execute(() -> {
+                answerOnLoop.set(loop.inLoop());
+                answered.countDown();
+            });
+        }));
+        assertThat(answered.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(workOnLoop.get()).as("the work ran on the loop thread").isFalse();
+        assertThat(answerOnLoop.get()).isTrue();
+    }
+
+    @Test
     void idleLoopUsesNoCpu() throws Exception {
         // Proves the loop blocks when idle (no busy spinning): over one idle second it never wakes up, and its CPU
         // time stays tiny.
