@@ -11,9 +11,10 @@ import java.util.List;
  * that the loop only applies what is decoded. Why: decoding a 256 KiB chunk, a slice of its own on the loop, took
  * 4–9 ms of loop time in {@code bench recovery} where a replay slice takes about 1 (docs/BENCHMARKS.md "Recovery on
  * a machine with no steal"); {@link CheckpointCursor} is pure, so another thread can do it while the loop applies
- * the chunk before. On a simulated loop the decode runs inline and its result arrives as a loop task, as before.
+ * the chunk before. Where the decode runs inline (a simulated loop), its result is there at once, as before.
  *
- * <p>At most one chunk is decoded ahead. The cursor is used by one thread at a time: each decode starts only after
+ * <p>The first chunk is decoded on the loop ({@link #takeFirst}), every later one ahead of it. At most one chunk is
+ * decoded ahead. The cursor is used by one thread at a time: each decode starts only after
  * the loop took the one before, and hands its result over with {@link EventLoop#execute}.
  *
  * <p>Thread rule: the loop thread, except the decode itself.
@@ -26,15 +27,36 @@ final class ChunkPrefetch {
     private List<CheckpointItem> next;
     private Throwable failure;
     private Runnable waiter;
+    private boolean started;
 
     ChunkPrefetch(EventLoop loop, CheckpointCursor cursor) {
         this.loop = loop;
         this.cursor = cursor;
     }
 
-    /** Starts decoding the first chunk. */
-    void start() {
-        decodeAhead();
+    /** True once {@link #takeFirst} was called. */
+    boolean started() {
+        return started;
+    }
+
+    /**
+     * The first chunk's items (null if the checkpoint has none and matched its record), decoded here, on the loop,
+     * as a replay slice of its own; starts decoding the next one off the loop. Why the first on the loop: the
+     * replay's first checkpoint slice then is that decode, and the second applies extents, as before this class
+     * (the admin API's answer between them shows progress, {@code admin.RecoveryAdminTest}).
+     *
+     * @throws JournalRecovery.CorruptJournalException as {@link CheckpointCursor#nextChunk}
+     */
+    List<CheckpointItem> takeFirst() throws JournalRecovery.CorruptJournalException {
+        if (started) {
+            throw new IllegalStateException("the first checkpoint chunk was taken already");
+        }
+        started = true;
+        List<CheckpointItem> items = cursor.nextChunk();
+        if (items != null) {
+            decodeAhead();
+        }
+        return items;
     }
 
     private void decodeAhead() {
@@ -46,6 +68,10 @@ final class ChunkPrefetch {
                 items = cursor.nextChunk();
             } catch (JournalRecovery.CorruptJournalException | RuntimeException | Error e) {
                 error = e;
+            }
+            if (loop.inLoop()) { // inline (a simulated loop): known at once, as when the loop decoded it itself
+                decoded(items, error);
+                return;
             }
             List<CheckpointItem> decoded = items;
             Throwable failed = error;
@@ -68,9 +94,9 @@ final class ChunkPrefetch {
         }
     }
 
-    /** True once the next chunk, the end of the checkpoint or a failure is known. */
+    /** True once the next chunk, the end of the checkpoint or a failure is known (after {@link #takeFirst}). */
     boolean ready() {
-        return !decoding;
+        return started && !decoding;
     }
 
     /** Runs {@code task} on the loop once {@link #ready()}: at once if it is. One waiter at a time. */
@@ -92,7 +118,7 @@ final class ChunkPrefetch {
      * @throws JournalRecovery.CorruptJournalException as {@link CheckpointCursor#nextChunk}
      */
     List<CheckpointItem> take() throws JournalRecovery.CorruptJournalException {
-        if (decoding) {
+        if (!started || decoding) {
             throw new IllegalStateException("checkpoint chunk taken before it was decoded");
         }
         switch (failure) {

@@ -17,13 +17,13 @@ import java.util.function.Consumer;
  * slice does at most {@link #SLICE_UNITS_MAX} work units and then yields with {@code loop.execute}, so that a
  * recovery of millions of extents never holds the loop for long and the admin API answers while it runs (issue
  * 10). The steps are those of docs/FORMAT.md §8 step 5, in order: the checkpoint chunk by chunk
- * ({@link CheckpointCursor}, one chunk decoded ahead off the loop by {@link ChunkPrefetch}: a chunk's items are applied
- * once it is decoded, the digest and extent count are checked when the last chunk was read, and nothing is written
- * before that), the journal record by record, after an unclean
+ * ({@link CheckpointCursor}; the first chunk decoded on the loop, each later one ahead of it off the loop by
+ * {@link ChunkPrefetch}: a chunk's items are applied once it is decoded, the digest and extent count are checked
+ * when the last chunk was read, and nothing is written before that), the journal record by record, after an unclean
  * stop the clean extents dropped (§7 rule 10), then stale keys dropped and every bucket recounted.
  *
  * <p>Nothing here writes: a failure (a corrupt checkpoint, metadata that breaks an index invariant) ends the
- * replay with a message and leaves only memory to collect. Thread rule: the loop's thread (the chunk decodes excepted).
+ * replay with a message and leaves only memory to collect. Thread rule: the loop's thread (chunk decodes excepted).
  */
 final class RecoveryReplay {
     /**
@@ -85,9 +85,6 @@ final class RecoveryReplay {
     /** Starts with the checkpoint; later slices run as loop tasks. */
     void start(long checkpointExtents) {
         this.checkpointExtents = checkpointExtents;
-        if (checkpoint != null) {
-            checkpoint.start(); // decoded while the journal's inserts are counted
-        }
         countInserts();
     }
 
@@ -163,6 +160,18 @@ final class RecoveryReplay {
      */
     private int checkpointSlice() throws JournalRecovery.CorruptJournalException {
         if (itemIndex == chunk.size()) {
+            if (checkpoint != null && !checkpoint.started()) {
+                List<CheckpointItem> first = checkpoint.takeFirst(); // decoded here: a slice of its own
+                if (first == null) {
+                    progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords(), loop.nowNs());
+                    sizer.phaseEntered();
+                    return 0;
+                }
+                chunk = first;
+                itemIndex = 0;
+                withinItem = 0;
+                return 0;
+            }
             if (checkpoint != null && !checkpoint.ready()) {
                 waitingForChunk = true;
                 return 0;
