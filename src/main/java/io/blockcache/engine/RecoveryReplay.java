@@ -160,23 +160,12 @@ final class RecoveryReplay {
      */
     private int checkpointSlice() throws JournalRecovery.CorruptJournalException {
         if (itemIndex == chunk.size()) {
-            if (checkpoint != null && !checkpoint.started()) {
-                List<CheckpointItem> first = checkpoint.takeFirst(); // decoded here: a slice of its own
-                if (first == null) {
-                    progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords(), loop.nowNs());
-                    sizer.phaseEntered();
-                    return 0;
-                }
-                chunk = first;
-                itemIndex = 0;
-                withinItem = 0;
-                return 0;
-            }
-            if (checkpoint != null && !checkpoint.ready()) {
+            boolean first = checkpoint != null && !checkpoint.started();
+            if (!first && checkpoint != null && !checkpoint.ready()) {
                 waitingForChunk = true;
                 return 0;
             }
-            List<CheckpointItem> next = checkpoint == null ? null : checkpoint.take();
+            List<CheckpointItem> next = checkpoint == null ? null : first ? checkpoint.takeFirst() : checkpoint.take();
             if (next == null) {
                 progress.enter(RecoveryProgress.Phase.JOURNAL, journalRecords(), loop.nowNs());
                 sizer.phaseEntered();
@@ -185,6 +174,9 @@ final class RecoveryReplay {
             chunk = next;
             itemIndex = 0;
             withinItem = 0;
+            if (first) {
+                return 0; // the first chunk was decoded here, on the loop: that was this slice's work
+            }
         }
         int budget = sizer.units();
         int units = 0;
