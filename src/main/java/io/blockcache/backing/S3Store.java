@@ -101,6 +101,11 @@ final class S3Store implements AutoCloseable {
         }
     }
 
+    /** A store over a client built elsewhere (tests: a client that injects faults); closing the store closes it. */
+    static S3Store over(S3Uri uri, S3Client client, String where) {
+        return new S3Store(uri, client, where);
+    }
+
     /** The volume as messages name it: the URI and, if given, the endpoint. */
     String where() {
         return where;

@@ -10,6 +10,9 @@ import io.blockcache.device.IoStatus;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -21,6 +24,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +36,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * {@link S3Device} against a real S3 server (S3Proxy in a separate process): what reaches the bucket and when, read
@@ -276,6 +282,51 @@ class S3DeviceTest {
             assertThat(store.putIf("probe", new byte[] {4}, first)).isNull();
             assertThat(store.get("probe").body()).containsExactly(3);
         }
+    }
+
+    @Test
+    void aCreateWhoseReplyWasLostIsStillTakenBackByWithdraw() throws Exception {
+        // Proves the lease knows its own create when the reply was lost: the first conditional PUT of the record
+        // reaches the bucket but reports 412 (what the SDK's retry of a PUT whose reply was lost ends in); acquire
+        // still succeeds, and withdraw deletes the record it made. A record that was there before (our own, same
+        // bytes under the fixed clock) is taken back and stays after withdraw.
+        S3Uri uri = newPrefix();
+        AtomicInteger lostReplies = new AtomicInteger();
+        try (S3Store store = S3Store.over(uri, replyOfFirstCreateLost(proxy.client(), lostReplies), uri.toString())) {
+            S3Lease lease = S3Lease.acquire(store, "node-a", false, CLOCK, line -> { });
+            assertThat(lostReplies).hasValue(1);
+            assertThat(store.get(S3Lease.OBJECT_NAME)).isNotNull();
+            lease.withdraw();
+            assertThat(store.get(S3Lease.OBJECT_NAME)).as("the record this acquire created").isNull();
+
+            S3Lease.acquire(store, "node-a", false, CLOCK, line -> { }).stopRenewing();
+            S3Lease again = S3Lease.acquire(store, "node-a", false, CLOCK, line -> { });
+            again.withdraw();
+            assertThat(store.get(S3Lease.OBJECT_NAME)).as("a record taken back").isNotNull();
+        }
+    }
+
+    /**
+     * A client whose first {@code If-None-Match: *} PUT of an owner record is carried out and then answered with 412,
+     * as when a reply is lost and the SDK's retry meets the object its first attempt wrote.
+     */
+    private static S3Client replyOfFirstCreateLost(S3Client real, AtomicInteger lostReplies) {
+        InvocationHandler handler = (self, method, args) -> {
+            Object result;
+            try {
+                result = method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+            if (method.getName().equals("putObject") && args != null && args[0] instanceof PutObjectRequest put
+                    && "*".equals(put.ifNoneMatch()) && put.key().endsWith("/" + S3Lease.OBJECT_NAME)
+                    && lostReplies.getAndIncrement() == 0) {
+                throw S3Exception.builder().statusCode(412).message("precondition failed (test: reply lost)").build();
+            }
+            return result;
+        };
+        return (S3Client) Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
+                handler);
     }
 
     @Test
