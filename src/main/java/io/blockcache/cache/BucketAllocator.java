@@ -39,7 +39,7 @@ public final class BucketAllocator {
     private final BitSet releaseRefused;
     private BucketObserver observer = BucketObserver.NONE;
     private BumpGuard bumpGuard = BumpGuard.ALLOW_ALL;
-    private final VerifiedBlocks verifiedBlocks;
+    private final BlockChecksums blockChecksums;
 
     private record PendingReuse(int bucket, long journalSequence) {
     }
@@ -53,7 +53,7 @@ public final class BucketAllocator {
         this.free = new BitSet(table.bucketCount());
         this.warm = new int[table.bucketCount()];
         this.releaseRefused = new BitSet(table.bucketCount());
-        this.verifiedBlocks = new VerifiedBlocks(table.bucketCount(), table.bucketSectors());
+        this.blockChecksums = new BlockChecksums(table.bucketCount(), table.bucketSectors());
         for (int b = 0; b < table.bucketCount(); b++) {
             if (table.state(b) == BucketState.FREE) {
                 free.set(b);
@@ -99,7 +99,13 @@ public final class BucketAllocator {
         Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
                 "free bucket %s still holds live sectors or readers", bucket);
         table.setState(bucket, purpose);
-        verifiedBlocks.forget(bucket); // already forgotten at the bump; again, as the bucket is about to be written
+        if (blockChecksums.anyKnown(bucket)) {
+            // Recovery left it free in the generation it was last written under, with the block CRCs the replay gave
+            // it; a later replay would give them again, over the new data. A BucketGeneration record of the same
+            // generation makes replay forget them there (docs/FORMAT.md §5.2 type 9), in order with what follows.
+            journal.recordGeneration(bucket, table.generation(bucket));
+        }
+        blockChecksums.forget(bucket); // already forgotten at the bump; again, as the bucket is about to be written
         if (purpose == BucketState.OPEN) {
             observer.onAllocated(bucket);
         }
@@ -216,7 +222,7 @@ public final class BucketAllocator {
 
     private void bumpAndQueue(int bucket) {
         int generation = table.bumpGeneration(bucket);
-        verifiedBlocks.forget(bucket); // the bytes its bits vouched for are stale from now on
+        blockChecksums.forget(bucket); // the bytes its entries checked are stale from now on
         long sequence = journal.recordGeneration(bucket, generation);
         table.setState(bucket, BucketState.REUSE_PENDING);
         Checks.check(pendingReuse.isEmpty() || pendingReuse.peekLast().journalSequence() <= sequence,
@@ -241,9 +247,9 @@ public final class BucketAllocator {
         bumpGuard = guard;
     }
 
-    /** Which blocks of the cache were verified since their bucket was written (see {@link VerifiedBlocks}). */
-    public VerifiedBlocks verifiedBlocks() {
-        return verifiedBlocks;
+    /** The CRC32C of each 4 KiB block of the cache that one write filled whole (see {@link BlockChecksums}). */
+    public BlockChecksums blockChecksums() {
+        return blockChecksums;
     }
 
     /** A front-end read was served from {@code bucket} (recency for eviction). */

@@ -102,6 +102,21 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     }
 
     @Override
+    public int blocksPerBucket() {
+        return allocator.blockChecksums().blocksPerBucket();
+    }
+
+    @Override
+    public int nextBlockWithCrc(int fromBlock) {
+        return allocator.blockChecksums().nextKnown(fromBlock);
+    }
+
+    @Override
+    public int blockCrcRun(int block, int[] crcs) {
+        return allocator.blockChecksums().copyRun(block, crcs);
+    }
+
+    @Override
     public int generation(int bucket) {
         return table.generation(bucket);
     }

@@ -46,7 +46,8 @@ final class CheckReportFormat {
             }
         }
         if (report.data() != null) {
-            out.println("data        " + report.data().spansChecked() + " CRC spans checked ("
+            out.println("data        " + report.data().spansChecked() + " CRC spans and "
+                    + report.data().blockCrcsChecked() + " block CRCs checked ("
                     + ByteSizes.human(report.data().bytesRead()) + " read), " + report.data().mismatches().size()
                     + " mismatches");
         }
@@ -115,6 +116,7 @@ final class CheckReportFormat {
                         .field("lengthSectors", mismatch.lengthSectors()));
             }
             json.field("data", new Json().field("spansChecked", report.data().spansChecked())
+                    .field("blockCrcsChecked", report.data().blockCrcsChecked())
                     .field("bytesRead", report.data().bytesRead()).objects("mismatches", mismatches));
         }
         return json.strings("notes", report.notes()).strings("problems", report.problems()).toString();

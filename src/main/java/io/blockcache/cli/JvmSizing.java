@@ -1,5 +1,6 @@
 package io.blockcache.cli;
 
+import io.blockcache.cache.BlockChecksums;
 import io.blockcache.backing.S3Device;
 import io.blockcache.backing.S3Volume;
 import io.blockcache.volume.Volume;
@@ -78,7 +79,7 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
         long extentsMax = cacheBytes / EXTENT_BYTES_MIN;
         long indexBytesMax = Math.multiplyExact(extentsMax, INDEX_BYTES_PER_EXTENT_MAX);
         long heap = HEAP_BASE_BYTES + indexBytesMax + indexBytesMax / 100 * GC_HEADROOM_PERCENT
-                + s3Backings * S3_HEAP_BYTES_PER_BACKING;
+                + BlockChecksums.heapBytesFor(cacheBytes) + s3Backings * S3_HEAP_BYTES_PER_BACKING;
         long devices = (1L + backingDevices) * FileDeviceOptions.DEFAULTS.directBytesMax();
         long nbdBytes = Math.max(nbd.bufferBytesMax(), NbdLimits.DEFAULTS.bufferBytesMax())
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());

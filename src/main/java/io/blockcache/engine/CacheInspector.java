@@ -104,6 +104,7 @@ public final class CacheInspector {
             finish(audit, null);
             return;
         }
-        DataAudit.run(cacheDevice, superblock, audit.spans(), problems, data -> finish(audit, data));
+        DataAudit.run(cacheDevice, superblock, audit.spans(), audit.blockCrcs(), problems,
+                data -> finish(audit, data));
     }
 }

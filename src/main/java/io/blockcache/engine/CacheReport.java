@@ -103,10 +103,11 @@ public record CacheReport(List<String> problems, List<String> notes, SuperblockS
      * The CRC check of cached data ({@code check --data}).
      *
      * @param spansChecked CRC spans read and checked
+     * @param blockCrcsChecked 4 KiB blocks of those spans checked against their own CRC too (docs/FORMAT.md §9)
      * @param bytesRead cache bytes read
-     * @param mismatches spans whose data does not match their CRC32C
+     * @param mismatches spans, or single blocks, whose data does not match their CRC32C
      */
-    public record DataStatus(long spansChecked, long bytesRead, List<CrcMismatch> mismatches) {
+    public record DataStatus(long spansChecked, long blockCrcsChecked, long bytesRead, List<CrcMismatch> mismatches) {
         public DataStatus {
             mismatches = List.copyOf(mismatches);
         }

@@ -107,7 +107,7 @@ final class CacheSetBuilder {
 
     /** What the replay applies the checkpoint and the journal through. */
     Replayer replayer() {
-        return new Replayer(table, indexes, recoveredEpochs);
+        return new Replayer(table, indexes, recoveredEpochs, space.allocator().blockChecksums());
     }
 
     /** The volumes' indexes, in superblock order. */

@@ -1,5 +1,6 @@
 package io.blockcache.engine;
 
+import io.blockcache.cache.BlockChecksums;
 import io.blockcache.cache.BucketTable;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.format.AttachedBacking;
@@ -32,7 +33,8 @@ final class IndexAudit {
     }
 
     /** What the audit found. */
-    record Result(CacheReport.BucketCounts buckets, List<CacheReport.VolumeReport> volumes, List<Span> spans) {
+    record Result(CacheReport.BucketCounts buckets, List<CacheReport.VolumeReport> volumes, List<Span> spans,
+                  BlockChecksums blockCrcs) {
     }
 
     private final CacheSuperblock superblock;
@@ -64,8 +66,9 @@ final class IndexAudit {
         for (AttachedBacking attached : superblock.backings()) {
             indexes.put(attached.volumeId(), new ExtentIndex(ExtentListener.NONE, false));
         }
+        BlockChecksums blockCrcs = new BlockChecksums(superblock.bucketCount(), bucketSectors);
         try {
-            Replayer replayer = new Replayer(table, indexes);
+            Replayer replayer = new Replayer(table, indexes, Map.of(), blockCrcs);
             replayer.applyCheckpoint(checkpointItems);
             replayer.applyEntries(recovery.replay());
         } catch (IllegalStateException | IllegalArgumentException e) {
@@ -86,7 +89,7 @@ final class IndexAudit {
         if (staleCleanExtents > 0) {
             problems.note(staleCleanExtents + " stale clean extents (their bucket was reused); open drops them");
         }
-        return new Result(countBuckets(), volumes, spans);
+        return new Result(countBuckets(), volumes, spans, blockCrcs);
     }
 
     private CacheReport.VolumeReport auditVolume(AttachedBacking attached, ExtentIndex index, BucketTable table) {

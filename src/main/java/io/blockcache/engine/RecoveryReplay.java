@@ -185,6 +185,7 @@ final class RecoveryReplay {
             int size = switch (item) {
                 case CheckpointItem.GenerationSlice slice -> slice.generations().size();
                 case CheckpointItem.ExtentRun run -> run.extents().size();
+                case CheckpointItem.BlockCrcRun run -> 1; // one copy of at most a bucket's CRCs
             };
             int to = Math.min(size, withinItem + budget - units);
             switch (item) {
@@ -195,6 +196,7 @@ final class RecoveryReplay {
                     }
                     progress.extentsReplayed(to - withinItem);
                 }
+                case CheckpointItem.BlockCrcRun run -> replayer.blockCrcs(run.crcs());
             }
             units += to - withinItem;
             withinItem = to;

@@ -1,5 +1,6 @@
 package io.blockcache.engine;
 
+import io.blockcache.cache.BlockChecksums;
 import io.blockcache.cache.BucketTable;
 import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.JournalEntry;
@@ -31,15 +32,23 @@ final class Replayer {
     private ExtentIndex lastIndex;
     private DirtyEpochs lastEpochs;
 
+    /** Where block CRCs go (docs/FORMAT.md §9); null: not followed ({@code check}'s audit). */
+    private final BlockChecksums checksums;
+
     Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes) {
-        this(table, indexes, Map.of());
+        this(table, indexes, Map.of(), null);
     }
 
-    /** @param epochs per volume id, where the recorded epochs go (volumes left out are not followed) */
-    Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes, Map<Integer, DirtyEpochs> epochs) {
+    /**
+     * @param epochs per volume id, where the recorded epochs go (volumes left out are not followed)
+     * @param checksums where the block CRCs go, or null if they are not followed
+     */
+    Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes, Map<Integer, DirtyEpochs> epochs,
+             BlockChecksums checksums) {
         this.table = table;
         this.indexes = indexes;
         this.epochs = epochs;
+        this.checksums = checksums;
     }
 
     void applyCheckpoint(List<CheckpointItem> items) {
@@ -51,6 +60,7 @@ final class Replayer {
                         insert(extent);
                     }
                 }
+                case CheckpointItem.BlockCrcRun run -> blockCrcs(run.crcs());
             }
         }
     }
@@ -113,7 +123,34 @@ final class Replayer {
     /** Applies generations {@code [from, to)} of a checkpoint's generation slice. */
     void applyGenerations(CheckpointItem.GenerationSlice slice, int from, int to) {
         for (int i = from; i < to; i++) {
-            table.setGeneration(slice.firstBucket() + i, slice.generations().get(i));
+            setGeneration(slice.firstBucket() + i, slice.generations().get(i));
+        }
+    }
+
+    /**
+     * Sets a bucket's generation and forgets its block CRCs: a new generation means new bytes; the same one again is
+     * the record the allocator writes when it hands out a bucket that recovery left free in the generation it was last
+     * written under, so its old CRCs are stale from here on too (docs/FORMAT.md §5.2 type 9).
+     */
+    private void setGeneration(int bucket, int generation) {
+        if (checksums != null) {
+            checksums.forget(bucket);
+        }
+        table.setGeneration(bucket, generation);
+    }
+
+    /**
+     * Keeps block CRCs written under the bucket's current generation; older ones checked bytes that were since
+     * replaced (a later record bumped the bucket), and are dropped, as a stale extent is.
+     */
+    void blockCrcs(JournalRecord.BlockCrcs crcs) {
+        if (crcs.bucket() >= table.bucketCount()
+                || (long) (crcs.firstBlock() + crcs.count()) * BlockChecksums.BLOCK_SECTORS > table.bucketSectors()) {
+            throw new IllegalStateException("block CRCs of blocks [" + crcs.firstBlock() + ", +" + crcs.count()
+                    + ") of bucket " + crcs.bucket() + ": outside the cache");
+        }
+        if (checksums != null && table.generation(crcs.bucket()) == crcs.generation()) {
+            checksums.put(crcs.bucket(), crcs.firstBlock(), crcs.count(), crcs.crcs(), 0);
         }
     }
 
@@ -129,8 +166,9 @@ final class Replayer {
             }
             case JournalRecord.ExtentClean clean -> index(clean.volumeId()).markClean(clean.startSector(),
                     clean.lengthSectors(), clean.bucket(), clean.offsetInBucketSectors(), clean.generation());
-            case JournalRecord.BucketGeneration generation -> table.setGeneration(generation.bucket(),
+            case JournalRecord.BucketGeneration generation -> setGeneration(generation.bucket(),
                     generation.generation());
+            case JournalRecord.BlockCrcs crcs -> blockCrcs(crcs);
             case JournalRecord.CheckpointDone done -> { } // located before replay began
             case JournalRecord.CleanShutdown shutdown -> { } // informational
             case JournalRecord.EpochsVoid epochsVoid -> {

@@ -25,6 +25,8 @@ import java.util.List;
  *                   type 1 generation slice: type u8 | firstBucket u32 | count u32 | count x generation u16
  *                   type 2 extent run:       type u8 | volumeId u16 | count u32 | count x extent body (29 B)
  *                   type 3 extent run with epochs: as type 2, each extent body followed by epoch u64 (0: none)
+ *                   type 4 block CRC run:    type u8 | bucket u32 | generation u16 | firstBlock u16 | count u16
+ *                                            | count x crc32c u32 (journal record type 9's fields)
  *        .     .  zero padding up to chunkBytes
  * </pre>
  *
@@ -125,6 +127,9 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
                                 : JournalRecordCodec.readExtentBody(reader, volumeId, false));
                     }
                     return new ExtentRun(volumeId, extents);
+                }
+                case CheckpointItem.TYPE_BLOCK_CRC_RUN -> {
+                    return new CheckpointItem.BlockCrcRun(JournalRecordCodec.readBlockCrcs(reader));
                 }
                 default -> throw reader.fail(DecodeError.Kind.UNKNOWN_TYPE, start, "unknown checkpoint item type "
                         + type);

@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.format.CheckpointItem.BlockCrcRun;
 import io.blockcache.format.CheckpointItem.ExtentRun;
 import io.blockcache.format.CheckpointItem.GenerationSlice;
 import io.blockcache.format.JournalRecord.ExtentInsert;
@@ -14,12 +15,13 @@ import java.util.Objects;
 /**
  * Packs checkpoint items into {@link CheckpointChunk}s of at most {@code chunkBytesMax} each, one chunk per
  * call so a checkpoint writer can slice its work. An item that does not fit in the rest of a chunk is split
- * (a generation slice by buckets, an extent run by extents) and continues in the next chunk. Keeps the
- * {@link CheckpointDigest} of the chunks produced.
+ * (a generation slice by buckets, an extent run by extents, a block CRC run by blocks) and continues in the next
+ * chunk. Keeps the {@link CheckpointDigest} of the chunks produced.
  */
 public final class CheckpointEncoder {
     private static final int GENERATION_SLICE_HEADER_BYTES = 1 + 4 + 4;
     private static final int EXTENT_RUN_HEADER_BYTES = 1 + 2 + 4;
+    private static final int BLOCK_CRC_RUN_HEADER_BYTES = JournalRecordCodec.blockCrcsBytes(0);
 
     private final long checkpointStartSequence;
     private final int chunkBytesMax;
@@ -159,6 +161,24 @@ public final class CheckpointEncoder {
                 extentCount += fit;
                 List<ExtentInsert> rest = run.extents().subList(fit, run.extents().size());
                 yield rest.isEmpty() ? null : new ExtentRun(run.volumeId(), rest);
+            }
+            case BlockCrcRun run -> {
+                JournalRecord.BlockCrcs crcs = run.crcs();
+                int fit = Math.min(crcs.count(), (room - BLOCK_CRC_RUN_HEADER_BYTES) / Integer.BYTES);
+                if (fit <= 0) {
+                    yield item;
+                }
+                int[] values = crcs.crcs();
+                buffer.put((byte) CheckpointItem.TYPE_BLOCK_CRC_RUN);
+                buffer.putInt(crcs.bucket());
+                buffer.putShort((short) crcs.generation());
+                buffer.putShort((short) crcs.firstBlock());
+                buffer.putShort((short) fit);
+                for (int i = 0; i < fit; i++) {
+                    buffer.putInt(values[i]);
+                }
+                yield fit == values.length ? null : new BlockCrcRun(new JournalRecord.BlockCrcs(crcs.bucket(),
+                        crcs.generation(), crcs.firstBlock() + fit, Arrays.copyOfRange(values, fit, values.length)));
             }
         };
     }

@@ -4,7 +4,10 @@ import io.blockcache.format.JournalRecord.ExtentInsert;
 import io.blockcache.loop.Checks;
 import java.util.List;
 
-/** One item packed in a {@link CheckpointChunk}: a slice of the bucket generation table, or a run of extents. */
+/**
+ * One item packed in a {@link CheckpointChunk}: a slice of the bucket generation table, a run of extents, or a run of
+ * block CRCs.
+ */
 public sealed interface CheckpointItem {
     /** Type byte of {@link GenerationSlice}. */
     int TYPE_GENERATION_SLICE = 1;
@@ -12,6 +15,8 @@ public sealed interface CheckpointItem {
     int TYPE_EXTENT_RUN = 2;
     /** Type byte of an {@link ExtentRun} whose extents carry their epochs ({@link ExtentRun#withEpochs}). */
     int TYPE_EXTENT_RUN_EPOCHS = 3;
+    /** Type byte of {@link BlockCrcRun}. */
+    int TYPE_BLOCK_CRC_RUN = 4;
 
     /**
      * Generations of buckets [firstBucket, firstBucket + generations.size()).
@@ -57,5 +62,13 @@ public sealed interface CheckpointItem {
             }
             return false;
         }
+    }
+
+    /**
+     * Block CRCs of one bucket (docs/FORMAT.md §9), the same fields as journal record type 9.
+     *
+     * @param crcs the bucket, its generation, the first block and the CRCs
+     */
+    record BlockCrcRun(JournalRecord.BlockCrcs crcs) implements CheckpointItem {
     }
 }

@@ -25,6 +25,8 @@ public sealed interface JournalRecord {
     int TYPE_EXTENT_INSERT_EPOCH = 7;
     /** Type byte of {@link EpochsVoid}. */
     int TYPE_EPOCHS_VOID = 8;
+    /** Type byte of {@link BlockCrcs}. */
+    int TYPE_BLOCK_CRCS = 9;
     /** The epoch of an extent whose write order was not recorded (type 1 records, type 2 checkpoint runs). */
     long EPOCH_NOT_RECORDED = 0;
 
@@ -224,6 +226,75 @@ public sealed interface JournalRecord {
         @Override
         public int type() {
             return TYPE_CLEAN_SHUTDOWN;
+        }
+    }
+
+    /**
+     * The CRC32C of each of {@code crcs.length} whole 4 KiB blocks of {@code bucket}, from block {@code firstBlock} on,
+     * as written under {@code generation} (docs/FORMAT.md §9): one write filled them, so a read inside a larger extent
+     * can verify just the blocks it touches. Replay keeps them only while the bucket still has that generation.
+     *
+     * @param bucket u32 @param generation u16 @param firstBlock u16 block index in the bucket (4 KiB units)
+     * @param crcs u32 each, 1..{@link #BLOCKS_MAX}, {@code firstBlock + crcs.length <= BLOCKS_MAX}
+     */
+    record BlockCrcs(int bucket, int generation, int firstBlock, int[] crcs) implements JournalRecord {
+        /** Blocks in the largest bucket: offsets in a bucket are u16 sectors (32 MiB). */
+        public static final int BLOCKS_MAX = 8192;
+
+        public BlockCrcs {
+            check(bucket, generation, firstBlock, crcs.length);
+            crcs = crcs.clone();
+        }
+
+        /**
+         * Checks the fields as the constructor does; for {@link JournalRecordCodec#encodeBlockCrcs}, which encodes one
+         * without the record.
+         *
+         * @throws IllegalArgumentException if a field is out of range
+         */
+        static void check(int bucket, int generation, int firstBlock, int count) {
+            ByteLayout.requireNonNegative("bucket", bucket);
+            ByteLayout.requireU16("generation", generation);
+            Checks.require(count >= 1 && firstBlock >= 0 && firstBlock + count <= BLOCKS_MAX,
+                    "blocks [%d, +%d) outside [0, %d) or empty", firstBlock, count, BLOCKS_MAX);
+        }
+
+        /** A copy of the CRCs. */
+        @Override
+        public int[] crcs() {
+            return crcs.clone();
+        }
+
+        /** How many blocks. */
+        public int count() {
+            return crcs.length;
+        }
+
+        /** The CRC of the {@code i}-th block (block {@code firstBlock + i}). */
+        public int crc(int i) {
+            return crcs[i];
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof BlockCrcs that && bucket == that.bucket && generation == that.generation
+                    && firstBlock == that.firstBlock && java.util.Arrays.equals(crcs, that.crcs);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(bucket, generation, firstBlock, java.util.Arrays.hashCode(crcs));
+        }
+
+        @Override
+        public String toString() {
+            return "BlockCrcs[bucket=" + bucket + ", generation=" + generation + ", firstBlock=" + firstBlock
+                    + ", count=" + crcs.length + "]";
+        }
+
+        @Override
+        public int type() {
+            return TYPE_BLOCK_CRCS;
         }
     }
 }

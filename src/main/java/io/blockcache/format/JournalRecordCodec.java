@@ -1,5 +1,6 @@
 package io.blockcache.format;
 
+import io.blockcache.format.JournalRecord.BlockCrcs;
 import io.blockcache.format.JournalRecord.BucketGeneration;
 import io.blockcache.format.JournalRecord.CheckpointDone;
 import io.blockcache.format.JournalRecord.CleanShutdown;
@@ -26,6 +27,8 @@ import java.util.List;
  *  type 6 CleanShutdown     ( 1 B)  (no fields)
  *  type 7 ExtentInsert+epoch (40 B) volumeId u16 | extent body (29 B) | epoch u64 (>= 1; docs/FORMAT.md §5.2)
  *  type 8 EpochsVoid        ( 3 B)  volumeId u16 (the volume's recorded epochs no longer hold; §5.2)
+ *  type 9 BlockCrcs    (11+4n B)  bucket u32 | generation u16 | firstBlock u16 | n u16 (1..8192) | n x crc32c u32
+ *                                   (one per whole 4 KiB block of the bucket from firstBlock on; §9)
  *
  *  extent body (29 B, shared with checkpoint extent runs)
  *   0               8             12            16        18      20  21          25       27       29
@@ -55,7 +58,33 @@ public final class JournalRecordCodec {
             case CheckpointDone done -> 1 + 8 + 4 + 4 * done.buckets().size() + 8 + 4;
             case CleanShutdown shutdown -> 1;
             case EpochsVoid epochsVoid -> 1 + 2;
+            case BlockCrcs crcs -> blockCrcsBytes(crcs.count());
         };
+    }
+
+    /** Encoded size of a block CRC record of {@code count} blocks. */
+    public static int blockCrcsBytes(int count) {
+        return 1 + 4 + 2 + 2 + 2 + 4 * count;
+    }
+
+    /**
+     * Writes the block CRC record of {@code count} CRCs from {@code crcs[from]} at the buffer's position and advances
+     * it, without the record object (a large front-end write appends one per extent).
+     *
+     * @throws IllegalArgumentException if a field is out of range, as the record's constructor would; then the buffer
+     *     is unchanged
+     */
+    public static void encodeBlockCrcs(ByteBuffer buffer, int bucket, int generation, int firstBlock, int count,
+                                       int[] crcs, int from) {
+        BlockCrcs.check(bucket, generation, firstBlock, count);
+        buffer.put((byte) JournalRecord.TYPE_BLOCK_CRCS);
+        buffer.putInt(bucket);
+        buffer.putShort((short) generation);
+        buffer.putShort((short) firstBlock);
+        buffer.putShort((short) count);
+        for (int i = 0; i < count; i++) {
+            buffer.putInt(crcs[from + i]);
+        }
     }
 
     /** Encoded size of an insert record: type 7 with an epoch, type 1 without. */
@@ -88,6 +117,11 @@ public final class JournalRecordCodec {
 
     /** Writes {@code record} at the buffer's position and advances it; the buffer must be little-endian. */
     public static void encode(JournalRecord record, ByteBuffer buffer) {
+        if (record instanceof BlockCrcs crcs) {
+            int[] values = crcs.crcs();
+            encodeBlockCrcs(buffer, crcs.bucket(), crcs.generation(), crcs.firstBlock(), values.length, values, 0);
+            return;
+        }
         if (record instanceof ExtentInsert insert) {
             encodeInsert(buffer, insert.volumeId(), insert.startSector(), insert.lengthSectors(), insert.bucket(),
                     insert.offsetInBucketSectors(), insert.generation(), insert.dirty(), insert.crc32c(),
@@ -97,6 +131,7 @@ public final class JournalRecordCodec {
         buffer.put((byte) record.type());
         switch (record) {
             case ExtentInsert insert -> throw new IllegalStateException("encoded above");
+            case BlockCrcs crcs -> throw new IllegalStateException("encoded above");
             case ExtentRemove remove -> {
                 buffer.putShort((short) remove.volumeId());
                 buffer.putLong(remove.startSector());
@@ -208,12 +243,32 @@ public final class JournalRecordCodec {
                 case JournalRecord.TYPE_CHECKPOINT_DONE -> readCheckpointDone(reader);
                 case JournalRecord.TYPE_CLEAN_SHUTDOWN -> new CleanShutdown();
                 case JournalRecord.TYPE_EPOCHS_VOID -> new EpochsVoid(reader.u16("volumeId"));
+                case JournalRecord.TYPE_BLOCK_CRCS -> readBlockCrcs(reader);
                 default -> throw reader.fail(DecodeError.Kind.UNKNOWN_TYPE, start,
                         "unknown journal record type " + type);
             };
         } catch (IllegalArgumentException e) {
             throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "record type " + type + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Reads the fields of a block CRC record or checkpoint item after its type byte (the same bytes in both: §5.2,
+     * §6).
+     */
+    static BlockCrcs readBlockCrcs(FieldReader reader) throws MalformedException {
+        int bucket = reader.u32AsInt("bucket");
+        int generation = reader.u16("generation");
+        int firstBlock = reader.u16("firstBlock");
+        int count = reader.u16("block count");
+        if (count < 1 || count * 4L > reader.remaining()) {
+            throw reader.invalid("block count", 2, "1.." + reader.remaining() / 4 + " (bytes left)", count);
+        }
+        int[] crcs = new int[count];
+        for (int i = 0; i < count; i++) {
+            crcs[i] = reader.u32Bits("crc32c");
+        }
+        return new BlockCrcs(bucket, generation, firstBlock, crcs);
     }
 
     private static CheckpointDone readCheckpointDone(FieldReader reader) throws MalformedException {

@@ -233,13 +233,19 @@ final class MovingGc {
         cacheDevice.write(layout.byteOffset(newBucket, newOffset), sectors(doneSectors, endSectors), false,
                 result -> {
                     if (result.ok()) {
+                        // Before the parts are installed, while the new bucket is pinned (docs/FORMAT.md §9).
+                        allocator.blockChecksums().learn(newBucket, newOffset, sectors(doneSectors, endSectors));
+                        VolumeIndex dirtyIn = null;
                         for (int k = 0; k < roundPieces; k++) {
                             int from = partFrom(k, doneSectors);
                             int to = partTo(k, endSectors);
-                            if (from < to) {
-                                install(roundPiece[k], from - roundStart[k], to - from, newBucket,
-                                        newOffset + (from - doneSectors), newGeneration, partCrc[k]);
+                            if (from < to && install(roundPiece[k], from - roundStart[k], to - from, newBucket,
+                                    newOffset + (from - doneSectors), newGeneration, partCrc[k])) {
+                                dirtyIn = volumes.get(roundPiece[k].volume());
                             }
+                        }
+                        if (dirtyIn != null) { // the copy's block CRCs survive a crash as its dirty extents do
+                            dirtyIn.journalBlockCrcs(newBucket, newGeneration, newOffset, lengthSectors);
                         }
                         stats.addMovedBytes((long) lengthSectors * BlockDevice.SECTOR_BYTES);
                     }
@@ -264,9 +270,13 @@ final class MovingGc {
                 .slice();
     }
 
-    /** Re-points, in this one loop step, every part of the chunk still at its old location. */
-    private void install(MovePiece piece, int chunkIntoPiece, int lengthSectors, int newBucket, int newOffset,
-                         int newGeneration, int crc32c) {
+    /**
+     * Re-points, in this one loop step, every part of the chunk still at its old location.
+     *
+     * @return whether a dirty part was re-pointed (and journaled)
+     */
+    private boolean install(MovePiece piece, int chunkIntoPiece, int lengthSectors, int newBucket, int newOffset,
+                            int newGeneration, int crc32c) {
         VolumeIndex index = volumes.get(piece.volume());
         long chunkStart = piece.startSector() + chunkIntoPiece;
         long oldAtChunk = ExtentLocation.withDirty(ExtentLocation.shifted(piece.location(), chunkIntoPiece), false);
@@ -285,11 +295,14 @@ final class MovingGc {
                 }
             }
         });
+        boolean dirty = false;
         for (long[] match : matches) {
             int into = (int) (match[0] - chunkStart);
             index.insertPiece(match[0], (int) match[1], newBucket, newOffset + into, newGeneration, match[2] == 1,
                     crc32c, into, lengthSectors, VolumeIndex.EPOCH_UNCHANGED); // same data, same epoch
+            dirty |= match[2] == 1;
         }
+        return dirty;
     }
 
     private static int crc(ByteBuffer data) {

@@ -12,8 +12,9 @@ import java.util.NoSuchElementException;
 import java.util.function.LongUnaryOperator;
 
 /**
- * The items of one checkpoint, produced lazily: first every bucket's generation in slices, then each
- * volume's extents in LBA order in runs. Each run is read from the index when it is asked for, from a sector
+ * The items of one checkpoint, produced lazily: first every bucket's generation in slices, then the block CRCs
+ * (docs/FORMAT.md §9) in runs, each within a bucket and tagged with its generation, then each volume's extents in LBA
+ * order in runs. Each run is read from the index when it is asked for, from a sector
  * cursor, so the index may change between slices (a fuzzy checkpoint: replay from the checkpoint's start
  * sequence makes it exact, docs/FORMAT.md §5.3). Stale keys are left out.
  */
@@ -22,10 +23,15 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
     static final int GENERATIONS_PER_ITEM = 4096;
     /** Extents per item: 512 × 29 bytes ≈ 15 KiB, small enough to keep each step short. */
     static final int EXTENTS_PER_ITEM = 512;
+    /** Block CRCs per item at most: 16 KiB, as for extents. */
+    static final int BLOCK_CRCS_PER_ITEM = 4096;
 
     private final MetadataSpace space;
     private final List<VolumeExtents> volumes;
     private int nextBucket;
+    /** The next block (numbered across buckets) whose CRC may go into an item; -1 once all have. */
+    private int nextBlock;
+    private final int[] crcRun = new int[BLOCK_CRCS_PER_ITEM];
     private int volume;
     private long cursor;
     private CheckpointItem lookahead;
@@ -67,6 +73,18 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
             CheckpointItem item = new CheckpointItem.GenerationSlice(nextBucket, generations);
             nextBucket += count;
             return item;
+        }
+        if (nextBlock >= 0) {
+            nextBlock = space.nextBlockWithCrc(nextBlock);
+            if (nextBlock >= 0) {
+                int count = space.blockCrcRun(nextBlock, crcRun);
+                int bucket = nextBlock / space.blocksPerBucket();
+                CheckpointItem item = new CheckpointItem.BlockCrcRun(new JournalRecord.BlockCrcs(bucket,
+                        space.generation(bucket), nextBlock % space.blocksPerBucket(),
+                        java.util.Arrays.copyOf(crcRun, count)));
+                nextBlock += count;
+                return item;
+            }
         }
         while (volume < volumes.size()) {
             VolumeExtents current = volumes.get(volume);

@@ -38,6 +38,8 @@ import java.util.function.LongConsumer;
 public final class JournalWriter implements MetadataJournal {
     /** Entries kept for reuse: one being written and one or two filling is the usual state. */
     private static final int SPARE_ENTRIES_MAX = 4;
+    /** Block CRCs per record at most: 2 KiB of CRCs (2 MiB of data), so a record fits the smallest entry (4 KiB). */
+    static final int BLOCK_CRCS_PER_RECORD = 512;
 
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
@@ -154,6 +156,22 @@ public final class JournalWriter implements MetadataJournal {
         JournalRecordCodec.encodeInsert(tail.room(bytes), volumeId, startSector, lengthSectors,
                 bucket, offsetInBucketSectors, generation, dirty, crc32c, crcCutHeadSectors, crcLengthSectors, epoch);
         return appended(tail);
+    }
+
+    @Override
+    public long appendBlockCrcs(int bucket, int generation, int firstBlock, int count, int[] crcs, int from) {
+        // Encoded straight into the open entry, like an insert: a large front-end write appends one per extent. In
+        // records of at most BLOCK_CRCS_PER_RECORD, so that one always fits an entry of the smallest size.
+        long sequence = 0;
+        for (int done = 0; done < count; done += BLOCK_CRCS_PER_RECORD) {
+            int n = Math.min(BLOCK_CRCS_PER_RECORD, count - done);
+            int bytes = JournalRecordCodec.blockCrcsBytes(n);
+            OpenEntry tail = tailWithRoom(bytes);
+            JournalRecordCodec.encodeBlockCrcs(tail.room(bytes), bucket, generation, firstBlock + done, n, crcs,
+                    from + done);
+            sequence = appended(tail);
+        }
+        return sequence;
     }
 
     @Override

@@ -33,6 +33,13 @@ public interface MetadataJournal extends GenerationJournal {
                       int generation, boolean dirty, int crc32c, int crcCutHeadSectors, int crcLengthSectors,
                       long epoch);
 
+    /**
+     * Appends "blocks {@code [firstBlock, firstBlock + count)} of {@code bucket}, written under {@code generation},
+     * have the CRC32Cs {@code crcs[from, from + count)}" (docs/FORMAT.md §9), for dirty data: its block CRCs then
+     * survive a crash as its extents do.
+     */
+    long appendBlockCrcs(int bucket, int generation, int firstBlock, int count, int[] crcs, int from);
+
     /** Appends "volume {@code volumeId} no longer caches {@code [startSector, + lengthSectors)}". */
     long appendRemove(int volumeId, long startSector, int lengthSectors);
 

@@ -2,7 +2,7 @@ package io.blockcache.journal;
 
 /**
  * What the checkpoint writer needs of the cache's bucket space: buckets to write checkpoints into, a way to
- * give them back, where they are, and every bucket's generation (part of each checkpoint).
+ * give them back, where they are, every bucket's generation and the block CRCs (part of each checkpoint).
  *
  * <p>Thread rule: the cache's loop thread.
  */
@@ -24,4 +24,17 @@ public interface MetadataSpace {
 
     /** Current generation of {@code bucket}. */
     int generation(int bucket);
+
+    /** Blocks (4 KiB) per bucket in the block CRC table (docs/FORMAT.md §9); block {@code b} of bucket {@code k} is
+     * {@code k * blocksPerBucket() + b}. */
+    int blocksPerBucket();
+
+    /** The first block at or after {@code fromBlock} (numbered across buckets) with a CRC, or -1 if none. */
+    int nextBlockWithCrc(int fromBlock);
+
+    /**
+     * Copies the CRCs of the blocks from {@code block} on that have one, in a row and within its bucket, into
+     * {@code crcs} (at most its length); returns how many.
+     */
+    int blockCrcRun(int block, int[] crcs);
 }

@@ -2,7 +2,7 @@ package io.blockcache.volume;
 
 import io.blockcache.cache.BucketAllocator;
 import io.blockcache.cache.CacheLayout;
-import io.blockcache.cache.VerifiedBlocks;
+import io.blockcache.cache.BlockChecksums;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoResult;
@@ -13,13 +13,15 @@ import java.util.ArrayDeque;
 
 /**
  * Reads one cached piece from the cache device and verifies it: the bucket is pinned for the duration of the
- * read (so it cannot be reused under it), the whole range the piece's CRC32C covers is read (a piece cut from
- * a larger extent can only be verified that way), and only verified bytes reach the caller's buffer. Every
- * successful verification marks the span's blocks in {@link VerifiedBlocks}.
+ * read (so it cannot be reused under it), and only verified bytes reach the caller's buffer. What is verified is
+ * either the whole range the piece's span CRC32C covers (a piece cut from a larger extent can only be checked that
+ * way), or, for a front-end read, just the 4 KiB blocks the piece touches, each against its own CRC in
+ * {@link BlockChecksums} (docs/FORMAT.md §9). A verified span teaches the table its whole blocks' CRCs, so data
+ * written before an open is read whole once and then block by block.
  *
- * <p>Two entry points: {@link #read} (writeback: always verifies the whole span, so nothing unverified is ever
- * written back) and {@link #readHit} (front-end reads: a piece of a larger span whose blocks are all marked
- * verified is read alone, without its CRC; docs/FORMAT.md §7 rule 12 says what that gives up).
+ * <p>Two entry points: {@link #read} (writeback: always verifies the whole span before anything is written back)
+ * and {@link #readHit} (front-end reads: the blocks the piece touches when every one of them has a CRC and they
+ * are fewer than the span's, else the span).
  *
  * <p>Thread rule: the loop thread; the callback runs there.
  */
@@ -37,10 +39,10 @@ public final class CacheExtentReader {
     private final BlockDevice writebackDevice;
     private final CacheLayout layout;
     private final BucketAllocator allocator;
-    private final VerifiedBlocks verified;
+    private final BlockChecksums checksums;
     private final ArrayDeque<ByteBuffer> freeSpans = new ArrayDeque<>(POOLED_SPANS_MAX);
     private final ArrayDeque<PendingRead> freeReads = new ArrayDeque<>();
-    private long trustedReads;
+    private long blockReads;
 
     /** What a verified read found. */
     public enum Outcome {
@@ -70,7 +72,7 @@ public final class CacheExtentReader {
         this.writebackDevice = writebackDevice;
         this.layout = layout;
         this.allocator = allocator;
-        this.verified = allocator.verifiedBlocks();
+        this.checksums = allocator.blockChecksums();
     }
 
     /**
@@ -84,54 +86,69 @@ public final class CacheExtentReader {
     }
 
     /**
-     * As {@link #read}, for a front-end read: if the piece is part of a larger span and every block it touches was
-     * verified since its bucket was written, reads just the piece and does not check the CRC again.
+     * As {@link #read}, for a front-end read: if the piece is part of a larger span and every 4 KiB block it touches
+     * has its own CRC, reads just those blocks and verifies each (straight into {@code target} when the piece is
+     * whole blocks); otherwise reads and verifies the span.
      */
     public void readHit(int lengthSectors, long location, int crc32c, int crcOffsetInBucketSectors,
                         int crcLengthSectors, ByteBuffer target, Callback callback) {
         int bucket = ExtentLocation.bucket(location);
         int offset = ExtentLocation.offsetInBucketSectors(location);
         boolean exact = crcOffsetInBucketSectors == offset && crcLengthSectors == lengthSectors;
-        // The piece alone must be a legal device request: on a 4 KiB-sector cache device a 512-byte piece is not.
-        int blockSectors = cacheDevice.logicalBlockBytes() / BlockDevice.SECTOR_BYTES;
-        boolean aligned = offset % blockSectors == 0 && lengthSectors % blockSectors == 0;
-        if (exact || !aligned || !verified.isVerified(bucket, offset, lengthSectors)) {
+        int firstBlock = offset / BlockChecksums.BLOCK_SECTORS;
+        int endBlock = Math.ceilDiv(offset + lengthSectors, BlockChecksums.BLOCK_SECTORS);
+        int blocksSectors = (endBlock - firstBlock) * BlockChecksums.BLOCK_SECTORS;
+        if (exact || blocksSectors >= crcLengthSectors || !checksums.covers(bucket, offset, lengthSectors)) {
             readSpan(cacheDevice, lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors, target,
                     callback);
             return;
         }
-        trustedReads++;
-        allocator.pin(bucket);
-        cacheDevice.read(layout.byteOffset(bucket, offset), target, pending(bucket, callback));
+        blockReads++;
+        int firstSector = firstBlock * BlockChecksums.BLOCK_SECTORS;
+        PendingRead read = verifiedRead(bucket, firstSector, blocksSectors, offset, lengthSectors, target, callback);
+        read.byBlocks = true;
+        read.firstBlock = firstBlock;
+        cacheDevice.read(layout.byteOffset(bucket, firstSector), read.span, read);
     }
 
-    /** Front-end reads served without a CRC check because their blocks were verified before (a statistic). */
-    public long trustedReads() {
-        return trustedReads;
+    /** Front-end reads verified by the CRCs of their 4 KiB blocks instead of their extent's span (a statistic). */
+    public long blockReads() {
+        return blockReads;
     }
 
     private void readSpan(BlockDevice device, int lengthSectors, long location, int crc32c,
                           int crcOffsetInBucketSectors, int crcLengthSectors, ByteBuffer target, Callback callback) {
         int bucket = ExtentLocation.bucket(location);
-        int offset = ExtentLocation.offsetInBucketSectors(location);
-        boolean exact = crcOffsetInBucketSectors == offset && crcLengthSectors == lengthSectors;
-        int spanBytes = crcLengthSectors * BlockDevice.SECTOR_BYTES;
-        ByteBuffer span = exact ? target : takeSpan(spanBytes);
+        PendingRead read = verifiedRead(bucket, crcOffsetInBucketSectors, crcLengthSectors,
+                ExtentLocation.offsetInBucketSectors(location), lengthSectors, target, callback);
+        read.crc32c = crc32c;
+        read.crcOffsetInBucketSectors = crcOffsetInBucketSectors;
+        read.crcLengthSectors = crcLengthSectors;
+        device.read(layout.byteOffset(bucket, crcOffsetInBucketSectors), read.span, read);
+    }
+
+    /**
+     * A verified read of sectors {@code [fromSector, + lengthSectors)} of {@code bucket}, which holds the piece at
+     * {@code [pieceSector, + pieceSectors)}: into {@code target} itself when the two are the same, else into a
+     * pooled buffer. Pins the bucket; the caller says what to verify against and submits the read.
+     */
+    private PendingRead verifiedRead(int bucket, int fromSector, int lengthSectors, int pieceSector, int pieceSectors,
+                                     ByteBuffer target, Callback callback) {
+        boolean exact = fromSector == pieceSector && lengthSectors == pieceSectors;
+        int bytes = lengthSectors * BlockDevice.SECTOR_BYTES;
+        ByteBuffer span = exact ? target : takeSpan(bytes);
         PendingRead read = pending(bucket, callback);
         read.verify = true;
         read.span = span;
         read.spanFrom = span.position();
-        read.spanBytes = spanBytes;
-        read.crc32c = crc32c;
-        read.crcOffsetInBucketSectors = crcOffsetInBucketSectors;
-        read.crcLengthSectors = crcLengthSectors;
+        read.spanBytes = bytes;
         read.exact = exact;
         read.target = target;
         read.targetFrom = target.position();
-        read.pieceFromBytes = (offset - crcOffsetInBucketSectors) * BlockDevice.SECTOR_BYTES;
-        read.pieceBytes = lengthSectors * BlockDevice.SECTOR_BYTES;
+        read.pieceFromBytes = (pieceSector - fromSector) * BlockDevice.SECTOR_BYTES;
+        read.pieceBytes = pieceSectors * BlockDevice.SECTOR_BYTES;
         allocator.pin(bucket);
-        device.read(layout.byteOffset(bucket, crcOffsetInBucketSectors), span, read);
+        return read;
     }
 
     private PendingRead pending(int bucket, Callback callback) {
@@ -142,6 +159,7 @@ public final class CacheExtentReader {
         read.bucket = bucket;
         read.callback = callback;
         read.verify = false;
+        read.byBlocks = false;
         return read;
     }
 
@@ -153,6 +171,9 @@ public final class CacheExtentReader {
         private int bucket;
         private Callback callback;
         private boolean verify;
+        /** Verified block by block ({@link #readHit}); {@code span} then holds the blocks from {@code firstBlock}. */
+        private boolean byBlocks;
+        private int firstBlock;
         private ByteBuffer span;
         private int spanFrom;
         private int spanBytes;
@@ -190,10 +211,12 @@ public final class CacheExtentReader {
         private Outcome finishVerified(IoResult result) {
             // Device buffers' positions are unspecified after completion: work from where the read started.
             span.limit(spanFrom + spanBytes).position(spanFrom);
-            Outcome outcome = verify(result, span, crc32c);
+            Outcome outcome = byBlocks ? verifyBlocks(result) : verify(result, span, crc32c);
             if (outcome == Outcome.OK) {
-                // Marked while the bucket is still pinned: it cannot have been bumped since the read.
-                verified.markVerified(bucket, crcOffsetInBucketSectors, crcLengthSectors);
+                if (!byBlocks && crcLengthSectors > BlockChecksums.BLOCK_SECTORS) {
+                    // Learned while the bucket is still pinned: it cannot have been bumped since the read.
+                    checksums.learn(bucket, crcOffsetInBucketSectors, span);
+                }
                 if (!exact) {
                     target.put(targetFrom, span, spanFrom + pieceFromBytes, pieceBytes);
                 }
@@ -202,6 +225,19 @@ public final class CacheExtentReader {
                 giveBack(span);
             }
             return outcome;
+        }
+
+        private Outcome verifyBlocks(IoResult result) {
+            if (!result.ok()) {
+                return Outcome.READ_ERROR;
+            }
+            for (int k = 0; k * BlockChecksums.BLOCK_BYTES < spanBytes; k++) {
+                int crc = Crc.of(span, spanFrom + k * BlockChecksums.BLOCK_BYTES, BlockChecksums.BLOCK_BYTES);
+                if (crc != checksums.crc(bucket, firstBlock + k)) {
+                    return Outcome.CHECKSUM_MISMATCH;
+                }
+            }
+            return Outcome.OK;
         }
     }
 

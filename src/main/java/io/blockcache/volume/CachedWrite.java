@@ -1,5 +1,6 @@
 package io.blockcache.volume;
 
+import io.blockcache.cache.BlockChecksums;
 import io.blockcache.cache.WritePoint;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
@@ -64,6 +65,15 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
     private int[] pieceGeneration = new int[1];
     /** Set by {@link #write} (the data is checksummed as it is handed to the device), read by install. */
     private int[] pieceCrc = new int[1];
+    /**
+     * The 4 KiB blocks of the bucket each piece fills whole (docs/FORMAT.md §9): the first, how many, and where their
+     * CRCs start in {@link #blockCrcs}; set by {@link #write} with the span CRC.
+     */
+    private int[] pieceFirstBlock = new int[1];
+    private int[] pieceBlockCount = new int[1];
+    private int[] pieceBlockCrcsFrom = new int[1];
+    private int[] blockCrcs = new int[BlockChecksums.BLOCK_SECTORS];
+    private int blockCrcCount;
     /** The piece {@link #visit} installs (install walks the pieces, each over the entry's visible parts). */
     private int installing;
 
@@ -135,6 +145,9 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
             pieceOffset = Arrays.copyOf(pieceOffset, capacity);
             pieceGeneration = Arrays.copyOf(pieceGeneration, capacity);
             pieceCrc = Arrays.copyOf(pieceCrc, capacity);
+            pieceFirstBlock = Arrays.copyOf(pieceFirstBlock, capacity);
+            pieceBlockCount = Arrays.copyOf(pieceBlockCount, capacity);
+            pieceBlockCrcsFrom = Arrays.copyOf(pieceBlockCrcsFrom, capacity);
         }
         pieceStart[pieceCount] = start;
         pieceLength[pieceCount] = length;
@@ -154,13 +167,43 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
         this.callback = callback;
         parts.begin();
         markDamage();
+        blockCrcCount = 0;
         for (int i = 0; i < pieceCount; i++) {
             ByteBuffer piece = pieceData(i);
-            pieceCrc[i] = Crc.of(piece);
+            pieceCrc[i] = checksum(i, piece);
             parts.add();
             context.cacheDevice.write(context.cacheOffset(pieceBucket[i], pieceOffset[i]), piece, false, this);
         }
         complete(IoResult.OK); // the seal: an early piece completion cannot finish the write too soon
+    }
+
+    /**
+     * Checksums piece {@code i}: a CRC32C for each 4 KiB block of the bucket it fills whole, and the span CRC of the
+     * whole piece, returned. A piece made of whole blocks gets its span CRC from the block CRCs ({@link
+     * io.blockcache.format.Crc#append4KiB}) rather than a second pass over the data; one that starts or ends inside a
+     * block (after sub-4 KiB writes) is checksummed whole as well.
+     */
+    private int checksum(int i, ByteBuffer piece) {
+        int offset = pieceOffset[i];
+        int length = pieceLength[i];
+        int firstBlock = Math.ceilDiv(offset, BlockChecksums.BLOCK_SECTORS);
+        int count = Math.max(0, (offset + length) / BlockChecksums.BLOCK_SECTORS - firstBlock);
+        pieceFirstBlock[i] = firstBlock;
+        pieceBlockCount[i] = count;
+        pieceBlockCrcsFrom[i] = blockCrcCount;
+        if (blockCrcCount + count > blockCrcs.length) {
+            blockCrcs = Arrays.copyOf(blockCrcs, Math.max(blockCrcs.length * 2, blockCrcCount + count));
+        }
+        int from = piece.position() + (firstBlock * BlockChecksums.BLOCK_SECTORS - offset) * BlockDevice.SECTOR_BYTES;
+        int spanCrc = 0;
+        for (int k = 0; k < count; k++) {
+            int crc = Crc.of(piece, from + k * BlockChecksums.BLOCK_BYTES, BlockChecksums.BLOCK_BYTES);
+            blockCrcs[blockCrcCount + k] = crc;
+            spanCrc = k == 0 ? crc : io.blockcache.format.Crc.append4KiB(spanCrc, crc);
+        }
+        blockCrcCount += count;
+        boolean wholeBlocks = offset % BlockChecksums.BLOCK_SECTORS == 0 && length % BlockChecksums.BLOCK_SECTORS == 0;
+        return wholeBlocks ? spanCrc : Crc.of(piece);
     }
 
     /**
@@ -248,7 +291,19 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
     }
 
     private void install() {
+        BlockChecksums checksums = context.space.allocator().blockChecksums();
         for (installing = 0; installing < pieceCount; installing++) {
+            // Before the extent is visible, while the bucket is still pinned (no bump can come in between). A piece
+            // of one block or less needs none: its span CRC covers no more than the block a read of it touches.
+            if (pieceLength[installing] > BlockChecksums.BLOCK_SECTORS && pieceBlockCount[installing] > 0) {
+                if (dirty) { // journaled first (docs/FORMAT.md §7 rule 6), to survive a crash as the extent does
+                    context.journal.appendBlockCrcs(pieceBucket[installing], pieceGeneration[installing],
+                            pieceFirstBlock[installing], pieceBlockCount[installing], blockCrcs,
+                            pieceBlockCrcsFrom[installing]);
+                }
+                checksums.put(pieceBucket[installing], pieceFirstBlock[installing], pieceBlockCount[installing],
+                        blockCrcs, pieceBlockCrcsFrom[installing]);
+            }
             entry.forEachVisible(this);
         }
         context.inFlight.installed(entry);

@@ -13,6 +13,21 @@ final class Crc {
     private Crc() {
     }
 
+    /**
+     * CRC32C of {@code lengthBytes} bytes of {@code buffer} from absolute index {@code fromBytes}; its position and
+     * limit are where they were on return.
+     */
+    static int of(ByteBuffer buffer, int fromBytes, int lengthBytes) {
+        CRC32C crc = CHECKSUMS.get();
+        crc.reset();
+        int position = buffer.position();
+        int limit = buffer.limit();
+        buffer.limit(fromBytes + lengthBytes).position(fromBytes);
+        crc.update(buffer);
+        buffer.limit(limit).position(position);
+        return (int) crc.getValue();
+    }
+
     /** CRC32C of {@code buffer} from its position to its limit; the position is where it was on return. */
     static int of(ByteBuffer buffer) {
         CRC32C crc = CHECKSUMS.get();

@@ -1,5 +1,6 @@
 package io.blockcache.volume;
 
+import io.blockcache.cache.BlockChecksums;
 import io.blockcache.cache.CacheSpace;
 import static io.blockcache.loop.Checks.check;
 
@@ -149,6 +150,19 @@ public final class VolumeIndex {
     /** The underlying index, for read-only use (lookups, scans, statistics). */
     public ExtentIndex extents() {
         return index;
+    }
+
+    /**
+     * Journals the block CRCs (docs/FORMAT.md §9) of the whole 4 KiB blocks of sectors {@code [offsetSectors,
+     * offsetSectors + lengthSectors)} of {@code bucket}, which must all be in the table: for a copy of dirty data
+     * (moving GC), whose block CRCs must survive a crash as its extents do.
+     */
+    public void journalBlockCrcs(int bucket, int generation, int offsetSectors, int lengthSectors) {
+        int firstBlock = Math.ceilDiv(offsetSectors, BlockChecksums.BLOCK_SECTORS);
+        int endBlock = (offsetSectors + lengthSectors) / BlockChecksums.BLOCK_SECTORS;
+        if (firstBlock < endBlock) {
+            space.allocator().blockChecksums().journal(journal, bucket, generation, firstBlock, endBlock - firstBlock);
+        }
     }
 
     /**

@@ -41,21 +41,44 @@ class BucketAllocatorTest {
     }
 
     @Test
-    void verifiedBlocksAreForgottenWhenTheBucketsGenerationIsBumped() {
-        // Proves a bucket's verified blocks (VerifiedBlocks) do not outlive its contents: released (bumped), its
-        // marks are gone, so data written after reuse is verified on its first read again.
+    void blockChecksumsAreForgottenWhenTheBucketsGenerationIsBumped() {
+        // Proves a bucket's block CRCs (BlockChecksums) do not outlive its contents: released (bumped), its entries
+        // are gone, so data written after reuse is never checked against the old bytes' CRCs.
         WritePoint point = new WritePoint("dirty", allocator, 8);
         WritePoint.Reservation r = new WritePoint.Reservation();
         assertThat(point.reserve(8, r)).isTrue();
         int bucket = r.bucket();
         table.addLive(bucket, 8, true);
         allocator.unpin(bucket);
-        allocator.verifiedBlocks().markVerified(bucket, 0, 8);
-        assertThat(allocator.verifiedBlocks().isVerified(bucket, 0, 8)).isTrue();
+        allocator.blockChecksums().put(bucket, 0, 1, new int[] {0x1234}, 0);
+        assertThat(allocator.blockChecksums().covers(bucket, 0, 8)).isTrue();
         table.addLive(bucket, -8, true);
         assertThat(allocator.releaseIfEmpty(bucket)).isTrue();
-        assertThat(allocator.verifiedBlocks().isVerified(bucket, 0, 8)).isFalse();
-        assertThat(allocator.verifiedBlocks().verifiedBlocks()).isZero();
+        assertThat(allocator.blockChecksums().covers(bucket, 0, 8)).isFalse();
+        assertThat(allocator.blockChecksums().knownBlocks()).isZero();
+    }
+
+    @Test
+    void aFreeBucketThatStillHasBlockCrcsIsHandedOutWithARecordThatVoidsThem() {
+        // Proves the allocator's half of docs/FORMAT.md §5.2 type 9: a bucket recovery left free in the generation it
+        // was last written under still has the CRCs replay gave it; handing it out journals a BucketGeneration record
+        // of that same generation (replay forgets the CRCs there) and forgets them; a bucket without CRCs costs no
+        // record.
+        table.setGeneration(2, 7);
+        for (int b = 0; b < 4; b++) {
+            table.setState(b, BucketState.FREE);
+        }
+        allocator.rebuildFreeSet();
+        allocator.blockChecksums().put(2, 0, 1, new int[] {42}, 0);
+        List<Integer> handedOut = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            handedOut.add(allocator.allocate(BucketState.OPEN));
+        }
+        assertThat(handedOut).contains(2);
+        assertThat(journaled).hasSize(1);
+        assertThat(journaled.get(0)).containsExactly(2, 7, 10);
+        assertThat(table.generation(2)).isEqualTo(7);
+        assertThat(allocator.blockChecksums().knownBlocks()).isZero();
     }
 
     @Test

@@ -90,19 +90,19 @@ class LauncherTest {
         Map<String, String> dryRun = Map.of("BLOCKCACHE_LAUNCHER_DRY_RUN", "1");
         CliRun serve = launch(dryRun, "serve");
         assertThat(serve.exitCode()).as(serve.err()).isZero();
-        assertThat(serve.out()).contains("-XX:+UseG1GC", "-Xmx416m", "-XX:MaxDirectMemorySize=")
+        assertThat(serve.out()).contains("-XX:+UseG1GC", "-Xmx419m", "-XX:MaxDirectMemorySize=")
                 .contains("lib/blockcache.jar serve --config " + config);
 
         Path other = dir.resolve("other.conf");
         Files.writeString(other, "cache-size=64M\n");
         CliRun explicit = launch(dryRun, "serve", "--config", other.toString());
-        assertThat(explicit.out()).contains("-Xmx106m").doesNotContain(config.toString());
+        assertThat(explicit.out()).contains("-Xmx107m").doesNotContain(config.toString());
 
         CliRun reload = launch(dryRun, "reload");
         assertThat(reload.out()).contains("reload --config " + config).doesNotContain("-Xmx");
 
         CliRun overridden = launch(Map.of("BLOCKCACHE_LAUNCHER_DRY_RUN", "1", "BLOCKCACHE_JAVA_OPTS", "-Xmx1g"),
                 "serve");
-        assertThat(overridden.out()).contains(" -Xmx1g -jar ").doesNotContain("-Xmx416m");
+        assertThat(overridden.out()).contains(" -Xmx1g -jar ").doesNotContain("-Xmx419m");
     }
 }

@@ -2,6 +2,7 @@ package io.blockcache.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.blockcache.format.CheckpointItem.BlockCrcRun;
 import io.blockcache.format.CheckpointItem.ExtentRun;
 import io.blockcache.format.CheckpointItem.GenerationSlice;
 import io.blockcache.format.JournalRecord.ExtentInsert;
@@ -19,6 +20,11 @@ class CheckpointTest {
             generations.add(Samples.u16(prng));
         }
         items.add(new GenerationSlice(0, generations));
+        int[] crcs = new int[3000]; // more than a chunk of 8 KiB holds: split by blocks
+        for (int i = 0; i < crcs.length; i++) {
+            crcs[i] = (int) prng.nextLong();
+        }
+        items.add(new BlockCrcRun(new JournalRecord.BlockCrcs(7, 12, 100, crcs)));
         for (int volume = 0; volume < 3; volume++) {
             List<ExtentInsert> extents = new ArrayList<>();
             for (int i = 1 + prng.nextInt(700); i > 0; i--) {
@@ -38,6 +44,7 @@ class CheckpointTest {
         CheckpointEncoder encoder = new CheckpointEncoder(42, 8192, input.iterator());
         List<Integer> generations = new ArrayList<>();
         List<ExtentInsert> extents = new ArrayList<>();
+        List<Integer> blockCrcs = new ArrayList<>();
         CheckpointDigest digest = new CheckpointDigest();
         int index = 0;
         while (encoder.hasNext()) {
@@ -54,13 +61,23 @@ class CheckpointTest {
                         generations.addAll(slice.generations());
                     }
                     case ExtentRun run -> extents.addAll(run.extents());
+                    case BlockCrcRun run -> {
+                        assertThat(run.crcs().bucket()).isEqualTo(7);
+                        assertThat(run.crcs().generation()).isEqualTo(12);
+                        assertThat(run.crcs().firstBlock()).isEqualTo(100 + blockCrcs.size());
+                        for (int crc : run.crcs().crcs()) {
+                            blockCrcs.add(crc);
+                        }
+                    }
                 }
             }
         }
         assertThat(index).isGreaterThan(5);
+        assertThat(blockCrcs).containsExactlyElementsOf(Arrays.stream(((BlockCrcRun) input.get(1)).crcs().crcs())
+                .boxed().toList());
         assertThat(generations).isEqualTo(((GenerationSlice) input.get(0)).generations());
         List<ExtentInsert> expected = new ArrayList<>();
-        input.stream().skip(1).forEach(item -> expected.addAll(((ExtentRun) item).extents()));
+        input.stream().skip(2).forEach(item -> expected.addAll(((ExtentRun) item).extents()));
         assertThat(extents).isEqualTo(expected);
         assertThat(extents).anySatisfy(extent -> assertThat(extent.epoch()).isPositive());
         assertThat(encoder.extentCount()).isEqualTo(expected.size());

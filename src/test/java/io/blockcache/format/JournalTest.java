@@ -59,7 +59,8 @@ class JournalTest {
         byte[] reused = new byte[BUCKET_BYTES];
         for (int i = 0; i < 100; i++) {
             Arrays.fill(reused, (byte) 0xA5); // what a previous, larger entry left
-            List<JournalRecord> records = Samples.records(prng, prng.nextInt(300));
+            List<JournalRecord> records = new ArrayList<>(Samples.records(prng, prng.nextInt(300)));
+            records.add(prng.nextInt(records.size() + 1), Samples.blockCrcs(prng));
             long sequence = 1 + prng.nextLong(1L << 50);
             int previousCrc = (int) prng.nextLong();
             ByteBuffer buffer = ByteLayout.littleEndian(reused).position(JournalEntry.HEADER_BYTES);
@@ -69,6 +70,11 @@ class JournalTest {
                             insert.lengthSectors(), insert.bucket(), insert.offsetInBucketSectors(),
                             insert.generation(), insert.dirty(), insert.crc32c(), insert.crcSpanStartSectors(),
                             insert.crcSpanLengthSectors(), insert.epoch());
+                } else if (record instanceof JournalRecord.BlockCrcs crcs) {
+                    int[] padded = new int[crcs.count() + 3]; // from an offset, as CachedWrite hands its array
+                    System.arraycopy(crcs.crcs(), 0, padded, 3, crcs.count());
+                    JournalRecordCodec.encodeBlockCrcs(buffer, crcs.bucket(), crcs.generation(), crcs.firstBlock(),
+                            crcs.count(), padded, 3);
                 } else {
                     JournalRecordCodec.encode(record, buffer);
                 }
@@ -97,7 +103,8 @@ class JournalTest {
         // Proves an entry with random records of every type decodes to the same header and records.
         Prng prng = new Prng(21);
         for (int i = 0; i < 100; i++) {
-            List<JournalRecord> records = Samples.records(prng, prng.nextInt(300));
+            List<JournalRecord> records = new ArrayList<>(Samples.records(prng, prng.nextInt(300)));
+            records.add(prng.nextInt(records.size() + 1), Samples.blockCrcs(prng));
             long sequence = 1 + prng.nextLong(1L << 50);
             int previousCrc = (int) prng.nextLong();
             byte[] bytes = JournalEntry.encode(sequence, sequence / 2, previousCrc, records, BUCKET_BYTES);
@@ -163,6 +170,35 @@ class JournalTest {
         assertThat(bytes[JournalEntry.HEADER_BYTES + 40]).isEqualTo((byte) 8);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new JournalRecord.EpochsVoid(65536))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aBlockCrcRecordIsType9OfElevenBytesAndFourPerBlockAndItsRangeIsChecked() {
+        // Proves the block CRC record (docs/FORMAT.md §5.2 type 9): its size and type byte, a round trip beside other
+        // records, refusal of an empty or out-of-bucket range when built and when encoded without the record, and a
+        // count of zero under a valid CRC decoded as a bad field, not thrown.
+        JournalRecord.BlockCrcs crcs = new JournalRecord.BlockCrcs(12, 65535, 8190, new int[] {-1, 0x12345678});
+        assertThat(crcs.type()).isEqualTo(9);
+        assertThat(JournalRecordCodec.encodedBytes(crcs)).isEqualTo(11 + 8);
+        byte[] bytes = JournalEntry.encode(1, 0, 0, List.of(new JournalRecord.CleanShutdown(), crcs), BUCKET_BYTES);
+        assertThat(JournalEntry.decode(bytes, 0, BUCKET_BYTES).value().records())
+                .containsExactly(new JournalRecord.CleanShutdown(), crcs);
+        assertThat(bytes[JournalEntry.HEADER_BYTES + 1]).isEqualTo((byte) 9);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new JournalRecord.BlockCrcs(1, 1, 8191, new int[2]))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new JournalRecord.BlockCrcs(1, 1, 0, new int[0]))
+                .isInstanceOf(IllegalArgumentException.class);
+        ByteBuffer buffer = ByteLayout.littleEndian(new byte[64]);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> JournalRecordCodec.encodeBlockCrcs(buffer, 1, 1,
+                8192, 1, new int[1], 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(buffer.position()).isZero();
+
+        int countAt = JournalEntry.HEADER_BYTES + 1 + 1 + 4 + 2 + 2;
+        ByteLayout.littleEndian(bytes).putShort(countAt, (short) 0);
+        ByteLayout.littleEndian(bytes).putInt(12, Crc.ofWithZeroField(bytes, 0, bytes.length, 12));
+        DecodeError error = JournalEntry.decode(bytes, 0, BUCKET_BYTES).error();
+        assertThat(error.kind()).isEqualTo(DecodeError.Kind.BAD_FIELD);
+        assertThat(error.message()).contains("block count");
     }
 
     @Test

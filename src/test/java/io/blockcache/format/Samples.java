@@ -78,6 +78,16 @@ final class Samples {
         };
     }
 
+    /** A block CRC record (type 9) of 1 to 64 random CRCs anywhere in a bucket. */
+    static JournalRecord.BlockCrcs blockCrcs(Prng prng) {
+        int[] crcs = new int[1 + prng.nextInt(64)];
+        for (int i = 0; i < crcs.length; i++) {
+            crcs[i] = (int) prng.nextLong();
+        }
+        return new JournalRecord.BlockCrcs(prng.nextInt(1 << 30), u16(prng),
+                prng.nextInt(JournalRecord.BlockCrcs.BLOCKS_MAX - crcs.length + 1), crcs);
+    }
+
     static List<JournalRecord> records(Prng prng, int count) {
         List<JournalRecord> records = new ArrayList<>();
         for (int i = 0; i < count; i++) {

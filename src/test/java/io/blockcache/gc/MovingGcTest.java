@@ -65,7 +65,11 @@ class MovingGcTest {
     private final GcHarness h = new GcHarness(device -> gate = new GatedDevice(device));
 
     private int bucketOf(long block) {
-        int[] bucket = {-1};
+        return ExtentLocation.bucket(locationOf(block));
+    }
+
+    private long locationOf(long block) {
+        long[] found = {-1};
         h.volume().index().lookup(block * 8, 8, new LookupVisitor() {
             @Override
             public void hole(long startSector, int lengthSectors) {
@@ -73,10 +77,10 @@ class MovingGcTest {
 
             @Override
             public void extent(long startSector, int lengthSectors, long location, int crc, int off, int len) {
-                bucket[0] = ExtentLocation.bucket(location);
+                found[0] = location;
             }
         });
-        return bucket[0];
+        return found[0];
     }
 
     @Test
@@ -218,7 +222,11 @@ class MovingGcTest {
         assertThat(h.gc().stats().moveChecksumFailures()).isZero();
         assertThat(h.gc().stats().movedBytes()).isEqualTo(span.length);
         assertThat(h.set.space().table().liveSectors(sparse)).isZero();
+        long moved = locationOf(29);
+        assertThat(h.set.space().allocator().blockChecksums().covers(ExtentLocation.bucket(moved),
+                ExtentLocation.offsetInBucketSectors(moved), 24)).as("the copy's blocks have CRCs").isTrue();
         assertThat(h.read(29, 3)).isEqualTo(span);
+        assertThat(h.read(30, 1)).isEqualTo(GcHarness.block(30, 1));
     }
 
     /** Starts a GC run whose first write of moved data is held; runs until it is. */

@@ -94,6 +94,27 @@ class JournalWriterTest {
     }
 
     @Test
+    void blockCrcsAreAppendedInRecordsOfAtMost512AndReadBackInOrder() {
+        // Proves appendBlockCrcs (docs/FORMAT.md §5.2 type 9): 1000 CRCs handed from an offset in the caller's array
+        // become two records (512 + 488 blocks) that recovery reads back with the right blocks and values.
+        JournalWriter writer = writer(device, 4);
+        int[] crcs = new int[1003];
+        for (int i = 0; i < crcs.length; i++) {
+            crcs[i] = i * 31 + 7;
+        }
+        writer.appendBlockCrcs(9, 4, 100, 1000, crcs, 3);
+        assertThat(commit(writer)).isEqualTo(IoResult.OK);
+        JournalRecovery recovery = assertDoesNotThrow(() -> JournalRecovery.recover(ring(4), BUCKET_BYTES));
+        List<JournalRecord> replayed = new ArrayList<>();
+        for (JournalEntry entry : recovery.replay()) {
+            replayed.addAll(entry.records());
+        }
+        assertThat(replayed).containsExactly(
+                new JournalRecord.BlockCrcs(9, 4, 100, java.util.Arrays.copyOfRange(crcs, 3, 3 + 512)),
+                new JournalRecord.BlockCrcs(9, 4, 612, java.util.Arrays.copyOfRange(crcs, 3 + 512, 1003)));
+    }
+
+    @Test
     void recoveryInStepsTakesOneBoundedPieceAtATimeAndEndsWithTheSameResult() throws Exception {
         // Proves the stepped recovery open uses: first entries a bucket a step, the 4 KiB search 64 blocks a step,
         // the chain walk an entry a step, the search for the last CheckpointDone 4 walked entries a step; and it

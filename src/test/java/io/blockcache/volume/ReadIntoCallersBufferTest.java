@@ -31,17 +31,22 @@ class ReadIntoCallersBufferTest {
     }
 
     @Test
-    void aPieceOfALargerSpanLandsInTheWindowOnlyVerifiedAndTrusted() {
-        // The first read verifies the 32 KiB span through a pooled buffer and copies the piece into the window; the
-        // second trusts the verified blocks and reads the piece straight into the window.
+    void aPieceOfALargerSpanLandsInTheWindowVerifiedByItsSpanOrByItsBlocks() {
+        // With the block CRCs forgotten (as after an open) the first read verifies the 32 KiB span through a pooled
+        // buffer and copies the piece into the window; the second reads the piece straight into the window and checks
+        // its block; a 2 KiB piece inside a block is read as that block through a pooled buffer and copied.
         VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
         byte[] data = pattern(2, 32 << 10);
         f.write(0, data, false);
+        f.space.allocator().blockChecksums().forget(ExtentLocation.bucket(f.locationOf(0)));
         byte[] block = Arrays.copyOfRange(data, 8192, 12288);
+        long blockReads = f.volume.extentReader().blockReads();
         assertWindowRead(f, 8192, block);
-        long trusted = f.volume.extentReader().trustedReads();
+        assertThat(f.volume.extentReader().blockReads()).isEqualTo(blockReads);
         assertWindowRead(f, 8192, block);
-        assertThat(f.volume.extentReader().trustedReads()).isEqualTo(trusted + 1);
+        assertThat(f.volume.extentReader().blockReads()).isEqualTo(blockReads + 1);
+        assertWindowRead(f, 8192 + 1024, Arrays.copyOfRange(data, 8192 + 1024, 8192 + 3072));
+        assertThat(f.volume.extentReader().blockReads()).isEqualTo(blockReads + 2);
     }
 
     @Test

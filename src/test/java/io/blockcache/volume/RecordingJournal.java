@@ -45,6 +45,12 @@ final class RecordingJournal implements MetadataJournal {
     }
 
     @Override
+    public long appendBlockCrcs(int bucket, int generation, int firstBlock, int count, int[] crcs, int from) {
+        records.add("block crcs " + bucket + ":" + firstBlock + "+" + count);
+        return sequence;
+    }
+
+    @Override
     public long appendEpochsVoid(int volumeId) {
         records.add("epochs void");
         return sequence;

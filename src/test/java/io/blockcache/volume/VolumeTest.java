@@ -21,7 +21,9 @@ class VolumeTest {
         assertThat(f.volume.stats().readHitSectors()).isEqualTo(data.length / 512);
         assertThat(f.backing(8192, data.length)).isEqualTo(new byte[data.length]);
         assertThat(f.extents.dirtySectors()).isEqualTo(data.length / 512);
-        assertThat(f.journal.records).allMatch(r -> r.startsWith("insert") && r.endsWith("dirty"));
+        assertThat(f.journal.records).allMatch(r -> r.startsWith("insert") && r.endsWith("dirty")
+                || r.startsWith("block crcs")); // the extents' per-4 KiB CRCs (docs/FORMAT.md §9)
+        assertThat(f.journal.records).filteredOn(r -> r.startsWith("block crcs")).hasSize(3);
     }
 
     @Test
