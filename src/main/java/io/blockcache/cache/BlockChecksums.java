@@ -58,6 +58,19 @@ public final class BlockChecksums {
         this.known = new BitSet(bucketCount * blocksPerBucket);
     }
 
+    /** The first block lying wholly inside sectors from {@code fromSector} on (a block one write can have filled). */
+    public static int firstWholeBlock(int fromSector) {
+        return Math.ceilDiv(fromSector, BLOCK_SECTORS);
+    }
+
+    /**
+     * The block after the last one lying wholly inside sectors {@code [fromSector, fromSector + lengthSectors)}; no
+     * block lies wholly inside when it is not above {@link #firstWholeBlock}.
+     */
+    public static int endWholeBlock(int fromSector, int lengthSectors) {
+        return (fromSector + lengthSectors) / BLOCK_SECTORS;
+    }
+
     /** Heap bytes a table for a cache of {@code dataBytes} of data buckets takes (for the launcher's sizing). */
     public static long heapBytesFor(long dataBytes) {
         long blocks = Math.ceilDiv(dataBytes, BLOCK_BYTES);
@@ -73,8 +86,8 @@ public final class BlockChecksums {
     public void learn(int bucket, int offsetSectors, ByteBuffer bytes) {
         int lengthSectors = bytes.remaining() / BlockDevice.SECTOR_BYTES;
         checkRange(bucket, offsetSectors, lengthSectors);
-        int firstBlock = Math.ceilDiv(offsetSectors, BLOCK_SECTORS);
-        int endBlock = (offsetSectors + lengthSectors) / BLOCK_SECTORS;
+        int firstBlock = firstWholeBlock(offsetSectors);
+        int endBlock = endWholeBlock(offsetSectors, lengthSectors);
         int position = bytes.position();
         int limit = bytes.limit();
         int base = bucket * blocksPerBucket;

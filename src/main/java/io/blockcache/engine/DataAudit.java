@@ -89,8 +89,8 @@ final class DataAudit {
 
     /** Checks each whole block of {@code span} that has a CRC of its own and was not checked for another span. */
     private void verifyBlocks(byte[] bucketBytes, IndexAudit.Span span) {
-        int firstBlock = Math.ceilDiv(span.crcOffsetInBucketSectors(), BlockChecksums.BLOCK_SECTORS);
-        int endBlock = (span.crcOffsetInBucketSectors() + span.crcLengthSectors()) / BlockChecksums.BLOCK_SECTORS;
+        int firstBlock = BlockChecksums.firstWholeBlock(span.crcOffsetInBucketSectors());
+        int endBlock = BlockChecksums.endWholeBlock(span.crcOffsetInBucketSectors(), span.crcLengthSectors());
         for (int block = firstBlock; block < endBlock; block++) {
             if (blocksChecked.get(block)
                     || !blockCrcs.covers(span.bucket(), block * BlockChecksums.BLOCK_SECTORS, 1)) {

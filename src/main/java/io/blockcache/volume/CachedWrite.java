@@ -186,8 +186,8 @@ final class CachedWrite implements IoCallback, InFlightWrites.RangeVisitor {
     private int checksum(int i, ByteBuffer piece) {
         int offset = pieceOffset[i];
         int length = pieceLength[i];
-        int firstBlock = Math.ceilDiv(offset, BlockChecksums.BLOCK_SECTORS);
-        int count = Math.max(0, (offset + length) / BlockChecksums.BLOCK_SECTORS - firstBlock);
+        int firstBlock = BlockChecksums.firstWholeBlock(offset);
+        int count = Math.max(0, BlockChecksums.endWholeBlock(offset, length) - firstBlock);
         pieceFirstBlock[i] = firstBlock;
         pieceBlockCount[i] = count;
         pieceBlockCrcsFrom[i] = blockCrcCount;

@@ -158,8 +158,8 @@ public final class VolumeIndex {
      * (moving GC), whose block CRCs must survive a crash as its extents do.
      */
     public void journalBlockCrcs(int bucket, int generation, int offsetSectors, int lengthSectors) {
-        int firstBlock = Math.ceilDiv(offsetSectors, BlockChecksums.BLOCK_SECTORS);
-        int endBlock = (offsetSectors + lengthSectors) / BlockChecksums.BLOCK_SECTORS;
+        int firstBlock = BlockChecksums.firstWholeBlock(offsetSectors);
+        int endBlock = BlockChecksums.endWholeBlock(offsetSectors, lengthSectors);
         if (firstBlock < endBlock) {
             space.allocator().blockChecksums().journal(journal, bucket, generation, firstBlock, endBlock - firstBlock);
         }
