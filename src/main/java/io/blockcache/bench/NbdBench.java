@@ -20,6 +20,9 @@ import java.util.function.Consumer;
  * row starts, so neighbouring cells were measured seconds apart, which is what makes their ratios meaningful even
  * when absolute numbers drift. Reads come before writes so that no write changes what a read row reads.
  *
+ * <p>Every cell starts on a settled page cache ({@link PageCacheSettle}): dirty pages another server left behind
+ * are written out before it, not during it.
+ *
  * <p>Around the row {@link NbdWorkload#RANDWRITE4K_WB_PAUSED} a blockcache server has writeback paused, and is
  * drained afterwards so the rows after it start without a backlog; the other servers run the same job again
  * (which shows their run-to-run spread).
@@ -91,6 +94,7 @@ public final class NbdBench {
                     if (pause) {
                         admin.set("writeback.NAME.running", "false");
                     }
+                    progress.accept(server.name() + ": " + PageCacheSettle.settle());
                     results.add(fio.measure(server, workload, quick, rampSeconds, runtimeSeconds));
                     if (pause) {
                         admin.set("writeback.NAME.running", "true");
