@@ -1,8 +1,6 @@
 package io.blockcache.device;
 
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * Live counters of one device: requests and sectors submitted and completed per kind, errors, the
@@ -12,6 +10,12 @@ import org.HdrHistogram.Recorder;
  * <p>Thread rule: {@link #onSubmit} and {@link #onComplete} may be called from any thread (a file
  * device completes on its I/O threads); every reader may run on any thread. Times are in nanoseconds of
  * whatever {@link io.blockcache.loop.Clock} the device uses, so simulated devices report virtual time.
+ *
+ * <p>Why one lock and plain fields: every update happens on the I/O path (two to four per NBD request, almost
+ * always on the loop thread), readers are rare (stats, the writeback governor). One uncontended monitor per update
+ * costs a fraction of what atomic counters plus HdrHistogram's {@code Recorder} did (two atomic adds, a monitor and
+ * some eight atomic operations inside the recorder's concurrent histogram: 0.31 µs per paused 4 KiB write,
+ * docs/BENCHMARKS.md "Session 21").
  */
 public final class DeviceCounters {
     /** Highest latency the histogram tracks exactly: one hour, far above any sane device response. */
@@ -28,11 +32,9 @@ public final class DeviceCounters {
     private static final int ERRORS = 4;
     private static final int FIELDS = 5;
 
-    private final AtomicLongArray counts = new AtomicLongArray(OPS * FIELDS);
-    private final Recorder latencyRecorder = new Recorder(LATENCY_NS_MAX, LATENCY_SIGNIFICANT_DIGITS);
-    private final Histogram latencyTotal = new Histogram(LATENCY_NS_MAX, LATENCY_SIGNIFICANT_DIGITS);
-
-    // Queue-depth bookkeeping is guarded by 'this': three fields that must change together.
+    // Everything below is guarded by 'this'.
+    private final long[] counts = new long[OPS * FIELDS];
+    private final Histogram latency = new Histogram(LATENCY_NS_MAX, LATENCY_SIGNIFICANT_DIGITS);
     private long inFlight;
     private long inFlightMax;
     private long inFlightIntegralNs;
@@ -40,15 +42,13 @@ public final class DeviceCounters {
     private boolean started;
 
     /** Records the submission of one request of {@code bytes} bytes (0 for a flush) at {@code nowNs}. */
-    public void onSubmit(DeviceOp op, long bytes, long nowNs) {
+    public synchronized void onSubmit(DeviceOp op, long bytes, long nowNs) {
         int base = op.ordinal() * FIELDS;
-        counts.incrementAndGet(base + SUBMITTED);
-        counts.addAndGet(base + SUBMITTED_SECTORS, bytes / BlockDevice.SECTOR_BYTES);
-        synchronized (this) {
-            advance(nowNs);
-            inFlight++;
-            inFlightMax = Math.max(inFlightMax, inFlight);
-        }
+        counts[base + SUBMITTED]++;
+        counts[base + SUBMITTED_SECTORS] += bytes / BlockDevice.SECTOR_BYTES;
+        advance(nowNs);
+        inFlight++;
+        inFlightMax = Math.max(inFlightMax, inFlight);
     }
 
     /**
@@ -56,19 +56,17 @@ public final class DeviceCounters {
      *
      * @param latencyNs time from submission to completion in nanoseconds
      */
-    public void onComplete(DeviceOp op, long bytes, long latencyNs, IoResult result, long nowNs) {
+    public synchronized void onComplete(DeviceOp op, long bytes, long latencyNs, IoResult result, long nowNs) {
         int base = op.ordinal() * FIELDS;
         if (result.ok()) {
-            counts.incrementAndGet(base + COMPLETED);
-            counts.addAndGet(base + COMPLETED_SECTORS, bytes / BlockDevice.SECTOR_BYTES);
+            counts[base + COMPLETED]++;
+            counts[base + COMPLETED_SECTORS] += bytes / BlockDevice.SECTOR_BYTES;
         } else {
-            counts.incrementAndGet(base + ERRORS);
+            counts[base + ERRORS]++;
         }
-        latencyRecorder.recordValue(Math.min(Math.max(latencyNs, 0), LATENCY_NS_MAX));
-        synchronized (this) {
-            advance(nowNs);
-            inFlight--;
-        }
+        latency.recordValue(Math.min(Math.max(latencyNs, 0), LATENCY_NS_MAX));
+        advance(nowNs);
+        inFlight--;
     }
 
     private void advance(long nowNs) {
@@ -80,28 +78,28 @@ public final class DeviceCounters {
     }
 
     /** Requests of {@code op} submitted so far. */
-    public long submitted(DeviceOp op) {
-        return counts.get(op.ordinal() * FIELDS + SUBMITTED);
+    public synchronized long submitted(DeviceOp op) {
+        return counts[op.ordinal() * FIELDS + SUBMITTED];
     }
 
     /** Sectors of {@code op} submitted so far (512-byte units). */
-    public long submittedSectors(DeviceOp op) {
-        return counts.get(op.ordinal() * FIELDS + SUBMITTED_SECTORS);
+    public synchronized long submittedSectors(DeviceOp op) {
+        return counts[op.ordinal() * FIELDS + SUBMITTED_SECTORS];
     }
 
     /** Requests of {@code op} completed successfully so far. */
-    public long completed(DeviceOp op) {
-        return counts.get(op.ordinal() * FIELDS + COMPLETED);
+    public synchronized long completed(DeviceOp op) {
+        return counts[op.ordinal() * FIELDS + COMPLETED];
     }
 
     /** Sectors of {@code op} completed successfully so far (512-byte units). */
-    public long completedSectors(DeviceOp op) {
-        return counts.get(op.ordinal() * FIELDS + COMPLETED_SECTORS);
+    public synchronized long completedSectors(DeviceOp op) {
+        return counts[op.ordinal() * FIELDS + COMPLETED_SECTORS];
     }
 
     /** Requests of {@code op} that completed with an error so far. */
-    public long errors(DeviceOp op) {
-        return counts.get(op.ordinal() * FIELDS + ERRORS);
+    public synchronized long errors(DeviceOp op) {
+        return counts[op.ordinal() * FIELDS + ERRORS];
     }
 
     /** Requests submitted and not yet completed. */
@@ -123,12 +121,8 @@ public final class DeviceCounters {
         return inFlightIntegralNs + pending;
     }
 
-    /**
-     * Returns a copy of every latency recorded since this device was created, in nanoseconds.
-     * Thread rule: any thread, but one caller at a time (the histogram accumulates interval snapshots).
-     */
+    /** Returns a copy of every latency recorded since this device was created, in nanoseconds. Any thread. */
     public synchronized Histogram latencyNs() {
-        latencyTotal.add(latencyRecorder.getIntervalHistogram());
-        return latencyTotal.copy();
+        return latency.copy();
     }
 }
