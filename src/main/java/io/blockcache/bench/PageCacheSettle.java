@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Why: a server that writes into its file without a FLUSH (nbdkit-file) leaves its pages dirty, and the kernel
  * writes them out 30 s later ({@code vm.dirty_expire_centisecs}) — with 12-s cells, inside the cell of whichever
- * server runs two cells on. Measured here: nbdkit's paused-write cell left 256 MiB dirty, written out at 55 MB/s in
- * the sixth 5-s window after its start, on the same two cores the next servers and fio run on. The costs a server
- * causes inside its own cell (blockcache's journal commits flush its cache file every 100 ms) stay in its cell.
+ * server runs two cells on. Measured here: 4 KiB random writes over 256 MiB left nbdkit's file dirty, and the kernel
+ * wrote it out 25–30 s after they began, on the same two cores the next servers and fio run on; the bench's fills left
+ * 0.9–1.8 GiB dirty (docs/BENCHMARKS.md "Session 22"). The costs a server causes inside its own cell (blockcache's
+ * journal commits flush its cache file every 100 ms) stay in its cell.
  */
 final class PageCacheSettle {
     private static final Path MEMINFO = Path.of("/proc/meminfo");
