@@ -13,8 +13,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Why one lock and plain fields: every update happens on the I/O path (two to four per NBD request, almost
  * always on the loop thread), readers are rare (stats, the writeback governor). One uncontended monitor per update
- * costs a fraction of what atomic counters plus HdrHistogram's {@code Recorder} did (two atomic adds, a monitor and
- * some eight atomic operations inside the recorder's concurrent histogram: 0.31 µs per paused 4 KiB write,
+ * costs a fraction of what atomic counters plus HdrHistogram's {@code Recorder} did (two atomic adds, a monitor, and
+ * the recorder's phaser and atomic histogram: some six more atomic operations; 0.31 µs per paused 4 KiB write,
  * docs/BENCHMARKS.md "Session 21").
  */
 public final class DeviceCounters {
