@@ -47,10 +47,13 @@ public record DamageMapGeometry(long regionBytes, long regionCount, int blockCou
 
     /**
      * The geometry of the map of a volume of {@code volumeSizeBytes} whose data starts at {@code dataOffsetBytes},
-     * or null if the reserved area before the data has no room for a single block pair.
+     * or null if the reserved area before the data has no room for a single block pair. The map's area ends at the
+     * data or at {@link BackingHeader#LOG_OFFSET_BYTES}, whichever comes first: beyond that MiB a device may hold a
+     * backing log (docs/FORMAT.md §4.4), so the map's place never depends on the log's size.
      */
     public static DamageMapGeometry of(long dataOffsetBytes, long volumeSizeBytes) {
-        long blocksMax = (dataOffsetBytes - FIRST_BLOCK_OFFSET_BYTES) / ((long) COPIES * ByteLayout.BLOCK_BYTES);
+        long areaEndBytes = Math.min(dataOffsetBytes, BackingHeader.LOG_OFFSET_BYTES);
+        long blocksMax = (areaEndBytes - FIRST_BLOCK_OFFSET_BYTES) / ((long) COPIES * ByteLayout.BLOCK_BYTES);
         if (blocksMax < 1 || volumeSizeBytes <= 0) {
             return null;
         }
