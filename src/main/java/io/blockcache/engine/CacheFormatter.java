@@ -1,11 +1,15 @@
 package io.blockcache.engine;
 
+import io.blockcache.backinglog.BackingLogRegion;
+import io.blockcache.backinglog.LogReplay;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
+import io.blockcache.format.BackingLogCommit;
 import io.blockcache.format.DamageMapBlock;
 import io.blockcache.format.DamageMapGeometry;
+import io.blockcache.format.DecodeResult;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.loop.Prng;
@@ -91,8 +95,9 @@ final class CacheFormatter {
             attached.add(spec.inPlace()
                     ? new AttachedBacking(uuid(ids), spec.device().sizeBytes(),
                             AttachedBacking.IN_PLACE_DATA_OFFSET_BYTES, i, spec.name(), fingerprints.get(i))
-                    : new AttachedBacking(uuid(ids), Geometry.volumeBytes(spec.device().sizeBytes()),
-                            BackingHeader.DEFAULT_DATA_OFFSET_BYTES, i, spec.name()));
+                    : new AttachedBacking(uuid(ids), Geometry.volumeBytes(spec.device().sizeBytes(),
+                            spec.logSizeBytes()), BackingHeader.DEFAULT_DATA_OFFSET_BYTES + spec.logSizeBytes(), i,
+                            spec.name()));
         }
         CacheSuperblock superblock = new CacheSuperblock(1, setUuid, cacheDevice.logicalBlockBytes(),
                 options.bucketSizeBytes(), bucketCount, Geometry.DATA_START_BYTES, 0,
@@ -100,7 +105,8 @@ final class CacheFormatter {
         CacheFormatter formatter = new CacheFormatter(cacheDevice, backings, superblock, progress);
         for (AttachedBacking backing : attached) {
             formatter.headers.add(backing.inPlace() ? null : new BackingHeader(backing.backingUuid(), setUuid,
-                    backing.dataOffsetBytes(), backing.volumeSizeBytes()));
+                    backing.dataOffsetBytes(), backing.volumeSizeBytes(),
+                    backing.dataOffsetBytes() - BackingHeader.DEFAULT_DATA_OFFSET_BYTES));
         }
         formatter.run(done);
     }
@@ -131,9 +137,11 @@ final class CacheFormatter {
                         + " bytes is too small to cache in place: it needs at least "
                         + BackingFingerprint.DEVICE_BYTES_MIN + " bytes";
             }
-            if (!spec.inPlace() && Geometry.volumeBytes(spec.device().sizeBytes()) < 4096) {
+            if (!spec.inPlace() && Geometry.volumeBytes(spec.device().sizeBytes(), spec.logSizeBytes()) < 4096) {
                 return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
-                        + " bytes is too small: it needs more than its 1 MiB header";
+                        + " bytes is too small: it needs more than its 1 MiB header"
+                        + (spec.logSizeBytes() > 0 ? " and its " + (spec.logSizeBytes() >> 20) + " MiB backing log"
+                        : "");
             }
             if (Geometry.volumeBytes(spec.device().sizeBytes()) / 512 > ExtentIndex.SECTOR_LIMIT) {
                 return "backing device \"" + spec.name() + "\" of " + spec.device().sizeBytes()
@@ -179,8 +187,45 @@ final class CacheFormatter {
             writeHeader(index + 1, done); // cached in place: nothing of ours goes on the device
             return;
         }
-        DeviceBytes.writeAndFlush(spec.device(), 0, headerAndEmptyMap(headers.get(index)), step(done,
-                "writing the header of backing device \"" + spec.name() + "\"", () -> writeHeader(index + 1, done)));
+        replayOldLog(spec, done, () -> writeNewHeader(index, spec, done));
+    }
+
+    /**
+     * A backing device formatted again (a lost cache device replaced, with {@code --force}) may hold a committed
+     * group in its old backing log: the device holds the volume as of a FLUSH only once it is replayed, and the new
+     * header would retire it unreplayed (docs/FORMAT.md §4.4). So it is replayed first, into the old layout.
+     */
+    private static void replayOldLog(BackingSpec spec, Consumer<Outcome<Void>> done, Runnable then) {
+        DeviceBytes.read(spec.device(), 0, BackingHeader.BYTES, read -> {
+            DecodeResult<BackingHeader> old = read.isOk() ? BackingHeader.decode(read.value(), 0) : null;
+            BackingLogRegion region = old != null && old.isOk() ? BackingLogRegion.of(old.value()) : null;
+            if (region == null) {
+                then.run(); // no old header, or no log in it: nothing to replay
+                return;
+            }
+            LogReplay.run(spec.device(), region, replayed -> {
+                if (replayed.failure() != null) {
+                    done.accept(Outcome.failed("backing device \"" + spec.name() + "\" holds a backing log that"
+                            + " cannot be replayed: " + replayed.failure()));
+                    return;
+                }
+                then.run();
+            });
+        });
+    }
+
+    private void writeNewHeader(int index, BackingSpec spec, Consumer<Outcome<Void>> done) {
+        BackingHeader header = headers.get(index);
+        Runnable next = () -> writeHeader(index + 1, done);
+        // A backing log starts retired (FORMAT.md §4.4): a zero block where its commit block goes, before the header.
+        Runnable writeIt = () -> DeviceBytes.writeAndFlush(spec.device(), 0, headerAndEmptyMap(header), step(done,
+                "writing the header of backing device \"" + spec.name() + "\"", next));
+        if (!header.hasLog()) {
+            writeIt.run();
+            return;
+        }
+        DeviceBytes.write(spec.device(), BackingHeader.LOG_OFFSET_BYTES, new byte[BackingLogCommit.BYTES], false,
+                step(done, "retiring the backing log of \"" + spec.name() + "\"", writeIt));
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.blockcache.engine;
 
+import io.blockcache.backinglog.BackingLogRegion;
+import io.blockcache.backinglog.LogReplay;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.format.AttachCheck;
 import io.blockcache.format.AttachedBacking;
@@ -114,7 +116,7 @@ final class CacheOpener {
                 fail(String.join("; ", refusals));
                 return;
             }
-            replay();
+            replayBackingLogs(0);
             return;
         }
         BlockDevice device = ordered.get(index).device();
@@ -193,6 +195,30 @@ final class CacheOpener {
             }
         }
         return false;
+    }
+
+    /**
+     * Puts in place the group each backing log may hold (docs/FORMAT.md §4.4), before anything can write a volume's
+     * data: a power cut between a group's commit and its retire left the device holding part of it. A log that cannot
+     * be replayed (damaged, unreadable) refuses the open with the reason.
+     */
+    private void replayBackingLogs(int index) {
+        if (index == ordered.size()) {
+            replay();
+            return;
+        }
+        BackingLogRegion region = BackingLogs.region(pair.chosen().backings().get(index));
+        if (region == null) {
+            replayBackingLogs(index + 1);
+            return;
+        }
+        LogReplay.run(ordered.get(index).device(), region, result -> {
+            if (result.failure() != null) {
+                fail("backing log of \"" + ordered.get(index).name() + "\": " + result.failure());
+                return;
+            }
+            replayBackingLogs(index + 1);
+        });
     }
 
     private void replay() {

@@ -178,10 +178,11 @@ final class CacheSetBuilder {
         for (Volume volume : volumes) {
             totalBytes += volume.sizeBytes();
         }
-        for (Volume volume : volumes) {
+        for (int i = 0; i < volumes.size(); i++) {
+            Volume volume = volumes.get(i);
             // bcache weighs each backing device's dirty target by its share of the backing capacity.
             writebacks.add(new Writeback(loop, volume, space, journal, (double) volume.sizeBytes() / totalBytes,
-                    WritebackSettings.defaults()));
+                    WritebackSettings.defaults(), BackingLogs.region(superblock.backings().get(i))));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.blockcache.engine;
 
+import io.blockcache.backinglog.BackingLogRegion;
+import io.blockcache.backinglog.LogReplay;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.DamageMapBlock;
@@ -52,7 +54,7 @@ public final class DamageInspector {
                 next(index + 1);
                 return;
             }
-            readMap(spec, header.value(), () -> next(index + 1));
+            readMap(spec, header.value(), () -> checkLog(spec, header.value(), () -> next(index + 1)));
         });
     }
 
@@ -73,6 +75,34 @@ public final class DamageInspector {
                         List.of("cannot read the damage map: " + read.error())));
             } else {
                 volumes.add(decode(spec.name(), header, geometry, read.value()));
+            }
+            then.run();
+        });
+    }
+
+    /**
+     * A device with a backing log (docs/FORMAT.md §4.4) that holds a committed group is consistent only once the group
+     * is replayed: says so among the volume's problems (reads only; a cache set opening the device replays it).
+     */
+    private void checkLog(BackingSpec spec, BackingHeader header, Runnable then) {
+        BackingLogRegion region = BackingLogRegion.of(header);
+        if (region == null) {
+            then.run();
+            return;
+        }
+        LogReplay.peek(spec.device(), region, peeked -> {
+            String problem = peeked.failure() != null ? "cannot read the backing log: " + peeked.failure()
+                    : peeked.commit() == null ? null
+                    : "the backing log holds committed group " + peeked.commit().sequence() + " (flush epochs "
+                            + peeked.commit().firstEpoch() + ".." + peeked.commit().lastEpoch() + ", "
+                            + peeked.commit().recordCount() + " records): the device holds the volume as reported"
+                            + " only once that group is replayed, which opening the cache set does";
+            if (problem != null) {
+                DamageReport.Volume last = volumes.remove(volumes.size() - 1);
+                List<String> problems = new ArrayList<>(last.problems());
+                problems.add(problem);
+                volumes.add(new DamageReport.Volume(last.name(), last.volumeSizeBytes(), last.regionBytes(),
+                        last.consistentEpoch(), last.staleRanges(), last.staleBytes(), problems));
             }
             then.run();
         });

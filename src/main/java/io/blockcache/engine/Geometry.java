@@ -30,6 +30,11 @@ final class Geometry {
         return Math.max(0, (deviceBytes - BackingHeader.DEFAULT_DATA_OFFSET_BYTES) & ~4095L);
     }
 
+    /** As {@link #volumeBytes(long)}, with a backing log of {@code logBytes} after the header's MiB. */
+    static long volumeBytes(long deviceBytes, long logBytes) {
+        return Math.max(0, (deviceBytes - BackingHeader.DEFAULT_DATA_OFFSET_BYTES - logBytes) & ~4095L);
+    }
+
     /**
      * Buckets kept for checkpoints: room for two checkpoints (the durable one and the next) at an average
      * extent of 4 KiB, 33 bytes per extent on disk, plus two buckets of slack.

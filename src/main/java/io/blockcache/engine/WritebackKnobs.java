@@ -30,7 +30,8 @@ final class WritebackKnobs {
         add(knobs, p + "order", "key order of modern passes: lba, fifo or auto; default lba", writeback,
                 s -> s.order().name().toLowerCase(Locale.ROOT),
                 (b, v) -> b.order(parseEnum(WritebackOrder.class, v)));
-        add(knobs, p + "ordering", "none, or epochs: write back FLUSH by FLUSH (docs/WRITEBACK.md); default none",
+        add(knobs, p + "ordering", "none; epochs: write back FLUSH by FLUSH; journaled: the same through the backing"
+                + " log, at unordered speed (docs/WRITEBACK.md); default none",
                 writeback, s -> s.ordering().name().toLowerCase(Locale.ROOT),
                 (b, v) -> b.ordering(parseEnum(WritebackOrdering.class, v)));
         add(knobs, p + "percent", "dirty target, % of the volume's cache share, 0..100; default 10", writeback,

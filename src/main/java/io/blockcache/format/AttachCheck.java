@@ -62,13 +62,17 @@ public final class AttachCheck {
                     + found.cacheSetUuid() + ", expected " + cacheSetUuid));
         }
         long expectedDeviceBytes = expected.dataOffsetBytes() + expected.volumeSizeBytes();
+        // The slot has no log field: a data offset past the header's MiB is the log (FORMAT.md §4.4).
+        long expectedLogBytes = Math.max(0, expected.dataOffsetBytes() - BackingHeader.LOG_OFFSET_BYTES);
         if (found.dataOffsetBytes() != expected.dataOffsetBytes()
                 || found.volumeSizeBytes() != expected.volumeSizeBytes()
+                || found.logSizeBytes() != expectedLogBytes
                 || deviceSizeBytes != expectedDeviceBytes) {
             refusals.add(new Refusal(Reason.RESIZED, who + " was resized: found device size " + deviceSizeBytes
                     + " bytes (header: dataOffsetBytes " + found.dataOffsetBytes() + " + volumeSizeBytes "
-                    + found.volumeSizeBytes() + "), expected " + expectedDeviceBytes + " bytes (dataOffsetBytes "
-                    + expected.dataOffsetBytes() + " + volumeSizeBytes " + expected.volumeSizeBytes() + ")"));
+                    + found.volumeSizeBytes() + ", logSizeBytes " + found.logSizeBytes() + "), expected "
+                    + expectedDeviceBytes + " bytes (dataOffsetBytes " + expected.dataOffsetBytes()
+                    + " + volumeSizeBytes " + expected.volumeSizeBytes() + ", logSizeBytes " + expectedLogBytes + ")"));
         }
         return refusals;
     }

@@ -94,8 +94,7 @@ final class DamageOracle {
             return "the damage map is unreadable: " + map.problems();
         }
         if (map.consistentEpoch() >= 0) {
-            ByteBuffer contents = ByteBuffer.allocate((int) rangeBytes);
-            backing.peek(header.value().dataOffsetBytes(), contents);
+            ByteBuffer contents = ReplayedBacking.contents(backing, rangeBytes); // journaled: its log replayed
             String broken = PrefixCheck.check(crashImage ? model.copyAfterCrash() : model, contents);
             return broken == null ? null : "the damage map says the backing device is consistent as of flush epoch "
                     + map.consistentEpoch() + ", yet it is the volume at no FLUSH boundary"
@@ -107,8 +106,7 @@ final class DamageOracle {
             stale.set((int) Math.min(sectors, range.startSector()),
                     (int) Math.min(sectors, range.startSector() + range.lengthSectors()));
         }
-        ByteBuffer data = ByteBuffer.allocate((int) rangeBytes);
-        backing.peek(header.value().dataOffsetBytes(), data);
+        ByteBuffer data = ReplayedBacking.contents(backing, rangeBytes);
         int run = stale.nextClearBit(0);
         while (run < sectors) {
             int end = Math.min(sectors, stale.nextSetBit(run) < 0 ? sectors : stale.nextSetBit(run));

@@ -60,6 +60,7 @@ final class FuzzCacheSet {
     private long journalBytes;
     private long checksumCatches;
     private long chunkPasses;
+    private long logGroups;
     // The object stores' latency draws: a stream of its own, from the seed (null: no volume is on an object store).
     private final Prng storeLatency;
 
@@ -84,7 +85,7 @@ final class FuzzCacheSet {
         this.faultyCache = new FaultyDevice(cacheDevice, loop, FaultPlan.none(), faultFate.split());
         allDevices.add(cacheDevice);
         for (int v = 0; v < setup.volumeCount(); v++) {
-            long bytes = setup.rangeBytes() + BACKING_HEADER_BYTES;
+            long bytes = setup.rangeBytes() + BACKING_HEADER_BYTES + setup.logBytes().get(v);
             SimDevice device = setup.objectStore().get(v) ? SmallDevices.objectStore(loop, bytes, storeLatency.split())
                     : setup.hddBacking() ? SmallDevices.hdd(loop, bytes) : SmallDevices.ssd(loop, bytes);
             backingDevices.add(device);
@@ -92,8 +93,9 @@ final class FuzzCacheSet {
             FaultyDevice faulty = new FaultyDevice(device, loop, FaultPlan.none(), faultFate.split());
             faultyBackings.add(faulty);
             BlockDevice view = backingSabotage.apply(faulty);
+            long dataOffset = BACKING_HEADER_BYTES + setup.logBytes().get(v);
             backingViews.add(watch != null && watch.volume() == v ? new TracingDevice(view, "backing",
-                    BACKING_HEADER_BYTES, BACKING_HEADER_BYTES + watch.sector() * BlockDevice.SECTOR_BYTES,
+                    dataOffset, dataOffset + watch.sector() * BlockDevice.SECTOR_BYTES,
                     BlockDevice.SECTOR_BYTES, trace) : view);
             // The map file lives in the data directory, on a disk of its own with a volatile cache. Its faults (failed
             // requests and flushes, at the backing device's rates) come from a stream of their own, so that they
@@ -271,6 +273,14 @@ final class FuzzCacheSet {
         return contents;
     }
 
+    /**
+     * As {@link #peekBacking}, after a replay "in thought" of the backing log, if the device has one: what the backing
+     * device alone stands for once the cache is gone (docs/FORMAT.md §4.4). Changes nothing.
+     */
+    java.nio.ByteBuffer peekBackingReplayed(int index) {
+        return ReplayedBacking.contents(backingDevices.get(index), setup.rangeBytes());
+    }
+
     /** The simulated disk under volume {@code index}'s backing device (for oracles that read it directly). */
     SimDevice backingDisk(int index) {
         return backingDevices.get(index);
@@ -322,6 +332,19 @@ final class FuzzCacheSet {
         return chunkPasses + (set == null ? 0 : chunkPassesNow());
     }
 
+    /** Groups journaled write-back committed to backing logs, by every incarnation so far. */
+    long logGroups() {
+        return logGroups + (set == null ? 0 : logGroupsNow());
+    }
+
+    private long logGroupsNow() {
+        long total = 0;
+        for (io.blockcache.writeback.Writeback writeback : set.writebacks()) {
+            total += writeback.logGroups();
+        }
+        return total;
+    }
+
     private long chunkPassesNow() {
         long total = 0;
         for (io.blockcache.writeback.Writeback writeback : set.writebacks()) {
@@ -333,6 +356,7 @@ final class FuzzCacheSet {
     private void retire() {
         if (set != null) {
             chunkPasses += chunkPassesNow();
+            logGroups += logGroupsNow();
             checkpoints += set.checkpointsWritten();
             evictedBuckets += set.garbageCollector().stats().bucketsEvicted();
             compactedBuckets += set.garbageCollector().stats().compactedBuckets();
@@ -345,7 +369,8 @@ final class FuzzCacheSet {
     private List<BackingSpec> specs() {
         List<BackingSpec> specs = new ArrayList<>();
         for (int v = 0; v < backingDevices.size(); v++) {
-            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapViews.get(v)));
+            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapViews.get(v))
+                    .withLogSizeBytes(setup.logBytes().get(v)));
         }
         return specs;
     }

@@ -35,6 +35,8 @@ import java.util.Set;
  * @param chunkPasses writeback passes of a whole or partial chunk (the object-store path)
  * @param drainJobActions drain jobs started capped, paused, resumed or cancelled ({@link DrainJobControls})
  * @param compactedBuckets dirty buckets GC chose for compaction (docs/GC.md "Compaction")
+ * @param journaledVolumes volumes with a backing log and {@code ordering=journaled}
+ * @param logGroups groups journaled write-back committed to a backing log
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
@@ -43,5 +45,5 @@ public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrash
                          long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches,
                          long damageChecksConsistent, long damageMapFiles,
                          long objectStoreVolumes, long chunkPasses, long drainJobActions,
-                         long compactedBuckets) {
+                         long compactedBuckets, long journaledVolumes, long logGroups) {
 }

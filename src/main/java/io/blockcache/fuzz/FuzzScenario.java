@@ -74,6 +74,9 @@ public final class FuzzScenario {
         if (generator.drawsObjectStores) {
             drawn = drawn.withObjectStores(new Prng(seed * 0x9E3779B97F4A7C15L + 6));
         }
+        if (generator.drawsJournaled) {
+            drawn = drawn.withJournaled(new Prng(seed * 0x9E3779B97F4A7C15L + 9));
+        }
         this.setup = drawn;
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1,
                 generator.faultsMaps ? seed * 0x9E3779B97F4A7C15L + 5 : null, seed * 0x9E3779B97F4A7C15L + 7, watch,
@@ -174,6 +177,14 @@ public final class FuzzScenario {
     }
 
     /**
+     * Runs seed {@code seed} as the generator before journaled write-back drew it (sessions 7 to 22): no backing logs;
+     * the seeds found then replay as they were found.
+     */
+    public static FuzzResult runWithoutJournaled(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_JOURNALED).runReporting();
+    }
+
+    /**
      * Runs seed {@code seed} as the generator of session 6 drew it: every backing device a disk or an SSD model, no
      * object store. The seeds of {@code FuzzRegressionTest} found in session 6 were found with it.
      */
@@ -255,7 +266,8 @@ public final class FuzzScenario {
                 damage.checksStale(), prefixOracle.checksOfEarlierHistory(), orderingSwitches.switches(),
                 damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count(),
                 setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses(),
-                drainJobs.actions(), cacheSet.compactedBuckets());
+                drainJobs.actions(), cacheSet.compactedBuckets(),
+                setup.logBytes().stream().filter(bytes -> bytes > 0).count(), cacheSet.logGroups());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */

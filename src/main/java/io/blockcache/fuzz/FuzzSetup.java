@@ -32,11 +32,13 @@ import java.util.concurrent.TimeUnit;
  * @param objectStore per volume, whether its backing device is an object store model (64 KiB chunk objects, the S3
  *     backing's shape: writeback then takes the chunk path) instead of a disk or SSD; drawn from a stream of its own
  *     ({@link #withObjectStores})
+ * @param logBytes per volume, the size of its backing device's log (0: none); a volume with one has {@code
+ *     ordering=journaled} (docs/WRITEBACK.md); drawn from a stream of its own ({@link #withJournaled})
  */
 public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCount, long rangeBytes,
                         Map<String, String> knobs, boolean hddBacking, int segments, int opsPerSegment,
                         double streamChance, double controlChance, FuzzFaults faults, List<Boolean> mapInFile,
-                        List<Boolean> objectStore) {
+                        List<Boolean> objectStore, List<Long> logBytes) {
     /** The smallest cache the format accepts. */
     private static final int CACHE_BUCKETS_MIN = 16;
     private static final int[] BUCKET_BYTES = {128 << 10, 256 << 10};
@@ -47,8 +49,9 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
     public FuzzSetup {
         knobs = new LinkedHashMap<>(knobs);
         mapInFile = List.copyOf(mapInFile);
+        logBytes = List.copyOf(logBytes);
         if (volumeCount < 1 || volumeCount > 3 || segments < 1 || opsPerSegment < 1 || rangeBytes % 4096 != 0
-                || mapInFile.size() != volumeCount) {
+                || mapInFile.size() != volumeCount || logBytes.size() != volumeCount) {
             throw new IllegalArgumentException("bad fuzz setup: " + volumeCount + " volumes, " + segments
                     + " segments, " + opsPerSegment + " ops, range " + rangeBytes);
         }
@@ -119,7 +122,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
                 opsPerSegment, streamChance, controlChance, faults, java.util.Collections.nCopies(volumeCount, false),
-                java.util.Collections.nCopies(volumeCount, false));
+                java.util.Collections.nCopies(volumeCount, false), java.util.Collections.nCopies(volumeCount, 0L));
     }
 
     /**
@@ -129,7 +132,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
      */
     public FuzzSetup withMapPlacement(Prng placement) {
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults, perVolume(placement, 0.5), objectStore);
+                opsPerSegment, streamChance, controlChance, faults, perVolume(placement, 0.5), objectStore, logBytes);
     }
 
     /**
@@ -138,7 +141,30 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
      */
     public FuzzSetup withObjectStores(Prng placement) {
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
-                opsPerSegment, streamChance, controlChance, faults, mapInFile, perVolume(placement, 0.25));
+                opsPerSegment, streamChance, controlChance, faults, mapInFile, perVolume(placement, 0.25), logBytes);
+    }
+
+    /**
+     * This setup with each volume that is not an object store given {@code ordering=journaled} and a backing log of
+     * 1, 2 or 4 MiB with chance 1/3, drawn from {@code drawn} (a stream of its own: the generator before journaled
+     * write-back had none, and every other draw of a seed stays as it was). The logs are small next to the volumes
+     * (1 to 3 MiB), so groups that outgrow them, and epochs written in order without a log, are common.
+     */
+    public FuzzSetup withJournaled(Prng drawn) {
+        Map<String, String> newKnobs = new LinkedHashMap<>(knobs);
+        List<Long> logs = new ArrayList<>();
+        for (int v = 0; v < volumeCount; v++) {
+            boolean journaled = drawn.chance(1.0 / 3);
+            long log = (1L << drawn.nextInt(3)) << 20;
+            if (journaled && !objectStore.get(v)) {
+                logs.add(log);
+                newKnobs.put("writeback." + volumeName(v) + ".ordering", "journaled");
+            } else {
+                logs.add(0L);
+            }
+        }
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, newKnobs, hddBacking, segments,
+                opsPerSegment, streamChance, controlChance, faults, mapInFile, objectStore, logs);
     }
 
     /** One draw per volume, in volume order, each true with {@code chance}. */
@@ -167,6 +193,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
                 + TimeUnit.NANOSECONDS.toMillis(options.journalDelayNs()) + " ms, " + (hddBacking ? "HDD" : "SSD")
                 + " backing" + (objectStore.contains(true) ? " (object stores: " + objectStore + ")" : "")
                 + ", damage maps " + (mapInFile.contains(true) ? "in files " + mapInFile : "on the backing")
+                + (logBytes.stream().anyMatch(b -> b > 0) ? ", backing logs " + logBytes : "")
                 + ", " + segments + " segments x " + opsPerSegment + " ops, faults " + faults + ", knobs " + knobs;
     }
 

@@ -34,6 +34,8 @@ public final class FuzzTotals {
     private long objectStoreVolumes;
     private long chunkPasses;
     private long drainJobActions;
+    private long journaledVolumes;
+    private long logGroups;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -61,6 +63,8 @@ public final class FuzzTotals {
         objectStoreVolumes += result.objectStoreVolumes();
         chunkPasses += result.chunkPasses();
         drainJobActions += result.drainJobActions();
+        journaledVolumes += result.journaledVolumes();
+        logGroups += result.logGroups();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -175,6 +179,16 @@ public final class FuzzTotals {
         return drainJobActions;
     }
 
+    /** Volumes with a backing log and {@code ordering=journaled}. */
+    public long journaledVolumes() {
+        return journaledVolumes;
+    }
+
+    /** Groups journaled write-back committed to backing logs. */
+    public long logGroups() {
+        return logGroups;
+    }
+
     /** Cache modes covered. */
     public Set<String> modesCovered() {
         return Set.copyOf(modesCovered);
@@ -188,13 +202,14 @@ public final class FuzzTotals {
                         + "%d ring wraps, %d operations, %d control actions, %d prefix checks (epochs; %d of them "
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
-                        + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions",
+                        + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions, "
+                        + "%d journaled volumes (%d log groups)",
                 seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, compactedBuckets, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
                 damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses,
-                drainJobActions);
+                drainJobActions, journaledVolumes, logGroups);
     }
 
     /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
@@ -223,6 +238,6 @@ public final class FuzzTotals {
                 + ",\"damageChecksStale\":" + damageChecksStale + ",\"damageChecksConsistent\":"
                 + damageChecksConsistent + ",\"damageMapFiles\":" + damageMapFiles + ",\"objectStoreVolumes\":"
                 + objectStoreVolumes + ",\"chunkPasses\":" + chunkPasses + ",\"drainJobActions\":" + drainJobActions
-                + "}";
+                + ",\"journaledVolumes\":" + journaledVolumes + ",\"logGroups\":" + logGroups + "}";
     }
 }

@@ -37,6 +37,9 @@ final class OrderingSwitches {
         }
         int v = prng.nextInt(volumeCount);
         String name = FuzzSetup.volumeName(v);
+        if (cacheSet.set().writeback(name).settings().ordering() == WritebackOrdering.JOURNALED) {
+            return -1; // set in the configuration, like ordering=journaled in production: not switched live
+        }
         boolean ordered = cacheSet.set().writeback(name).settings().ordering() == WritebackOrdering.EPOCHS;
         String knob = "writeback." + name + ".ordering";
         String value = ordered ? "none" : "epochs";

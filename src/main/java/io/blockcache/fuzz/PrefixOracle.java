@@ -123,11 +123,12 @@ final class PrefixOracle {
         for (int v = 0; v < models.size(); v++) {
             Volume volume = cacheSet.volume(v);
             boolean ordered = cacheSet.set().writeback(FuzzSetup.volumeName(v)).settings().ordering()
-                    == WritebackOrdering.EPOCHS;
+                    != WritebackOrdering.NONE;
             long oldest = volume.index().epochs().oldest();
             if (oldest == DirtyEpochs.ORDER_UNKNOWN) {
                 if (ordered && !unknownAllowed[v]) {
-                    return FuzzSetup.volumeName(v) + " (ordering=epochs): dirty data of unknown order, although"
+                    return FuzzSetup.volumeName(v) + " (ordering=" + orderingName(v) + "): dirty data of unknown order,"
+                            + " although"
                             + " ordering was not switched live since a known order was last seen (" + switches[v]
                             + " switches in all): its epochs were lost in a restart";
                 }
@@ -137,7 +138,7 @@ final class PrefixOracle {
                 unknownAllowed[v] = false; // a write routed before the switch could still land, of unknown order
             }
             List<ReferenceModel> histories = historiesFor(v, oldest);
-            java.nio.ByteBuffer backing = cacheSet.peekBacking(v);
+            java.nio.ByteBuffer backing = cacheSet.peekBackingReplayed(v); // journaled: the log's replay in thought
             String broken = null;
             ReferenceModel fits = null;
             for (ReferenceModel model : histories) {
@@ -152,7 +153,8 @@ final class PrefixOracle {
                 checks++;
                 checksOfEarlierHistory += histories.size() > 1 ? 1 : 0;
                 if (fits == null) {
-                    return FuzzSetup.volumeName(v) + " (ordering=epochs): the backing device alone is not the volume"
+                    return FuzzSetup.volumeName(v) + " (ordering=" + orderingName(v) + "): the backing device alone"
+                            + " (its log replayed) is not the volume"
                             + " at any FLUSH boundary" + (histories.size() == 1 ? "" : " of the " + histories.size()
                             + " histories since the oldest dirty epoch's incarnation") + ": " + broken;
                 }
@@ -186,6 +188,11 @@ final class PrefixOracle {
         }
         histories.add(models.get(v));
         return histories;
+    }
+
+    private String orderingName(int v) {
+        return cacheSet.set().writeback(FuzzSetup.volumeName(v)).settings().ordering().name()
+                .toLowerCase(java.util.Locale.ROOT);
     }
 
     /** Checks made on volumes with epoch ordering. */

@@ -161,6 +161,20 @@ public final class DirtyEpochs {
         return sectorsByEpoch.size();
     }
 
+    /** Dirty sectors of each epoch that holds any, oldest first (a read-only view). */
+    public java.util.SortedMap<Long, Long> sectorsByEpoch() {
+        return java.util.Collections.unmodifiableSortedMap(sectorsByEpoch);
+    }
+
+    /** Dirty sectors of every epoch up to {@code epoch} inclusive. */
+    public long sectorsUpTo(long epoch) {
+        long total = 0;
+        for (long count : sectorsByEpoch.headMap(epoch, true).values()) {
+            total += count;
+        }
+        return total;
+    }
+
     /** Records {@code [startSector, + lengthSectors)} as dirty data of {@code epoch}, replacing what was there. */
     void set(long startSector, long lengthSectors, long epoch) {
         if (!tracking) {

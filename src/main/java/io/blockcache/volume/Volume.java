@@ -245,6 +245,15 @@ public final class Volume implements BlockDevice {
         return slot;
     }
 
+    /**
+     * Backing writes of this volume in flight or waiting in its write line: front-end writes around the cache, trims,
+     * write-zeroes, writeback runs. Journaled write-back starts a group only when there are none, since a backing
+     * write the group's log did not see could be undone by the log's replay (docs/WRITEBACK.md).
+     */
+    public int backingWritesInFlight() {
+        return context.backingGate.size();
+    }
+
     /** The damage map on the backing device (docs/WRITEBACK.md "When a device fails"), or null if none. */
     public DamageMap damageMap() {
         return context.damage;

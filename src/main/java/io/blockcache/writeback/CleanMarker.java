@@ -1,9 +1,11 @@
 package io.blockcache.writeback;
 
 import io.blockcache.device.BlockDevice;
+import io.blockcache.loop.Checks;
 import io.blockcache.volume.VolumeIndex;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Marks written-back keys clean, safely (docs/ARCHITECTURE.md §5 item 4): keys whose backing write completed wait in a
@@ -40,8 +42,11 @@ final class CleanMarker {
     private final WritebackCounters counters;
     private final Listener listener;
     private List<DirtyKey> pending = new ArrayList<>();
+    private long pendingSectors;
     private long oldestPendingNs;
     private boolean flushing;
+    /** A journaled group is being placed ({@link JournaledGroups}): keys wait for the group's end, however many. */
+    private boolean deferred;
 
     CleanMarker(BlockDevice backing, VolumeIndex index, WritebackCounters counters, Listener listener) {
         this.backing = backing;
@@ -56,35 +61,100 @@ final class CleanMarker {
             oldestPendingNs = nowNs;
         }
         pending.addAll(keys);
+        for (DirtyKey key : keys) {
+            pendingSectors += key.lengthSectors();
+        }
     }
 
     /** Starts a flush if the batch is due; {@code ioInFlight} says whether writeback reads/writes are running. */
     void maybeFlush(boolean ioInFlight, long nowNs) {
-        if (flushing || pending.isEmpty()) {
+        if (flushing || pending.isEmpty() || deferred) {
             return;
         }
         if (ioInFlight && pending.size() < BATCH_KEYS_MAX && nowNs - oldestPendingNs < BATCH_WAIT_MAX_NS) {
             return;
         }
-        List<DirtyKey> batch = pending;
-        pending = new ArrayList<>();
-        flushing = true;
-        counters.flushes.incrementAndGet();
+        List<DirtyKey> batch = takeBatch();
         backing.flush(result -> {
             flushing = false;
             if (result.ok()) {
-                for (DirtyKey key : batch) {
-                    long cleaned = index.markClean(key.startSector(), key.lengthSectors(), key.bucket(),
-                            key.offsetInBucketSectors(), key.generation());
-                    counters.keysCleaned.incrementAndGet();
-                    counters.sectorsCleaned.addAndGet(cleaned);
-                    counters.sectorsOverwrittenMeanwhile.addAndGet(key.lengthSectors() - cleaned);
-                }
+                markClean(batch);
             } else {
                 counters.flushErrors.incrementAndGet();
             }
             listener.settled(batch, result.ok() ? null : "backing flush failed: " + result.message());
         });
+    }
+
+    /**
+     * While {@code on}, batches wait for {@link #closeGroup} instead of flushing on their own (journaled write-back:
+     * nothing of a group may be marked clean before its log is retired, docs/FORMAT.md §4.4).
+     */
+    void defer(boolean on) {
+        deferred = on;
+    }
+
+    /**
+     * Ends a journaled group: one flush of the backing device, then {@code beforeMarking} (the log's retire), and only
+     * if both succeeded every pending key is marked clean; the listener hears of the batch either way. Stops
+     * deferring.
+     */
+    void closeGroup(Consumer<Consumer<String>> beforeMarking) {
+        Checks.check(!flushing, "a group closed while a clean batch is flushing");
+        deferred = false;
+        List<DirtyKey> batch = takeBatch();
+        backing.flush(result -> {
+            if (!result.ok()) {
+                flushing = false;
+                counters.flushErrors.incrementAndGet();
+                listener.settled(batch, "backing flush failed: " + result.message());
+                return;
+            }
+            beforeMarking.accept(failure -> {
+                flushing = false;
+                if (failure == null) {
+                    markClean(batch);
+                }
+                listener.settled(batch, failure);
+            });
+        });
+    }
+
+    /** Sectors of the pending keys (written, not yet in a flush's batch). */
+    long pendingSectors() {
+        return pendingSectors;
+    }
+
+    /** Keys waiting before no new pass starts: none while deferring, since a group's keys all wait for its end. */
+    int pendingKeysBlocking() {
+        return deferred ? 0 : pending.size();
+    }
+
+    /** Takes the pending keys away unmarked (an abandoned group: they stay dirty). */
+    List<DirtyKey> dropPending() {
+        List<DirtyKey> dropped = pending;
+        pending = new ArrayList<>();
+        pendingSectors = 0;
+        return dropped;
+    }
+
+    private List<DirtyKey> takeBatch() {
+        List<DirtyKey> batch = pending;
+        pending = new ArrayList<>();
+        pendingSectors = 0;
+        flushing = true;
+        counters.flushes.incrementAndGet();
+        return batch;
+    }
+
+    private void markClean(List<DirtyKey> batch) {
+        for (DirtyKey key : batch) {
+            long cleaned = index.markClean(key.startSector(), key.lengthSectors(), key.bucket(),
+                    key.offsetInBucketSectors(), key.generation());
+            counters.keysCleaned.incrementAndGet();
+            counters.sectorsCleaned.addAndGet(cleaned);
+            counters.sectorsOverwrittenMeanwhile.addAndGet(key.lengthSectors() - cleaned);
+        }
     }
 
     /** Keys written and waiting for (or in) a flush. */

@@ -18,6 +18,9 @@ final class EpochOrder {
     private final KeySources sources;
     private boolean ordered;
     private boolean faultIgnoreEpochs;
+    /** While a journaled group is placed: passes take its epochs, up to this one ({@link JournaledGroups}); else -1. */
+    private long groupLastEpoch = -1;
+    private WritebackOrdering ordering = WritebackOrdering.NONE;
 
     EpochOrder(EventLoop loop, Volume volume, KeySources sources) {
         this.loop = loop;
@@ -27,11 +30,23 @@ final class EpochOrder {
 
     /** Applies the knob: the front end's holds and the scans' restriction to the oldest epoch. */
     void apply(WritebackOrdering ordering) {
-        ordered = ordering == WritebackOrdering.EPOCHS;
+        this.ordering = ordering;
+        ordered = ordering != WritebackOrdering.NONE; // journaled keeps the same holds (JournaledGroups)
         volume.setEpochOrdering(ordered);
         DirtyEpochs epochs = volume.index().epochs();
+        long limit = groupLastEpoch;
         sources.restrict(!ordered || faultIgnoreEpochs ? DirtyScanner.RangeFilter.ALL
+                : limit >= 0 ? (start, length) -> !epochs.anyNewerThan(start, length, limit)
                 : (start, length) -> !epochs.anyNewerThan(start, length, epochs.oldest()));
+    }
+
+    /**
+     * A journaled group is placed ({@code lastEpoch >= 0}): passes take every epoch up to {@code lastEpoch}, whatever
+     * else re-applies the order meanwhile (a knob, a settled batch); -1 ends that and goes back to the oldest epoch.
+     */
+    void limitToGroup(long lastEpoch) {
+        groupLastEpoch = lastEpoch;
+        apply(ordering);
     }
 
     /** The simulator's fault point ({@link Writeback#setFaultIgnoreEpochs}); takes effect at the next apply. */

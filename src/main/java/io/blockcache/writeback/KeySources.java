@@ -79,6 +79,11 @@ final class KeySources {
         }
     }
 
+    /** True if the main scan's last sweep found nothing to take and neither buffer holds a key. */
+    boolean exhausted() {
+        return scanner.exhausted() && expiredScanner.isEmpty();
+    }
+
     /** True if {@code source} is the buffer of expired keys. */
     boolean expired(DirtyScanner source) {
         return source == expiredScanner;

@@ -111,7 +111,7 @@ final class PassStarter {
         boolean chunked = modern && chunkBytes > 0;
         int capacity = !chunked ? now.ioInFlightMax() - keysInIo
                 : chunkBufferBytesInIo >= chunkBufferBytesMax ? 0 : now.chunksInFlightMax() - chunksInIo;
-        if (capacity <= 0 || cleaner.pendingKeys() >= CLEAN_PENDING_KEYS_MAX) {
+        if (capacity <= 0 || cleaner.pendingKeysBlocking() >= CLEAN_PENDING_KEYS_MAX) {
             return Outcome.NONE;
         }
         DirtyScanner source = sources.choose(nowNs, now, scanMayRest);

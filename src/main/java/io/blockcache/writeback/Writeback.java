@@ -1,5 +1,6 @@
 package io.blockcache.writeback;
 
+import io.blockcache.backinglog.BackingLogRegion;
 import io.blockcache.cache.CacheSpace;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.DeviceCounters;
@@ -13,6 +14,7 @@ import io.blockcache.loop.Timer;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeIndex;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -71,6 +73,7 @@ public final class Writeback {
     private String lastError;
     private long lastErrorNs;
     private final EpochOrder epochOrder;
+    private final JournaledGroups journaled;
 
     /**
      * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1] (bcache weighs by
@@ -78,6 +81,16 @@ public final class Writeback {
      */
     public Writeback(EventLoop loop, Volume volume, CacheSpace space, MetadataJournal journal, double cacheShare,
                      WritebackSettings settings) {
+        this(loop, volume, space, journal, cacheShare, settings, null);
+    }
+
+    /**
+     * @param cacheShare the volume's share of the cache for the dirty target, in (0, 1]
+     * @param backingLog the backing device's log (docs/FORMAT.md §4.4), or null if it has none: {@code
+     *     ordering=journaled} needs one
+     */
+    public Writeback(EventLoop loop, Volume volume, CacheSpace space, MetadataJournal journal, double cacheShare,
+                     WritebackSettings settings, BackingLogRegion backingLog) {
         this.loop = loop;
         this.volume = volume;
         this.index = volume.index();
@@ -143,6 +156,53 @@ public final class Writeback {
                 return index.epochVoidFailure();
             }
         });
+        this.journaled = new JournaledGroups(loop, volume, backingLog, cleaner, counters, new JournaledGroups.Engine() {
+            @Override
+            public boolean journaled() {
+                return Writeback.this.settings.ordering() == WritebackOrdering.JOURNALED;
+            }
+
+            @Override
+            public int keysInFlight() {
+                return inFlight.size();
+            }
+
+            @Override
+            public int keysInIo() {
+                return starter.keysInIo();
+            }
+
+            @Override
+            public boolean nothingToTake() {
+                return sources.exhausted();
+            }
+
+            @Override
+            public long groupBytesMax() {
+                boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters();
+                if (fullSpeed) {
+                    return Long.MAX_VALUE;
+                }
+                long sectors = (long) (rate.rateSectorsPerSecond() * (JournaledGroups.PACED_GROUP_NS / 1e9));
+                return Math.max(1L << 20, sectors * BlockDevice.SECTOR_BYTES);
+            }
+
+            @Override
+            public void restrictTo(long lastEpoch) {
+                epochOrder.limitToGroup(lastEpoch);
+            }
+
+            @Override
+            public void failed(String failure) {
+                backOff(failure);
+            }
+
+            @Override
+            public void pump() {
+                loop.execute(Writeback.this::pump);
+            }
+        });
+        checkOrdering(settings.ordering(), settings.ordering());
         PassIo passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
         this.starter = new PassStarter(volume, this::settings, inFlight, ages, sources, cleaner, governor, pacer, rate,
                 drains, counters, passIo);
@@ -178,8 +238,9 @@ public final class Writeback {
     }
 
     private void awaitQuiet(IoCallback done) {
+        journaled.abandon(this::release); // a group being placed is replayed at the next open
         cleaner.maybeFlush(false, loop.nowNs());
-        if (inFlight.size() == 0) {
+        if (inFlight.size() == 0 && !journaled.ioInFlight()) {
             loop.execute(() -> done.complete(IoResult.OK));
         } else {
             loop.schedule(settings.idleSampleNs(), () -> awaitQuiet(done));
@@ -194,12 +255,41 @@ public final class Writeback {
     /** Replaces the settings (live knobs); the next step uses them. */
     public void setSettings(WritebackSettings newSettings) {
         Checks.onLoop(loop, "Writeback.setSettings");
-        this.settings = Objects.requireNonNull(newSettings, "settings");
+        Objects.requireNonNull(newSettings, "settings");
+        checkOrdering(settings.ordering(), newSettings.ordering());
+        this.settings = newSettings;
         sources.rearm();
         if (!stopped) {
             epochOrder.apply(newSettings.ordering());
         }
         loop.execute(this::pump);
+    }
+
+    /**
+     * Refuses an ordering this volume cannot take now: {@code journaled} without a backing log, and leaving {@code
+     * journaled} while a group or a replay is under way (the log may hold a group that must be in place before
+     * writeback may write out of order).
+     */
+    private void checkOrdering(WritebackOrdering from, WritebackOrdering to) {
+        if (to == WritebackOrdering.JOURNALED && !journaled.hasLog()) {
+            throw new IllegalArgumentException("ordering=journaled needs a backing log, and this volume's backing"
+                    + " device has none: format it with one (blockcache format --backing-log SIZE)");
+        }
+        if (from == WritebackOrdering.JOURNALED && to != from && journaled.busy()) {
+            throw new IllegalArgumentException("this volume is writing a group through its backing log; ordering can"
+                    + " leave journaled once it is done (now " + journaled.state().name().toLowerCase(Locale.ROOT)
+                    + ")");
+        }
+    }
+
+    /** Where journaled write-back's group is (tests). */
+    JournaledGroups.State journaledState() {
+        return journaled.state();
+    }
+
+    /** Journaled write-back's groups committed so far. */
+    public long logGroups() {
+        return journaled.groups();
     }
 
     /**
@@ -389,6 +479,9 @@ public final class Writeback {
         if (epochOrder.holdsPasses()) {
             return; // pumped again once the volume's hold ends (orderHoldSettled)
         }
+        if (journaled.holdsPasses() || journaled.abandoning()) {
+            return; // a replay, or a group being logged or finished: pumped again when that step ends
+        }
         long nowNs = loop.nowNs();
         if (nowNs < backoffUntilNs) {
             wakeAt(backoffUntilNs);
@@ -404,6 +497,7 @@ public final class Writeback {
                 wakeAt(starter.nextStartNs());
             }
             if (outcome != PassStarter.Outcome.STARTED) {
+                journaled.progress(); // a group may be done: nothing of it left to take
                 return;
             }
         }
@@ -415,9 +509,20 @@ public final class Writeback {
         if (failure == null) {
             cleaner.written(keys, loop.nowNs());
         } else {
+            journaled.abandon(this::release); // before giveUp, which pumps: no more passes for that group
             giveUp(keys, failure);
         }
         cleaner.maybeFlush(starter.keysInIo() > 0, loop.nowNs());
+        journaled.progress();
+    }
+
+    /** Keys of an abandoned journaled group: written in place but not marked clean, so dirty still. */
+    private void release(List<DirtyKey> keys) {
+        for (DirtyKey key : keys) {
+            inFlight.remove(key);
+        }
+        sources.rearm();
+        loop.execute(this::pump);
     }
 
     /**
@@ -430,6 +535,11 @@ public final class Writeback {
         for (DirtyKey key : keys) {
             inFlight.remove(key);
         }
+        backOff(failure);
+    }
+
+    /** Shows {@code failure}, ends a drain with it, refuses held requests, and backs off before the next try. */
+    private void backOff(String failure) {
         lastError = failure;
         lastErrorNs = loop.nowNs();
         drains.fail("drain stopped: writeback " + failure + "; the dirty data stays in the cache");
@@ -437,6 +547,7 @@ public final class Writeback {
         backoffNs = backoffNs == 0 ? BACKOFF_MIN_NS : Math.min(BACKOFF_MAX_NS, backoffNs * 2);
         backoffUntilNs = loop.nowNs() + backoffNs;
         sources.rearm();
+        loop.execute(this::pump); // wakes at the end of the backoff
     }
 
     /**
@@ -454,6 +565,7 @@ public final class Writeback {
     }
 
     private void settled(List<DirtyKey> keys, String failure) {
+        journaled.settled(failure); // a group's end: passes go back to the volume's order
         if (failure == null) {
             for (DirtyKey key : keys) {
                 inFlight.remove(key);
@@ -465,6 +577,7 @@ public final class Writeback {
             giveUp(keys, failure);
         }
         cleaner.maybeFlush(starter.keysInIo() > 0, loop.nowNs());
+        journaled.progress();
         reportDrain(true);
         pump();
     }

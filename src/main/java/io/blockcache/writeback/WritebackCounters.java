@@ -30,6 +30,7 @@ public final class WritebackCounters {
     final AtomicLong chunkFillSectors = new AtomicLong();
     final AtomicLong chunksInFlightPeak = new AtomicLong();
     final AtomicLong indexSweeps = new AtomicLong();
+    final AtomicLong logGroups = new AtomicLong();
 
     /** Passes started. */
     public long passes() { return passes.get(); }
@@ -77,6 +78,9 @@ public final class WritebackCounters {
     public long indexSweeps() { return indexSweeps.get(); }
     /** Object stores: most chunks ever between cache read and backing-write completion at once. */
     public long chunksInFlightPeak() { return chunksInFlightPeak.get(); }
+
+    /** Journaled write-back: groups committed to the backing log ({@code ordering=journaled}). */
+    public long logGroups() { return logGroups.get(); }
 
     static void raisePeak(AtomicLong peak, long value) {
         if (value > peak.get()) {

@@ -12,5 +12,12 @@ public enum WritebackOrdering {
      * data of epoch n+1 is written, and the front end holds what would break that order. The backing device alone
      * then always holds what the volume held at some FLUSH plus part of the next epoch: a crash-consistent image.
      */
-    EPOCHS
+    EPOCHS,
+    /**
+     * The promise of {@link #EPOCHS} at the speed of unordered writeback (docs/WRITEBACK.md, "Journaled
+     * write-back"): several closed epochs at once go sequentially into the backing device's log, are committed, and
+     * then go in place in one sorted sweep; the log is retired only after. Needs a backing device formatted with a
+     * log (docs/FORMAT.md §4.4); a lone epoch is written as {@link #EPOCHS} writes it.
+     */
+    JOURNALED
 }

@@ -339,7 +339,7 @@ class AdminServerTest {
         assertThat(cache.<Boolean>onLoop(done -> done.accept(cache.set.volume("default").epochOrdering()))).isTrue();
         HttpResponse<String> badOrdering = send("PUT", "/api/knobs/writeback.default.ordering", "strict");
         assertThat(badOrdering.statusCode()).isEqualTo(400);
-        assertThat(badOrdering.body()).contains("expected one of none, epochs, got \\\"strict\\\"");
+        assertThat(badOrdering.body()).contains("expected one of none, epochs, journaled, got \\\"strict\\\"");
 
         HttpResponse<String> unknown = send("PUT", "/api/knobs/no.such.knob", "1");
         assertThat(unknown.statusCode()).isEqualTo(404);

@@ -110,6 +110,12 @@ class LogGroupCrashTest {
             }
             cut(device, prng);
         }
+        byte[] log = new byte[(int) LOG_BYTES];
+        device.peek(REGION.logBytes(0), ByteBuffer.wrap(log));
+        byte[] inThought = new byte[(int) VOLUME_BYTES];
+        device.peek(REGION.volumeBytes(0), ByteBuffer.wrap(inThought));
+        BackingLogImage.Result image = BackingLogImage.apply(log, BACKING, ByteBuffer.wrap(inThought));
+        assertThat(image.failure()).isNull();
         LogReplay.Result[] result = {null};
         LogReplay.run(device, REGION, r -> result[0] = r);
         loop.runUntilIdle();
@@ -118,6 +124,8 @@ class LogGroupCrashTest {
 
         byte[] volume = new byte[(int) VOLUME_BYTES];
         device.peek(REGION.volumeBytes(0), ByteBuffer.wrap(volume));
+        assertThat(volume).as("seed %d: the replay in memory agrees with the device's", seed).isEqualTo(inThought);
+        assertThat(image.commit() == null).isEqualTo(result[0].commit() == null);
         boolean none = Arrays.equals(volume, before);
         boolean all = Arrays.equals(volume, after);
         assertThat(none || all).as("seed %d: the volume holds part of the group (cut after %d events, committed %s)",

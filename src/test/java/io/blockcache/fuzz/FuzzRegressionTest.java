@@ -141,7 +141,7 @@ class FuzzRegressionTest {
      */
     @Test
     void aDrainOnAVolumeHeldUntilRestartEndsWithTheHoldsReason() {
-        FuzzScenario.run(214430);
+        FuzzScenario.runWithoutJournaled(214430);
     }
 
     /**
@@ -154,7 +154,19 @@ class FuzzRegressionTest {
      */
     @Test
     void aBucketReusedAfterRecoveryInItsOldGenerationDropsItsOldBlockCrcs() {
-        FuzzScenario.run(99);
-        FuzzScenario.run(112);
+        FuzzScenario.runWithoutJournaled(99);
+        FuzzScenario.runWithoutJournaled(112);
+    }
+
+    /**
+     * Proves a journaled group starts only when no write around the cache is on its way to the backing device: a
+     * write-zeroes let through while its epoch was the newest zeroed the backing device while the group's log took the
+     * old data of the same range; a power cut before the retire, and the open's replay put the old data back over the
+     * zeroes. Found by the first 3,000 seeds with journaled volumes (seed 684); fails without the check of {@code
+     * Volume.backingWritesInFlight} in {@code JournaledGroups} (checked).
+     */
+    @Test
+    void aJournaledGroupWaitsForWritesAroundTheCacheToLand() {
+        FuzzScenario.run(684);
     }
 }

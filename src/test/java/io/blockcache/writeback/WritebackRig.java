@@ -38,6 +38,11 @@ final class WritebackRig {
     CacheSet set;
 
     WritebackRig(long cacheBytes, long backingBytes) {
+        this(cacheBytes, backingBytes, 0);
+    }
+
+    /** As above, the backing device formatted with a backing log of {@code logBytes} (0: none). */
+    WritebackRig(long cacheBytes, long backingBytes, long logBytes) {
         ssd = new SsdModel(loop, new SsdConfig(cacheBytes, 80_000, 20_000, 8, 3_000_000_000L, 2_000_000_000L,
                 4L << 20, 1_000_000));
         hdd = new HddModel(loop, new HddConfig(backingBytes, 7200, 800_000, 8_500_000, 16_000_000, 250_000_000,
@@ -45,7 +50,7 @@ final class WritebackRig {
         cacheDevice = new RecordingDevice(ssd);
         backingDevice = new RecordingDevice(hdd);
         backingDevice.recordWritesFromBytes = BackingHeader.DEFAULT_DATA_OFFSET_BYTES; // writeback's writes only
-        List<BackingSpec> backings = List.of(new BackingSpec(NAME, backingDevice));
+        List<BackingSpec> backings = List.of(new BackingSpec(NAME, backingDevice).withLogSizeBytes(logBytes));
         Outcome<?>[] formatted = new Outcome<?>[1];
         CacheSet.format(loop, cacheDevice, backings, options(), new Prng(7), f -> { }, r -> formatted[0] = r);
         loop.runUntil(() -> formatted[0] != null);
