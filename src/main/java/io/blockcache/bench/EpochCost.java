@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * The cost of epoch ordering (issue 14 item 3; docs/WRITEBACK.md, "Epoch ordering"): idle drain, busy front end
  * and bursts on the HDD model, the front end flushing every second, every 100 ms or after every write, each run
- * with the modern engine unordered ({@code modern}) and ordered ({@code epochs}), plus bcache's classic algorithm
+ * with the modern engine unordered ({@code modern}), ordered in place ({@code epochs}) and ordered through a backing
+ * log of {@link BenchRig#JOURNALED_LOG_BYTES} ({@code journaled}), plus bcache's classic algorithm
  * at a flush a second (it ignores epochs; the flushes only add backing flushes). For the pre-written sets of the
  * idle drain and the busy case the cadence is turned into writes per FLUSH for an application writing one extent
  * every {@link WritebackBenchScale#burstWriteIntervalNs()} (the bursts' rate).
@@ -29,7 +30,8 @@ final class EpochCost {
     /** Runs the three experiments, adding rows to {@code rows}. */
     static void run(WritebackBenchScale scale, long seed, HddConfig disk, WritebackSettings idle,
                     List<BenchRow> rows, List<Series> burstCurves) {
-        long span = disk.sizeBytes() - (64L << 20);
+        // Room for the journaled variant's backing log before the volume (BenchRig.JOURNALED_LOG_BYTES).
+        long span = disk.sizeBytes() - (64L << 20) - BenchRig.JOURNALED_LOG_BYTES;
         Extents drainSet = Extents.random(new Prng(seed + 10), span, scale.busyDirtyBytes(), EXTENT_BYTES_MIN,
                 EXTENT_BYTES_MAX);
         long interval = scale.burstWriteIntervalNs();
@@ -98,7 +100,7 @@ final class EpochCost {
     static void overwrites(WritebackBenchScale scale, long seed, HddConfig disk, List<BenchRow> rows) {
         long cacheBytes = Math.min(scale.cacheBytes(), 1L << 30);
         for (FlushCadence cadence : List.of(FlushCadence.EVERY_SECOND, FlushCadence.EVERY_100_MS)) {
-            for (String name : List.of("modern", "epochs")) {
+            for (String name : List.of("modern", "epochs", "journaled")) {
                 Variant v = new Variant(name, cadence);
                 OverwriteRun.Result r = OverwriteRun.run(cacheBytes, disk, v.settings(WritebackSettings.defaults()),
                         scale.burstWriteIntervalNs(), cadence, seed + 14);
@@ -114,6 +116,7 @@ final class EpochCost {
         for (FlushCadence cadence : CADENCES) {
             out.add(new Variant("modern", cadence));
             out.add(new Variant("epochs", cadence));
+            out.add(new Variant("journaled", cadence));
         }
         return out;
     }
@@ -124,6 +127,7 @@ final class EpochCost {
             return switch (name) {
                 case "classic" -> base.toBuilder().policy(WritebackPolicy.CLASSIC).build();
                 case "epochs" -> base.toBuilder().ordering(WritebackOrdering.EPOCHS).build();
+                case "journaled" -> base.toBuilder().ordering(WritebackOrdering.JOURNALED).build();
                 default -> base;
             };
         }
