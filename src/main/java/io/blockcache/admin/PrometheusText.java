@@ -218,6 +218,8 @@ final class PrometheusText {
         wbGauge(volumes, "blockcache_writeback_dirty_epochs",
                 "Flush epochs that still hold dirty data (ordering=epochs; 0 without it).",
                 w -> w.epochs().dirtyEpochs());
+        wbCounter(volumes, "blockcache_writeback_log_groups_total", "Groups of epochs journaled write-back committed to"
+                + " the backing log (ordering=journaled).", w -> w.epochs().logGroups());
         wbCounter(volumes, "blockcache_writeback_epoch_waits_total",
                 "Front-end requests that waited for older epochs to be written back.", w -> w.epochs().waitsTotal());
         wbGauge(volumes, "blockcache_writeback_order_held", "1 while the volume holds writeback and writes around the"

@@ -81,15 +81,15 @@ final class StatsCollector {
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
                 counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain,
-                epochs(settings, volume));
+                epochs(settings, volume, writeback));
     }
 
-    private static WritebackSnapshot.Epochs epochs(WritebackSettings settings, Volume volume) {
+    private static WritebackSnapshot.Epochs epochs(WritebackSettings settings, Volume volume, Writeback writeback) {
         DirtyEpochs epochs = volume.index().epochs();
         long oldest = epochs.oldest();
         return new WritebackSnapshot.Epochs(lower(settings.ordering()), epochs.current(),
                 oldest == DirtyEpochs.NONE ? null : oldest, epochs.epochsHeld(), volume.epochWaiters(),
-                volume.epochWaitsTotal(), volume.orderHeld());
+                volume.epochWaitsTotal(), volume.orderHeld(), writeback.backingLogState(), writeback.logGroups());
     }
 
     private static GcSnapshot gc(CacheSet set) {

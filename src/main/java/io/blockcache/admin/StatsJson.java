@@ -176,6 +176,8 @@ final class StatsJson {
                 .field("requestsWaiting", writeback.epochs().requestsWaiting())
                 .field("waitsTotal", writeback.epochs().waitsTotal())
                 .field("orderHeld", writeback.epochs().orderHeld())
+                .field("backingLog", writeback.epochs().backingLog())
+                .field("logGroups", writeback.epochs().logGroups())
                 .endObject()
                 .name("drain").beginObject();
         drainFields(json, drain);

@@ -44,7 +44,7 @@ public record WritebackSnapshot(boolean running, String policy, String order, bo
     /**
      * Epoch ordering of one volume.
      *
-     * @param ordering {@code none} or {@code epochs} (knob {@code writeback.<volume>.ordering})
+     * @param ordering {@code none}, {@code epochs} or {@code journaled} (knob {@code writeback.<volume>.ordering})
      * @param current the epoch new writes join (every FLUSH and FUA write closes one)
      * @param oldestDirty the oldest epoch that still holds dirty data, the one writeback works on; null if none, or if
  *     ordering is off (epochs of dirty data are kept only while it is on)
@@ -54,9 +54,12 @@ public record WritebackSnapshot(boolean running, String policy, String order, bo
      * @param orderHeld true while the volume holds writeback and everything that would go around the cache until a
      *     durable step of an ordering switch is done (the journal's void record, the damage map's cleared flag:
      *     docs/WRITEBACK.md); a volume held for long has a failing journal or map device
+     * @param backingLog where journaled write-back stands on the backing log (idle, replaying, logging, placing,
+     *     finishing: docs/WRITEBACK.md "Journaled write-back"), or null if the backing device has none
+     * @param logGroups groups journaled write-back committed to the backing log since the start
      */
     public record Epochs(String ordering, long current, Long oldestDirty, int dirtyEpochs, int requestsWaiting,
-                         long waitsTotal, boolean orderHeld) {
+                         long waitsTotal, boolean orderHeld, String backingLog, long logGroups) {
     }
 
     /**

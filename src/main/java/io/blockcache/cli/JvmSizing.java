@@ -85,7 +85,9 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());
         long writeback = backingDevices * (RunBuffers.IN_USE_BYTES_MAX + RunBuffers.RETAINED_BYTES_MAX);
         long fills = backingDevices * Volume.FILL_DIRECT_BYTES_MAX;
-        long direct = nbdBytes + devices + writeback + fills + DIRECT_SLACK_BYTES;
+        // Counted for every backing: the configuration may set ordering=journaled on any that has a log.
+        long logs = backingDevices * Writeback.BACKING_LOG_DIRECT_BYTES_MAX;
+        long direct = nbdBytes + devices + writeback + fills + logs + DIRECT_SLACK_BYTES;
         return new JvmSizing(roundUpMiB(heap), roundUpMiB(direct));
     }
 

@@ -40,6 +40,11 @@ final class JournaledGroups {
     /** Cache reads in flight while logging: enough to keep a cache device busy, few enough to bound the buffers. */
     static final int LOG_READS_MAX = 32;
     /**
+     * Bytes of those reads at most (one read may pass it): an extent can be a whole bucket (up to 8 MiB), and each read
+     * fills a log chunk that stays in memory until written, so reads alone would not bound the chunks.
+     */
+    static final long LOG_READ_BYTES_MAX = 8L << 20;
+    /**
      * While writeback is paced (a busy front end), a group holds at most what the pace writes in this time: its data
      * turns clean only when all of it is in place, and a group of the whole dirty set at a PI rate of 0.5 MiB/s took
      * minutes to place (bench writeback, busy case: nothing written back in the window).
@@ -47,6 +52,12 @@ final class JournaledGroups {
     static final long PACED_GROUP_NS = 2_000_000_000L;
     /** Extents examined per logging step: a few hundred microseconds of work. */
     static final int EXAMINED_PER_STEP = DirtyScanner.EXAMINED_PER_SLICE;
+
+    /**
+     * Direct memory one volume's logging may hold at most: the reads' bytes, the chunk each may straddle into, the
+     * open chunk, and the chunks {@link ChunkBuffers} keeps ({@code cli.JvmSizing} budgets it per backing device).
+     */
+    static final long DIRECT_BYTES_MAX = LOG_READ_BYTES_MAX + (LOG_READS_MAX + 2L) * LogGroupWriter.CHUNK_BYTES_MAX;
 
     /** Where a group is. */
     enum State { IDLE, REPLAYING, LOGGING, PLACING, FINISHING }
@@ -99,6 +110,7 @@ final class JournaledGroups {
     private long scanCursor;
     private boolean scanDone;
     private int readsInFlight;
+    private long readBytesInFlight;
     private boolean overflowed;
     private boolean readFailed;
     /** Set when a run of the placed group failed: the group is abandoned once no run is in I/O. */
@@ -230,6 +242,7 @@ final class JournaledGroups {
         scanCursor = 0;
         scanDone = false;
         readsInFlight = 0;
+        readBytesInFlight = 0;
         writer = new LogGroupWriter(backing, region, buffers, ++sequence, Math.max(0, epochs.oldest()));
         loop.execute(this::logStep);
     }
@@ -240,7 +253,7 @@ final class JournaledGroups {
             return;
         }
         DirtyEpochs epochs = volume.index().epochs();
-        int room = LOG_READS_MAX - readsInFlight;
+        int room = readBytesInFlight >= LOG_READ_BYTES_MAX ? 0 : LOG_READS_MAX - readsInFlight;
         boolean stopScan = overflowed || readFailed;
         if (!scanDone && !stopScan && room > 0) {
             long next = volume.index().extents().scan(scanCursor, ExtentLocation::dirty, room, EXAMINED_PER_STEP,
@@ -254,9 +267,12 @@ final class JournaledGroups {
                             return;
                         }
                         readsInFlight++;
+                        long readBytes = (long) length * BlockDevice.SECTOR_BYTES;
+                        readBytesInFlight += readBytes;
                         volume.extentReader().read(length, location, crc, crcOffset, crcLength, slot.buffer(),
                                 (outcome, result) -> {
                                     readsInFlight--;
+                                    readBytesInFlight -= readBytes;
                                     if (outcome != CacheExtentReader.Outcome.OK) {
                                         readFailed = true;
                                         writer.fail("cache read for the backing log failed: " + outcome + ": "
@@ -282,7 +298,8 @@ final class JournaledGroups {
             if (closing != null) {
                 closing.commit(lastEpoch, this::committed);
             }
-        } else if (!scanDone && !stopScan && readsInFlight < LOG_READS_MAX) {
+        } else if (!scanDone && !stopScan && readsInFlight < LOG_READS_MAX
+                && readBytesInFlight < LOG_READ_BYTES_MAX) {
             loop.execute(this::logStep);
         }
     }

@@ -43,6 +43,8 @@ public final class Writeback {
      * the link (docs/WRITEBACK.md "Object stores").
      */
     public static final long CHUNK_BUFFER_BYTES_MAX = 128L << 20;
+    /** Direct memory journaled write-back's logging may hold per volume (docs/WRITEBACK.md "Journaled write-back"). */
+    public static final long BACKING_LOG_DIRECT_BYTES_MAX = JournaledGroups.DIRECT_BYTES_MAX;
 
     private final EventLoop loop;
     private final Volume volume;
@@ -285,6 +287,14 @@ public final class Writeback {
     /** Where journaled write-back's group is (tests). */
     JournaledGroups.State journaledState() {
         return journaled.state();
+    }
+
+    /**
+     * Where journaled write-back stands on this volume's backing log ({@code idle}, {@code replaying}, {@code
+     * logging}, {@code placing}, {@code finishing}), or null if the backing device has no log.
+     */
+    public String backingLogState() {
+        return journaled.hasLog() ? journaled.state().name().toLowerCase(Locale.ROOT) : null;
     }
 
     /** Journaled write-back's groups committed so far. */

@@ -76,7 +76,7 @@ class AdminServerTest {
         long epoch = cache.<Long>onLoop(done -> done.accept(cache.set.volume("default").damageMap().flaggedEpoch()));
         assertThat(epoch).as("the map is flagged after the sweep").isPositive();
         assertThat(send("GET", "/api/stats", null).body()).contains("\"sweeps\":", "\"consistentAsOfEpoch\":" + epoch
-                + "}", "\"orderHeld\":false}");
+                + "}", "\"orderHeld\":false,");
         assertThat(send("GET", "/metrics", null).body())
                 .contains("blockcache_damage_map_consistent_epoch{volume=\"default\"} " + epoch + ".0")
                 .contains("blockcache_writeback_order_held{volume=\"default\"} 0.0");
@@ -84,14 +84,14 @@ class AdminServerTest {
         cache.remoteBacking.failWrites = true;
         cache.setKnob("writeback.default.ordering", "none");
         String held = send("GET", "/api/stats", null).body();
-        assertThat(held).contains("\"orderHeld\":true}", "\"consistentAsOfEpoch\":null}");
+        assertThat(held).contains("\"orderHeld\":true,", "\"consistentAsOfEpoch\":null}");
         assertThat(send("GET", "/metrics", null).body())
                 .contains("blockcache_writeback_order_held{volume=\"default\"} 1.0")
                 .doesNotContain("blockcache_damage_map_consistent_epoch{");
 
         cache.remoteBacking.failWrites = false;
         cache.awaitOnLoop(() -> !cache.set.volume("default").orderHeld());
-        assertThat(send("GET", "/api/stats", null).body()).contains("\"orderHeld\":false}");
+        assertThat(send("GET", "/api/stats", null).body()).contains("\"orderHeld\":false,");
     }
 
     @Test
@@ -109,7 +109,8 @@ class AdminServerTest {
                 "\"drain\":{\"id\":0,\"state\":\"none\",");
         // No FLUSH yet, so epoch 1; unordered, so no epochs of dirty data are kept.
         assertThat(json).contains("\"epochs\":{\"ordering\":\"none\",\"current\":1,\"oldestDirty\":null,"
-                + "\"dirtyEpochs\":0,\"requestsWaiting\":0,\"waitsTotal\":0,\"orderHeld\":false}");
+                + "\"dirtyEpochs\":0,\"requestsWaiting\":0,\"waitsTotal\":0,\"orderHeld\":false,\"backingLog\":null,"
+                + "\"logGroups\":0}");
         assertThat(json).containsPattern("\"state\":\"(idle|busy)\"");
         // Before the first update (5 s) the rate is bcache's initial 1024 sectors/s; it is never below rate_min 8.
         assertThat(json).containsPattern("\"rateSectorsPerSecond\":([89]|[1-9][0-9]+),\"rate\":\\{\"targetSectors\":"

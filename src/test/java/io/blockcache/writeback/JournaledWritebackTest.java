@@ -110,10 +110,13 @@ class JournaledWritebackTest {
         EpochOrderingTest.writeEpochs(rig);
         rig.tune(b -> b.running(true));
         rig.loop.runUntil(() -> rig.writeback().journaledState() == JournaledGroups.State.PLACING);
+        assertThat(rig.writeback().backingLogState()).isEqualTo("placing"); // what /api/stats shows
         rig.tune(b -> b.percent(20));
         rig.loop.runFor(5_000 * MS);
         assertThat(rig.dirtySectors()).isZero();
         assertThat(rig.writeback().logGroups()).isEqualTo(1);
+        assertThat(rig.writeback().backingLogState()).isEqualTo("idle");
+        assertThat(new WritebackRig(64L << 20, 1L << 30).writeback().backingLogState()).isNull();
     }
 
     @Test
