@@ -96,7 +96,7 @@ public final class DamageInspector {
                     : "the backing log holds committed group " + peeked.commit().sequence() + " (flush epochs "
                             + peeked.commit().firstEpoch() + ".." + peeked.commit().lastEpoch() + ", "
                             + peeked.commit().recordCount() + " records): the device holds the volume as reported"
-                            + " only once that group is replayed, which opening the cache set does";
+                            + " only once that group is replayed (blockcache replay-log, or a cache set opening it)";
             if (problem != null) {
                 DamageReport.Volume last = volumes.remove(volumes.size() - 1);
                 List<String> problems = new ArrayList<>(last.problems());

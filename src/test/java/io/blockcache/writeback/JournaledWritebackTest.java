@@ -128,7 +128,7 @@ class JournaledWritebackTest {
         rig.tune(b -> b.running(true));
         rig.loop.runUntil(() -> rig.writeback().journaledState() == JournaledGroups.State.PLACING);
         assertThat(damageProblems(rig)).anyMatch(p -> p.contains("the backing log holds committed group 1 (flush "
-                + "epochs") && p.contains("only once that group is replayed"));
+                + "epochs") && p.contains("only once that group is replayed (blockcache replay-log"));
         rig.loop.runFor(5_000 * MS);
         assertThat(damageProblems(rig)).noneMatch(p -> p.contains("backing log"));
     }
