@@ -4,15 +4,17 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * Direct buffers of {@link LogGroupWriter#CHUNK_BYTES_MAX} for log chunks, kept between groups: a group of 256 MiB
- * passes 256 of them, and direct memory freed only by the garbage collector would pile up. At most
- * {@link #RETAINED_MAX} are kept; larger buffers (a record above 1 MiB) are never kept.
+ * Heap buffers of {@link LogGroupWriter#CHUNK_BYTES_MAX} for log chunks, kept between groups: a group of 256 MiB passes
+ * 256 of them. Heap, not direct: direct buffers are freed only when the garbage collector finds them, which a heap
+ * under little pressure does late, and the first build with direct chunks grew a test JVM past 7 GB of native memory
+ * until the kernel killed it; the devices copy heap buffers through their own bounce buffers. At most {@link
+ * #RETAINED_MAX} are kept; larger buffers (a record above 1 MiB) are never kept.
  *
  * <p>Thread rule: one thread (the loop).
  */
 public final class ChunkBuffers {
     /** Buffers kept for reuse: enough for the chunks a writer has in flight at once. */
-    static final int RETAINED_MAX = 8;
+    public static final int RETAINED_MAX = 8;
 
     private final ArrayDeque<ByteBuffer> spare = new ArrayDeque<>();
 
@@ -21,7 +23,7 @@ public final class ChunkBuffers {
         if (capacityBytes <= LogGroupWriter.CHUNK_BYTES_MAX && !spare.isEmpty()) {
             return spare.pollFirst().clear();
         }
-        return ByteBuffer.allocateDirect(Math.max(capacityBytes, LogGroupWriter.CHUNK_BYTES_MAX));
+        return ByteBuffer.allocate(Math.max(capacityBytes, LogGroupWriter.CHUNK_BYTES_MAX));
     }
 
     /** Gives back a buffer no device holds any more. */

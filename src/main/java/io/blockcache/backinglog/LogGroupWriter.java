@@ -61,6 +61,7 @@ public final class LogGroupWriter {
         boolean closed;
         boolean checksummed;
         boolean written;
+        boolean released;
 
         Chunk(long startBytes, ByteBuffer buffer) {
             this.startBytes = startBytes;
@@ -84,6 +85,8 @@ public final class LogGroupWriter {
     private final List<Chunk> unissued = new ArrayList<>();
     private final CRC32C bodyCrc = new CRC32C();
     private long dataBytes;
+    private long bufferedBytes;
+    private Runnable bufferFreed = () -> { };
     private Chunk open;
     private int writesInFlight;
     private String failure;
@@ -125,6 +128,7 @@ public final class LogGroupWriter {
         if (open == null || open.usedBytes + slotBytes > open.buffer.capacity()) {
             closeOpenChunk();
             open = new Chunk(BackingLogLayout.DATA_OFFSET_BYTES + dataBytes, buffers.take((int) slotBytes));
+            bufferedBytes += open.buffer.capacity();
             unchecksummed.add(open);
             unissued.add(open);
         }
@@ -190,7 +194,7 @@ public final class LogGroupWriter {
 
     /** Writes a zero block over the commit block with FUA: the log holds no group from then on. */
     public static void retire(BlockDevice device, BackingLogRegion region, Consumer<String> done) {
-        ByteBuffer zero = ByteBuffer.allocateDirect(BackingLogCommit.BYTES);
+        ByteBuffer zero = ByteBuffer.allocate(BackingLogCommit.BYTES);
         device.write(region.logBytes(0), zero, true, result -> done.accept(result.ok() ? null
                 : "retiring the backing log: " + result.message()));
     }
@@ -257,9 +261,22 @@ public final class LogGroupWriter {
     }
 
     private void release(Chunk chunk) {
-        if (chunk.checksummed && chunk.written) {
+        if (chunk.checksummed && chunk.written && !chunk.released) {
+            chunk.released = true;
+            bufferedBytes -= chunk.buffer.capacity();
             buffers.give(chunk.buffer);
+            bufferFreed.run();
         }
+    }
+
+    /** Runs {@code listener} whenever a chunk's buffer is let go (a caller bounding {@link #bufferedBytes} goes on). */
+    public void whenBufferFreed(Runnable listener) {
+        bufferFreed = listener;
+    }
+
+    /** Bytes of chunk buffers this group holds now (reserved, or not yet written and checksummed). */
+    public long bufferedBytes() {
+        return bufferedBytes;
     }
 
     private void issue(Chunk chunk) {

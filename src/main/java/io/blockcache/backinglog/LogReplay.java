@@ -171,7 +171,7 @@ public final class LogReplay {
                 && stepBytes + BackingLogLayout.recordSlotBytes(records.get(end).lengthSectors()) <= STEP_BYTES);
         int last = end;
         long readBytes = stepBytes;
-        ByteBuffer buffer = ByteBuffer.allocateDirect((int) readBytes);
+        ByteBuffer buffer = ByteBuffer.allocate((int) readBytes); // heap: see ChunkBuffers
         device.read(region.logBytes(BackingLogLayout.DATA_OFFSET_BYTES + dataFromBytes), buffer, read -> {
             if (!read.ok()) {
                 fail("reading the backing log's records at byte " + dataFromBytes + ": " + read.message());

@@ -78,6 +78,8 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
         }
         long extentsMax = cacheBytes / EXTENT_BYTES_MIN;
         long indexBytesMax = Math.multiplyExact(extentsMax, INDEX_BYTES_PER_EXTENT_MAX);
+        // Journaled write-back's logging (Writeback.BACKING_LOG_HEAP_BYTES_MAX, 32 MiB while a group is logged) fits in
+        // the base's slack for one volume at a time; not counted per backing, which would raise -Xmx for everyone.
         long heap = HEAP_BASE_BYTES + indexBytesMax + indexBytesMax / 100 * GC_HEADROOM_PERCENT
                 + BlockChecksums.heapBytesFor(cacheBytes) + s3Backings * S3_HEAP_BYTES_PER_BACKING;
         long devices = (1L + backingDevices) * FileDeviceOptions.DEFAULTS.directBytesMax();
@@ -85,9 +87,7 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());
         long writeback = backingDevices * (RunBuffers.IN_USE_BYTES_MAX + RunBuffers.RETAINED_BYTES_MAX);
         long fills = backingDevices * Volume.FILL_DIRECT_BYTES_MAX;
-        // Counted for every backing: the configuration may set ordering=journaled on any that has a log.
-        long logs = backingDevices * Writeback.BACKING_LOG_DIRECT_BYTES_MAX;
-        long direct = nbdBytes + devices + writeback + fills + logs + DIRECT_SLACK_BYTES;
+        long direct = nbdBytes + devices + writeback + fills + DIRECT_SLACK_BYTES;
         return new JvmSizing(roundUpMiB(heap), roundUpMiB(direct));
     }
 

@@ -54,10 +54,16 @@ final class JournaledGroups {
     static final int EXAMINED_PER_STEP = DirtyScanner.EXAMINED_PER_SLICE;
 
     /**
-     * Direct memory one volume's logging may hold at most: the reads' bytes, the chunk each may straddle into, the
-     * open chunk, and the chunks {@link ChunkBuffers} keeps ({@code cli.JvmSizing} budgets it per backing device).
+     * Log chunks one volume's logging keeps in memory before it scans on: chunks wait for their reads, their write and
+     * their turn in the body's CRC, so a slow read early in the log would otherwise hold every later chunk.
      */
-    static final long DIRECT_BYTES_MAX = LOG_READ_BYTES_MAX + (LOG_READS_MAX + 2L) * LogGroupWriter.CHUNK_BYTES_MAX;
+    static final long LOG_BUFFERED_BYTES_MAX = 16L << 20;
+    /**
+     * Heap one volume's logging may hold at most: the buffered chunks, one record past them (up to a bucket, 8 MiB),
+     * and the chunks {@link ChunkBuffers} keeps.
+     */
+    static final long BUFFER_BYTES_MAX = LOG_BUFFERED_BYTES_MAX + (8L << 20)
+            + (long) ChunkBuffers.RETAINED_MAX * LogGroupWriter.CHUNK_BYTES_MAX;
 
     /** Where a group is. */
     enum State { IDLE, REPLAYING, LOGGING, PLACING, FINISHING }
@@ -244,16 +250,18 @@ final class JournaledGroups {
         readsInFlight = 0;
         readBytesInFlight = 0;
         writer = new LogGroupWriter(backing, region, buffers, ++sequence, Math.max(0, epochs.oldest()));
+        writer.whenBufferFreed(() -> loop.execute(this::logStep)); // scanning paused on buffered chunks goes on
         loop.execute(this::logStep);
     }
 
     /** One bounded step of logging: scans on from the cursor and starts cache reads into the log, a few at a time. */
     private void logStep() {
-        if (state != State.LOGGING) {
-            return;
+        if (state != State.LOGGING || writer == null) {
+            return; // a late wake-up after the group was closed
         }
         DirtyEpochs epochs = volume.index().epochs();
-        int room = readBytesInFlight >= LOG_READ_BYTES_MAX ? 0 : LOG_READS_MAX - readsInFlight;
+        int room = readBytesInFlight >= LOG_READ_BYTES_MAX || writer.bufferedBytes() >= LOG_BUFFERED_BYTES_MAX ? 0
+                : LOG_READS_MAX - readsInFlight;
         boolean stopScan = overflowed || readFailed;
         if (!scanDone && !stopScan && room > 0) {
             long next = volume.index().extents().scan(scanCursor, ExtentLocation::dirty, room, EXAMINED_PER_STEP,
@@ -298,8 +306,8 @@ final class JournaledGroups {
             if (closing != null) {
                 closing.commit(lastEpoch, this::committed);
             }
-        } else if (!scanDone && !stopScan && readsInFlight < LOG_READS_MAX
-                && readBytesInFlight < LOG_READ_BYTES_MAX) {
+        } else if (!scanDone && !stopScan && readsInFlight < LOG_READS_MAX && readBytesInFlight < LOG_READ_BYTES_MAX
+                && writer.bufferedBytes() < LOG_BUFFERED_BYTES_MAX) {
             loop.execute(this::logStep);
         }
     }

@@ -43,8 +43,8 @@ public final class Writeback {
      * the link (docs/WRITEBACK.md "Object stores").
      */
     public static final long CHUNK_BUFFER_BYTES_MAX = 128L << 20;
-    /** Direct memory journaled write-back's logging may hold per volume (docs/WRITEBACK.md "Journaled write-back"). */
-    public static final long BACKING_LOG_DIRECT_BYTES_MAX = JournaledGroups.DIRECT_BYTES_MAX;
+    /** Heap journaled write-back's logging may hold per volume (docs/WRITEBACK.md "Journaled write-back"). */
+    public static final long BACKING_LOG_HEAP_BYTES_MAX = JournaledGroups.BUFFER_BYTES_MAX;
 
     private final EventLoop loop;
     private final Volume volume;

@@ -82,12 +82,18 @@ class LogGroupWriterTest {
         // only then the commit block, with FUA.
         Recording recording = new Recording();
         LogGroupWriter writer = new LogGroupWriter(recording, REGION, new ChunkBuffers(), 1, 3);
+        int[] freed = {0};
+        writer.whenBufferFreed(() -> freed[0]++);
         for (int i = 0; i < 24; i++) { // 24 records of 128 KiB: 3 MiB of data, three full chunks
             LogGroupWriter.Slot slot = writer.reserve(i * 512L, 256);
             slot.buffer().put(0, pattern(i, 128 << 10));
             writer.filled(slot);
         }
+        // Two chunks closed and being written, the third full but still open: what a caller bounds its scan by.
+        assertThat(writer.bufferedBytes()).isEqualTo(3L << 20);
         assertThat(commit(writer, 4)).isNull();
+        assertThat(writer.bufferedBytes()).isZero();
+        assertThat(freed[0]).isEqualTo(3);
         long log = BackingHeader.LOG_OFFSET_BYTES;
         assertThat(recording.ops).containsExactly(
                 "write " + (log + 4096) + " " + (1 << 20),

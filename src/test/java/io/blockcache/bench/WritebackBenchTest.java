@@ -21,7 +21,7 @@ class WritebackBenchTest {
     private static final Set<String> EXPERIMENTS = Set.of("idle-drain", "busy", "sweep", "bursts",
             "epochs-idle-drain", "epochs-busy", "epochs-bursts", "epochs-overwrites", "object-store");
     private static final Set<String> POLICIES = Set.of("modern", "classic", "lba", "fifo", "auto", "ideal",
-            "epochs", "journaled-bound");
+            "epochs", "journaled", "journaled-bound");
     /** SPTF makes the sorted sweep a reference, not a strict bound: a policy may beat it by a hair. */
     private static final double IDEAL_SLACK = 1.05;
 

@@ -57,9 +57,8 @@ class JvmSizingTest {
         long devices = 4 * FileDeviceOptions.DEFAULTS.directBytesMax();
         long writeback = 3 * (RunBuffers.IN_USE_BYTES_MAX + RunBuffers.RETAINED_BYTES_MAX);
         long fills = 3 * Volume.FILL_DIRECT_BYTES_MAX;
-        long logs = 3 * io.blockcache.writeback.Writeback.BACKING_LOG_DIRECT_BYTES_MAX;
-        assertThat(sizing.directBytesMax()).isGreaterThanOrEqualTo(NbdLimits.DEFAULTS.directMemoryBytesMax() + devices
-                + writeback + fills + logs);
+        assertThat(sizing.directBytesMax())
+                .isGreaterThanOrEqualTo(NbdLimits.DEFAULTS.directMemoryBytesMax() + devices + writeback + fills);
         assertThat(sizing.options()).contains("-XX:MaxDirectMemorySize=" + (sizing.directBytesMax() / MIB) + "m");
         NbdLimits small = new NbdLimits(NbdLimits.DEFAULTS.handshakeTimeout(), NbdLimits.DEFAULTS.idleTimeout(),
                 NbdLimits.DEFAULTS.replyStallTimeout(), NbdLimits.DEFAULTS.tcpKeepaliveIdle(), 256, 64,
