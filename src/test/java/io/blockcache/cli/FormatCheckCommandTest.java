@@ -42,15 +42,8 @@ class FormatCheckCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = new CommandLine(new Main()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-                .execute(args);
-        return new Run(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private Path cache() {
@@ -61,7 +54,7 @@ class FormatCheckCommandTest {
         return dir.resolve("backing.img");
     }
 
-    private Run formatFresh(String... extra) {
+    private CliRun formatFresh(String... extra) {
         String[] base = {"format", "--cache", cache().toString(), "--cache-size", "8M", "--backing",
                 backing().toString(), "--backing-size", "17M", "--bucket-size", "128K"};
         String[] args = new String[base.length + extra.length];
@@ -142,17 +135,17 @@ class FormatCheckCommandTest {
     @Test
     void formatThenCheckAFreshCacheIsConsistentWithNoExtents() {
         // Proves format creates a cache set check accepts: consistent, nothing cached, all data buckets free.
-        Run format = formatFresh();
-        assertThat(format.exit()).as(format.err()).isZero();
+        CliRun format = formatFresh();
+        assertThat(format.exitCode()).as(format.err()).isZero();
         assertThat(format.out()).contains("formatted cache set", "56 buckets of 128.0 KiB", "4 journal buckets",
                 "\"default\"", "16.0 MiB");
         assertThat(Files.exists(backing())).isTrue();
 
-        Run check = run("check", "--cache", cache().toString());
-        assertThat(check.exit()).as(check.out()).isZero();
+        CliRun check = run("check", "--cache", cache().toString());
+        assertThat(check.exitCode()).as(check.out()).isZero();
         assertThat(check.out()).contains("consistent", "extents     0", "52 free, 0 clean, 0 dirty, 4 journal");
-        Run json = run("check", "--cache", cache().toString(), "--json");
-        assertThat(json.exit()).isZero();
+        CliRun json = run("check", "--cache", cache().toString(), "--json");
+        assertThat(json.exitCode()).isZero();
         assertThat(json.out().trim()).startsWith("{\"ok\":true").endsWith("}");
         assertThat(jsonLong(json.out(), "extents")).isZero();
         assertThat(jsonLong(json.out(), "bucketsFree")).isEqualTo(52);
@@ -161,28 +154,28 @@ class FormatCheckCommandTest {
     @Test
     void formatRefusesBlockcacheMetadataWithoutForceAndOverwritesWithIt() {
         // Proves the guard: an existing cache (or backing) is refused with what was found; --force formats it.
-        assertThat(formatFresh().exit()).isZero();
-        Run again = formatFresh();
-        assertThat(again.exit()).isEqualTo(1);
+        assertThat(formatFresh().exitCode()).isZero();
+        CliRun again = formatFresh();
+        assertThat(again.exitCode()).isEqualTo(1);
         assertThat(again.err()).contains("refusing to format " + cache(), "blockcache cache superblock", "--force");
 
-        Run otherCache = run("format", "--cache", dir.resolve("other.img").toString(), "--cache-size", "8M",
+        CliRun otherCache = run("format", "--cache", dir.resolve("other.img").toString(), "--cache-size", "8M",
                 "--backing", backing().toString(), "--bucket-size", "128K");
-        assertThat(otherCache.exit()).isEqualTo(1);
+        assertThat(otherCache.exitCode()).isEqualTo(1);
         assertThat(otherCache.err()).contains("blockcache backing header");
 
-        Run forced = formatFresh("--force");
-        assertThat(forced.exit()).as(forced.err()).isZero();
-        assertThat(run("check", "--cache", cache().toString()).exit()).isZero();
+        CliRun forced = formatFresh("--force");
+        assertThat(forced.exitCode()).as(forced.err()).isZero();
+        assertThat(run("check", "--cache", cache().toString()).exitCode()).isZero();
     }
 
     @Test
     void checkJsonReportsExtentsDirtyBytesAndJournalRangeAfterWrites() throws IOException {
         // Proves check's JSON after real writes: dirty bytes, extents, bucket classes and journal sequences.
-        assertThat(formatFresh().exit()).isZero();
+        assertThat(formatFresh().exitCode()).isZero();
         writeThroughCacheSet();
-        Run check = run("check", "--cache", cache().toString(), "--json", "--data");
-        assertThat(check.exit()).as(check.out()).isZero();
+        CliRun check = run("check", "--cache", cache().toString(), "--json", "--data");
+        assertThat(check.exitCode()).as(check.out()).isZero();
         String json = check.out();
         assertThat(json).contains("\"ok\":true", "\"name\":\"default\"", "\"mismatches\":[]");
         assertThat(jsonLong(json, "dirtyBytes")).isEqualTo(64 << 10); // the overwrites fall inside the 64 KiB
@@ -200,10 +193,10 @@ class FormatCheckCommandTest {
     @Test
     void checkAfterCleanShutdownReportsTheCheckpointItsBucketsAndTheFlag() {
         // Proves the checkpoint path: its buckets count as metadata, its extents load, the clean flag shows.
-        assertThat(formatFresh().exit()).isZero();
+        assertThat(formatFresh().exitCode()).isZero();
         writeThroughCacheSet(true);
-        Run check = run("check", "--cache", cache().toString(), "--json", "--data");
-        assertThat(check.exit()).as(check.out()).isZero();
+        CliRun check = run("check", "--cache", cache().toString(), "--json", "--data");
+        assertThat(check.exitCode()).as(check.out()).isZero();
         String json = check.out();
         assertThat(json).contains("\"cleanShutdown\":true");
         assertThat(jsonLong(json, "checkpointStart")).isPositive();
@@ -216,19 +209,19 @@ class FormatCheckCommandTest {
     @Test
     void checkFailsAndNamesSequenceAndOffsetOfACorruptJournalEntryInTheMiddle() throws IOException {
         // Proves journal corruption with a valid successor is a failure naming the entry's sequence and offset.
-        assertThat(formatFresh().exit()).isZero();
+        assertThat(formatFresh().exitCode()).isZero();
         writeThroughCacheSet();
         List<JournalScanner.ScannedEntry> walked = walkJournal();
         assertThat(walked.size()).isGreaterThanOrEqualTo(3);
         JournalScanner.ScannedEntry middle = walked.get(1);
         flipByte(RING_START_BYTES + middle.ringOffsetBytes() + 50); // inside the records, under the entry CRC
 
-        Run check = run("check", "--cache", cache().toString());
-        assertThat(check.exit()).isEqualTo(1);
+        CliRun check = run("check", "--cache", cache().toString());
+        assertThat(check.exitCode()).isEqualTo(1);
         assertThat(check.out()).contains("NOT CONSISTENT", "corrupt journal entry sequence "
                 + middle.entry().sequence() + " at ring byte " + middle.ringOffsetBytes());
-        Run json = run("check", "--cache", cache().toString(), "--json");
-        assertThat(json.exit()).isEqualTo(1);
+        CliRun json = run("check", "--cache", cache().toString(), "--json");
+        assertThat(json.exitCode()).isEqualTo(1);
         assertThat(json.out()).contains("\"ok\":false", "\"journalSeqFirst\":null", "corrupt journal entry");
     }
 
@@ -248,39 +241,39 @@ class FormatCheckCommandTest {
     @Test
     void checkFailsWhenBothSuperblocksAreDestroyed() throws IOException {
         // Proves a cache with no valid superblock copy is reported as such, with a failing exit status.
-        assertThat(formatFresh().exit()).isZero();
+        assertThat(formatFresh().exitCode()).isZero();
         try (RandomAccessFile file = new RandomAccessFile(cache().toFile(), "rw")) {
             file.write(new byte[8192]);
         }
-        Run check = run("check", "--cache", cache().toString());
-        assertThat(check.exit()).isEqualTo(1);
+        CliRun check = run("check", "--cache", cache().toString());
+        assertThat(check.exitCode()).isEqualTo(1);
         assertThat(check.out()).contains("NOT CONSISTENT", "no valid superblock", "copy A", "copy B");
     }
 
     @Test
     void checkPassesButReportsCopyAWhenOnlyCopyAIsCorrupted() throws IOException {
         // Proves the superblock pair at work: copy B carries the cache, copy A's damage is reported, exit 0.
-        assertThat(formatFresh().exit()).isZero();
+        assertThat(formatFresh().exitCode()).isZero();
         flipByte(100);
-        Run check = run("check", "--cache", cache().toString());
-        assertThat(check.exit()).as(check.out()).isZero();
+        CliRun check = run("check", "--cache", cache().toString());
+        assertThat(check.exitCode()).as(check.out()).isZero();
         assertThat(check.out()).contains("consistent", "using copy B", "copy A at byte 0 is invalid");
-        Run json = run("check", "--cache", cache().toString(), "--json");
+        CliRun json = run("check", "--cache", cache().toString(), "--json");
         assertThat(json.out()).contains("\"copy\":\"B\"", "\"otherCopy\":\"INVALID\"");
     }
 
     @Test
     void checkDataFindsCorruptedCachedDataAndNamesBucketVolumeAndSectors() throws IOException {
         // Proves --data: a flipped byte in cached data is found by CRC32C and located; without --data it is not read.
-        assertThat(formatFresh().exit()).isZero();
+        assertThat(formatFresh().exitCode()).isZero();
         writeThroughCacheSet();
         long dataOffset = find(Files.readAllBytes(cache()), pattern(1, 64 << 10), 1024);
         assertThat(dataOffset).as("written data found in the cache file").isGreaterThan(RING_START_BYTES);
         flipByte(dataOffset + 10);
 
-        assertThat(run("check", "--cache", cache().toString()).exit()).isZero();
-        Run check = run("check", "--cache", cache().toString(), "--data");
-        assertThat(check.exit()).isEqualTo(1);
+        assertThat(run("check", "--cache", cache().toString()).exitCode()).isZero();
+        CliRun check = run("check", "--cache", cache().toString(), "--data");
+        assertThat(check.exitCode()).isEqualTo(1);
         long bucket = (dataOffset - RING_START_BYTES) / BUCKET_BYTES;
         assertThat(check.out()).contains("CRC32C mismatch in bucket " + bucket, "volume \"default\" sectors [0, 16)");
     }

@@ -29,15 +29,8 @@ class ReplayLogCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = new CommandLine(new Main()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-                .execute(args);
-        return new Run(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
@@ -48,7 +41,7 @@ class ReplayLogCommandTest {
         Path cache = dir.resolve("cache.img");
         Path backing = dir.resolve("backing.img");
         assertThat(run("format", "--cache", cache.toString(), "--cache-size", "8M", "--bucket-size", "128K",
-                "--backing", backing.toString(), "--backing-size", "16M", "--backing-log", "2M").exit()).isZero();
+                "--backing", backing.toString(), "--backing-size", "16M", "--backing-log", "2M").exitCode()).isZero();
         byte[] header = new byte[BackingHeader.BYTES];
         try (RandomAccessFile file = new RandomAccessFile(backing.toFile(), "r")) {
             file.readFully(header);
@@ -72,8 +65,8 @@ class ReplayLogCommandTest {
             }, WAIT);
         }
 
-        Run replayed = run("replay-log", "--backing", backing.toString());
-        assertThat(replayed.exit()).as(replayed.err()).isZero();
+        CliRun replayed = run("replay-log", "--backing", backing.toString());
+        assertThat(replayed.exitCode()).as(replayed.err()).isZero();
         assertThat(replayed.out()).contains("replayed group 1 (flush epochs 3..4, 1 records) and retired the log");
         byte[] inPlace = new byte[8192];
         try (RandomAccessFile file = new RandomAccessFile(backing.toFile(), "r")) {
@@ -85,9 +78,9 @@ class ReplayLogCommandTest {
 
         Path plain = dir.resolve("plain.img");
         assertThat(run("format", "--cache", dir.resolve("c2.img").toString(), "--cache-size", "8M", "--bucket-size",
-                "128K", "--backing", plain.toString(), "--backing-size", "16M").exit()).isZero();
-        Run refused = run("replay-log", "--backing", plain.toString());
-        assertThat(refused.exit()).isEqualTo(1);
+                "128K", "--backing", plain.toString(), "--backing-size", "16M").exitCode()).isZero();
+        CliRun refused = run("replay-log", "--backing", plain.toString());
+        assertThat(refused.exitCode()).isEqualTo(1);
         assertThat(refused.err()).contains("no backing log (formatted without --backing-log)");
     }
 }
