@@ -32,9 +32,4 @@ public final class ChunkBuffers {
             spare.addFirst(buffer);
         }
     }
-
-    /** Buffers kept now. */
-    int retained() {
-        return spare.size();
-    }
 }

@@ -11,6 +11,7 @@ import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.CacheExtentReader;
 import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -120,7 +121,7 @@ final class JournaledGroups {
     private boolean overflowed;
     private boolean readFailed;
     /** Set when a run of the placed group failed: the group is abandoned once no run is in I/O. */
-    private Consumer<java.util.List<DirtyKey>> abandon;
+    private Consumer<List<DirtyKey>> abandon;
     private long groups;
 
     /** @param region the backing device's log, or null if it has none (then {@code journaled} is refused) */
@@ -342,7 +343,7 @@ final class JournaledGroups {
             return;
         }
         if (abandon != null) {
-            Consumer<java.util.List<DirtyKey>> giveUp = abandon;
+            Consumer<List<DirtyKey>> giveUp = abandon;
             abandon = null;
             state = State.IDLE;
             cleaner.defer(false);
@@ -378,7 +379,7 @@ final class JournaledGroups {
      * written keys go to {@code giveUp} (they stay dirty) and the log is replayed before anything else writes the
      * backing device; the engine replays it at the next open anyway.
      */
-    void abandon(Consumer<java.util.List<DirtyKey>> giveUp) {
+    void abandon(Consumer<List<DirtyKey>> giveUp) {
         if (state != State.PLACING) {
             return;
         }
