@@ -30,6 +30,33 @@ final class InFlightKeys {
         keys.put(key.startSector(), key);
     }
 
+    /** Receives one range of sectors. */
+    interface RangeVisitor {
+        void range(long startSector, long lengthSectors);
+    }
+
+    /**
+     * Calls {@code gap} for each maximal part of {@code [startSector, + lengthSectors)} that no key in flight overlaps,
+     * in LBA order (the whole range if none does).
+     */
+    void forEachGap(long startSector, long lengthSectors, RangeVisitor gap) {
+        long end = startSector + lengthSectors;
+        long at = startSector;
+        Map.Entry<Long, DirtyKey> floor = keys.floorEntry(startSector);
+        if (floor != null && floor.getValue().endSector() > at) {
+            at = floor.getValue().endSector();
+        }
+        for (DirtyKey key : keys.subMap(startSector, false, end, false).values()) {
+            if (key.startSector() > at) {
+                gap.range(at, key.startSector() - at);
+            }
+            at = Math.max(at, key.endSector());
+        }
+        if (at < end) {
+            gap.range(at, end - at);
+        }
+    }
+
     /** Ends a key's writeback (cleaned, given up or failed). */
     void remove(DirtyKey key) {
         if (keys.remove(key.startSector()) != key) {

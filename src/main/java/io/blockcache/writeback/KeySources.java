@@ -18,12 +18,19 @@ final class KeySources {
     private final DirtyAges ages;
     private final WritebackCounters counters;
     private final Runnable pumpLater;
+    /** Passes write chunks, so an extent may be in flight in part (an object store; {@link ChunkPlanner}). */
+    private final boolean piecesAroundInFlight;
     private boolean expiryActive;
     private DirtyScanner.RangeFilter eligible = DirtyScanner.RangeFilter.ALL;
 
-    /** @param pumpLater asks for another engine step later (a scan slice found nothing yet) */
+    /**
+     * @param pumpLater asks for another engine step later (a scan slice found nothing yet)
+     * @param piecesAroundInFlight the backing device is written a chunk at a time: the scans take the parts of an
+     *     extent that no key in flight overlaps ({@link DirtyScanner#refillSlice})
+     */
     KeySources(VolumeIndex index, InFlightKeys inFlight, DirtyAges ages, WritebackCounters counters,
-               Runnable pumpLater) {
+               Runnable pumpLater, boolean piecesAroundInFlight) {
+        this.piecesAroundInFlight = piecesAroundInFlight;
         this.index = index;
         this.inFlight = inFlight;
         this.ages = ages;
@@ -101,7 +108,7 @@ final class KeySources {
                 long thresholdNs = nowNs - settings.dirtyExpireNs();
                 countSweep(expiredScanner.refillSlice(index.extents(), location -> ExtentLocation.dirty(location)
                         && ages.agedSinceNs(ExtentLocation.bucket(location)) <= thresholdNs,
-                        eligible, settings.bufferKeysMax(), inFlight, ages, nowNs));
+                        eligible, settings.bufferKeysMax(), inFlight, ages, nowNs, piecesAroundInFlight));
             }
             if (!expiredScanner.isEmpty()) {
                 return expiredScanner;
@@ -110,7 +117,7 @@ final class KeySources {
         if (scanner.size() < settings.bufferKeysMax() / 2 && !scanner.exhausted()
                 && index.extents().dirtySectors() > 0 && !scanner.resting(nowNs, restNs)) {
             countSweep(scanner.refillSlice(index.extents(), ExtentLocation::dirty, eligible, settings.bufferKeysMax(),
-                    inFlight, ages, nowNs));
+                    inFlight, ages, nowNs, piecesAroundInFlight));
             if (scanner.isEmpty() && !scanner.exhausted() && !scanner.resting(nowNs, restNs)) {
                 pumpLater.run(); // keep scanning in the next step, not in this one
             }

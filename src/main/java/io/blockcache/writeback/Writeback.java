@@ -103,7 +103,8 @@ public final class Writeback {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.inFlight = new InFlightKeys();
         this.ages = new DirtyAges(space.table(), loop.nowNs());
-        this.sources = new KeySources(index, inFlight, ages, counters, () -> loop.execute(this::pump));
+        this.sources = new KeySources(index, inFlight, ages, counters, () -> loop.execute(this::pump),
+                backing.writeUnitBytes() > backing.logicalBlockBytes());
         this.epochOrder = new EpochOrder(loop, volume, sources);
         this.cleaner = new CleanMarker(backing, index, counters, this::settled);
         this.drains = new DrainJobs(loop, new DrainJobs.Engine() {
