@@ -116,9 +116,9 @@ final class FormatCommand implements Callable<Integer> {
     private boolean inPlace;
 
     @Option(names = "--backing-log", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
-            description = "Reserve a backing log of SIZE (whole MiB, e.g. 256M) on each backing file or nbd:// export,"
-                    + " after its header: writeback.NAME.ordering=journaled needs one. Size it near the dirty data a"
-                    + " drain finds (docs/WRITEBACK.md, \"Journaled write-back\").")
+            description = "Reserve a backing log of SIZE (whole MiB, e.g. 256M) on each backing (file, nbd:// export or"
+                    + " s3:// volume), after its header: writeback.NAME.ordering=journaled needs one. Size it near the"
+                    + " dirty data a drain finds (docs/WRITEBACK.md, \"Journaled write-back\").")
     private Long backingLogBytes;
 
     @Override
@@ -192,7 +192,7 @@ final class FormatCommand implements Callable<Integer> {
         }
     }
 
-    /** The backing log to reserve on {@code location}: {@code --backing-log}, refused where it cannot go. */
+    /** The backing log to reserve on {@code location}: {@code --backing-log}, the same on every kind of backing. */
     private long logBytesFor(BackingLocation location) {
         return backingLogBytes == null ? 0 : backingLogBytes;
     }
@@ -208,11 +208,6 @@ final class FormatCommand implements Callable<Integer> {
         if (inPlace) {
             throw new FormatException("--backing-log cannot go with --in-place: a backing cached in place carries"
                     + " nothing of the cache, a log included");
-        }
-        for (BackingLocation location : backings) {
-            if (location instanceof BackingLocation.S3) {
-                throw new FormatException("--backing-log is not supported on s3:// backings yet (" + location + ")");
-            }
         }
     }
 
@@ -321,7 +316,7 @@ final class FormatCommand implements Callable<Integer> {
         SecureRandom random = new SecureRandom();
         S3Backing.Create create = backingSizeBytes == null ? S3Backing.Create.NEVER
                 : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()),
-                        inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES);
+                        inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytesFor(location));
         // Asked before the owner record is taken, so that a refusal writes nothing in the bucket.
         S3Backing.AttachGuard guard = MetadataGuard.s3Guard(force, false,
                 contents -> refusal(location.display(), contents));

@@ -75,7 +75,7 @@ public final class FuzzScenario {
             drawn = drawn.withObjectStores(new Prng(seed * 0x9E3779B97F4A7C15L + 6));
         }
         if (generator.drawsJournaled) {
-            drawn = drawn.withJournaled(new Prng(seed * 0x9E3779B97F4A7C15L + 9));
+            drawn = drawn.withJournaled(new Prng(seed * 0x9E3779B97F4A7C15L + 9), generator.journalsObjectStores);
         }
         this.setup = drawn;
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1,
@@ -182,6 +182,14 @@ public final class FuzzScenario {
      */
     public static FuzzResult runWithoutJournaled(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_JOURNALED).runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} as the generator of session 23 drew it: backing logs on disk and SSD volumes only; the
+     * seeds found then replay as they were found.
+     */
+    public static FuzzResult runJournaledOnDisks(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.JOURNALED_ON_DISKS).runReporting();
     }
 
     /**

@@ -145,18 +145,19 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
     }
 
     /**
-     * This setup with each volume that is not an object store given {@code ordering=journaled} and a backing log of
-     * 1, 2 or 4 MiB with chance 1/3, drawn from {@code drawn} (a stream of its own: the generator before journaled
-     * write-back had none, and every other draw of a seed stays as it was). The logs are small next to the volumes
-     * (1 to 3 MiB), so groups that outgrow them, and epochs written in order without a log, are common.
+     * This setup with each volume given {@code ordering=journaled} and a backing log of 1, 2 or 4 MiB with chance
+     * 1/3, drawn from {@code drawn} (a stream of its own: the generator before journaled write-back had none, and
+     * every other draw of a seed stays as it was); object store volumes only {@code withObjectStores} (session 24 on:
+     * the draws are the same, so a seed whose object stores drew none replays as before). The logs are small next to
+     * the volumes (1 to 3 MiB), so groups that outgrow them, and epochs written in order without a log, are common.
      */
-    public FuzzSetup withJournaled(Prng drawn) {
+    public FuzzSetup withJournaled(Prng drawn, boolean withObjectStores) {
         Map<String, String> newKnobs = new LinkedHashMap<>(knobs);
         List<Long> logs = new ArrayList<>();
         for (int v = 0; v < volumeCount; v++) {
             boolean journaled = drawn.chance(1.0 / 3);
             long log = (1L << drawn.nextInt(3)) << 20;
-            if (journaled && !objectStore.get(v)) {
+            if (journaled && (withObjectStores || !objectStore.get(v))) {
                 logs.add(log);
                 newKnobs.put("writeback." + volumeName(v) + ".ordering", "journaled");
             } else {

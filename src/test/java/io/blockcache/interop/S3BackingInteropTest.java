@@ -37,6 +37,8 @@ class S3BackingInteropTest {
     private static final String BUCKET = "volumes";
     /** Volume byte 0 is backing byte 1 MiB: the first MiB is the backing header (docs/FORMAT.md §4). */
     private static final int DATA_OFFSET_BYTES = 1 << 20;
+    /** With an 8 MiB backing log, the volume starts behind it (docs/FORMAT.md §4.4). */
+    private static final int JOURNALED_DATA_OFFSET_BYTES = 9 << 20;
     private static final int WRITTEN_BYTES = 8 << 20;
     private static final String KEEP_DIRTY = "knob.volume.default.sequential_cutoff_bytes=0\n";
 
@@ -62,9 +64,7 @@ class S3BackingInteropTest {
         // finds it in the chunk objects at the data offset, byte for byte.
         ExternalTool.require("nbdcopy");
         Path data = dataDir();
-        ExternalTool.Run format = cli(proxy.environment(), "format", "--cache", data.resolve("cache.img").toString(),
-                "--cache-size", "64M", "--backing", "s3://" + BUCKET + "/vol", "--backing-size", "64M",
-                "--s3-endpoint", proxy.endpoint().toString());
+        ExternalTool.Run format = formatVolume(data);
         assertThat(format.exitCode()).as(format.describe()).isZero();
         assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 63.0 MiB");
         assertThat(keys("vol")).contains("vol/volume", "vol/owner", "vol/chunk-0000000000000000");
@@ -123,6 +123,39 @@ class S3BackingInteropTest {
         assertThat(volumeBytes("vol", patternOffset, patternBytes)).isEqualTo(written);
         assertThat(Arrays.copyOfRange(expected, (int) patternOffset, (int) patternOffset + patternBytes))
                 .isEqualTo(written);
+    }
+
+    @Test
+    void journaledWritebackToS3GoesThroughTheBackingLogAndLeavesEveryByteInPlace() throws Exception {
+        // Proves the backing log on an s3:// volume end to end: format reserves 8 MiB of log after the header (the
+        // export shrinks by it), qemu-io writes four epochs (a flush after each, no overlaps, so nothing is held while
+        // writeback is off), and the drain of ordering=journaled commits them to the log as a group, places them and
+        // retires the log: a fresh S3 client finds every byte behind the log, and the commit block zero again.
+        ExternalTool.require("qemu-io");
+        Path data = dataDir();
+        ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
+        assertThat(format.exitCode()).as(format.describe()).isZero();
+        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 55.0 MiB");
+        long[][] writes = {{0x11, 0, 1 << 20}, {0x22, 2 << 20, 1 << 20}, {0x33, 4 << 20, 2 << 20},
+                {0x44, 7 << 20, 1 << 20}};
+        byte[] expected = new byte[8 << 20];
+        try (ServeProcess serve = ServeProcess.start(data, "first", config()
+                + "knob.writeback.default.ordering=journaled\n", "64M", proxy.environment())) {
+            List<String> qemuIo = new ArrayList<>(List.of("qemu-io", "-f", "raw"));
+            for (long[] w : writes) {
+                qemuIo.addAll(List.of("-c", "write -P " + w[0] + " " + w[1] + " " + w[2], "-c", "flush"));
+                Arrays.fill(expected, (int) w[1], (int) (w[1] + w[2]), (byte) w[0]);
+            }
+            qemuIo.add(serve.uri());
+            run(qemuIo);
+            assertThat(stats(serve)).contains("\"logGroups\":0");
+            ExternalTool.Run drain = cli(Map.of(), "drain", "--volume", "default", "--admin", serve.adminHostPort());
+            assertThat(drain.exitCode()).as(drain.describe() + "\n" + serve.log()).isZero();
+            assertThat(stats(serve)).containsPattern("\"logGroups\":[1-9]").contains("\"backingLog\":\"idle\"");
+        }
+        assertThat(bytesAt("vol", JOURNALED_DATA_OFFSET_BYTES, expected.length)).isEqualTo(expected);
+        assertThat(bytesAt("vol", DATA_OFFSET_BYTES, 4096)).as("the log's commit block, retired")
+                .isEqualTo(new byte[4096]);
     }
 
     @Test
@@ -237,6 +270,15 @@ class S3BackingInteropTest {
         assertThat(run.err()).as(run.describe()).contains(expected);
     }
 
+    /** {@code format} of a 64 MiB cache in {@code data} over a new 64 MiB volume {@code vol}, with {@code more}. */
+    private ExternalTool.Run formatVolume(Path data, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("format", "--cache", data.resolve("cache.img").toString(),
+                "--cache-size", "64M", "--backing", "s3://" + BUCKET + "/vol", "--backing-size", "64M",
+                "--s3-endpoint", proxy.endpoint().toString()));
+        args.addAll(Arrays.asList(more));
+        return cli(proxy.environment(), args.toArray(String[]::new));
+    }
+
     private ExternalTool.Run serve(Path data, Map<String, String> env, String uri, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of("serve", "--data-dir", data.toString(), "--cache-size", "64M",
                 "--backing-size", "64M", "--backing", "default=" + uri, "--nbd-listen", "127.0.0.1:0",
@@ -259,9 +301,14 @@ class S3BackingInteropTest {
 
     /** Volume bytes [offset, offset + length) as an independent client reads them from the chunk objects. */
     private byte[] volumeBytes(String prefix, long offsetBytes, int lengthBytes) {
+        return bytesAt(prefix, DATA_OFFSET_BYTES + offsetBytes, lengthBytes);
+    }
+
+    /** Device bytes [offset, offset + length) of the volume under {@code prefix}, read from its chunk objects. */
+    private byte[] bytesAt(String prefix, long offsetBytes, int lengthBytes) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         long chunkBytes = S3Volume.CHUNK_BYTES_DEFAULT;
-        long from = DATA_OFFSET_BYTES + offsetBytes;
+        long from = offsetBytes;
         long to = from + lengthBytes;
         for (long index = from / chunkBytes; index * chunkBytes < to; index++) {
             byte[] chunk = object(prefix + "/" + S3Volume.chunkName(index));
