@@ -10,6 +10,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The JVM flags {@code bin/blockcache serve} runs with, from the size of the cache (docs/OPERATIONS.md,
@@ -72,16 +73,26 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
 
     /** As {@link #forCache(long, int, NbdLimits)}, {@code s3Backings} of the backings being S3 volumes. */
     static JvmSizing forCache(long cacheBytes, int backingDevices, int s3Backings, NbdLimits nbd) {
+        return forCache(cacheBytes, backingDevices, s3Backings, 0, nbd);
+    }
+
+    /**
+     * As {@link #forCache(long, int, int, NbdLimits)}, {@code journaledVolumes} of the volumes configured with
+     * {@code ordering=journaled}: each may hold {@code Writeback.BACKING_LOG_HEAP_BYTES_MAX} (32 MiB) of log chunks
+     * while a group is logged, all at once after a restart with every one dirty. The first fits the base's slack (so a
+     * volume switched to journaled at run time is covered too); each further one is added.
+     */
+    static JvmSizing forCache(long cacheBytes, int backingDevices, int s3Backings, int journaledVolumes,
+                              NbdLimits nbd) {
         if (cacheBytes <= 0 || backingDevices <= 0) {
             throw new IllegalArgumentException("cache size and backing devices must be positive: " + cacheBytes
                     + " bytes, " + backingDevices + " devices");
         }
         long extentsMax = cacheBytes / EXTENT_BYTES_MIN;
         long indexBytesMax = Math.multiplyExact(extentsMax, INDEX_BYTES_PER_EXTENT_MAX);
-        // Journaled write-back's logging (Writeback.BACKING_LOG_HEAP_BYTES_MAX, 32 MiB while a group is logged) fits in
-        // the base's slack for one volume at a time; not counted per backing, which would raise -Xmx for everyone.
         long heap = HEAP_BASE_BYTES + indexBytesMax + indexBytesMax / 100 * GC_HEADROOM_PERCENT
-                + BlockChecksums.heapBytesFor(cacheBytes) + s3Backings * S3_HEAP_BYTES_PER_BACKING;
+                + BlockChecksums.heapBytesFor(cacheBytes) + s3Backings * S3_HEAP_BYTES_PER_BACKING
+                + Math.max(0, journaledVolumes - 1) * Writeback.BACKING_LOG_HEAP_BYTES_MAX;
         long devices = (1L + backingDevices) * FileDeviceOptions.DEFAULTS.directBytesMax();
         long nbdBytes = Math.max(nbd.bufferBytesMax(), NbdLimits.DEFAULTS.bufferBytesMax())
                 + NbdLimits.directBytesBesideBudget(nbd.connectionsMax());
@@ -89,6 +100,18 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
         long fills = backingDevices * Volume.FILL_DIRECT_BYTES_MAX;
         long direct = nbdBytes + devices + writeback + fills + DIRECT_SLACK_BYTES;
         return new JvmSizing(roundUpMiB(heap), roundUpMiB(direct));
+    }
+
+    /** The volumes that {@code knobs} (a configuration's {@code knob.} lines) set to {@code ordering=journaled}. */
+    static int journaledVolumes(Map<String, String> knobs) {
+        int count = 0;
+        for (Map.Entry<String, String> knob : knobs.entrySet()) {
+            if (knob.getKey().startsWith("writeback.") && knob.getKey().endsWith(".ordering")
+                    && knob.getValue().strip().equalsIgnoreCase("journaled")) {
+                count++;
+            }
+        }
+        return count;
     }
 
     /**

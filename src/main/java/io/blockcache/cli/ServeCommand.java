@@ -189,7 +189,7 @@ final class ServeCommand implements Callable<Integer> {
             int mapFiles = settings.damageMap() == io.blockcache.host.DamageMapPlacement.FILE
                     ? settings.backings().size() : 0;
             JvmSizing sizing = JvmSizing.forCache(cacheBytes(settings), settings.backings().size() + mapFiles,
-                    s3Backings, settings.nbdLimits());
+                    s3Backings, JvmSizing.journaledVolumes(settings.knobs()), settings.nbdLimits());
             String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
             if (warning != null) {
                 err.println("blockcache serve: " + warning);

@@ -7,7 +7,9 @@ import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.nbd.NbdLimits;
 import io.blockcache.volume.Volume;
 import io.blockcache.writeback.RunBuffers;
+import io.blockcache.writeback.Writeback;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The JVM sizing rule of bin/blockcache serve (README "Memory", docs/OPERATIONS.md). */
@@ -77,5 +79,18 @@ class JvmSizingTest {
         assertThat(JvmSizing.forCache(1L << 40, 1, NbdLimits.DEFAULTS).ramWarning(16L << 30)).contains("more than 3/4")
                 .contains("16384 MiB of RAM");
         assertThatThrownBy(() -> JvmSizing.forCache(0, 1, NbdLimits.DEFAULTS)).hasMessageContaining("must be positive");
+    }
+
+    @Test
+    void everyJournaledVolumeButTheFirstAddsItsLogChunksToTheHeap() {
+        // Proves the journaled budget: one volume logging fits the base's slack; each further volume configured with
+        // ordering=journaled adds the 32 MiB its logging may hold; other knobs and orderings add nothing.
+        long plain = JvmSizing.forCache(1L << 30, 3, 0, NbdLimits.DEFAULTS).heapBytesMax();
+        assertThat(JvmSizing.forCache(1L << 30, 3, 0, 1, NbdLimits.DEFAULTS).heapBytesMax()).isEqualTo(plain);
+        assertThat(JvmSizing.forCache(1L << 30, 3, 0, 3, NbdLimits.DEFAULTS).heapBytesMax())
+                .isEqualTo(plain + 2 * Writeback.BACKING_LOG_HEAP_BYTES_MAX);
+        assertThat(JvmSizing.journaledVolumes(Map.of("writeback.a.ordering", "journaled",
+                "writeback.b.ordering", " JOURNALED", "writeback.c.ordering", "epochs", "volume.d.mode", "journaled",
+                "writeback.e.rate_max", "journaled"))).isEqualTo(2);
     }
 }
