@@ -67,12 +67,17 @@ final class BenchRig {
      * @param cacheBytes size of the SSD model (must hold the dirty set with room to spare)
      */
     BenchRig(long cacheBytes, Function<EventLoop, SimDevice> backingModel, WritebackSettings settings) {
+        this(cacheBytes, backingModel, settings,
+                settings.ordering() == WritebackOrdering.JOURNALED ? JOURNALED_LOG_BYTES : 0);
+    }
+
+    /** As {@link #BenchRig(long, Function, WritebackSettings)}, the backing given a log of {@code logBytes}. */
+    BenchRig(long cacheBytes, Function<EventLoop, SimDevice> backingModel, WritebackSettings settings, long logBytes) {
         SsdConfig d = SsdConfig.defaults();
         this.ssd = new SsdModel(loop, new SsdConfig(cacheBytes, d.readLatencyNs(), d.writeLatencyNs(),
                 d.channelCount(), d.readBytesPerSecond(), d.writeBytesPerSecond(), d.writeCacheBytes(), d.flushNs()));
         this.backing = backingModel.apply(loop);
         this.hdd = backing instanceof HddModel disk ? disk : null;
-        long logBytes = settings.ordering() == WritebackOrdering.JOURNALED ? JOURNALED_LOG_BYTES : 0;
         List<BackingSpec> backings = List.of(new BackingSpec(NAME, this.backing).withLogSizeBytes(logBytes));
         Outcome<Void> formatted = await(done -> CacheSet.format(loop, ssd, backings, CacheSetOptions.defaults(),
                 new Prng(1), fraction -> { }, done));

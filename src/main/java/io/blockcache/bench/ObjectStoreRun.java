@@ -5,6 +5,7 @@ import io.blockcache.loop.Prng;
 import io.blockcache.sim.ObjectStoreConfig;
 import io.blockcache.sim.ObjectStoreModel;
 import io.blockcache.writeback.WritebackCounters;
+import io.blockcache.writeback.WritebackOrdering;
 import io.blockcache.writeback.WritebackSettings;
 import java.util.TreeMap;
 
@@ -78,9 +79,20 @@ final class ObjectStoreRun {
      */
     static Result run(long cacheBytes, ObjectStoreConfig store, WritebackSettings settings, Extents clean,
                       Extents dirty, long offsetBytes, long seed) {
+        return run(cacheBytes, store, settings, clean, dirty, offsetBytes, seed, 0, BenchRig.JOURNALED_LOG_BYTES);
+    }
+
+    /**
+     * As {@link #run(long, ObjectStoreConfig, WritebackSettings, Extents, Extents, long, long)}, the dirty set written
+     * by an application that sends a FLUSH after every {@code flushEveryWrites} writes (0: never), so that it falls
+     * into epochs for {@code ordering=epochs} and {@code journaled} (whose rig gets a backing log of {@code logBytes}).
+     */
+    static Result run(long cacheBytes, ObjectStoreConfig store, WritebackSettings settings, Extents clean,
+                      Extents dirty, long offsetBytes, long seed, int flushEveryWrites, long logBytes) {
         ObjectStoreModel[] model = new ObjectStoreModel[1];
+        boolean journaled = settings.ordering() == WritebackOrdering.JOURNALED;
         BenchRig rig = new BenchRig(cacheBytes, loop -> model[0] = new ObjectStoreModel(loop, store, new Prng(seed)),
-                settings.toBuilder().running(false).build());
+                settings.toBuilder().running(false).build(), journaled ? logBytes : 0);
         if (clean != null) {
             FrontEndWriter.writeAll(rig.loop, rig.volume(), offsetBytes, clean, DrainRun.FILL_DEPTH);
             rig.tune(b -> b.running(true));
@@ -90,7 +102,7 @@ final class ObjectStoreRun {
             // to a second (volume.CongestionMonitor), and writes would then go around the cache: let it pass.
             rig.loop.runFor(CONGESTION_MEMORY_NS);
         }
-        FrontEndWriter.writeAll(rig.loop, rig.volume(), offsetBytes, dirty, DrainRun.FILL_DEPTH);
+        FrontEndWriter.writeAll(rig.loop, rig.volume(), offsetBytes, dirty, DrainRun.FILL_DEPTH, flushEveryWrites);
         Checks.check(rig.dirtyBytes() == dirty.totalBytes(), "dirty %s != written %s (%s sectors bypassed)",
                 rig.dirtyBytes(), dirty.totalBytes(), rig.volume().stats().writeBypassedSectors());
         rig.loop.runFor(DrainRun.QUIET_BEFORE_NS);

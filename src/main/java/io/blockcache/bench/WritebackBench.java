@@ -5,10 +5,12 @@ import io.blockcache.loop.Prng;
 import io.blockcache.sim.HddConfig;
 import io.blockcache.sim.ObjectStoreConfig;
 import io.blockcache.writeback.WritebackOrder;
+import io.blockcache.writeback.WritebackOrdering;
 import io.blockcache.writeback.WritebackPolicy;
 import io.blockcache.writeback.WritebackSettings;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
@@ -181,6 +183,41 @@ public final class WritebackBench {
                         .with("puts", r.puts()).with("gets", r.gets()).with("putMiB", r.putBytes() / 1048576.0)
                         .with("getMiB", r.getBytes() / 1048576.0).with("chunksWhole", r.chunksWhole())
                         .with("chunksPartial", r.chunksPartial()).with("chunksInFlightPeak", r.chunksInFlightPeak()));
+            }
+        }
+        objectStoreOrdering(store, align, cacheBytes);
+    }
+
+    /**
+     * Ordering on an object store (issue 14 item 7; docs/WRITEBACK.md "Journaled write-back", on an object store): a
+     * quarter of the region rewritten whole by an application flushing every second or every 100 ms (at the bursts'
+     * write rate), drained idle unordered, in strict epochs and through a backing log of a quarter of the set (groups
+     * of a few hundred epochs) and of twice the set (one group). A quarter, because every byte a group logs is held
+     * twice by the models (stored, and volatile until the flush), and the whole region with a log to match passed a
+     * 6 GiB heap.
+     */
+    private void objectStoreOrdering(ObjectStoreConfig store, long align, long cacheBytes) {
+        long setBytes = scale.objectStoreRegionBytes() / 4;
+        Extents set = Extents.tiling(new Prng(seed + 15), setBytes, EXTENT_BYTES_MIN, EXTENT_BYTES_MAX);
+        for (FlushCadence cadence : List.of(FlushCadence.EVERY_SECOND, FlushCadence.EVERY_100_MS)) {
+            int every = cadence.writesPerFlush(scale.burstWriteIntervalNs());
+            for (Object[] variant : new Object[][] {{WritebackOrdering.NONE, 0L}, {WritebackOrdering.EPOCHS, 0L},
+                {WritebackOrdering.JOURNALED, setBytes / 4}, {WritebackOrdering.JOURNALED, 2 * setBytes}}) {
+                WritebackOrdering ordering = (WritebackOrdering) variant[0];
+                long logBytes = (long) variant[1];
+                String name = ordering == WritebackOrdering.NONE ? "modern" : ordering.name().toLowerCase(Locale.ROOT);
+                WritebackSettings settings = idleSettings().toBuilder().ordering(ordering).build();
+                ObjectStoreRun.Result r = ObjectStoreRun.run(cacheBytes, store, settings, null, set, align,
+                        seed + 9, every, logBytes);
+                rows.add(new BenchRow("object-store-ordering", name).with("set", "whole-chunks")
+                        .with("flushEvery", cadence.label()).with("writesPerFlush", every)
+                        .with("logMiB", logBytes >> 20)
+                        .with("dirtyBytes", r.dirtyBytes()).with("writebackMiBPerSecond", r.mibPerSecond())
+                        .with("timeToCleanSeconds", r.elapsedNs() / 1e9)
+                        .with("idealTimeToCleanSeconds", r.ideal().seconds()).with("puts", r.puts())
+                        .with("gets", r.gets()).with("putMiB", r.putBytes() / 1048576.0)
+                        .with("getMiB", r.getBytes() / 1048576.0).with("chunksWhole", r.chunksWhole())
+                        .with("chunksPartial", r.chunksPartial()));
             }
         }
     }

@@ -81,6 +81,22 @@ public final class WritebackReport {
                     r.number("puts"), r.number("gets"), r.number("idealGets"), r.number("chunksWhole"),
                     r.number("chunksPartial")));
         }
+        List<BenchRow> ordering = select(bench.rows(), "object-store-ordering", null, null);
+        if (!ordering.isEmpty()) {
+            out.append("\n### object store, ordered (the whole-chunks set written with FLUSHes)\n\n| flush every "
+                    + "| policy | log MiB | dirty MiB | time to clean s | vs modern | PUT MiB | GET MiB | PUTs | GETs "
+                    + "| whole / partial chunks |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (BenchRow r : ordering) {
+                double modern = find(bench.rows(), "object-store-ordering", "modern", "flushEvery", r.get("flushEvery"))
+                        .number("timeToCleanSeconds");
+                out.append(String.format(Locale.ROOT,
+                        "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f | %.0f / %.0f |%n",
+                        r.get("flushEvery"), r.policy(), r.number("logMiB"), r.number("dirtyBytes") / 1048576.0,
+                        r.number("timeToCleanSeconds"), modern / r.number("timeToCleanSeconds"), r.number("putMiB"),
+                        r.number("getMiB"), r.number("puts"), r.number("gets"), r.number("chunksWhole"),
+                        r.number("chunksPartial")));
+            }
+        }
         return out.toString();
     }
 

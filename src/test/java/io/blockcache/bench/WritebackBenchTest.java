@@ -19,7 +19,8 @@ import picocli.CommandLine;
 class WritebackBenchTest {
     private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(\"[^\"]*\"|[-0-9.]+|null|true|false)");
     private static final Set<String> EXPERIMENTS = Set.of("idle-drain", "busy", "sweep", "bursts",
-            "epochs-idle-drain", "epochs-busy", "epochs-bursts", "epochs-overwrites", "object-store");
+            "epochs-idle-drain", "epochs-busy", "epochs-bursts", "epochs-overwrites", "object-store",
+            "object-store-ordering");
     private static final Set<String> POLICIES = Set.of("modern", "classic", "lba", "fifo", "auto", "ideal",
             "epochs", "journaled", "journaled-bound");
     /** SPTF makes the sorted sweep a reference, not a strict bound: a policy may beat it by a hair. */
@@ -223,5 +224,33 @@ class WritebackBenchTest {
         String gapsClassic = rows("object-store", "classic").stream().filter(l -> "gaps-cached".equals(
                 field(l, "set"))).findFirst().orElseThrow();
         assertThat(number(gapsClassic, "gets")).as("classic fetches what it could have filled").isPositive();
+    }
+
+    @Test
+    void onTheObjectStoreJournaledPutsTheSetTwiceWhereStrictEpochsRewriteAChunkPerEpoch() {
+        // Proves the ordered object-store rows: strict epochs put a chunk again for every epoch that touches it (a
+        // GET and a PUT of a partial chunk each), journaled puts the set at least twice (log, then in place) and so
+        // cleans it sooner, with a log of a quarter of the set and with one twice the set.
+        for (String cadence : List.of("1s", "100ms")) {
+            String modern = orderedRow("modern", cadence, 0);
+            String epochs = orderedRow("epochs", cadence, 0);
+            double dirtyMiB = number(modern, "dirtyBytes") / 1048576.0;
+            String journaled = orderedRow("journaled", cadence, (long) (dirtyMiB / 4));
+            String oneGroup = orderedRow("journaled", cadence, (long) (2 * dirtyMiB));
+            assertThat(number(modern, "putMiB")).as(modern).isEqualTo(dirtyMiB);
+            assertThat(number(epochs, "putMiB")).as(epochs).isGreaterThan(4 * dirtyMiB);
+            for (String row : List.of(journaled, oneGroup)) {
+                assertThat(number(row, "putMiB")).as(row).isGreaterThanOrEqualTo(2 * dirtyMiB)
+                        .isLessThan(number(epochs, "putMiB"));
+                assertThat(number(row, "timeToCleanSeconds")).as(row)
+                        .isLessThan(number(epochs, "timeToCleanSeconds"))
+                        .isGreaterThanOrEqualTo(number(modern, "timeToCleanSeconds"));
+            }
+        }
+    }
+
+    private String orderedRow(String policy, String cadence, long logMiB) {
+        return rows("object-store-ordering", policy).stream().filter(l -> cadence.equals(field(l, "flushEvery"))
+                && number(l, "logMiB") == logMiB).findFirst().orElseThrow();
     }
 }
