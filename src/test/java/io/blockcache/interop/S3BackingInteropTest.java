@@ -2,6 +2,7 @@ package io.blockcache.interop;
 
 import static io.blockcache.interop.ServeAdmin.awaitStats;
 import static io.blockcache.interop.ServeAdmin.javaCli;
+import static io.blockcache.interop.ServeAdmin.setKnob;
 import static io.blockcache.interop.ServeAdmin.stats;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -136,18 +137,10 @@ class S3BackingInteropTest {
         ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
         assertThat(format.exitCode()).as(format.describe()).isZero();
         assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 55.0 MiB");
-        long[][] writes = {{0x11, 0, 1 << 20}, {0x22, 2 << 20, 1 << 20}, {0x33, 4 << 20, 2 << 20},
-                {0x44, 7 << 20, 1 << 20}};
         byte[] expected = new byte[8 << 20];
         try (ServeProcess serve = ServeProcess.start(data, "first", config()
                 + "knob.writeback.default.ordering=journaled\n", "64M", proxy.environment())) {
-            List<String> qemuIo = new ArrayList<>(List.of("qemu-io", "-f", "raw"));
-            for (long[] w : writes) {
-                qemuIo.addAll(List.of("-c", "write -P " + w[0] + " " + w[1] + " " + w[2], "-c", "flush"));
-                Arrays.fill(expected, (int) w[1], (int) (w[1] + w[2]), (byte) w[0]);
-            }
-            qemuIo.add(serve.uri());
-            run(qemuIo);
+            run(epochWrites(serve, expected));
             assertThat(stats(serve)).contains("\"logGroups\":0");
             ExternalTool.Run drain = cli(Map.of(), "drain", "--volume", "default", "--admin", serve.adminHostPort());
             assertThat(drain.exitCode()).as(drain.describe() + "\n" + serve.log()).isZero();
@@ -156,6 +149,47 @@ class S3BackingInteropTest {
         assertThat(bytesAt("vol", JOURNALED_DATA_OFFSET_BYTES, expected.length)).isEqualTo(expected);
         assertThat(bytesAt("vol", DATA_OFFSET_BYTES, 4096)).as("the log's commit block, retired")
                 .isEqualTo(new byte[4096]);
+    }
+
+    @Test
+    void killMinusNineWhileAJournaledGroupIsPlacedOnS3IsUndoneByTheReplayAtTheNextOpen() throws Exception {
+        // Proves the log's replay on a real S3 backing: four epochs go to the log as one group, its placing is slowed
+        // (rate_max 1 MiB/s) and blockcache is killed (-9) while it runs, so the bucket holds a committed log and part
+        // of the group in place at most; the next serve replays the group at open, before writeback runs: every byte
+        // is in the chunk objects and the log is retired, with writeback still off.
+        ExternalTool.require("qemu-io");
+        Path data = dataDir();
+        ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
+        assertThat(format.exitCode()).as(format.describe()).isZero();
+        byte[] expected = new byte[8 << 20];
+        String journaled = config() + "knob.writeback.default.ordering=journaled\n";
+        try (ServeProcess first = ServeProcess.start(data, "first", journaled, "64M", proxy.environment())) {
+            run(epochWrites(first, expected));
+            setKnob(first, "writeback.default.rate_max_sectors_per_second", "2048");
+            setKnob(first, "writeback.default.running", "true");
+            awaitStats(first, s -> s.contains("\"backingLog\":\"placing\""), "start placing a group", STATE_WAIT);
+            first.killMinusNine();
+        }
+        assertThat(bytesAt("vol", DATA_OFFSET_BYTES, 4096)).as("a committed group pending in the log")
+                .isNotEqualTo(new byte[4096]);
+        try (ServeProcess second = ServeProcess.start(data, "second", journaled, "64M", proxy.environment())) {
+            assertThat(stats(second)).contains("\"backingLog\":\"idle\"");
+            assertThat(bytesAt("vol", JOURNALED_DATA_OFFSET_BYTES, expected.length)).isEqualTo(expected);
+            assertThat(bytesAt("vol", DATA_OFFSET_BYTES, 4096)).as("retired by the replay").isEqualTo(new byte[4096]);
+        }
+    }
+
+    /** qemu-io writing four non-overlapping epochs (a flush after each) into {@code serve}; fills {@code expected}. */
+    private static List<String> epochWrites(ServeProcess serve, byte[] expected) {
+        long[][] writes = {{0x11, 0, 1 << 20}, {0x22, 2 << 20, 1 << 20}, {0x33, 4 << 20, 2 << 20},
+            {0x44, 7 << 20, 1 << 20}};
+        List<String> qemuIo = new ArrayList<>(List.of("qemu-io", "-f", "raw"));
+        for (long[] w : writes) {
+            qemuIo.addAll(List.of("-c", "write -P " + w[0] + " " + w[1] + " " + w[2], "-c", "flush"));
+            Arrays.fill(expected, (int) w[1], (int) (w[1] + w[2]), (byte) w[0]);
+        }
+        qemuIo.add(serve.uri());
+        return qemuIo;
     }
 
     @Test
