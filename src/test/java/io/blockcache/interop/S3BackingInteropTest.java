@@ -132,14 +132,9 @@ class S3BackingInteropTest {
         // export shrinks by it), qemu-io writes four epochs (a flush after each, no overlaps, so nothing is held while
         // writeback is off), and the drain of ordering=journaled commits them to the log as a group, places them and
         // retires the log: a fresh S3 client finds every byte behind the log, and the commit block zero again.
-        ExternalTool.require("qemu-io");
-        Path data = dataDir();
-        ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
-        assertThat(format.exitCode()).as(format.describe()).isZero();
-        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 55.0 MiB");
+        Path data = formatJournaledVolume();
         byte[] expected = new byte[8 << 20];
-        try (ServeProcess serve = ServeProcess.start(data, "first", config()
-                + "knob.writeback.default.ordering=journaled\n", "64M", proxy.environment())) {
+        try (ServeProcess serve = startJournaled(data, "first")) {
             run(epochWrites(serve, expected));
             assertThat(stats(serve)).contains("\"logGroups\":0");
             ExternalTool.Run drain = cli(Map.of(), "drain", "--volume", "default", "--admin", serve.adminHostPort());
@@ -152,18 +147,14 @@ class S3BackingInteropTest {
     }
 
     @Test
-    void killMinusNineWhileAJournaledGroupIsPlacedOnS3IsUndoneByTheReplayAtTheNextOpen() throws Exception {
+    void killMinusNineWhileAJournaledGroupIsPlacedOnS3IsFinishedByTheReplayAtTheNextOpen() throws Exception {
         // Proves the log's replay on a real S3 backing: four epochs go to the log as one group, its placing is slowed
         // (rate_max 1 MiB/s) and blockcache is killed (-9) while it runs, so the bucket holds a committed log and part
         // of the group in place at most; the next serve replays the group at open, before writeback runs: every byte
         // is in the chunk objects and the log is retired, with writeback still off.
-        ExternalTool.require("qemu-io");
-        Path data = dataDir();
-        ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
-        assertThat(format.exitCode()).as(format.describe()).isZero();
+        Path data = formatJournaledVolume();
         byte[] expected = new byte[8 << 20];
-        String journaled = config() + "knob.writeback.default.ordering=journaled\n";
-        try (ServeProcess first = ServeProcess.start(data, "first", journaled, "64M", proxy.environment())) {
+        try (ServeProcess first = startJournaled(data, "first")) {
             run(epochWrites(first, expected));
             setKnob(first, "writeback.default.rate_max_sectors_per_second", "2048");
             setKnob(first, "writeback.default.running", "true");
@@ -172,11 +163,26 @@ class S3BackingInteropTest {
         }
         assertThat(bytesAt("vol", DATA_OFFSET_BYTES, 4096)).as("a committed group pending in the log")
                 .isNotEqualTo(new byte[4096]);
-        try (ServeProcess second = ServeProcess.start(data, "second", journaled, "64M", proxy.environment())) {
+        try (ServeProcess second = startJournaled(data, "second")) {
             assertThat(stats(second)).contains("\"backingLog\":\"idle\"");
             assertThat(bytesAt("vol", JOURNALED_DATA_OFFSET_BYTES, expected.length)).isEqualTo(expected);
             assertThat(bytesAt("vol", DATA_OFFSET_BYTES, 4096)).as("retired by the replay").isEqualTo(new byte[4096]);
         }
+    }
+
+    /** A cache in a new data directory over a new volume with an 8 MiB backing log (export 55 MiB); its directory. */
+    private Path formatJournaledVolume() throws Exception {
+        ExternalTool.require("qemu-io");
+        Path data = dataDir();
+        ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
+        assertThat(format.exitCode()).as(format.describe()).isZero();
+        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 55.0 MiB");
+        return data;
+    }
+
+    private ServeProcess startJournaled(Path data, String name) throws Exception {
+        return ServeProcess.start(data, name, config() + "knob.writeback.default.ordering=journaled\n", "64M",
+                proxy.environment());
     }
 
     /** qemu-io writing four non-overlapping epochs (a flush after each) into {@code serve}; fills {@code expected}. */
