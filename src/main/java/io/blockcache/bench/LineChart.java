@@ -13,6 +13,7 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
@@ -41,6 +42,7 @@ public final class LineChart {
     private final String yLabel;
     private final List<Series> series = new ArrayList<>();
     private boolean logX;
+    private boolean logY;
     private boolean bars;
     private String[] categories;
 
@@ -60,6 +62,15 @@ public final class LineChart {
     /** Uses a base-2 logarithmic x axis (x must be positive). */
     public LineChart logX() {
         logX = true;
+        return this;
+    }
+
+    /**
+     * Uses a base-10 logarithmic y axis for a bar chart (values must be positive): for figures that differ by orders of
+     * magnitude, where a linear axis would show only the largest.
+     */
+    public LineChart logY() {
+        logY = true;
         return this;
     }
 
@@ -136,12 +147,30 @@ public final class LineChart {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         BarRenderer renderer = (BarRenderer) plot.getRenderer();
+        if (logY) {
+            LogAxis axis = new LogAxis(yLabel);
+            axis.setTickUnit(new NumberTickUnit(1)); // a tick per decade: 0.1, 1, 10, 100
+            axis.setNumberFormatOverride(new java.text.DecimalFormat("0.###", java.text.DecimalFormatSymbols
+                    .getInstance(Locale.ROOT)));
+            plot.setRangeAxis(axis);
+            renderer.setBase(smallestValue() / 2); // a bar grows from here: a log axis has no zero
+        }
         renderer.setShadowVisible(false);
         renderer.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
         for (int i = 0; i < series.size(); i++) {
             renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
         }
         return chart;
+    }
+
+    private double smallestValue() {
+        double smallest = Double.MAX_VALUE;
+        for (Series line : series) {
+            for (double[] point : line.points()) {
+                smallest = Math.min(smallest, point[1]);
+            }
+        }
+        return smallest == Double.MAX_VALUE ? 1 : smallest;
     }
 
     /** The name of x position {@code x} of a bar chart: its category, or the number. */

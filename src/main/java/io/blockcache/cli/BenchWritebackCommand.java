@@ -54,6 +54,9 @@ final class BenchWritebackCommand implements Callable<Integer> {
         if (charts != null && !objectStoreOnly) {
             WritebackReport.charts(bench, charts);
         }
+        if (charts != null) {
+            WritebackReport.objectStoreCharts(bench, charts);
+        }
         return 0;
     }
 }

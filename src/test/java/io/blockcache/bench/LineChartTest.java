@@ -32,4 +32,30 @@ class LineChartTest {
         }
         assertThat(coloured).isGreaterThan(200);
     }
+
+    @Test
+    void barsOnALogAxisShowValuesThatDifferByOrdersOfMagnitude(@TempDir Path dir) throws Exception {
+        // Proves logY: a bar of 1 beside one of 1,000 is drawn tall enough to see (on a linear axis it would be
+        // under a pixel); the legend's small swatch alone is far fewer pixels than the asserted count.
+        Path file = dir.resolve("bars.png");
+        new LineChart("test", "cadence", "s").bars().logY().categories("one")
+                .add(new Series("small").add(0, 1)).add(new Series("large").add(0, 1000)).writePng(file);
+        BufferedImage image = ImageIO.read(file.toFile());
+        int small = pixelsOf(image, 0x1f77b4);
+        int large = pixelsOf(image, 0xd62728);
+        assertThat(small).isGreaterThan(1000);
+        assertThat(large).isGreaterThan(5 * small);
+    }
+
+    private static int pixelsOf(BufferedImage image, int rgb) {
+        int count = 0;
+        for (int x = 0; x < image.getWidth(); x++) {
+            for (int y = 0; y < image.getHeight(); y++) {
+                if ((image.getRGB(x, y) & 0xFFFFFF) == rgb) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
 }
