@@ -57,7 +57,47 @@ final class CacheFormatter {
                 done.accept(Outcome.failed(fingerprints.error()));
                 return;
             }
-            format(cacheDevice, backings, options, ids, fingerprints.value(), progress, done);
+            keepLayouts(backings, 0, kept -> {
+                if (kept != null) {
+                    done.accept(Outcome.failed(kept));
+                    return;
+                }
+                format(cacheDevice, backings, options, ids, fingerprints.value(), progress, done);
+            });
+        });
+    }
+
+    /**
+     * Refuses, before anything is written, to move a volume's data: a backing device that already holds a valid
+     * backing header keeps its data at that header's offset, and a backing log of another size (or none where it had
+     * one, or one where it had none) would put the new header's volume over other bytes — every block of the volume
+     * silently shifted, after a cache device was replaced (docs/FORMAT.md §4.4). {@code done} gets null, or why not.
+     */
+    private static void keepLayouts(List<BackingSpec> backings, int index, Consumer<String> done) {
+        if (index == backings.size()) {
+            done.accept(null);
+            return;
+        }
+        BackingSpec spec = backings.get(index);
+        if (spec.inPlace()) {
+            keepLayouts(backings, index + 1, done); // writes nothing on the device, so moves nothing
+            return;
+        }
+        DeviceBytes.read(spec.device(), 0, BackingHeader.BYTES, read -> {
+            DecodeResult<BackingHeader> old = read.isOk() ? BackingHeader.decode(read.value(), 0) : null;
+            long newOffset = BackingHeader.DEFAULT_DATA_OFFSET_BYTES + spec.logSizeBytes();
+            if (old != null && old.isOk() && old.value().dataOffsetBytes() != newOffset) {
+                long oldLog = old.value().logSizeBytes();
+                done.accept("backing device \"" + spec.name() + "\" holds a volume whose data starts "
+                        + (old.value().dataOffsetBytes() >> 20) + " MiB in (" + (oldLog == 0 ? "no backing log"
+                        : "a " + (oldLog >> 20) + " MiB backing log") + "); "
+                        + (spec.logSizeBytes() == 0 ? "no backing log" : "a " + (spec.logSizeBytes() >> 20)
+                        + " MiB backing log") + " would move it and every block after it. Format with "
+                        + (oldLog == 0 ? "no --backing-log" : "--backing-log " + (oldLog >> 20) + "M")
+                        + " to keep the volume's data where it is");
+                return;
+            }
+            keepLayouts(backings, index + 1, done);
         });
     }
 

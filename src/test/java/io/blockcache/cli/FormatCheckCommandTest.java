@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -167,6 +168,36 @@ class FormatCheckCommandTest {
         CliRun forced = formatFresh("--force");
         assertThat(forced.exitCode()).as(forced.err()).isZero();
         assertThat(run("check", "--cache", cache().toString()).exitCode()).isZero();
+    }
+
+    @Test
+    void formatForceKeepsTheVolumesDataWhereItIsOrRefusesNamingTheLogToGive() throws IOException {
+        // Proves the layout guard: a backing formatted with a 2 MiB log holds its volume 3 MiB in; formatting it again
+        // with no log or another size would move every block of it, so both are refused before anything is written
+        // (the cache file and the backing's bytes stay as they were), naming the --backing-log that keeps it; the
+        // same size formats. A backing formatted without a log refuses one being added the same way.
+        assertThat(formatFresh("--backing-log", "2M").exitCode()).isZero();
+        byte[] cacheBefore = Files.readAllBytes(cache());
+        byte[] backingBefore = Files.readAllBytes(backing());
+        for (String[] other : new String[][] {{}, {"--backing-log", "4M"}}) {
+            String[] args = Arrays.copyOf(other, other.length + 1);
+            args[other.length] = "--force";
+            CliRun moved = formatFresh(args);
+            assertThat(moved.exitCode()).as(moved.err()).isEqualTo(1);
+            assertThat(moved.err()).contains("holds a volume whose data starts 3 MiB in (a 2 MiB backing log)",
+                    "would move it", "--backing-log 2M");
+            assertThat(Files.readAllBytes(cache())).isEqualTo(cacheBefore);
+            assertThat(Files.readAllBytes(backing())).isEqualTo(backingBefore);
+        }
+        CliRun same = formatFresh("--backing-log", "2M", "--force");
+        assertThat(same.exitCode()).as(same.err()).isZero();
+
+        Files.delete(backing());
+        Files.delete(cache());
+        assertThat(formatFresh().exitCode()).isZero();
+        CliRun added = formatFresh("--backing-log", "2M", "--force");
+        assertThat(added.exitCode()).isEqualTo(1);
+        assertThat(added.err()).contains("data starts 1 MiB in (no backing log)", "no --backing-log");
     }
 
     @Test
