@@ -131,14 +131,38 @@ final class PassIo {
             volume.extentReader().read(fill.lengthSectors(), fill.location(), fill.crc32c(),
                     fill.crcOffsetInBucketSectors(), fill.crcLengthSectors(),
                     run.sliceFor(fill.startSector(), fill.lengthSectors()), (outcome, result) -> {
-                        if (outcome != CacheExtentReader.Outcome.OK && run.failure == null) {
-                            counters.readErrors.incrementAndGet();
-                            run.failure = "chunk fill " + outcome + ": " + result.message();
+                        if (outcome == CacheExtentReader.Outcome.OK) {
+                            fillRead(run);
+                            return;
                         }
-                        if (--run.readsPending == 0) {
-                            readsDone(run);
-                        }
+                        (outcome == CacheExtentReader.Outcome.CHECKSUM_MISMATCH
+                                ? counters.checksumErrors : counters.readErrors).incrementAndGet();
+                        fillFromBacking(run, fill, outcome + ": " + result.message());
                     });
+        }
+    }
+
+    /**
+     * A clean fill that the cache could not give (its CRC failed, or the read did) is read from the backing device:
+     * a clean copy equals what the backing device holds (docs/ARCHITECTURE.md §5 item 6), as a front-end read of it
+     * falls back to the backing device too. Failing the chunk instead retried it with the same bad fill for ever, and
+     * under epoch ordering held every later epoch behind it.
+     */
+    private void fillFromBacking(WritebackRun run, ChunkPlanner.Fill fill, String cacheFailure) {
+        counters.chunkFillsFromBacking.incrementAndGet();
+        // The failed cache read may have moved the slice's position: hand the device a fresh one.
+        volume.backingDevice().read(volume.backingOffsetBytes(fill.startSector()),
+                run.sliceFor(fill.startSector(), fill.lengthSectors()), read -> {
+                    if (!read.ok() && run.failure == null) {
+                        run.failure = "chunk fill " + cacheFailure + "; from the backing device: " + read.message();
+                    }
+                    fillRead(run);
+                });
+    }
+
+    private void fillRead(WritebackRun run) {
+        if (--run.readsPending == 0) {
+            readsDone(run);
         }
     }
 

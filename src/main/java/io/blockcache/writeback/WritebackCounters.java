@@ -28,6 +28,7 @@ public final class WritebackCounters {
     final AtomicLong chunksWhole = new AtomicLong();
     final AtomicLong chunksPartial = new AtomicLong();
     final AtomicLong chunkFillSectors = new AtomicLong();
+    final AtomicLong chunkFillsFromBacking = new AtomicLong();
     final AtomicLong chunksInFlightPeak = new AtomicLong();
     final AtomicLong indexSweeps = new AtomicLong();
     final AtomicLong logGroups = new AtomicLong();
@@ -74,6 +75,8 @@ public final class WritebackCounters {
     public long chunksPartial() { return chunksPartial.get(); }
     /** Object stores: clean sectors read from the cache to fill whole chunks. */
     public long chunkFillSectors() { return chunkFillSectors.get(); }
+    /** Object stores: clean fills the cache could not give (CRC or read failed), read from the backing instead. */
+    public long chunkFillsFromBacking() { return chunkFillsFromBacking.get(); }
     /** Scans that went through the whole index (either buffer's; see {@code rescan_delay_ms}). */
     public long indexSweeps() { return indexSweeps.get(); }
     /** Object stores: most chunks ever between cache read and backing-write completion at once. */

@@ -9,6 +9,8 @@ import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.Outcome;
+import io.blockcache.index.ExtentLocation;
+import io.blockcache.index.LookupVisitor;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.ObjectStoreModel;
@@ -117,6 +119,51 @@ class ChunkWritebackTest {
         assertThat(backing(0, BLOCK)).isEqualTo(pattern(1, BLOCK));
         assertThat(backing(8 * BLOCK, BLOCK)).isEqualTo(pattern(2, BLOCK));
         assertThat(backing(BLOCK, BLOCK)).containsOnly(0);
+    }
+
+    @Test
+    void aCleanFillThatFailsItsCrcIsReadFromTheStoreAndTheChunkStillGoesBackWhole() {
+        // Proves the fill's fallback: a chunk cached clean, one of its clean blocks then damaged on the cache device
+        // (bit rot the CRC catches), half of the others rewritten: the damaged fill is read from the store instead
+        // (a clean copy equals what the store holds), so the chunk goes back whole with every block right, once,
+        // and the drain ends. Before, the chunk failed, backed off and retried with the same bad fill for ever.
+        for (int i = 0; i < 16; i++) {
+            write((long) i * BLOCK, pattern(i, BLOCK));
+        }
+        drain();
+        long damaged = 3L * BLOCK / BlockDevice.SECTOR_BYTES; // block 3: clean, never rewritten below
+        long[] location = {-1};
+        volume().index().lookup(damaged, BLOCK / BlockDevice.SECTOR_BYTES, new LookupVisitor() {
+            @Override
+            public void hole(long startSector, int lengthSectors) {
+            }
+
+            @Override
+            public void extent(long startSector, int lengthSectors, long at, int crc32c, int crcOffset,
+                               int crcLength) {
+                location[0] = at;
+            }
+        });
+        assertThat(location[0]).as("block 3 is cached").isNotNegative();
+        long deviceOffset = set.superblock().bucketOffsetBytes(ExtentLocation.bucket(location[0]))
+                + (long) ExtentLocation.offsetInBucketSectors(location[0]) * BlockDevice.SECTOR_BYTES;
+        assertThat(await(cb -> ssd.write(deviceOffset, ByteBuffer.wrap(pattern(777, BLOCK)), true, cb)))
+                .isEqualTo(IoResult.OK);
+        byte[][] expected = new byte[16][];
+        for (int i = 0; i < 16; i++) {
+            expected[i] = i % 2 == 0 ? pattern(100 + i, BLOCK) : pattern(i, BLOCK);
+            if (i % 2 == 0) {
+                write((long) i * BLOCK, expected[i]);
+            }
+        }
+        long wholeBefore = writeback().counters().chunksWhole();
+        drain();
+        assertThat(writeback().counters().chunksWhole() - wholeBefore).isEqualTo(1);
+        assertThat(writeback().counters().checksumErrors()).isEqualTo(1);
+        assertThat(writeback().counters().chunkFillsFromBacking()).isEqualTo(1);
+        for (int i = 0; i < 16; i++) {
+            assertThat(backing((long) i * BLOCK, BLOCK)).as("block %d", i).isEqualTo(expected[i]);
+        }
     }
 
     @Test
