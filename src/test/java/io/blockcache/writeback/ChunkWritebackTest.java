@@ -88,21 +88,13 @@ class ChunkWritebackTest {
         }
         drain();
         long getsBefore = store.gets();
-        byte[][] expected = new byte[16][];
-        for (int i = 0; i < 16; i++) {
-            expected[i] = i % 2 == 0 ? pattern(100 + i, BLOCK) : pattern(i, BLOCK);
-            if (i % 2 == 0) {
-                write((long) i * BLOCK, expected[i]);
-            }
-        }
+        byte[][] expected = rewriteEvenBlocks();
         long wholeBefore = writeback().counters().chunksWhole();
         drain();
         assertThat(writeback().counters().chunksWhole() - wholeBefore).isEqualTo(1);
         assertThat(writeback().counters().chunkFillSectors()).isEqualTo(8 * BLOCK / BlockDevice.SECTOR_BYTES);
         assertThat(store.gets() - getsBefore).isZero();
-        for (int i = 0; i < 16; i++) {
-            assertThat(backing((long) i * BLOCK, BLOCK)).as("block %d", i).isEqualTo(expected[i]);
-        }
+        assertBackingHolds(expected);
     }
 
     @Test
@@ -149,21 +141,13 @@ class ChunkWritebackTest {
                 + (long) ExtentLocation.offsetInBucketSectors(location[0]) * BlockDevice.SECTOR_BYTES;
         assertThat(await(cb -> ssd.write(deviceOffset, ByteBuffer.wrap(pattern(777, BLOCK)), true, cb)))
                 .isEqualTo(IoResult.OK);
-        byte[][] expected = new byte[16][];
-        for (int i = 0; i < 16; i++) {
-            expected[i] = i % 2 == 0 ? pattern(100 + i, BLOCK) : pattern(i, BLOCK);
-            if (i % 2 == 0) {
-                write((long) i * BLOCK, expected[i]);
-            }
-        }
+        byte[][] expected = rewriteEvenBlocks();
         long wholeBefore = writeback().counters().chunksWhole();
         drain();
         assertThat(writeback().counters().chunksWhole() - wholeBefore).isEqualTo(1);
         assertThat(writeback().counters().checksumErrors()).isEqualTo(1);
         assertThat(writeback().counters().chunkFillsFromBacking()).isEqualTo(1);
-        for (int i = 0; i < 16; i++) {
-            assertThat(backing((long) i * BLOCK, BLOCK)).as("block %d", i).isEqualTo(expected[i]);
-        }
+        assertBackingHolds(expected);
     }
 
     @Test
@@ -200,6 +184,24 @@ class ChunkWritebackTest {
         assertThat(writeback().counters().chunksPartial()).isEqualTo(300);
         assertThat(writeback().counters().chunksInFlightPeak()).isGreaterThan(16);
         assertThat(backing(399L * CHUNK + BLOCK, BLOCK)).isEqualTo(pattern(399, BLOCK));
+    }
+
+    /** Rewrites the even 4 KiB blocks of the first chunk (the odd ones stay as they were); what it now holds. */
+    private byte[][] rewriteEvenBlocks() {
+        byte[][] expected = new byte[16][];
+        for (int i = 0; i < 16; i++) {
+            expected[i] = i % 2 == 0 ? pattern(100 + i, BLOCK) : pattern(i, BLOCK);
+            if (i % 2 == 0) {
+                write((long) i * BLOCK, expected[i]);
+            }
+        }
+        return expected;
+    }
+
+    private void assertBackingHolds(byte[][] blocks) {
+        for (int i = 0; i < blocks.length; i++) {
+            assertThat(backing((long) i * BLOCK, BLOCK)).as("block %d", i).isEqualTo(blocks[i]);
+        }
     }
 
     private Volume volume() {
