@@ -222,8 +222,15 @@ final class FuzzCacheSet {
         }
     }
 
-    /** Power back on, before {@link #open}. */
+    /** Power back on, before {@link #open}: the devices, and the counters of the fault injectors around them. */
     void powerOn() {
+        faultyCache.powerOn();
+        faultyBackings.forEach(FaultyDevice::powerOn);
+        for (FaultyDevice faulty : faultyMaps) {
+            if (faulty != null) {
+                faulty.powerOn();
+            }
+        }
         cacheDevice.powerOn(loop);
         for (SimDevice device : backingDevices) {
             device.powerOn(loop);

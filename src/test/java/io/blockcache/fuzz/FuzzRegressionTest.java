@@ -181,4 +181,16 @@ class FuzzRegressionTest {
     void aJournaledGroupOnAnObjectStorePlacesEveryPieceOfAnExtentAcrossAChunkBoundary() {
         FuzzScenario.run(347982);
     }
+
+    /**
+     * Proves a power cut leaves no request "in flight" in the counters writeback reads after it: the fault injector
+     * around the backing disk kept the 22 requests the cut dropped as in flight, so the queue governor (which
+     * re-bases its backing queue only when it sees the device empty) saw the disk's queue above its high goal for
+     * good and held every pass, and a drain job never ended (seed 404872, found in session 26's first 12,000 seeds).
+     * Fails without {@code FaultyDevice.powerOn} in {@code FuzzCacheSet.powerOn} (checked).
+     */
+    @Test
+    void aDrainAfterAPowerCutIsNotHeldByRequestsTheCutDropped() {
+        FuzzScenario.run(404872);
+    }
 }
