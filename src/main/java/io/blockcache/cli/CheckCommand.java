@@ -1,6 +1,8 @@
 package io.blockcache.cli;
 
 import io.blockcache.device.FileDevice;
+import io.blockcache.device.FileLocks;
+import io.blockcache.device.IoMessages;
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.engine.CacheInspector;
 import io.blockcache.engine.CacheReport;
@@ -80,6 +82,11 @@ final class CheckCommand implements Callable<Integer> {
             err.println("blockcache check: give --cache FILE (or --damage with --backing NAME=FILE)");
             return 2;
         }
+        // A live cache is read while it changes: say so, and what it means, before the report.
+        FileLocks.holder(cache).ifPresent(holder -> err.println("blockcache check: note: " + holder + ". This"
+                + " check reads the cache read-only while that process writes it, so it sees the journal and"
+                + " checkpoint as far as they were written; a mismatch in the newest records may be a write in"
+                + " progress, not damage. Stop that process for an exact check."));
         CacheReport report;
         try (RealLoop loop = new RealLoop("blockcache-check")) {
             FileDevice device;
@@ -88,7 +95,7 @@ final class CheckCommand implements Callable<Integer> {
                 device = FileDevice.open(loop, cache, FileDeviceOptions.DEFAULTS.withReadOnly(true).withQueueDepth(4)
                         .withLogicalBlockBytes(512));
             } catch (IOException e) {
-                spec.commandLine().getErr().println("blockcache check: cannot open " + cache + ": " + e);
+                err.println("blockcache check: cannot open " + IoMessages.describe(cache, e));
                 return 1;
             }
             try {

@@ -33,7 +33,10 @@ final class FileDeviceFiles {
      * Opens {@code path} for reading and writing (or only reading, if asked), with O_DIRECT if asked (not with
      * read-only, which is for examining a file, where the page cache does no harm).
      *
+     * <p>Opened for writing, the file is locked exclusively for as long as the channel is open ({@link FileLocks}).
+     *
      * @throws UnsupportedOperationException if O_DIRECT was asked and the file system refuses it
+     * @throws FileInUseException if another process (or another open in this one) has the file open for writing
      * @throws IOException if the file cannot be opened, or its size or the O_DIRECT alignment does not fit
      *     the logical block size
      */
@@ -41,6 +44,10 @@ final class FileDeviceFiles {
         FileChannel channel = options.readOnly() ? FileChannel.open(path, StandardOpenOption.READ)
                 : options.direct() ? openDirect(path) : FileChannel.open(path, readWrite());
         try {
+            if (!options.readOnly()) {
+                // Before the size check and before anyone writes: a file in use by another cache is refused here.
+                FileLocks.lockExclusive(channel, path);
+            }
             int alignmentBytes = options.direct() ? directAlignmentBytes(path, options) : options.logicalBlockBytes();
             long sizeBytes = channel.size();
             if (sizeBytes <= 0 || sizeBytes % options.logicalBlockBytes() != 0) {

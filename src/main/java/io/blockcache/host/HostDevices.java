@@ -8,9 +8,12 @@ import io.blockcache.backing.S3Device;
 import io.blockcache.backing.S3Options;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
+import io.blockcache.device.FileInUseException;
+import io.blockcache.device.IoMessages;
 import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.device.IoResult;
 import io.blockcache.engine.BackingSpec;
+import io.blockcache.engine.CacheSet;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.ExistingMetadata;
 import io.blockcache.loop.RealLoop;
@@ -59,8 +62,17 @@ final class HostDevices {
         List<Map.Entry<String, BackingLocation>> all = List.copyOf(files.backings().entrySet());
         BlockDevice[] opened = new BlockDevice[all.size()];
         List<BlockDevice> backingDevices = new ArrayList<>();
+        if (fresh) {
+            refuseUnfitSizes(all);
+        }
         boolean opening = true;
+        FileDevice cache = null;
         try {
+            if (!fresh) {
+                // The cache file first: its lock (device.FileLocks) refuses a second process on this cache before
+                // any backing store is touched — an S3 open renews the owner record, a second cache's would be a lie.
+                cache = openOrCreate(files.cacheFile(), files.cacheSizeBytes(), false, deviceOptions);
+            }
             for (Map.Entry<String, BackingLocation> backing : all) {
                 if (fresh && backing.getValue() instanceof BackingLocation.File file && Files.exists(file.path())) {
                     guard.checkFile(backing.getKey(), file.path());
@@ -91,11 +103,20 @@ final class HostDevices {
                 }
                 backings.add(new BackingSpec(all.get(i).getKey(), opened[i]).withMapDevice(map));
             }
-            devices.add(openOrCreate(files.cacheFile(), files.cacheSizeBytes(), fresh, deviceOptions));
+            if (cache == null) {
+                cache = openOrCreate(files.cacheFile(), files.cacheSizeBytes(), true, deviceOptions);
+            }
+            devices.add(cache);
             opening = false;
-        } catch (IOException | UnsupportedOperationException e) {
+        } catch (IOException e) {
+            throw new HostException(e instanceof FileInUseException ? e.getMessage()
+                    : "cannot open " + IoMessages.describe("a device file", e));
+        } catch (UnsupportedOperationException e) {
             throw new HostException("cannot open the device files: " + e.getMessage());
         } finally {
+            if (opening && cache != null) {
+                backingDevices.add(cache); // closed by close() with the others
+            }
             if (opening && fresh) {
                 withdrawS3(backingDevices);
             }
@@ -147,11 +168,12 @@ final class HostDevices {
                     + files.cacheFile() + " exists and may hold its dirty data; refusing to attach an empty file."
                     + " Restore the file or give its path with --backing " + name + "=FILE.");
         }
-        if (fresh && exists) {
+        FileDevice device = openOrCreate(path, files.backingSizeBytes(), !exists, options);
+        if (fresh && exists) { // said once it is open: a file in use by another cache is refused without this line
             log.accept("attaching the existing file " + path + " as export \"" + name
                     + "\"; its first 1 MiB becomes the blockcache backing header");
         }
-        return openOrCreate(path, files.backingSizeBytes(), !exists, options);
+        return device;
     }
 
     private NbdDevice openBackingNbd(String name, BackingLocation.Nbd location, boolean fresh, MetadataGuard guard)
@@ -234,6 +256,27 @@ final class HostDevices {
             device.close();
             done.accept(true);
         });
+    }
+
+    /**
+     * Refuses a new cache that could not be formatted, or new backing files with no room for data, before any file is
+     * created: found only at format time, the refusal left an 8 GiB backing file and a half-made cache behind, which
+     * the next start then refused.
+     */
+    private void refuseUnfitSizes(List<Map.Entry<String, BackingLocation>> all) throws HostException {
+        String cacheProblem = CacheSet.cacheGeometryProblem(files.cacheSizeBytes(), files.options());
+        if (cacheProblem != null) {
+            throw new HostException("cannot create the cache " + files.cacheFile() + ": " + cacheProblem
+                    + "; nothing was created");
+        }
+        for (Map.Entry<String, BackingLocation> backing : all) {
+            if (backing.getValue() instanceof BackingLocation.File file && !Files.exists(file.path())
+                    && files.backingSizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+                throw new HostException("cannot create the backing file " + file.path() + " of export \""
+                        + backing.getKey() + "\" with " + files.backingSizeBytes() + " bytes: it needs more than its "
+                        + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header; nothing was created");
+            }
+        }
     }
 
     private static UUID randomUuid() {
