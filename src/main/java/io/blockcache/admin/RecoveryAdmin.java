@@ -27,6 +27,21 @@ public final class RecoveryAdmin implements HttpHandler {
         this.progress = progress;
     }
 
+    /**
+     * What the API answers before the cache set's files are open (serve binds its ports first, so that a port in
+     * use is refused before anything is created): 503 with that reason on every path.
+     */
+    public static HttpHandler opening() {
+        return exchange -> {
+            try {
+                AdminServer.sendJson(exchange, 503, AdminServer.error("serve is opening the cache and backing files;"
+                        + " the API answers once they are open"));
+            } finally {
+                exchange.close();
+            }
+        };
+    }
+
     @Override
     public void handle(HttpExchange exchange) throws IOException {
         try {

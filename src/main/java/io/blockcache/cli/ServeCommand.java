@@ -326,8 +326,8 @@ final class ServeCommand implements Callable<Integer> {
         out.flush();
     }
 
-    private static String hostPort(InetSocketAddress address) {
-        String host = address.getAddress().getHostAddress();
+    static String hostPort(InetSocketAddress address) {
+        String host = address.getAddress() == null ? address.getHostString() : address.getAddress().getHostAddress();
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 }

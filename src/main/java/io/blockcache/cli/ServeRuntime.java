@@ -20,6 +20,7 @@ import io.blockcache.volume.Volume;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -50,6 +51,8 @@ final class ServeRuntime {
     private AdminEndpoint adminEndpoint;
     private final RecoveryProgress recovery = new RecoveryProgress();
     private NbdServer nbd;
+    /** Bound before the files are opened; handed to {@link #nbd} once the cache set serves. */
+    private ServerSocketChannel nbdListener;
     private boolean stopping;
     private volatile boolean shutdownClean;
 
@@ -129,18 +132,16 @@ final class ServeRuntime {
                 settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), settings.knobs(),
                 settings.damageMap(), settings.dataDir(), force);
         ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
+        // Both ports are bound before any file is created, formatted or locked, so that a port in use refuses the
+        // start with nothing written (a half-made cache would make the next start refuse instead).
+        bindListeners();
         try {
             host = CacheHost.open(files, "blockcache-loop", line -> {
                 err.println("blockcache serve: " + line);
                 err.flush();
             }, progress, recovery, loop -> {
-                try {
-                    // Listen before recovery, so that a long open answers /api/stats with its progress.
-                    adminEndpoint = AdminEndpoint.bind(settings.adminListen(), new RecoveryAdmin(loop, recovery),
-                            adminGuard());
-                } catch (IOException e) {
-                    throw new HostException("cannot listen for the admin API on " + settings.adminListen() + ": " + e);
-                }
+                // Answer with recovery's progress from here on, so that a long open shows how far it got.
+                adminEndpoint.answerWith(new RecoveryAdmin(loop, recovery));
             });
         } catch (HostException e) {
             throw new ServeException(e.getMessage());
@@ -154,6 +155,32 @@ final class ServeRuntime {
         restoreDrains(drainJobs);
         admin.start(adminEndpoint);
         startNbd();
+    }
+
+    private void bindListeners() throws ServeException {
+        try {
+            adminEndpoint = AdminEndpoint.bind(settings.adminListen(), RecoveryAdmin.opening(), adminGuard());
+        } catch (IOException e) {
+            throw new ServeException("cannot listen for the admin API on "
+                    + ServeCommand.hostPort(settings.adminListen()) + ": " + listenProblem(e)
+                    + "; nothing was created or changed");
+        }
+        try {
+            nbdListener = ServerSocketChannel.open().bind(settings.nbdListen());
+        } catch (IOException e) {
+            throw new ServeException("cannot listen for NBD on " + ServeCommand.hostPort(settings.nbdListen()) + ": "
+                    + listenProblem(e) + "; nothing was created or changed");
+        }
+    }
+
+    private static String listenProblem(IOException e) {
+        if (e instanceof java.net.BindException) {
+            String message = String.valueOf(e.getMessage());
+            return message.contains("in use") ? "the address is already in use (another serve, or another program,"
+                    + " listens there: choose another port or stop it)"
+                    : message.contains("assign") ? "this host has no such address" : message;
+        }
+        return e.toString();
     }
 
     /** The admin API's door: the token if one is configured; refusals logged (rate-limited) on stderr. */
@@ -196,7 +223,7 @@ final class ServeRuntime {
                         err.println("blockcache serve: " + line);
                         err.flush();
                     });
-            nbd.start();
+            nbd.start(nbdListener);
         } catch (IOException e) {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
         }
@@ -259,6 +286,12 @@ final class ServeRuntime {
     private void closeAll() {
         if (nbd != null) {
             nbd.close();
+        } else if (nbdListener != null) {
+            try {
+                nbdListener.close();
+            } catch (IOException e) {
+                err.println("blockcache serve: closing the NBD listener: " + e.getMessage());
+            }
         }
         if (admin != null && !stopping) {
             admin.close();

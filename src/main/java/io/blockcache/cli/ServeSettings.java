@@ -184,13 +184,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
 
     /** The config file's properties; none without a file. */
     static Properties load(Path file) throws IOException {
-        Properties config = new Properties();
-        if (file != null) {
-            try (Reader reader = Files.newBufferedReader(file)) {
-                config.load(reader);
-            }
-        }
-        return config;
+        return file == null ? new Properties() : ConfigFile.read(file);
     }
 
     private static String pick(String flag, Properties config, String key, String fallback) {

@@ -151,17 +151,41 @@ final class CacheFormatter {
         formatter.run(done);
     }
 
+    /** Why a cache device of {@code sizeBytes} cannot be formatted with {@code options}, or null if it can. */
+    static String cacheGeometryProblem(long sizeBytes, CacheSetOptions options) {
+        int bucketCount = Geometry.bucketCount(sizeBytes, options.bucketSizeBytes());
+        int journal = Geometry.journalBuckets(bucketCount, options.journalBuckets());
+        if (fits(bucketCount, journal)) {
+            return null;
+        }
+        String smallest = "";
+        for (int count = Math.max(bucketCount, Geometry.BUCKETS_MIN); count <= SMALLEST_SEARCH_BUCKETS; count++) {
+            if (fits(count, Geometry.journalBuckets(count, options.journalBuckets()))) {
+                long bytes = Geometry.DATA_START_BYTES + (long) count * options.bucketSizeBytes();
+                smallest = " (at least " + ((bytes + (1 << 20) - 1) >> 20) + " MiB with this bucket size)";
+                break;
+            }
+        }
+        return "cache device of " + sizeBytes + " bytes holds " + bucketCount + " buckets of "
+                + options.bucketSizeBytes() + " bytes with a journal of " + journal + "; need at least "
+                + Geometry.BUCKETS_MIN + " buckets and a journal of 3 to a quarter of them" + smallest;
+    }
+
+    /** How far the hint in {@link #cacheGeometryProblem} looks for the smallest size that fits. */
+    private static final int SMALLEST_SEARCH_BUCKETS = 4096;
+
+    private static boolean fits(int bucketCount, int journal) {
+        return bucketCount >= Geometry.BUCKETS_MIN && journal >= 3 && journal <= bucketCount / 4;
+    }
+
     private static String validate(BlockDevice cacheDevice, List<BackingSpec> backings, CacheSetOptions options) {
         if (backings.isEmpty() || backings.size() > CacheSuperblock.BACKINGS_MAX) {
             return "a cache set needs 1 to " + CacheSuperblock.BACKINGS_MAX + " backing devices, got "
                     + backings.size();
         }
-        int bucketCount = Geometry.bucketCount(cacheDevice.sizeBytes(), options.bucketSizeBytes());
-        int journal = Geometry.journalBuckets(bucketCount, options.journalBuckets());
-        if (bucketCount < Geometry.BUCKETS_MIN || journal < 3 || journal > bucketCount / 4) {
-            return "cache device of " + cacheDevice.sizeBytes() + " bytes holds " + bucketCount + " buckets of "
-                    + options.bucketSizeBytes() + " bytes with a journal of " + journal + "; need at least "
-                    + Geometry.BUCKETS_MIN + " buckets and a journal of 3 to a quarter of them";
+        String geometry = cacheGeometryProblem(cacheDevice.sizeBytes(), options);
+        if (geometry != null) {
+            return geometry;
         }
         Set<String> names = new HashSet<>();
         for (BackingSpec spec : backings) {

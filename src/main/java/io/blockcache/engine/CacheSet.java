@@ -125,6 +125,14 @@ public final class CacheSet {
     }
 
     /**
+     * Why a cache device of {@code sizeBytes} is too small (or otherwise unfit) to be formatted with {@code options},
+     * or null if it is fit: asked before a new cache file is created, so that a refusal writes nothing.
+     */
+    public static String cacheGeometryProblem(long sizeBytes, CacheSetOptions options) {
+        return CacheFormatter.cacheGeometryProblem(sizeBytes, options);
+    }
+
+    /**
      * Formats {@code cacheDevice} and writes a header to each backing device, attaching them to a new cache
      * set. Existing contents of the cache device are lost; backing data is untouched except the first 1 MiB.
      *

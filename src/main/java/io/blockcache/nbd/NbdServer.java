@@ -120,10 +120,18 @@ public final class NbdServer implements AutoCloseable {
 
     /** Binds and starts accepting connections. */
     public synchronized void start() throws IOException {
+        start(ServerSocketChannel.open().bind(bindAddress));
+    }
+
+    /**
+     * Starts accepting connections on {@code bound}, a listener the caller bound already (serve binds before it opens
+     * any file, so that a port in use refuses the start before anything is written); the server owns it from here.
+     */
+    public synchronized void start(ServerSocketChannel bound) throws IOException {
         if (listener != null) {
             throw new IllegalStateException("NBD server already started");
         }
-        listener = ServerSocketChannel.open().bind(bindAddress);
+        listener = bound;
         boundAddress = (InetSocketAddress) listener.getLocalAddress();
         acceptor = Thread.ofVirtual().name("nbd-accept").start(this::acceptLoop);
         watchdog.start();
