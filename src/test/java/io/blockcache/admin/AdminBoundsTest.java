@@ -92,7 +92,9 @@ class AdminBoundsTest {
             sentNs.add(System.nanoTime());
             send(connect(), "PUT /api/knobs/volume.default.mode HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nw");
         }
-        awaitCondition(() -> cache.endpoint.requestsInProgress() == SLOW_CLIENTS, "the slow bodies are being read");
+        InetAddress loopback = InetAddress.getByName("127.0.0.1");
+        awaitCondition(() -> cache.endpoint.requestsInProgress(loopback) == SLOW_CLIENTS,
+                "the slow bodies are being read");
         assertGoodClientAnswersFast();
 
         for (int i = 0; i < SLOW_CLIENTS; i++) {
@@ -119,7 +121,6 @@ class AdminBoundsTest {
         }
         assertThat(cache.endpoint.requestsInProgress()).isZero();
         assertGoodClientAnswersFast();
-        assertThat(cache.endpoint.requestsInProgress()).isZero();
         for (Socket idle : sockets) {
             assertThat(idle.isClosed()).isFalse();
         }
@@ -137,7 +138,7 @@ class AdminBoundsTest {
         awaitCondition(() -> cache.endpoint.requestsInProgress(loopback) == 3, "the slow bodies are being read");
         Answer refused = get("/api/stats");
         assertThat(refused.status()).isEqualTo(429);
-        assertThat(refused.text()).contains("Retry-After: 1").contains("3 admin requests from 127.0.0.1 are in"
+        assertThat(refused.text()).containsIgnoringCase("Retry-After: 1").contains("3 admin requests from 127.0.0.1 are in"
                 + " progress");
         assertThat(refused.latencyMs()).isLessThan(GOOD_ANSWER_MS_MAX);
         for (int i = 0; i < 3; i++) {
