@@ -125,8 +125,9 @@ final class RequestDeadline {
         if (timedOut.getRequestMethod().equals("HEAD")) {
             return;
         }
-        byte[] body = (AdminServer.error("the request took longer than " + limits.requestReadTime().toMillis()
-                + " ms to arrive (headers and body); the connection is closed") + "\n").getBytes(StandardCharsets.UTF_8);
+        String json = AdminServer.error("the request took longer than " + limits.requestReadTime().toMillis()
+                + " ms to arrive (headers and body); the connection is closed");
+        byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
         try {
             timedOut.getResponseHeaders().set("Content-Type", "application/json");
             timedOut.getResponseHeaders().set("Connection", "close");

@@ -72,7 +72,8 @@ final class RequestIntake implements HttpHandler {
             throw deadline.expired() ? deadline.cutOff() : e;
         }
         if (body.length > AdminServer.REQUEST_BODY_BYTES_MAX) {
-            throw refuse(exchange, deadline, 413, tooLong("more than " + AdminServer.REQUEST_BODY_BYTES_MAX + " bytes"));
+            String length = "more than " + AdminServer.REQUEST_BODY_BYTES_MAX + " bytes";
+            throw refuse(exchange, deadline, 413, tooLong(length));
         }
         return body;
     }

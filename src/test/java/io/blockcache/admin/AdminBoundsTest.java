@@ -138,8 +138,8 @@ class AdminBoundsTest {
         awaitCondition(() -> cache.endpoint.requestsInProgress(loopback) == 3, "the slow bodies are being read");
         Answer refused = get("/api/stats");
         assertThat(refused.status()).isEqualTo(429);
-        assertThat(refused.text()).containsIgnoringCase("Retry-After: 1").contains("3 admin requests from 127.0.0.1 are in"
-                + " progress");
+        assertThat(refused.text()).containsIgnoringCase("Retry-After: 1")
+                .contains("3 admin requests from 127.0.0.1 are in progress");
         assertThat(refused.latencyMs()).isLessThan(GOOD_ANSWER_MS_MAX);
         for (int i = 0; i < 3; i++) {
             assertThat(readUntilClosed(sockets.get(i))).startsWith("HTTP/1.1 408 ");
