@@ -1,6 +1,7 @@
 package io.blockcache.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -176,6 +178,53 @@ class AdminBoundsTest {
         String seen = readUntilClosed(socket);
         assertThat(seen).startsWith("HTTP/1.1 413 ").contains("a request body is at most 4096 bytes");
         assertThat(Duration.ofNanos(System.nanoTime() - startNs).toMillis()).isLessThan(GOOD_ANSWER_MS_MAX);
+    }
+
+    @Test
+    void anAnswerThatTakesTooLongIsCutOff() throws Exception {
+        // Proves the answer deadline: a handler still busy after the answer time is interrupted and its connection
+        // closed (counted), and the endpoint serves the next request.
+        AdminLimits limits = new AdminLimits(READ_TIME, Duration.ofMillis(1000), 256, 16);
+        CountDownLatch never = new CountDownLatch(1);
+        try (AdminEndpoint endpoint = AdminEndpoint.bind(new InetSocketAddress("127.0.0.1", 0), exchange -> {
+            if (exchange.getRequestURI().getPath().equals("/stuck")) {
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    throw new IOException("interrupted by the answer deadline", e);
+                }
+            }
+            AdminServer.sendJson(exchange, 200, "{}");
+            exchange.close();
+        }, AdminGuard.OPEN, limits)) {
+            Socket stuck = new Socket();
+            sockets.add(stuck);
+            stuck.connect(endpoint.address(), (int) WAIT_MS_MAX);
+            long sentNs = System.nanoTime();
+            send(stuck, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertThat(readUntilClosed(stuck)).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - sentNs).toMillis()).isGreaterThanOrEqualTo(1000);
+            assertThat(endpoint.counters().requestTimeouts()).isEqualTo(1);
+            Socket next = new Socket();
+            sockets.add(next);
+            next.connect(endpoint.address(), (int) WAIT_MS_MAX);
+            send(next, "GET /fine HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            assertThat(readUntilClosed(next)).startsWith("HTTP/1.1 200 ");
+        }
+    }
+
+    @Test
+    void limitsAreValidatedOnce() {
+        // Proves the limits refuse values that cannot work, naming the value.
+        assertThatThrownBy(() -> new AdminLimits(Duration.ZERO, Duration.ofSeconds(1), 1, 1))
+                .hasMessage("the admin request read time must be positive: PT0S");
+        assertThatThrownBy(() -> new AdminLimits(Duration.ofSeconds(1), Duration.ofSeconds(-1), 1, 1))
+                .hasMessage("the admin answer time must be positive: PT-1S");
+        assertThatThrownBy(() -> new AdminLimits(Duration.ofSeconds(1), Duration.ofSeconds(1), 0, 1))
+                .hasMessage("admin requests at once must be 1 to 4096: 0");
+        assertThatThrownBy(() -> new AdminLimits(Duration.ofSeconds(1), Duration.ofSeconds(1), 4, 5))
+                .hasMessage("admin requests at once per address must be 1 to the total (4): 5");
+        assertThat(AdminLimits.DEFAULTS.requestReadTime()).isEqualTo(Duration.ofSeconds(10));
     }
 
     private void start(boolean withToken, AdminLimits limits) throws Exception {
