@@ -146,6 +146,7 @@ class AdminBoundsTest {
         for (int i = 0; i < 3; i++) {
             assertThat(readUntilClosed(sockets.get(i))).startsWith("HTTP/1.1 408 ");
         }
+        awaitCondition(() -> cache.endpoint.requestsInProgress(loopback) == 0, "the cut-off requests have ended");
         assertThat(stats()).contains("\"refusedAddressMax\":1,\"refusedRequestsMax\":0,\"requestTimeouts\":3}");
     }
 
