@@ -262,8 +262,7 @@ public final class AdminServer implements AutoCloseable {
 
     private StatsSnapshot snapshot() {
         StatsSnapshot snapshot = onLoop(() -> StatsCollector.collect(set, cacheDevice, backings, drains));
-        AdminGuard guard = endpoint.guard();
-        snapshot = snapshot.withAdmin(new StatsSnapshot.AdminSnapshot(guard.tokenRequired(), guard.refusals()));
+        snapshot = snapshot.withAdmin(endpoint.counters());
         Supplier<NbdSnapshot> nbd = nbdCounters;
         return nbd == null ? snapshot : snapshot.withNbd(nbd.get()); // atomics: read here, not on the loop
     }

@@ -49,6 +49,13 @@ final class PrometheusText {
         if (stats.admin() != null) {
             text.counter("blockcache_admin_unauthorized_requests_total", "Admin API requests refused (401) for a"
                     + " missing or wrong bearer token.", stats.admin().unauthorizedRequests());
+            text.families.counter("blockcache_admin_refused_requests_total", "Admin API requests refused over the"
+                    + " limits on requests in progress, by limit (429 per address; a closed connection in total).",
+                    List.of(Sample.of(stats.admin().refusedAddressMax(), "limit", "address"),
+                            Sample.of(stats.admin().refusedRequestsMax(), "limit", "total")));
+            text.counter("blockcache_admin_request_timeouts_total", "Admin API requests cut off (408 or a closed"
+                    + " connection) for arriving too slowly or not being answered in time.",
+                    stats.admin().requestTimeouts());
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(OUTPUT_BYTES_INITIAL);
         try {

@@ -36,6 +36,9 @@ final class StatsJson {
             json.name("admin").beginObject()
                     .field("tokenRequired", stats.admin().tokenRequired())
                     .field("unauthorizedRequests", stats.admin().unauthorizedRequests())
+                    .field("refusedAddressMax", stats.admin().refusedAddressMax())
+                    .field("refusedRequestsMax", stats.admin().refusedRequestsMax())
+                    .field("requestTimeouts", stats.admin().requestTimeouts())
                     .endObject();
         }
         return json.endObject().toString();

@@ -43,8 +43,15 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      *
      * @param tokenRequired true if requests need a bearer token ({@code --admin-token-file})
      * @param unauthorizedRequests requests answered 401 for a missing or wrong token
+     * @param refusedAddressMax requests answered 429: their address had {@link AdminLimits#requestsPerAddressMax}
+     *     in progress
+     * @param refusedRequestsMax requests whose connection was closed at once: {@link AdminLimits#requestsMax} were
+     *     in progress
+     * @param requestTimeouts requests cut off (408 or a closed connection) for arriving slower than
+     *     {@link AdminLimits#requestReadTime} or not being answered within {@link AdminLimits#answerTime}
      */
-    public record AdminSnapshot(boolean tokenRequired, long unauthorizedRequests) {
+    public record AdminSnapshot(boolean tokenRequired, long unauthorizedRequests, long refusedAddressMax,
+                                long refusedRequestsMax, long requestTimeouts) {
     }
 
     /**

@@ -1,7 +1,8 @@
 /**
  * The admin HTTP API on localhost: stats as JSON, Prometheus metrics, live knobs, drain jobs (saved through a
  * {@code DrainJobStore} by one writer thread, never the loop), the dashboard; an optional bearer token in front of
- * all of it but the dashboard page ({@link io.blockcache.admin.AdminGuard}; docs/OPERATIONS.md §10).
+ * all of it but the dashboard page ({@link io.blockcache.admin.AdminGuard}; docs/OPERATIONS.md §10); every client
+ * bounded in time and number ({@link io.blockcache.admin.AdminLimits}, {@link io.blockcache.admin.AdminEndpoint}).
  *
  * <p>Talks to volumes only through their public API.
  */

@@ -59,9 +59,11 @@ final class StatsTable {
             nbd(out, nbd);
         }
         if (stats.get("admin") instanceof Map<?, ?> admin) {
-            out.append(String.format(Locale.ROOT, "admin: token %s; %s requests refused (401)%n",
+            out.append(String.format(Locale.ROOT, "admin: token %s; %s requests refused (401); refused %s by the"
+                            + " address limit (429), %s by the total; %s timeouts%n",
                     Boolean.TRUE.equals(admin.get("tokenRequired")) ? "required" : "not required",
-                    integer(admin.get("unauthorizedRequests"))));
+                    integer(admin.get("unauthorizedRequests")), integer(admin.get("refusedAddressMax")),
+                    integer(admin.get("refusedRequestsMax")), integer(admin.get("requestTimeouts"))));
         }
         return out.toString();
     }

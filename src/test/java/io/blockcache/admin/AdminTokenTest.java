@@ -79,7 +79,7 @@ class AdminTokenTest {
         HttpResponse<String> stats = send("GET", "/api/stats", right);
         assertThat(stats.statusCode()).isEqualTo(200);
         assertThat(stats.body()).contains("\"admin\":{\"tokenRequired\":true,\"unauthorizedRequests\":" + refused
-                + "}");
+                + ",\"refusedAddressMax\":0,\"refusedRequestsMax\":0,\"requestTimeouts\":0}");
         assertThat(send("GET", "/metrics", right).body())
                 .contains("blockcache_admin_unauthorized_requests_total " + refused + ".0");
         assertThat(log).hasSize(1);
@@ -115,7 +115,8 @@ class AdminTokenTest {
         // Proves the open case is unchanged and says so in the stats.
         cache = new RunningCacheSet();
         assertThat(send("GET", "/api/stats", null).body())
-                .contains("\"admin\":{\"tokenRequired\":false,\"unauthorizedRequests\":0}");
+                .contains("\"admin\":{\"tokenRequired\":false,\"unauthorizedRequests\":0,\"refusedAddressMax\":0,"
+                        + "\"refusedRequestsMax\":0,\"requestTimeouts\":0}");
         assertThat(send("GET", "/api/stats", "Bearer whatever").statusCode()).isEqualTo(200);
     }
 

@@ -34,6 +34,8 @@ public final class RunningCacheSet implements AutoCloseable {
     public final List<BackingSpec> backings = List.of(new BackingSpec("default", remoteBacking));
     public final CacheSet set;
     public final AdminServer admin;
+    /** The admin server's listening endpoint (its limits and counters). */
+    public final AdminEndpoint endpoint;
 
     public RunningCacheSet() throws Exception {
         this(AdminGuard.OPEN);
@@ -41,6 +43,11 @@ public final class RunningCacheSet implements AutoCloseable {
 
     /** As above, with the admin API behind {@code guard} (a bearer token). */
     public RunningCacheSet(AdminGuard guard) throws Exception {
+        this(guard, AdminLimits.DEFAULTS);
+    }
+
+    /** As above, with every admin client bounded by {@code limits}. */
+    public RunningCacheSet(AdminGuard guard, AdminLimits limits) throws Exception {
         // With the damage map (on the backing file), so that its counters are in /api/stats and /metrics.
         CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10).withDamageMap(true);
         Outcome<Void> formatted = this.<Outcome<Void>>onLoop(done ->
@@ -57,7 +64,8 @@ public final class RunningCacheSet implements AutoCloseable {
             done.accept(true);
         });
         admin = new AdminServer(new InetSocketAddress("127.0.0.1", 0), set, cacheDevice, backings);
-        admin.start(AdminEndpoint.bind(new InetSocketAddress("127.0.0.1", 0), exchange -> { }, guard));
+        endpoint = AdminEndpoint.bind(new InetSocketAddress("127.0.0.1", 0), exchange -> { }, guard, limits);
+        admin.start(endpoint);
     }
 
     /** The admin API's base address, e.g. {@code 127.0.0.1:41234}. */

@@ -47,7 +47,8 @@ class AdminTokenCommandsTest {
         String file = tokenFile.toString();
         CliRun stats = CliRun.of("stats", "--admin", admin, "--admin-token-file", file);
         assertThat(stats.exitCode()).as(stats.err()).isZero();
-        assertThat(stats.out()).contains("admin: token required; 0 requests refused (401)");
+        assertThat(stats.out()).contains("admin: token required; 0 requests refused (401); refused 0 by the address"
+                + " limit (429), 0 by the total; 0 timeouts\n");
         CliRun set = CliRun.of("set", "volume.default.mode", "writethrough", "--admin", admin, "--admin-token-file",
                 file);
         assertThat(set.exitCode()).as(set.err()).isZero();
