@@ -58,6 +58,11 @@ final class CheckCommand implements Callable<Integer> {
             + " in serve (or just FILE); repeatable.")
     private List<String> backings;
 
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "With --damage: serve's data directory; the"
+            + " damage map of every volume is read from DIR/damage-map-NAME.img, where serve's default"
+            + " damage-map=file keeps it (no --backing needed).")
+    private Path dataDir;
+
     @Option(names = "--json", description = "Print one JSON object instead of the summary.")
     private boolean json;
 
@@ -70,15 +75,18 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (damage) {
-            if (cache != null || data || backings == null || backings.isEmpty()) {
-                err.println("blockcache check: --damage takes one or more --backing NAME=FILE and no --cache or"
-                        + " --data");
+            boolean noMaps = (backings == null || backings.isEmpty()) && dataDir == null;
+            if (cache != null || data || noMaps) {
+                err.println("blockcache check: --damage takes --data-dir DIR (serve's) or one or more --backing"
+                        + " NAME=FILE, and no --cache or --data");
                 return 2;
             }
-            Map<String, Path> files = DamageCheck.parse(backings, err);
-            return files == null ? 2 : DamageCheck.run(files, json, out, err);
+            Map<String, Path> files = dataDir != null && (backings == null || backings.isEmpty())
+                    ? DamageCheck.mapsIn(dataDir, err) : DamageCheck.parse(backings, err);
+            return files == null ? 2 : DamageCheck.run(DamageCheck.whereTheMapsAre(files, dataDir, err), json, out,
+                    err);
         }
-        if (cache == null || backings != null) {
+        if (cache == null || backings != null || dataDir != null) {
             err.println("blockcache check: give --cache FILE (or --damage with --backing NAME=FILE)");
             return 2;
         }

@@ -6,6 +6,7 @@ import io.blockcache.device.FileDeviceOptions;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.DamageInspector;
 import io.blockcache.engine.DamageReport;
+import io.blockcache.host.DamageMapPlacement;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
@@ -55,6 +56,60 @@ final class DamageCheck {
             }
         }
         return backings;
+    }
+
+    /**
+     * The damage map files in serve's data directory {@code dir}, by volume name ({@code damage-map-NAME.img}); null
+     * after a one-line error when there are none.
+     */
+    static Map<String, Path> mapsIn(Path dir, PrintWriter err) {
+        Map<String, Path> maps = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            files.forEach(file -> {
+                String name = DamageMapPlacement.exportNameOf(file.getFileName().toString());
+                if (name != null) {
+                    maps.put(name, file);
+                }
+            });
+        } catch (IOException e) {
+            err.println("blockcache check: cannot list " + io.blockcache.device.IoMessages.describe(dir, e));
+            return null;
+        }
+        if (maps.isEmpty()) {
+            err.println("blockcache check: " + dir + " holds no damage map file (damage-map-NAME.img); with"
+                    + " damage-map=backing give each backing file with --backing NAME=FILE");
+            return null;
+        }
+        return new LinkedHashMap<>(maps);
+    }
+
+    /**
+     * Where each volume's map really is: a backing file given for a volume whose map serve kept in a file (its
+     * default, damage-map=file) is replaced by that file when it lies beside the backing file or in {@code dataDir};
+     * read on the backing file, the map would be missing and the whole volume reported stale — a false alarm on the
+     * worst day. Says each replacement on {@code err}.
+     */
+    static Map<String, Path> whereTheMapsAre(Map<String, Path> files, Path dataDir, PrintWriter err) {
+        Map<String, Path> maps = new LinkedHashMap<>();
+        files.forEach((name, file) -> {
+            String mapName = DamageMapPlacement.fileName(name);
+            Path found = null;
+            if (!file.getFileName().toString().equals(mapName)) {
+                for (Path dir : new Path[] {dataDir, file.toAbsolutePath().getParent()}) {
+                    if (dir != null && java.nio.file.Files.isRegularFile(dir.resolve(mapName))) {
+                        found = dir.resolve(mapName);
+                        break;
+                    }
+                }
+            }
+            if (found != null) {
+                err.println("blockcache check: reading the damage map of \"" + name + "\" from " + found
+                        + " (serve's damage-map=file keeps it there, not on " + file + ")");
+            }
+            maps.put(name, found != null ? found : file);
+        });
+        err.flush();
+        return maps;
     }
 
     /** Runs the check and prints the report; returns the exit status. */
@@ -107,6 +162,11 @@ final class DamageCheck {
             }
             for (String problem : volume.problems()) {
                 out.println("  PROBLEM " + problem);
+            }
+            if (!volume.problems().isEmpty()) {
+                out.println("  hint    if serve ran with damage-map=file (its default), the map is not on this file:"
+                        + " give --data-dir DIR (serve's) or --backing " + volume.name() + "=DIR/"
+                        + DamageMapPlacement.fileName(volume.name()));
             }
         }
         out.println("verdict: " + switch (report.verdict()) {

@@ -48,6 +48,20 @@ public final class JournalScanner {
             this.normalEnd = normalEnd;
         }
 
+        /** What this stop means, for an operator reading {@code check}. */
+        public String plainWords() {
+            return switch (this) {
+                case END_NO_ENTRY -> "nothing was written there yet";
+                case TORN_ENTRY -> "a write that a crash cut short (nothing after it)";
+                case STALE_SEQUENCE -> "an entry left from the ring's previous lap";
+                case CHAIN_MISMATCH -> "an entry that outlived a write a crash cut short";
+                case RING_WRAPPED -> "the whole ring was read";
+                case SEQUENCE_GAP -> "entries are missing";
+                case CORRUPT_ENTRY -> "a damaged entry with a valid one after it";
+                case BAD_RECORD -> "an entry whose record cannot be decoded";
+            };
+        }
+
         /** True if this is how a journal normally ends after a crash; false means recovery must fail-stop. */
         public boolean normalEnd() {
             return normalEnd;
@@ -214,8 +228,13 @@ public final class JournalScanner {
                                 + (sequence + 1) + ") is valid at ring byte " + successor);
             }
         }
-        return new Scan(entries, reason, offset, sequence, previousCrc, failed.error(),
-                "journal ends (" + reason + ") expecting " + where + failed.message());
+        // A normal end is said in plain words ('check' prints it for every healthy cache); the decoder's own text
+        // ("expected magic ..., found ...") is kept for the stops that mean damage.
+        boolean decoderText = reason == StopReason.END_NO_ENTRY || reason == StopReason.TORN_ENTRY;
+        String message = !reason.normalEnd() ? "journal ends (" + reason + ") expecting " + where + failed.message()
+                : "journal ends normally before " + where + reason.plainWords()
+                        + (decoderText ? "" : " (" + failed.message() + ")");
+        return new Scan(entries, reason, offset, sequence, previousCrc, failed.error(), message);
     }
 
     /**

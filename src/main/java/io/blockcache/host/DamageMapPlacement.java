@@ -35,6 +35,17 @@ public enum DamageMapPlacement {
         return "damage-map-" + exportName + ".img";
     }
 
+    /** The export whose map file is named {@code fileName} ({@link #fileName}), or null for any other name. */
+    public static String exportNameOf(String fileName) {
+        String prefix = "damage-map-";
+        String suffix = ".img";
+        if (!fileName.startsWith(prefix) || !fileName.endsWith(suffix)
+                || fileName.length() == prefix.length() + suffix.length()) {
+            return null;
+        }
+        return fileName.substring(prefix.length(), fileName.length() - suffix.length());
+    }
+
     /** As the configuration writes it. */
     public String text() {
         return name().toLowerCase(Locale.ROOT);

@@ -82,7 +82,8 @@ class DrainJobRestartTest {
             assertThat(started.exitCode()).as(started.describe()).isZero();
             assertThat(started.out()).startsWith("default: drain #1 running");
             awaitStatus(first, s -> !s.contains("\"writtenBackBytes\":0,"), "wrote anything");
-            assertThat(cli("drain", "pause", "--admin", admin).out()).startsWith("default: drain #1 paused");
+            ExternalTool.Run paused = cli("drain", "pause", "--admin", admin);
+            assertThat(paused.out()).as(paused.describe()).startsWith("default: drain #1 paused");
             assertThat(status(first)).contains("\"state\":\"paused\"");
             assertThat(Files.readString(data.resolve("drain-jobs.properties"))).contains("drain.default.state=paused",
                     "drain.default.rateMaxBytesPerSecond=524288");
