@@ -93,7 +93,8 @@ final class FormatCommand implements Callable<Integer> {
     private Long cacheSizeBytes;
 
     @Option(names = "--backing-size", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
-            description = "Size to create each missing backing file with (e.g. 10G).")
+            description = "Size of the export of each backing store that is created (e.g. 10G): a missing file"
+                    + " or S3 volume is created that large plus its 1 MiB header (and --backing-log).")
     private Long backingSizeBytes;
 
     @Option(names = "--force", description = "Overwrite files that already hold blockcache metadata.")
@@ -153,8 +154,8 @@ final class FormatCommand implements Callable<Integer> {
                 List<BackingSpec> specs = new ArrayList<>();
                 for (int i = 0; i < backings.size(); i++) {
                     BlockDevice device = switch (backings.get(i)) {
-                        case BackingLocation.File file -> openOrCreate(loop, file.path(), backingSizeBytes,
-                                "--backing-size", err);
+                        case BackingLocation.File file -> openOrCreate(loop, file.path(),
+                                createdBackingBytes(backings.get(i)), "--backing-size", err);
                         case BackingLocation.Nbd nbd -> openNbd(loop, nbd.uri());
                         case BackingLocation.S3 s3 -> openS3(loop, s3, err);
                     };
@@ -193,6 +194,20 @@ final class FormatCommand implements Callable<Integer> {
     }
 
     /** The backing log to reserve on {@code location}: {@code --backing-log}, the same on every kind of backing. */
+    /**
+     * The size a backing store created for {@code location} gets: {@code --backing-size} is the export's size, so
+     * the store is that plus the backing header and log in front of it (nothing with {@code --in-place}); null
+     * without {@code --backing-size}. Before 2026-12-07 the store itself had the size, so an export came out 1 MiB
+     * (and the log) short of what was asked.
+     */
+    private Long createdBackingBytes(BackingLocation location) {
+        if (backingSizeBytes == null) {
+            return null;
+        }
+        return inPlace ? backingSizeBytes
+                : backingSizeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytesFor(location);
+    }
+
     private long logBytesFor(BackingLocation location) {
         return backingLogBytes == null ? 0 : backingLogBytes;
     }
@@ -315,7 +330,7 @@ final class FormatCommand implements Callable<Integer> {
         }
         SecureRandom random = new SecureRandom();
         S3Backing.Create create = backingSizeBytes == null ? S3Backing.Create.NEVER
-                : new S3Backing.Create(backingSizeBytes, new UUID(random.nextLong(), random.nextLong()),
+                : new S3Backing.Create(createdBackingBytes(location), new UUID(random.nextLong(), random.nextLong()),
                         inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytesFor(location));
         // Asked before the owner record is taken, so that a refusal writes nothing in the bucket.
         S3Backing.AttachGuard guard = MetadataGuard.s3Guard(force, false,

@@ -47,7 +47,8 @@ final class ServeCommand implements Callable<Integer> {
     private String cacheSize;
 
     @Option(names = "--backing-size", paramLabel = "SIZE",
-            description = "Size of a new (sparse) backing file (default: 8G).")
+            description = "Size of the export of a new backing file or S3 volume (default: 8G); the file is"
+                    + " created sparse, 1 MiB larger for its header.")
     private String backingSize;
 
     @Option(names = "--nbd-listen", paramLabel = "HOST:PORT", description = "NBD address (default: 127.0.0.1:10809).")

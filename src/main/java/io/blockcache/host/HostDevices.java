@@ -168,7 +168,8 @@ final class HostDevices {
                     + files.cacheFile() + " exists and may hold its dirty data; refusing to attach an empty file."
                     + " Restore the file or give its path with --backing " + name + "=FILE.");
         }
-        FileDevice device = openOrCreate(path, files.backingSizeBytes(), !exists, options);
+        // --backing-size is the export's size: the new file is that plus the backing header in front of it.
+        FileDevice device = openOrCreate(path, createdBackingBytes(), !exists, options);
         if (fresh && exists) { // said once it is open: a file in use by another cache is refused without this line
             log.accept("attaching the existing file " + path + " as export \"" + name
                     + "\"; its first 1 MiB becomes the blockcache backing header");
@@ -201,7 +202,7 @@ final class HostDevices {
     private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh, MetadataGuard guard)
             throws HostException {
         S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
-        S3Backing.Create create = fresh ? new S3Backing.Create(files.backingSizeBytes(), randomUuid(),
+        S3Backing.Create create = fresh ? new S3Backing.Create(createdBackingBytes(), randomUuid(),
                 BackingHeader.DEFAULT_DATA_OFFSET_BYTES) : S3Backing.Create.NEVER;
         S3Device device;
         try {
@@ -271,12 +272,21 @@ final class HostDevices {
         }
         for (Map.Entry<String, BackingLocation> backing : all) {
             if (backing.getValue() instanceof BackingLocation.File file && !Files.exists(file.path())
-                    && files.backingSizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
+                    && files.backingSizeBytes() < BlockDevice.SECTOR_BYTES * 8) {
                 throw new HostException("cannot create the backing file " + file.path() + " of export \""
-                        + backing.getKey() + "\" with " + files.backingSizeBytes() + " bytes: it needs more than its "
-                        + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + "-byte header; nothing was created");
+                        + backing.getKey() + "\" with an export of " + files.backingSizeBytes() + " bytes: an export"
+                        + " needs at least 4 KiB; nothing was created");
             }
         }
+    }
+
+    /**
+     * The size of a backing store this host creates: the export's size ({@code --backing-size}) plus the backing
+     * header. Stores created before 2026-12-07 had the export size itself, so their exports are 1 MiB smaller than
+     * asked; they keep that size (docs/OPERATIONS.md "Sizes").
+     */
+    private long createdBackingBytes() {
+        return files.backingSizeBytes() + BackingHeader.DEFAULT_DATA_OFFSET_BYTES;
     }
 
     private static UUID randomUuid() {

@@ -83,7 +83,8 @@ class DrainJobRestartTest {
             assertThat(started.out()).startsWith("default: drain #1 running");
             awaitStatus(first, s -> !s.contains("\"writtenBackBytes\":0,"), "wrote anything");
             ExternalTool.Run paused = cli("drain", "pause", "--admin", admin);
-            assertThat(paused.out()).as(paused.describe()).startsWith("default: drain #1 paused");
+            assertThat(paused.out()).as(paused.describe() + "\n--- serve\n" + first.log() + "\n--- status\n"
+                    + status(first)).startsWith("default: drain #1 paused");
             assertThat(status(first)).contains("\"state\":\"paused\"");
             assertThat(Files.readString(data.resolve("drain-jobs.properties"))).contains("drain.default.state=paused",
                     "drain.default.rateMaxBytesPerSecond=524288");

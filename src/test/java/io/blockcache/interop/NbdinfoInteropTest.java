@@ -2,6 +2,7 @@ package io.blockcache.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,13 +33,15 @@ class NbdinfoInteropTest {
 
     @Test
     void reportsSizeBlockSizesAndBothMetaContexts() throws Exception {
-        // Proves the handshake a libnbd client sees: the export size (backing size minus the header area), the
-        // block-size constraints, and both meta contexts listed.
+        // Proves the handshake a libnbd client sees: the export size exactly as --backing-size asked (the file is
+        // 1 MiB larger for its header; it used to be the export that was 1 MiB short), the block-size constraints,
+        // and both meta contexts listed.
         try (ServeProcess serve = ServeProcess.start(dir.resolve("data"), "serve")) {
             ExternalTool.Run info = ExternalTool.run(dir, TOOL_TIMEOUT, List.of("nbdinfo", serve.uri()));
             assertThat(info.exitCode()).as(info.describe()).isZero();
             long backingBytes = 64L << 20; // ServeProcess.BACKING_SIZE
-            assertThat(field(info.out(), "export-size")).isEqualTo(backingBytes - DATA_OFFSET_BYTES);
+            assertThat(field(info.out(), "export-size")).isEqualTo(backingBytes);
+            assertThat(Files.size(dir.resolve("data").resolve("backing.img"))).isEqualTo(backingBytes + DATA_OFFSET_BYTES);
             // The values NbdServer advertises (nbd.Negotiation): any alignment, 4 KiB preferred, 32 MiB payloads.
             assertThat(field(info.out(), "block_size_minimum")).isEqualTo(1);
             assertThat(field(info.out(), "block_size_preferred")).isEqualTo(4096);
