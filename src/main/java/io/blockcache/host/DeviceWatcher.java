@@ -99,7 +99,8 @@ final class DeviceWatcher implements AutoCloseable {
     static String describe(Watched file, String change) {
         return switch (file.role()) {
             case BACKING -> "backing " + change + ": writeback of export \"" + file.export() + "\" stops and its"
-                    + " dirty data is kept in the cache; restore the file (or its replacement) at that path and restart";
+                    + " dirty data is kept in the cache; restore the file (or its replacement) at that path and"
+                    + " restart";
             case CACHE -> "cache " + change + ": the cache's data now lives only in this process; drain every volume"
                     + " (blockcache drain) before stopping, or its dirty data is lost at the stop";
             case DAMAGE_MAP -> "damage map " + change + ": the map of export \"" + file.export() + "\" is no longer"
