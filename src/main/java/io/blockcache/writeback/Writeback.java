@@ -384,7 +384,7 @@ public final class Writeback {
         lastError = degraded;
         lastErrorNs = loop.nowNs();
         drains.fail(DrainJobs.heldReason(degraded));
-        epochOrder.writebackFailed(degraded);
+        volume.failEpochWaitersFromNow("writeback " + degraded);
     }
 
     /** Why writeback of this volume is held until a restart (its backing device changed under it), or null. */

@@ -3,6 +3,7 @@ package io.blockcache.writeback;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.device.IoResult;
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,5 +57,27 @@ class BackingChangedTest {
         assertThat(rig.dirtySectors()).isEqualTo(dirty);
         assertThat(rig.read(0, data.length)).isEqualTo(data);
         assertThat(rig.writeback().lastError()).startsWith("backing " + DELETED);
+    }
+
+    @Test
+    void anOverwriteThatWouldWaitForOlderEpochsIsRefusedNotHeldForever() {
+        // Proves that with ordering=epochs a write that must wait for writeback is refused, naming the file, once
+        // writeback is held until a restart: held, it would wait for ever.
+        WritebackRig rig = new WritebackRig(64L << 20, 256L << 20);
+        rig.tune(b -> b.running(false).ordering(WritebackOrdering.EPOCHS));
+        rig.write(0, WritebackRig.pattern(3, 64 << 10));
+        rig.flush();
+        rig.writeback().backingChanged(DELETED);
+
+        IoResult[] answer = new IoResult[1];
+        rig.volume().write(0, ByteBuffer.wrap(WritebackRig.pattern(4, 64 << 10)), false, r -> answer[0] = r);
+        rig.loop.runFor(2_000_000_000L); // bounded: held, the write would never be answered
+        IoResult overwrite = answer[0];
+
+        assertThat(overwrite).as("the overwrite was answered").isNotNull();
+        assertThat(overwrite.ok()).isFalse();
+        assertThat(overwrite.message()).isEqualTo("waiting for older epochs to be written back, but writeback backing "
+                + DELETED + "; restore it (or its replacement) at that path and restart");
+        assertThat(rig.read(0, 64 << 10)).isEqualTo(WritebackRig.pattern(3, 64 << 10));
     }
 }
