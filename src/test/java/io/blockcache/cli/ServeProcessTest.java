@@ -31,14 +31,18 @@ class ServeProcessTest {
     private record Server(Process process, int adminPort, Path log) {
     }
 
-    private Server start(String name) throws Exception {
+    /** The command line of a serve process on this test's data directory. */
+    private List<String> serveCommand() {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        Path log = dir.resolve(name + ".err");
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        return new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
                 "io.blockcache.cli.Main", "serve", "--data-dir", dir.resolve("data").toString(),
                 "--cache-size", "64M", "--backing-size", "256M",
                 "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"));
-        Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+    }
+
+    private Server start(String name) throws Exception {
+        Path log = dir.resolve(name + ".err");
+        Process process = new ProcessBuilder(serveCommand()).redirectError(log.toFile()).start();
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
@@ -120,13 +124,8 @@ class ServeProcessTest {
 
     /** Starts serve and waits for it to exit without serving (a refused start). */
     private Server startExpectingFailure(String name) throws Exception {
-        String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dir.resolve(name + ".err");
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                "io.blockcache.cli.Main", "serve", "--data-dir", dir.resolve("data").toString(),
-                "--cache-size", "64M", "--backing-size", "256M",
-                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"));
-        Process process = new ProcessBuilder(command).redirectError(log.toFile())
+        Process process = new ProcessBuilder(serveCommand()).redirectError(log.toFile())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         Server server = new Server(process, 0, log);
         exitCode(server);
