@@ -155,6 +155,9 @@ final class PrometheusText {
     }
 
     private void cache(StatsSnapshot.CacheSnapshot cache) {
+        gauge("blockcache_cache_device_changed", "1 once the cache file changed under the cache (deleted, replaced,"
+                + " truncated): drain every volume before stopping; /api/stats says why.",
+                cache.device().changed() != null ? 1 : 0);
         families.gauge("blockcache_buckets", "Buckets of the cache device by state.", List.of(
                 Sample.of(cache.bucketsFree(), "state", "free"),
                 Sample.of(cache.bucketsOpen(), "state", "open"),
@@ -229,6 +232,9 @@ final class PrometheusText {
                 + " the backing log (ordering=journaled).", w -> w.epochs().logGroups());
         wbCounter(volumes, "blockcache_writeback_epoch_waits_total",
                 "Front-end requests that waited for older epochs to be written back.", w -> w.epochs().waitsTotal());
+        wbGauge(volumes, "blockcache_volume_degraded", "1 once the volume's backing file changed under it (deleted,"
+                + " replaced, truncated): writeback is held until a restart; /api/stats says why.",
+                w -> w.degraded() != null ? 1 : 0);
         wbGauge(volumes, "blockcache_writeback_order_held", "1 while the volume holds writeback and writes around the"
                 + " cache until an ordering switch is durable; long at 1 means a failing journal or map device.",
                 w -> w.epochs().orderHeld() ? 1 : 0);

@@ -5,6 +5,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
+import io.blockcache.device.FileDevice;
 import io.blockcache.device.ObjectStoreDevice;
 import io.blockcache.device.ObjectStoreStats;
 import io.blockcache.device.RemoteDevice;
@@ -57,7 +58,7 @@ final class StatsCollector {
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
             BlockDevice device = backing.device();
-            devices.add(device(backing.name(), device.counters(), remote(device),
+            devices.add(device(backing.name(), device, remote(device),
                     device instanceof ObjectStoreDevice s3 ? s3.objectStoreStats() : null));
         }
         return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set), null);
@@ -81,7 +82,7 @@ final class StatsCollector {
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
                 counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain,
-                epochs(settings, volume, writeback));
+                epochs(settings, volume, writeback), writeback.degraded());
     }
 
     private static WritebackSnapshot.Epochs epochs(WritebackSettings settings, Volume volume, Writeback writeback) {
@@ -152,22 +153,20 @@ final class StatsCollector {
                 set.buckets(BucketState.REUSE_PENDING), set.buckets(BucketState.JOURNAL),
                 set.buckets(BucketState.METADATA), journal.durableSequence(), journal.entriesWritten(),
                 journal.bytesWritten(), journal.ringBucketsInUse(), set.checkpointsWritten(),
-                device("cache", cacheDevice.counters()));
+                device("cache", cacheDevice, null, null));
     }
 
-    private static StatsSnapshot.DeviceSnapshot device(String name, DeviceCounters counters) {
-        return device(name, counters, null, null);
-    }
-
-    private static StatsSnapshot.DeviceSnapshot device(String name, DeviceCounters counters,
+    private static StatsSnapshot.DeviceSnapshot device(String name, BlockDevice device,
                                                        StatsSnapshot.RemoteSnapshot remote,
                                                        ObjectStoreStats objectStore) {
+        DeviceCounters counters = device.counters();
         long errors = 0;
         for (DeviceOp op : DeviceOp.values()) {
             errors += counters.errors(op);
         }
         return new StatsSnapshot.DeviceSnapshot(name, counters.inFlight(), counters.completedSectors(DeviceOp.READ),
-                counters.completedSectors(DeviceOp.WRITE), errors, remote, objectStore);
+                counters.completedSectors(DeviceOp.WRITE), errors, remote, objectStore,
+                device instanceof FileDevice file ? file.changeFound() : null);
     }
 
     /** The client's state of a remote backing (an NBD export), null for a local device. */

@@ -165,6 +165,7 @@ final class StatsJson {
                 .field("last", writeback.lastError())
                 .field("backingFailure", writeback.backingFailure())
                 .endObject()
+                .field("degraded", writeback.degraded())
                 .name("epochs").beginObject()
                 .field("ordering", writeback.epochs().ordering())
                 .field("current", writeback.epochs().current())
@@ -276,7 +277,8 @@ final class StatsJson {
                 .field("requestsInFlight", device.requestsInFlight())
                 .field("completedReadSectors", device.completedReadSectors())
                 .field("completedWriteSectors", device.completedWriteSectors())
-                .field("errors", device.errors());
+                .field("errors", device.errors())
+                .field("changed", device.changed());
         StatsSnapshot.RemoteSnapshot remote = device.remote();
         if (remote != null) {
             json.name("remote").beginObject()

@@ -156,10 +156,12 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param errors requests of any kind that completed with an error
      * @param remote the client's state for a remote backing (an {@code nbd://} export); null for other devices
      * @param objectStore the counters of an {@code s3://} backing; null for other devices
+     * @param changed what changed under the device's file while open (deleted, replaced, truncated:
+     *     {@code device.FileWatch}), or null; docs/OPERATIONS.md "A device vanished"
      */
     public record DeviceSnapshot(String name, long requestsInFlight, long completedReadSectors,
                                  long completedWriteSectors, long errors, RemoteSnapshot remote,
-                                 ObjectStoreStats objectStore) {
+                                 ObjectStoreStats objectStore, String changed) {
     }
 
     /**

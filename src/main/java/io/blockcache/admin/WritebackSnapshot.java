@@ -28,13 +28,15 @@ package io.blockcache.admin;
  *     of the volume can succeed, and dirty data stays in the cache, until a restart
  * @param drain the admin API's last drain of this volume
  * @param epochs epoch ordering (docs/WRITEBACK.md, "Epoch ordering")
+ * @param degraded why writeback of the volume is held until a restart because its backing file changed under it
+ *     (deleted, replaced, truncated), or null
  */
 public record WritebackSnapshot(boolean running, String policy, String order, boolean frontEndIdle, long dirtyBytes,
                                 long writtenBackSectors, long backingWriteSectors, long passes, long keysInFlight,
                                 long keysInFlightPeak, long backingWritesInFlight, long backingQueueDepth,
                                 double measuredBackingBytesPerSecond, Rate rate, long readErrors, long checksumErrors,
                                 long writeErrors, long flushErrors, String lastError, String backingFailure,
-                                DrainSnapshot drain, Epochs epochs) {
+                                DrainSnapshot drain, Epochs epochs, String degraded) {
 
     /** Every failure counted: each leaves its keys dirty, and writeback retries them after a backoff. */
     public long errors() {

@@ -268,8 +268,10 @@ final class ServeRuntime {
             IoResult result = host.shutdown();
             shutdownClean = result.ok();
             if (!result.ok()) {
+                // A cache file that changed under us has its own what-next in the message.
+                boolean cacheChanged = host.cacheDevice().changeFound() != null;
                 err.println("blockcache serve: clean shutdown failed: " + result.message()
-                        + "; the next start recovers from the journal");
+                        + (cacheChanged ? "" : "; the next start recovers from the journal"));
             }
         } catch (HostException e) {
             err.println("blockcache serve: " + e.getMessage() + "; the next start recovers from the journal");

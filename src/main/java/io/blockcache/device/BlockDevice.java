@@ -79,6 +79,16 @@ public interface BlockDevice extends AutoCloseable {
      */
     void discard(long offsetBytes, long lengthBytes, IoCallback callback);
 
+    /**
+     * Checks whether the storage under this device is still what was opened: for a file, not deleted, replaced or
+     * truncated while open ({@link FileWatch}). Returns null if so (and for devices that cannot change under us, the
+     * default), else why not in one line naming the file and the change; once non-null, always non-null. May block
+     * in a few system calls: any thread but the loop's ({@code EventLoop.offLoop}, the host's watcher thread).
+     */
+    default String checkPresence() {
+        return null;
+    }
+
     /** Returns this device's live counters; safe to read from any thread. */
     DeviceCounters counters();
 

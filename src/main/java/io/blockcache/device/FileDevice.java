@@ -62,6 +62,14 @@ public final class FileDevice implements BlockDevice {
     /** Adjacent inline writes of this loop turn, written together when its tasks run (see {@link WritePlug}). */
     private final HeldWrites held;
     private volatile boolean closed;
+    /** What changed under the file since it was opened ({@link FileWatch}), or null if not watched. */
+    private volatile FileWatch watch;
+    /** True if a change found fences the device ({@link #fenceWhenChanged}). */
+    private volatile boolean fenceWhenChanged;
+    /** The last change {@link #checkPresence} found, or null. */
+    private volatile String changeFound;
+    /** Why writes, flushes and discards are refused, or null: the file changed under a fenced device. */
+    private volatile String fenced;
 
     /**
      * Opens an existing file as a device of the file's size; see {@link FileDeviceFiles#open}.
@@ -71,8 +79,16 @@ public final class FileDevice implements BlockDevice {
      */
     public static FileDevice open(EventLoop loop, Path path, FileDeviceOptions options) throws IOException {
         FileDeviceFiles.Opened opened = FileDeviceFiles.open(path, options);
-        return new FileDevice(loop, opened.channel(), path.toString(), opened.sizeBytes(), options,
+        FileWatch watch;
+        try {
+            watch = FileWatch.start(path, opened.channel(), opened.sizeBytes());
+        } catch (IOException | UnsupportedOperationException e) {
+            watch = null; // no unix attribute view here, or the path vanished already: the device runs unwatched
+        }
+        FileDevice device = new FileDevice(loop, opened.channel(), path.toString(), opened.sizeBytes(), options,
                 opened.alignmentBytes());
+        device.watch = watch;
+        return device;
     }
 
     /**
@@ -173,6 +189,48 @@ public final class FileDevice implements BlockDevice {
         return completions.dropped();
     }
 
+    /**
+     * Checks whether the open file is still the one at its path ({@link FileWatch#check}): null if so, or not
+     * watched; else why not, in one line that starts with "file PATH". Once a change is found, a device told to
+     * {@link #fenceWhenChanged} refuses every later write, flush and discard. Blocking (a few {@code stat} calls):
+     * any thread but the loop's.
+     */
+    @Override
+    public String checkPresence() {
+        FileWatch current = watch;
+        String change = current == null ? null : current.check();
+        if (change != null && fenceWhenChanged && fenced == null) {
+            fenced = change;
+        }
+        if (change != null) {
+            changeFound = change;
+        }
+        return change;
+    }
+
+    /**
+     * What the last {@link #checkPresence} found changed under the file, or null if nothing (yet): a volatile read,
+     * so the loop may call it (stats). Any thread.
+     */
+    public String changeFound() {
+        return changeFound;
+    }
+
+    /**
+     * From now on, a change {@link #checkPresence} finds also fences the device: every later write, write of
+     * zeroes, flush and discard fails with {@link IoStatus#IO_ERROR} naming the change, reads still work. For a
+     * backing file: writes into a deleted file would be lost at the stop, and a flush that succeeded there would
+     * let writeback mark dirty data clean. Any thread.
+     */
+    public void fenceWhenChanged() {
+        fenceWhenChanged = true;
+    }
+
+    /** Why this device refuses writes, flushes and discards, or null if it does not; any thread. */
+    public String fenced() {
+        return fenced;
+    }
+
     @Override
     public void read(long offsetBytes, ByteBuffer dst, IoCallback callback) {
         submit(DeviceOp.READ, offsetBytes, dst.remaining(), dst, false, callback);
@@ -202,6 +260,7 @@ public final class FileDevice implements BlockDevice {
                 : options.readOnly() && op != DeviceOp.READ
                 ? IoResult.error(IoStatus.IO_ERROR, describe(op, offsetBytes, lengthBytes) + ": " + path
                         + " is open read-only")
+                : fenced != null && op != DeviceOp.READ ? fencedResult(op, offsetBytes, lengthBytes)
                 : RequestChecks.check(op, offsetBytes, lengthBytes, sizeBytes, options.logicalBlockBytes(), path);
         long countedBytes = rejected == null ? lengthBytes : 0;
         long submittedNs = loop.nowNs();
@@ -275,7 +334,10 @@ public final class FileDevice implements BlockDevice {
                 continue; // close() cancelled it and delivered CLOSED.
             }
             long startNs = System.nanoTime();
-            IoResult result = closed ? closedResult(request) : execute(io, request);
+            // A request queued before the fence went up must not reach the changed file either.
+            IoResult result = closed ? closedResult(request)
+                    : fenced != null && request.op != DeviceOp.READ
+                    ? fencedResult(request.op, request.offsetBytes, request.lengthBytes) : execute(io, request);
             inlinePolicy.recordThreaded(request.op, request.lengthBytes, request.fua, System.nanoTime() - startNs);
             if (!request.end()) {
                 throw new IllegalStateException("request finished twice: " + describe(request));
@@ -377,6 +439,10 @@ public final class FileDevice implements BlockDevice {
 
     private IoResult closedResult(FileRequest request) {
         return IoResult.error(IoStatus.CLOSED, describe(request) + ": device is closed");
+    }
+
+    private IoResult fencedResult(DeviceOp op, long offsetBytes, long lengthBytes) {
+        return IoResult.error(IoStatus.IO_ERROR, describe(op, offsetBytes, lengthBytes) + ": refused, the " + fenced);
     }
 
     private IoResult ioError(FileRequest request, IOException e) {

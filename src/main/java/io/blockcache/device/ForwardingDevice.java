@@ -74,6 +74,11 @@ public abstract class ForwardingDevice implements BlockDevice {
     }
 
     @Override
+    public String checkPresence() {
+        return inner.checkPresence();
+    }
+
+    @Override
     public DeviceCounters counters() {
         return inner.counters();
     }

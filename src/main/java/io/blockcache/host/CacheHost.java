@@ -3,6 +3,7 @@ package io.blockcache.host;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.IoResult;
+import io.blockcache.device.IoStatus;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.Knob;
@@ -12,6 +13,7 @@ import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
+import io.blockcache.writeback.Writeback;
 import java.nio.file.Files;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -38,7 +40,9 @@ public final class CacheHost implements AutoCloseable {
     private final RealLoop loop;
     private final List<BlockDevice> devices = new ArrayList<>();
     private final List<BackingSpec> backings = new ArrayList<>();
+    private final String loopName;
     private CacheSet set;
+    private DeviceWatcher watcher;
     private boolean closed;
 
     /** Runs once the files are ready and before recovery starts (serve binds its admin endpoint there). */
@@ -52,6 +56,7 @@ public final class CacheHost implements AutoCloseable {
         this.files = files;
         this.log = log;
         this.loop = new RealLoop(loopName);
+        this.loopName = loopName;
     }
 
     /**
@@ -141,6 +146,33 @@ public final class CacheHost implements AutoCloseable {
         if (knobProblem[0] != null) {
             throw new HostException(knobProblem[0]);
         }
+        watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
+        watcher.start();
+    }
+
+    /** The cache file, the backing files and the damage-map files: the devices that can change under us. */
+    private List<DeviceWatcher.Watched> watchedFiles() {
+        List<DeviceWatcher.Watched> watched = new ArrayList<>();
+        watched.add(new DeviceWatcher.Watched(DeviceWatcher.Role.CACHE, null, cacheDevice()));
+        for (BackingSpec backing : backings) {
+            if (backing.device() instanceof FileDevice file) {
+                watched.add(new DeviceWatcher.Watched(DeviceWatcher.Role.BACKING, backing.name(), file));
+            }
+            if (backing.mapDevice() instanceof FileDevice map) {
+                watched.add(new DeviceWatcher.Watched(DeviceWatcher.Role.DAMAGE_MAP, backing.name(), map));
+            }
+        }
+        return watched;
+    }
+
+    /**
+     * Checks every file under the cache now (deleted, replaced, truncated while open: {@link DeviceWatcher}) and
+     * reports what changed; blocks in a few system calls.
+     *
+     * @return one line per changed file, empty if none
+     */
+    public List<String> checkFiles() {
+        return watcher == null ? List.of() : watcher.checkNow();
     }
 
     private void format(DoubleConsumer progress) throws HostException {
@@ -198,7 +230,19 @@ public final class CacheHost implements AutoCloseable {
         if (set == null) {
             return IoResult.OK;
         }
-        return this.<IoResult>onLoop(done -> set.shutdown(done::accept));
+        // Checked now, not at the last tick: a changed backing file must be fenced before the shutdown writes to it,
+        // and a clean shutdown written into a deleted cache file is no clean shutdown.
+        checkFiles();
+        long dirtyBytes = this.<Long>onLoop(done -> done.accept(
+                set.writebacks().stream().mapToLong(Writeback::dirtyBytes).sum()));
+        IoResult result = this.<IoResult>onLoop(done -> set.shutdown(done::accept));
+        String cacheChange = cacheDevice().changeFound();
+        if (cacheChange == null) {
+            return result;
+        }
+        return IoResult.error(IoStatus.IO_ERROR, "the cache " + cacheChange + ": the clean shutdown went into that"
+                + " file and ends with this process, with the " + dirtyBytes + " dirty bytes not drained to the backing"
+                + " stores; read docs/OPERATIONS.md \"A device vanished\" before the next start");
     }
 
     /** Closes the devices and stops the loop (after {@link #shutdown}, or instead of it after a failure). */
@@ -208,6 +252,9 @@ public final class CacheHost implements AutoCloseable {
             return;
         }
         closed = true;
+        if (watcher != null) {
+            watcher.close(); // before the devices close under it
+        }
         if (!devices.isEmpty() && loop.failure() == null) {
             try {
                 this.<Boolean>onLoop(done -> {

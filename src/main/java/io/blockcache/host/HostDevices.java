@@ -174,6 +174,9 @@ final class HostDevices {
             log.accept("attaching the existing file " + path + " as export \"" + name
                     + "\"; its first 1 MiB becomes the blockcache backing header");
         }
+        // Deleted, replaced or truncated under us, a backing file must take no more writes: they would be lost at the
+        // stop, and a flush that succeeded would let writeback mark dirty data clean (DeviceWatcher).
+        device.fenceWhenChanged();
         return device;
     }
 

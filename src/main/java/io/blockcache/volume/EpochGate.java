@@ -33,6 +33,8 @@ final class EpochGate {
     private final List<Held> held = new ArrayList<>();
     private boolean retrying;
     private long heldTotal;
+    /** Why writeback will not run again before a restart (the backing file changed under it), or null. */
+    private String writebackGone;
 
     private record Held(long startSector, long lengthSectors, BooleanSupplier attempt, IoCallback done) {
         boolean overlaps(long start, long length) {
@@ -56,6 +58,13 @@ final class EpochGate {
         if (voidFailure != null) {
             // The epochs' void record can never be made durable: it would wait forever (EpochRecord).
             IoResult refused = IoResult.error(IoStatus.IO_ERROR, voidFailure);
+            context.loop.execute(() -> done.complete(refused));
+            return;
+        }
+        if (writebackGone != null) {
+            // Writeback is held until a restart: a request that waits for it would wait forever.
+            IoResult refused = IoResult.error(IoStatus.IO_ERROR, "waiting for older epochs to be written back, but "
+                    + writebackGone);
             context.loop.execute(() -> done.complete(refused));
             return;
         }
@@ -95,6 +104,12 @@ final class EpochGate {
                     + reason);
             context.loop.execute(() -> request.done.complete(error));
         }
+    }
+
+    /** Refuses every held request, and every later one that would have to wait, with {@code reason}. */
+    void failAllFromNow(String reason) {
+        writebackGone = reason;
+        failAll(reason);
     }
 
     /**

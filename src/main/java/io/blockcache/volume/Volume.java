@@ -199,6 +199,14 @@ public final class Volume implements BlockDevice {
         context.epochGate.failAll(reason);
     }
 
+    /**
+     * Writeback will not run again before a restart (its backing file changed under it): requests waiting for older
+     * epochs, now and later, are refused with {@code reason} instead of waiting forever.
+     */
+    public void failEpochWaitersFromNow(String reason) {
+        context.epochGate.failAllFromNow(reason);
+    }
+
     /** Front-end requests waiting for older epochs to be written back now. */
     public int epochWaiters() {
         return context.epochGate.size();

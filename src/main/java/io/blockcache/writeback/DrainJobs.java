@@ -48,6 +48,12 @@ final class DrainJobs {
          * or null: a job started meanwhile could never progress.
          */
         String heldUntilRestart();
+
+        /**
+         * Checks, off the loop thread, that the backing device is still what was opened ({@code
+         * BlockDevice.checkPresence}) and answers on the loop: null if so, else why writeback is held now.
+         */
+        void checkBacking(Consumer<String> answer);
     }
 
     private final EventLoop loop;
@@ -159,11 +165,20 @@ final class DrainJobs {
                 done);
         if (done) {
             finished.ending(); // a new drain asked for during the commit starts a job of its own
-            engine.commit(result -> {
-                String why = result.ok() ? null : "drain stopped: the journal commit failed: " + result.message();
-                for (IoCallback caller : finished.end(result.ok() ? DrainState.DONE : DrainState.FAILED, why)) {
-                    caller.complete(result);
+            // Clean must mean "on the backing file at its path": a file deleted or replaced under us took every write
+            // writeback made since, and the periodic check may not have seen it yet.
+            engine.checkBacking(held -> {
+                if (held != null) {
+                    complete(finished.end(DrainState.FAILED, heldReason(held)),
+                            IoResult.error(IoStatus.IO_ERROR, heldReason(held)));
+                    return;
                 }
+                engine.commit(result -> {
+                    String why = result.ok() ? null : "drain stopped: the journal commit failed: " + result.message();
+                    for (IoCallback caller : finished.end(result.ok() ? DrainState.DONE : DrainState.FAILED, why)) {
+                        caller.complete(result);
+                    }
+                });
             });
         }
     }

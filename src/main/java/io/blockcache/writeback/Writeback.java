@@ -74,6 +74,8 @@ public final class Writeback {
     private final DrainJobs drains;
     private String lastError;
     private long lastErrorNs;
+    /** Why writeback is held until a restart because the backing device changed under it, or null. */
+    private String degraded;
     private final EpochOrder epochOrder;
     private final JournaledGroups journaled;
 
@@ -156,7 +158,20 @@ public final class Writeback {
 
             @Override
             public String heldUntilRestart() {
-                return index.epochVoidFailure();
+                return index.epochVoidFailure() != null ? index.epochVoidFailure() : degraded;
+            }
+
+            @Override
+            public void checkBacking(Consumer<String> answer) {
+                loop.offLoop(() -> {
+                    String problem = backing.checkPresence(); // system calls: never on the loop thread
+                    loop.execute(() -> {
+                        if (problem != null) {
+                            backingChanged(problem);
+                        }
+                        answer.accept(degraded);
+                    });
+                });
             }
         });
         this.journaled = new JournaledGroups(loop, volume, backingLog, cleaner, counters, new JournaledGroups.Engine() {
@@ -351,6 +366,32 @@ public final class Writeback {
         return lastErrorNs;
     }
 
+    /**
+     * The backing device changed under the volume ({@link BlockDevice#checkPresence}: its file deleted, replaced or
+     * truncated while open): writeback stops for good — no knob restarts it, since anything written there is lost —
+     * an active drain fails naming the file, later drains fail at once, requests waiting for older epochs are
+     * refused, and the dirty data stays dirty in the cache. Only a restart on a restored file ends it. Idempotent:
+     * the first reason is kept.
+     *
+     * @param problem the device's own line ("file PATH was deleted while open ...")
+     */
+    public void backingChanged(String problem) {
+        Checks.onLoop(loop, "Writeback.backingChanged");
+        if (degraded != null) {
+            return;
+        }
+        degraded = "backing " + problem + "; restore it (or its replacement) at that path and restart";
+        lastError = degraded;
+        lastErrorNs = loop.nowNs();
+        drains.fail(DrainJobs.heldReason(degraded));
+        volume.failEpochWaitersFromNow("writeback " + degraded);
+    }
+
+    /** Why writeback of this volume is held until a restart (its backing device changed under it), or null. */
+    public String degraded() {
+        return degraded;
+    }
+
     /** Dirty bytes of this volume now. */
     public long dirtyBytes() {
         return index.extents().dirtySectors() * BlockDevice.SECTOR_BYTES;
@@ -484,6 +525,9 @@ public final class Writeback {
         // A paused drain job holds every pass: the operator asked for the backing device back.
         // Requests waiting for older epochs override both too: without writeback they would wait forever.
         boolean waiters = epochOrder.waiters();
+        if (degraded != null) {
+            return; // nothing may reach a backing file that changed under us, whatever the knobs or a drain say
+        }
         if (stopped || (!settings.running() && !draining() && !waiters) || (drains.paused() && !waiters)) {
             return;
         }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -30,14 +31,18 @@ class ServeProcessTest {
     private record Server(Process process, int adminPort, Path log) {
     }
 
-    private Server start(String name) throws Exception {
+    /** The command line of a serve process on this test's data directory. */
+    private List<String> serveCommand() {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        Path log = dir.resolve(name + ".err");
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        return new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
                 "io.blockcache.cli.Main", "serve", "--data-dir", dir.resolve("data").toString(),
                 "--cache-size", "64M", "--backing-size", "256M",
                 "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"));
-        Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+    }
+
+    private Server start(String name) throws Exception {
+        Path log = dir.resolve(name + ".err");
+        Process process = new ProcessBuilder(serveCommand()).redirectError(log.toFile()).start();
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
@@ -82,5 +87,48 @@ class ServeProcessTest {
         assertThat(exitCode(second)).as(Files.readString(second.log())).isZero();
         assertThat(Files.readString(second.log())).contains("stopped cleanly");
         assertThat(ServeFiles.superblock(cacheFile).cleanShutdown()).isTrue();
+    }
+
+    @Test
+    void aBackingFileDeletedUnderServeIsReportedItsDrainFailsAndTheNextStartRefuses() throws Exception {
+        // Proves the real process finds a deleted backing file by itself: one log line, stats, a drain that fails
+        // naming the file, a stop that does not claim clean, and a next start that refuses the missing file.
+        Path backing = dir.resolve("data").resolve("backing.img");
+        Server server = start("vanished");
+        Files.delete(backing);
+        String deleted = "backing file " + backing + " was deleted while open";
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!stats(server).contains(deleted) && System.nanoTime() < deadlineNs) {
+            LockSupport.parkNanos(50_000_000L); // a poll interval: serve looks once a second
+        }
+        assertThat(stats(server)).contains("\"degraded\":\"" + deleted);
+
+        HttpClient http = HttpClient.newHttpClient();
+        URI drain = URI.create("http://127.0.0.1:" + server.adminPort() + "/api/volumes/default/drain");
+        http.send(HttpRequest.newBuilder(drain).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String job = http.send(HttpRequest.newBuilder(drain).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(job).contains("\"state\":\"failed\"").contains("drain stopped: " + deleted);
+
+        server.process().destroy(); // SIGTERM
+        exitCode(server);
+        String log = Files.readString(server.log());
+        assertThat(log.lines().filter(line -> line.contains(deleted))).as(log).hasSize(1);
+        assertThat(log).contains("clean shutdown failed").contains("refused, the file " + backing);
+
+        Server again = startExpectingFailure("again");
+        assertThat(again.process().exitValue()).isNotZero();
+        assertThat(Files.readString(again.log())).contains("backing file " + backing + " of export \"default\" is"
+                + " missing");
+    }
+
+    /** Starts serve and waits for it to exit without serving (a refused start). */
+    private Server startExpectingFailure(String name) throws Exception {
+        Path log = dir.resolve(name + ".err");
+        Process process = new ProcessBuilder(serveCommand()).redirectError(log.toFile())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Server server = new Server(process, 0, log);
+        exitCode(server);
+        return server;
     }
 }

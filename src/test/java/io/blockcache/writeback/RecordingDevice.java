@@ -76,6 +76,14 @@ final class RecordingDevice extends ForwardingDevice {
         inner().write(offsetBytes, src, fua, callback);
     }
 
+    /** What {@link #checkPresence} answers: null, or a change under the device ("file PATH was deleted ..."). */
+    volatile String presenceProblem;
+
+    @Override
+    public String checkPresence() {
+        return presenceProblem;
+    }
+
     @Override
     public void flush(IoCallback callback) {
         if (recording) {
