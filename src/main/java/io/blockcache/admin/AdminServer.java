@@ -58,6 +58,7 @@ public final class AdminServer implements AutoCloseable {
     private final DrainJobWriter drainWriter;
     /** The NBD server's counters, set by whoever runs one beside this API (null: none). */
     private volatile Supplier<NbdSnapshot> nbdCounters;
+    private volatile Supplier<List<io.blockcache.device.FileSpace>> fileSpaces;
     private AdminEndpoint endpoint;
     private volatile Reloader reloader;
 
@@ -263,8 +264,18 @@ public final class AdminServer implements AutoCloseable {
     private StatsSnapshot snapshot() {
         StatsSnapshot snapshot = onLoop(() -> StatsCollector.collect(set, cacheDevice, backings, drains));
         snapshot = snapshot.withAdmin(endpoint.counters());
+        Supplier<List<io.blockcache.device.FileSpace>> files = fileSpaces;
+        snapshot = files == null ? snapshot : snapshot.withFiles(files.get()); // file I/O: here, not on the loop
         Supplier<NbdSnapshot> nbd = nbdCounters;
         return nbd == null ? snapshot : snapshot.withNbd(nbd.get()); // atomics: read here, not on the loop
+    }
+
+    /**
+     * Adds the local files' space (sparse bytes beyond the free space) to {@code /api/stats} and {@code /metrics};
+     * {@code measure} is called on an HTTP thread for every request. Any thread.
+     */
+    public void fileSpaces(Supplier<List<io.blockcache.device.FileSpace>> measure) {
+        this.fileSpaces = measure;
     }
 
     /**

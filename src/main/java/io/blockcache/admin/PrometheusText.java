@@ -46,6 +46,12 @@ final class PrometheusText {
         if (stats.nbd() != null) {
             text.nbd(stats.nbd());
         }
+        if (!stats.files().isEmpty()) {
+            text.families.gauge("blockcache_file_sparse_beyond_free_bytes", "Bytes of a sparse cache or backing file"
+                    + " not yet allocated beyond the free space of its file system: writes there would fail with"
+                    + " ENOSPC. -1: unknown.", stats.files().stream()
+                    .map(file -> Sample.of(file.sparseBeyondFreeBytes(), "file", file.label())).toList());
+        }
         if (stats.admin() != null) {
             text.counter("blockcache_admin_unauthorized_requests_total", "Admin API requests refused (401) for a"
                     + " missing or wrong bearer token.", stats.admin().unauthorizedRequests());

@@ -32,6 +32,9 @@ final class StatsJson {
         if (stats.nbd() != null) {
             nbd(json.name("nbd"), stats.nbd());
         }
+        if (!stats.files().isEmpty()) {
+            files(json.name("files"), stats.files());
+        }
         if (stats.admin() != null) {
             json.name("admin").beginObject()
                     .field("tokenRequired", stats.admin().tokenRequired())
@@ -42,6 +45,22 @@ final class StatsJson {
                     .endObject();
         }
         return json.endObject().toString();
+    }
+
+    /** Each local file: size, allocated bytes, its file system's free space, and holes beyond it (-1: unknown). */
+    private static void files(JsonWriter json, java.util.List<io.blockcache.device.FileSpace> files) {
+        json.beginArray();
+        for (io.blockcache.device.FileSpace file : files) {
+            json.beginObject()
+                    .field("file", file.label())
+                    .field("path", file.path().toString())
+                    .field("sizeBytes", file.sizeBytes())
+                    .field("allocatedBytes", file.allocatedBytes())
+                    .field("fileSystemFreeBytes", file.usableBytes())
+                    .field("sparseBeyondFreeBytes", file.sparseBeyondFreeBytes())
+                    .endObject();
+        }
+        json.endArray();
     }
 
     private static void nbd(JsonWriter json, NbdSnapshot nbd) {

@@ -1,5 +1,6 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.FileSpace;
 import io.blockcache.device.ObjectStoreStats;
 
 import java.util.List;
@@ -14,12 +15,20 @@ import java.util.List;
  * @param gc garbage collection of the cache
  * @param nbd the NBD server's counters, or null where no NBD server runs beside the admin API
  * @param admin the admin API's own counters (bearer-token refusals), or null where not known
+ * @param files the local cache and backing files and the free space of their file systems (empty where not known)
  */
 public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings,
-                            GcSnapshot gc, NbdSnapshot nbd, AdminSnapshot admin) {
+                            GcSnapshot gc, NbdSnapshot nbd, AdminSnapshot admin, List<FileSpace> files) {
     public StatsSnapshot {
         volumes = List.copyOf(volumes);
         backings = List.copyOf(backings);
+        files = List.copyOf(files);
+    }
+
+    /** A snapshot without the files' space. */
+    public StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, List<DeviceSnapshot> backings,
+                         GcSnapshot gc, NbdSnapshot nbd, AdminSnapshot admin) {
+        this(volumes, cache, backings, gc, nbd, admin, List.of());
     }
 
     /** A snapshot without the NBD server's or the admin API's counters. */
@@ -30,12 +39,17 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
 
     /** This snapshot with the NBD server's counters (null: none). */
     public StatsSnapshot withNbd(NbdSnapshot counters) {
-        return new StatsSnapshot(volumes, cache, backings, gc, counters, admin);
+        return new StatsSnapshot(volumes, cache, backings, gc, counters, admin, files);
     }
 
     /** This snapshot with the admin API's counters (null: none). */
     public StatsSnapshot withAdmin(AdminSnapshot counters) {
-        return new StatsSnapshot(volumes, cache, backings, gc, nbd, counters);
+        return new StatsSnapshot(volumes, cache, backings, gc, nbd, counters, files);
+    }
+
+    /** This snapshot with the files' space. */
+    public StatsSnapshot withFiles(List<FileSpace> measured) {
+        return new StatsSnapshot(volumes, cache, backings, gc, nbd, admin, measured);
     }
 
     /**

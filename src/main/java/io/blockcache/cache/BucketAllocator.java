@@ -31,7 +31,10 @@ public final class BucketAllocator {
     private final int[] warm;
     private int warmCount;
     private int freeCount;
+    /** Buckets in state METADATA: the durable checkpoint's, the one being written, the writer's spares. */
+    private int metadataBuckets;
     private int metadataReserveBuckets;
+    private long metadataAllocationsRefused;
     private long bucketsReleased;
     private long allocationFailures;
     private Runnable reuseWanted = () -> { };
@@ -54,10 +57,17 @@ public final class BucketAllocator {
         this.warm = new int[table.bucketCount()];
         this.releaseRefused = new BitSet(table.bucketCount());
         this.blockChecksums = new BlockChecksums(table.bucketCount(), table.bucketSectors());
+        countStates();
+    }
+
+    private void countStates() {
+        metadataBuckets = 0;
         for (int b = 0; b < table.bucketCount(); b++) {
             if (table.state(b) == BucketState.FREE) {
                 free.set(b);
                 freeCount++;
+            } else if (table.state(b) == BucketState.METADATA) {
+                metadataBuckets++;
             }
         }
     }
@@ -71,16 +81,14 @@ public final class BucketAllocator {
         free.clear();
         freeCount = 0;
         warmCount = 0; // after a restart, which pages the page cache still holds is unknown
-        for (int b = 0; b < table.bucketCount(); b++) {
-            if (table.state(b) == BucketState.FREE) {
-                free.set(b);
-                freeCount++;
-            }
-        }
+        countStates();
     }
 
     /**
-     * Takes a free bucket for {@code purpose} ({@link BucketState#OPEN} or {@link BucketState#METADATA}).
+     * Takes a free bucket for {@code purpose} ({@link BucketState#OPEN} or {@link BucketState#METADATA}). Data
+     * (OPEN) never takes the last {@link #metadataReserveBuckets()} free buckets; metadata never holds more than that
+     * many buckets in all, so that no failing or repeated checkpoint can turn the free buckets into metadata
+     * (found 2026-12-07: on a full file system every free bucket became a failed checkpoint's, and stayed so).
      *
      * @return the bucket index, or -1 if none is free
      */
@@ -89,6 +97,11 @@ public final class BucketAllocator {
                 "buckets are allocated only to be OPEN or METADATA, not %s", purpose);
         if (purpose == BucketState.OPEN && freeCount <= metadataReserveBuckets) {
             return refuseAllocation(purpose); // the last buckets are kept for checkpoints, which free the journal
+        }
+        boolean metadataFull = metadataReserveBuckets > 0 && metadataBuckets >= metadataReserveBuckets;
+        if (purpose == BucketState.METADATA && metadataFull) {
+            metadataAllocationsRefused++;
+            return -1; // two checkpoints' worth is all metadata ever needs (Geometry.metadataReserveBuckets)
         }
         int bucket = warmCount > 0 ? warm[--warmCount] : takeFromCursor();
         if (bucket < 0) {
@@ -108,6 +121,8 @@ public final class BucketAllocator {
         blockChecksums.forget(bucket); // already forgotten at the bump; again, as the bucket is about to be written
         if (purpose == BucketState.OPEN) {
             observer.onAllocated(bucket);
+        } else {
+            metadataBuckets++;
         }
         return bucket;
     }
@@ -155,16 +170,15 @@ public final class BucketAllocator {
     }
 
     /**
-     * Releases {@code bucket} if it is sealed (or metadata no longer needed), holds no live sectors and no
-     * reader has it pinned: bumps its generation, journals the bump, and queues it until the journal entry is
-     * durable. Call whenever one of those conditions may have become true.
+     * Releases {@code bucket} if it is sealed, holds no live sectors and no reader has it pinned: bumps its
+     * generation, journals the bump, and queues it until the journal entry is durable. Call whenever one of those
+     * conditions may have become true. A release the bump guard refuses waits for {@link #retryRefusedReleases}.
+     * Metadata buckets are given back by {@link #releaseMetadata} only, never here.
      *
      * @return true if the bucket was released
      */
     public boolean releaseIfEmpty(int bucket) {
-        BucketState state = table.state(bucket);
-        if ((state != BucketState.SEALED && state != BucketState.METADATA)
-                || table.liveSectors(bucket) != 0 || table.pins(bucket) != 0) {
+        if (table.state(bucket) != BucketState.SEALED || table.liveSectors(bucket) != 0 || table.pins(bucket) != 0) {
             return false;
         }
         if (!bumpGuard.mayBump(bucket)) {
@@ -173,6 +187,27 @@ public final class BucketAllocator {
             return false;
         }
         releaseRefused.clear(bucket);
+        bumpAndQueue(bucket);
+        return true;
+    }
+
+    /**
+     * Gives back a metadata bucket that the checkpoint writer no longer needs, through the journaled reuse path like
+     * any release. If the bump guard refuses, nothing changes and the caller keeps the bucket (the checkpoint writer
+     * writes its next checkpoint into it): a refused metadata bucket waiting for a checkpoint would be a bucket lost
+     * to every checkpoint that could move the guard's floor.
+     *
+     * @return true if the bucket was released, false if the caller still owns it
+     */
+    public boolean releaseMetadata(int bucket) {
+        Checks.check(table.state(bucket) == BucketState.METADATA, "bucket %s released as metadata is %s", bucket,
+                table.state(bucket));
+        Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
+                "metadata bucket %s holds live sectors or readers", bucket);
+        if (!bumpGuard.mayBump(bucket)) {
+            return false;
+        }
+        metadataBuckets--;
         bumpAndQueue(bucket);
         return true;
     }
@@ -287,16 +322,27 @@ public final class BucketAllocator {
 
     /**
      * Keeps the last {@code buckets} free buckets for checkpoints: data write points get none of them. Without
-     * it a cache full of dirty data could not checkpoint, and a journal that cannot checkpoint cannot commit.
+     * it a cache full of dirty data could not checkpoint, and a journal that cannot checkpoint cannot commit. It is
+     * also the most buckets metadata may hold at once (0: no bound, for unit tests that build no reserve).
      */
     public void setMetadataReserveBuckets(int buckets) {
         Checks.check(buckets >= 0 && buckets < table.bucketCount(), "metadata reserve %s out of range", buckets);
         metadataReserveBuckets = buckets;
     }
 
-    /** Buckets kept for checkpoints. */
+    /** Buckets kept for checkpoints: free buckets data may not take, and the most metadata may hold. */
     public int metadataReserveBuckets() {
         return metadataReserveBuckets;
+    }
+
+    /** Buckets in state METADATA now. */
+    public int metadataBuckets() {
+        return metadataBuckets;
+    }
+
+    /** Metadata allocations refused since start because metadata already held its whole reserve. */
+    public long metadataAllocationsRefused() {
+        return metadataAllocationsRefused;
     }
 
     /** Buckets released and waiting for their generation bump to become durable. */

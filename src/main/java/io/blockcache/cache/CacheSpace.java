@@ -1,6 +1,5 @@
 package io.blockcache.cache;
 
-import io.blockcache.loop.Checks;
 import io.blockcache.index.ExtentListener;
 import io.blockcache.index.GenerationSource;
 import io.blockcache.journal.GenerationJournal;
@@ -80,10 +79,8 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     }
 
     @Override
-    public void releaseMetadataBucket(int bucket) {
-        Checks.check(table.state(bucket) == BucketState.METADATA, "bucket %s released as metadata is %s", bucket,
-                table.state(bucket));
-        allocator.releaseIfEmpty(bucket);
+    public boolean releaseMetadataBucket(int bucket) {
+        return allocator.releaseMetadata(bucket);
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
 import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.host.CacheHost;
+import io.blockcache.host.FileSpaces;
 import io.blockcache.host.HostException;
 import io.blockcache.host.HostFiles;
 import io.blockcache.loop.RealLoop;
@@ -153,6 +154,10 @@ final class ServeRuntime {
                     err.flush();
                 });
         restoreDrains(drainJobs);
+        for (String warning : FileSpaces.warnings(FileSpaces.measure(files))) {
+            err.println("blockcache serve: " + warning);
+        }
+        admin.fileSpaces(() -> FileSpaces.measure(files));
         admin.start(adminEndpoint);
         startNbd();
     }

@@ -58,6 +58,16 @@ final class StatsTable {
         if (stats.get("nbd") instanceof Map<?, ?> nbd) {
             nbd(out, nbd);
         }
+        if (stats.get("files") instanceof List<?> files) {
+            for (Object item : files) {
+                Map<?, ?> f = (Map<?, ?>) item;
+                out.append(String.format(Locale.ROOT, "file %s: %s, %s allocated, %s free on its file system%s%n",
+                        text(f.get("file")), bytes(f.get("sizeBytes")), bytes(f.get("allocatedBytes")),
+                        bytes(f.get("fileSystemFreeBytes")), number(f.get("sparseBeyondFreeBytes")) > 0
+                                ? "; " + bytes(f.get("sparseBeyondFreeBytes")) + " of holes beyond it (disk full ahead)"
+                                : ""));
+            }
+        }
         if (stats.get("admin") instanceof Map<?, ?> admin) {
             out.append(String.format(Locale.ROOT, "admin: token %s; %s requests refused (401); refused %s by the"
                             + " address limit (429), %s by the total; %s timeouts%n",

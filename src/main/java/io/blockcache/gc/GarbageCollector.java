@@ -68,6 +68,7 @@ public final class GarbageCollector implements BucketObserver {
     private boolean reliefScheduled;
     private boolean guardCheckpointRunning;
     private boolean guardCheckScheduled;
+    private boolean guardRetryScheduled;
     private boolean moveRunning;
     private long lastRunStartNs = Long.MIN_VALUE / 2;
 
@@ -205,6 +206,26 @@ public final class GarbageCollector implements BucketObserver {
             guardCheckpointRunning = false;
             if (guard.applyPendingIfDurable()) {
                 allocator.retryRefusedReleases();
+            } else if (!result.ok()) {
+                retryGuardCheckpointLater();
+            }
+        });
+    }
+
+    /**
+     * A checkpoint the refused releases wait for failed (the cache device full, a passing write error): tries again
+     * after {@link #SHORTAGE_RUN_GAP_NS} while any release still waits, so the buckets come back by themselves once
+     * the device takes writes again, even if no front-end request arrives to refuse another release.
+     */
+    private void retryGuardCheckpointLater() {
+        if (guardRetryScheduled) {
+            return;
+        }
+        guardRetryScheduled = true;
+        loop.schedule(SHORTAGE_RUN_GAP_NS, () -> {
+            guardRetryScheduled = false;
+            if (allocator.releaseRefusedBuckets() > 0) {
+                guardCheckpoint();
             }
         });
     }

@@ -7,6 +7,7 @@ import io.blockcache.device.IoStatus;
 import io.blockcache.format.CheckpointEncoder;
 import io.blockcache.format.JournalRecord;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -28,8 +29,16 @@ import java.util.function.LongUnaryOperator;
  *       chunks are durable before the record that names them);</li>
  *   <li>then the journal before S and the previous checkpoint's buckets are free.</li>
  * </ol>
- * A checkpoint that fails (no bucket, an I/O error) gives its buckets back and reports the error; the
- * previous checkpoint stays the valid one.
+ * A checkpoint that fails (no bucket, an I/O error) reports the error; the previous checkpoint stays the valid
+ * one.
+ *
+ * <p><b>Spare buckets.</b> A checkpoint that failed before its completion record keeps its buckets as spares, and
+ * the next checkpoint writes into them first: nothing durable names them, so they need no generation bump, and a
+ * checkpoint that fails again and again (ENOSPC on a full file system) takes no new bucket. Given back instead,
+ * each would need a bump that the generation guard refuses until a checkpoint succeeds, and every attempt took a
+ * fresh bucket (found 2026-12-07: every free bucket became metadata). Old checkpoint buckets that may not be
+ * given back yet become spares too. Unused spares are given back after each durable checkpoint. A checkpoint whose
+ * completion record failed gives its buckets back: the journal has failed for good, and that record may be durable.
  *
  * <p>Thread rule: the cache's loop thread.
  */
@@ -44,6 +53,8 @@ public final class CheckpointWriter {
     private final Consumer<IoCallback> flushBackings;
     private final int chunkBytesMax;
     private List<Integer> durableBuckets = List.of();
+    /** Metadata buckets this writer owns that no durable checkpoint names: written first by the next checkpoint. */
+    private final ArrayDeque<Integer> spareBuckets = new ArrayDeque<>();
     private List<IoCallback> waiters;
     private Run run;
     private long checkpointsWritten;
@@ -85,6 +96,11 @@ public final class CheckpointWriter {
     /** Checkpoints completed since start. */
     public long checkpointsWritten() {
         return checkpointsWritten;
+    }
+
+    /** Metadata buckets held for the next checkpoint that no durable checkpoint names. */
+    public int spareBuckets() {
+        return spareBuckets.size();
     }
 
     /** The buckets of the newest durable checkpoint. */
@@ -137,17 +153,18 @@ public final class CheckpointWriter {
     }
 
     private void finish(IoResult result) {
-        Run finished = run;
-        if (!result.ok()) {
-            for (int bucket : finished.buckets) {
-                space.releaseMetadataBucket(bucket);
-            }
-        }
         run = null;
         List<IoCallback> toCall = waiters;
         waiters = null;
         for (IoCallback waiter : toCall) {
             waiter.complete(result);
+        }
+    }
+
+    /** Gives {@code bucket} back, or keeps it as a spare while its generation may not advance. */
+    private void releaseOrKeep(int bucket) {
+        if (!space.releaseMetadataBucket(bucket)) {
+            spareBuckets.addLast(bucket);
         }
     }
 
@@ -172,9 +189,12 @@ public final class CheckpointWriter {
             byte[] chunk = chunkArray();
             int chunkBytes = encoder.nextChunk(chunk);
             if (bucket < 0 || offsetInBucketBytes + chunkBytes > space.bucketSizeBytes()) {
-                bucket = space.allocateMetadataBucket();
+                Integer spare = spareBuckets.pollFirst();
+                bucket = spare != null ? spare : space.allocateMetadataBucket();
                 if (bucket < 0) {
-                    finish(IoResult.error(IoStatus.NO_SPACE, "checkpoint: no free bucket for checkpoint data"));
+                    failBeforeCommit(IoResult.error(IoStatus.NO_SPACE, "checkpoint: no free bucket for checkpoint"
+                            + " data (" + buckets.size() + " taken by this checkpoint, " + durableBuckets.size()
+                            + " by the durable one)"));
                     return;
                 }
                 buckets.add(bucket);
@@ -184,11 +204,18 @@ public final class CheckpointWriter {
             offsetInBucketBytes += chunkBytes;
             cacheDevice.write(offset, ByteBuffer.wrap(chunk, 0, chunkBytes), false, result -> {
                 if (!result.ok()) {
-                    finish(IoResult.error(IoStatus.IO_ERROR, "checkpoint: chunk write failed: " + result.message()));
+                    failBeforeCommit(IoResult.error(result.status(), "checkpoint: chunk write failed: "
+                            + result.message()));
                     return;
                 }
                 nextChunk();
             });
+        }
+
+        /** Nothing names this run's buckets: they stay this writer's, for the next checkpoint to write into. */
+        void failBeforeCommit(IoResult error) {
+            spareBuckets.addAll(buckets);
+            finish(error);
         }
 
         void commit() {
@@ -197,12 +224,21 @@ public final class CheckpointWriter {
             journal.openReserve();
             journal.commit(result -> {
                 if (!result.ok()) {
+                    for (int taken : buckets) {
+                        // Never a spare: the failed record may be durable and name it. One the guard refuses (false)
+                        // stays METADATA, unused, until the restart that a failed journal needs anyway.
+                        space.releaseMetadataBucket(taken);
+                    }
                     finish(result);
                     return;
                 }
                 journal.checkpointDurable(startSequence);
+                int unused = spareBuckets.size();
+                for (int i = 0; i < unused; i++) {
+                    releaseOrKeep(spareBuckets.pollFirst());
+                }
                 for (int old : durableBuckets) {
-                    space.releaseMetadataBucket(old);
+                    releaseOrKeep(old);
                 }
                 durableBuckets = List.copyOf(buckets);
                 checkpointsWritten++;

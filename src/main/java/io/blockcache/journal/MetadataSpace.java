@@ -7,11 +7,17 @@ package io.blockcache.journal;
  * <p>Thread rule: the cache's loop thread.
  */
 public interface MetadataSpace {
-    /** Takes a free bucket for checkpoint data (from the reserve kept for it); -1 if none is free. */
+    /**
+     * Takes a free bucket for checkpoint data (from the reserve kept for it); -1 if none is free or metadata holds
+     * its whole reserve already.
+     */
     int allocateMetadataBucket();
 
-    /** Gives back a metadata bucket that no durable checkpoint needs any more. */
-    void releaseMetadataBucket(int bucket);
+    /**
+     * Gives back a metadata bucket that no durable checkpoint needs any more. False if it may not be given back yet
+     * (its generation may not advance): the caller still owns it and may write checkpoint data into it again.
+     */
+    boolean releaseMetadataBucket(int bucket);
 
     /** Device byte offset of the start of {@code bucket}. */
     long bucketByteOffset(int bucket);

@@ -15,7 +15,9 @@ import java.util.Objects;
 /**
  * A decorator that injects the faults of a {@link FaultPlan} into any {@link BlockDevice}: a failing request
  * never reaches the inner device and completes with {@link IoStatus#IO_ERROR} and a message starting
- * {@code "injected fault: "}; a spiked request runs normally and its completion is delivered late.
+ * {@code "injected fault: "}; a spiked request runs normally and its completion is delivered late. Its
+ * {@link SpaceBudget} plays the file system under a sparse file: once a ceiling is set, a write that needs blocks
+ * beyond it completes with {@link IoStatus#NO_SPACE} (ENOSPC) until the ceiling is lifted.
  *
  * <p>Every request draws the same two numbers from the seeded {@code Prng} (fail, spike), whether or not
  * they matter, so adding a count or region fault does not shift the random faults of later requests.
@@ -28,6 +30,7 @@ public final class FaultyDevice extends ForwardingDevice {
     private FaultPlan plan;
     private long requestNumber;
     private long injected;
+    private final SpaceBudget space = new SpaceBudget();
 
     /** Wraps {@code inner}, which must complete on {@code loop}. */
     public FaultyDevice(BlockDevice inner, EventLoop loop, FaultPlan plan, Prng prng) {
@@ -45,6 +48,11 @@ public final class FaultyDevice extends ForwardingDevice {
     /** Fails the next {@code count} requests. */
     public void failNext(long count) {
         setPlan(plan.withFailedRequests(requestNumber + 1, count));
+    }
+
+    /** Which blocks are allocated and the ceiling on them (ENOSPC injection). */
+    public SpaceBudget space() {
+        return space;
     }
 
     /** Requests failed on purpose so far. */
@@ -86,6 +94,7 @@ public final class FaultyDevice extends ForwardingDevice {
     public void discard(long offsetBytes, long lengthBytes, IoCallback callback) {
         IoCallback done = admit(DeviceOp.DISCARD, offsetBytes, lengthBytes, callback);
         if (done != null) {
+            space.discard(offsetBytes, lengthBytes);
             inner().discard(offsetBytes, lengthBytes, done);
         }
     }
@@ -114,9 +123,15 @@ public final class FaultyDevice extends ForwardingDevice {
         boolean randomFail = prng.chance(plan.failProbability());
         boolean spike = prng.chance(plan.spikeProbability());
         String reason = faultReason(op, offsetBytes, lengthBytes, number, randomFail);
+        IoStatus status = IoStatus.IO_ERROR;
+        if (reason == null && op == DeviceOp.WRITE && !space.admitWrite(offsetBytes, lengthBytes)) {
+            reason = "no space left (" + space.allocatedBytes() + " of " + space.allocatedBytesMax()
+                    + " bytes allocated)";
+            status = IoStatus.NO_SPACE;
+        }
         if (reason != null) {
             injected++;
-            IoResult error = IoResult.error(IoStatus.IO_ERROR, "injected fault: " + reason + " (" + op + " #" + number
+            IoResult error = IoResult.error(status, "injected fault: " + reason + " (" + op + " #" + number
                     + " at " + offsetBytes + ", " + lengthBytes + " bytes)");
             loop.execute(() -> finish(op, lengthBytes, submitNs, error, callback));
             return null;

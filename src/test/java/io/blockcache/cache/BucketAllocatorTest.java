@@ -165,4 +165,42 @@ class BucketAllocatorTest {
         assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(4);
         assertThat(warmFirst.allocate(BucketState.OPEN)).isEqualTo(5);
     }
+
+    @Test
+    void metadataNeverHoldsMoreThanTheReserveAndDataNeverTakesIt() {
+        // Proves both sides of the checkpoint reserve: data allocations leave the last 3 free buckets, and metadata
+        // allocations stop once 3 buckets are metadata, however many are free.
+        BucketTable big = new BucketTable(16, 8);
+        BucketAllocator space = new BucketAllocator(big, (bucket, generation) -> 1);
+        space.setMetadataReserveBuckets(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(space.allocate(BucketState.METADATA)).isNotNegative();
+        }
+        assertThat(space.allocate(BucketState.METADATA)).isEqualTo(-1);
+        assertThat(space.metadataBuckets()).isEqualTo(3);
+        assertThat(space.metadataAllocationsRefused()).isEqualTo(1);
+        int data = 0;
+        while (space.allocate(BucketState.OPEN) >= 0) {
+            data++;
+        }
+        assertThat(data).isEqualTo(16 - 3 - 3); // 13 free after the metadata, of which 3 are kept
+        assertThat(space.freeBuckets()).isEqualTo(3);
+        assertThat(space.allocate(BucketState.METADATA)).isEqualTo(-1);
+    }
+
+    @Test
+    void aMetadataBucketTheGuardRefusesStaysWithItsOwner() {
+        // Proves a metadata release the bump guard refuses changes nothing (no queued retry, state METADATA, still
+        // counted) so that the checkpoint writer can reuse the bucket; allowed, it goes the journaled reuse path.
+        allocator.setBumpGuard(bucket -> false);
+        int bucket = allocator.allocate(BucketState.METADATA);
+        assertThat(allocator.releaseMetadata(bucket)).isFalse();
+        assertThat(table.state(bucket)).isEqualTo(BucketState.METADATA);
+        assertThat(allocator.releaseRefusedBuckets()).isZero();
+        assertThat(allocator.metadataBuckets()).isEqualTo(1);
+        allocator.setBumpGuard(BumpGuard.ALLOW_ALL);
+        assertThat(allocator.releaseMetadata(bucket)).isTrue();
+        assertThat(table.state(bucket)).isEqualTo(BucketState.REUSE_PENDING);
+        assertThat(allocator.metadataBuckets()).isZero();
+    }
 }
