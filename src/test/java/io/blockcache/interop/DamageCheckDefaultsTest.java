@@ -28,7 +28,8 @@ class DamageCheckDefaultsTest {
 
     @Test
     void theMapIsFoundWhereServeKeptItAndOnlyTheDirtyRangeIsStale() throws Exception {
-        // Proves both ways in (--backing with the backing file, --data-dir) read the map file and list its one 1 MiB region stale.
+        // Proves both ways in (--backing with the backing file, --data-dir) read the map file and list its one 1 MiB
+        // region stale.
         Path data = dir.resolve("data");
         ServeProcess serve = ServeProcess.start(data, "serve");
         ExternalTool.Run write = ExternalTool.run(dir, Duration.ofSeconds(60),
@@ -41,7 +42,8 @@ class DamageCheckDefaultsTest {
         ExternalTool.Run byDataDir = CliProcess.run(dir, "check", "--damage", "--data-dir", data.toString());
         for (ExternalTool.Run run : List.of(byBacking, byDataDir)) {
             assertThat(run.exitCode()).as(run.describe()).isEqualTo(1); // stale ranges listed, none unreadable
-            assertThat(run.out()).as(run.describe()).contains("1 stale ranges, 1.0 MiB").contains("LBA 4096 +2048").doesNotContain("PROBLEM");
+            assertThat(run.out()).as(run.describe()).contains("1 stale ranges, 1.0 MiB").contains("LBA 4096 +2048")
+                    .doesNotContain("PROBLEM");
         }
         assertThat(byBacking.err()).contains("damage-map-default.img");
     }

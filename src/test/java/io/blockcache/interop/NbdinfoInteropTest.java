@@ -41,7 +41,8 @@ class NbdinfoInteropTest {
             assertThat(info.exitCode()).as(info.describe()).isZero();
             long backingBytes = 64L << 20; // ServeProcess.BACKING_SIZE
             assertThat(field(info.out(), "export-size")).isEqualTo(backingBytes);
-            assertThat(Files.size(dir.resolve("data").resolve("backing.img"))).isEqualTo(backingBytes + DATA_OFFSET_BYTES);
+            assertThat(Files.size(dir.resolve("data").resolve("backing.img")))
+                    .isEqualTo(backingBytes + DATA_OFFSET_BYTES);
             // The values NbdServer advertises (nbd.Negotiation): any alignment, 4 KiB preferred, 32 MiB payloads.
             assertThat(field(info.out(), "block_size_minimum")).isEqualTo(1);
             assertThat(field(info.out(), "block_size_preferred")).isEqualTo(4096);
