@@ -67,16 +67,16 @@ final class SalvageCommand implements Callable<Integer> {
         }
         Map<String, Path> files = null;
         if (backings != null) {
+            for (String backing : backings) {
+                if (backing.contains("://")) {
+                    err.println("blockcache salvage: --backing " + backing + ": only files are written; use --out DIR"
+                            + " and copy the image to that device");
+                    return 2;
+                }
+            }
             files = DamageCheck.parse(backings, err, "salvage");
             if (files == null) {
                 return 2;
-            }
-            for (Map.Entry<String, Path> file : files.entrySet()) {
-                if (file.getValue().toString().contains("://")) {
-                    err.println("blockcache salvage: --backing " + file.getKey() + "=" + file.getValue() + ": only"
-                            + " files are written; use --out DIR and copy the image to that device");
-                    return 2;
-                }
             }
         }
         try (FileChannel channel = FileChannel.open(cache, StandardOpenOption.READ)) {
