@@ -120,6 +120,10 @@ public final class Salvager {
         for (JournalRecord.CheckpointDone done : journal.checkpoints()) {
             SalvageCheckpoint checkpoint = SalvageCheckpoint.read(done, bucketContents(done));
             read.add(checkpoint);
+            if (!checkpoint.complete()) {
+                notes.add("checkpoint " + done.checkpointStartSequence() + " is damaged: " + checkpoint.chunks().size()
+                        + " chunks verify, and they do not make the whole its CheckpointDone record describes");
+            }
             if (checkpoint.complete() && journal.complete(done.checkpointStartSequence(), newest)) {
                 base = checkpoint;
                 break;
