@@ -27,7 +27,7 @@ record SalvageCheckpoint(JournalRecord.CheckpointDone done, TreeMap<Integer, Che
     record Place(int volumeId, long sector) {
     }
 
-    /** Sectors the checkpoint says nothing about: after {@code from} (null: the start) to {@code to} (null: the end). */
+    /** Sectors the checkpoint says nothing about: from {@code from} (null: the start) to {@code to} (null: the end). */
     record Gap(Place from, Place to) {
     }
 
