@@ -88,8 +88,12 @@ final class SalvageCommand implements Callable<Integer> {
     }
 
     private int salvage(FileChannel channel, Map<String, Path> files, PrintWriter err) throws IOException {
+        List<Long> holders = FileHolders.of(cache, ProcessHandle.current().pid());
+        if (files == null && !holders.isEmpty()) {
+            err.println("blockcache salvage: warning: " + cache + " is open in process " + holders + ": if serve runs,"
+                    + " what salvage reads may be changing under it");
+        }
         if (files != null) {
-            List<Long> holders = FileHolders.of(cache, ProcessHandle.current().pid());
             if (!holders.isEmpty()) {
                 err.println("blockcache salvage: " + cache + " is open in process " + holders + ": stop serve first;"
                         + " nothing was written");
@@ -111,8 +115,7 @@ final class SalvageCommand implements Callable<Integer> {
         boolean terminal = ProgressLine.stderrIsTerminal();
         SalvagePlan plan = Salvager.plan(superblock, (offset, length) -> SalvageSink.readFully(channel, offset,
                 length), new ProgressLine(err, "salvage: scanning the journal", terminal));
-        SalvageReport report = new SalvageReport(cache.toString(), plan);
-        report.note(choice.note());
+        SalvageReport report = new SalvageReport(cache.toString(), choice.note(), plan);
         SalvageSink sink;
         try {
             sink = files == null ? SalvageSink.images(out, superblock) : SalvageSink.backings(files, superblock);

@@ -34,8 +34,9 @@ final class SalvageReport {
     private final List<String> notes = new ArrayList<>();
     private final Map<Integer, VolumeResult> volumes = new LinkedHashMap<>();
 
-    SalvageReport(String cache, SalvagePlan plan) {
+    SalvageReport(String cache, String superblockNote, SalvagePlan plan) {
         this.cache = cache;
+        notes.add(superblockNote);
         notes.addAll(plan.notes());
         for (SalvagePlan.VolumePlan volume : plan.volumes()) {
             VolumeResult result = new VolumeResult(volume.backing());
@@ -45,10 +46,6 @@ final class SalvageReport {
                         + volume.unknownReason()));
             }
         }
-    }
-
-    void note(String note) {
-        notes.add(note);
     }
 
     void recovered(int volumeId, long startSector, long lengthSectors) {

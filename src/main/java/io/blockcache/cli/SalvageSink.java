@@ -49,7 +49,6 @@ final class SalvageSink implements AutoCloseable {
                 sink.targets.put(backing.volumeId(), new Target(channel, 0, null));
                 // Sparse: the size without writing a byte, so unrecovered ranges read as zeros and take no space.
                 channel.write(ByteBuffer.allocate(1), backing.volumeSizeBytes() - 1);
-                channel.write(ByteBuffer.allocate(0));
             }
         } catch (IOException e) {
             sink.close();

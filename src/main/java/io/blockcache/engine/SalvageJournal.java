@@ -3,6 +3,8 @@ package io.blockcache.engine;
 import io.blockcache.format.DecodeResult;
 import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +25,12 @@ import java.util.function.DoubleConsumer;
  * @param entries the trusted entries by sequence, each with its ring offset
  * @param lost sequence ranges {@code [first, last]} (inclusive) below the newest entry whose entry is lost, descending
  * @param notes what was found damaged, for the report
+ * @param damaged how many entry headers (magic, version, size) were found whose entry does not verify
  */
-record SalvageJournal(NavigableMap<Long, Found> entries, List<long[]> lost, List<String> notes) {
+record SalvageJournal(NavigableMap<Long, Found> entries, List<long[]> lost, List<String> notes, int damaged) {
+    /** Where an entry header keeps its sequence (docs/FORMAT.md §5.1): read from damaged entries for the report. */
+    private static final int SEQUENCE_FIELD_OFFSET = 16;
+
     /** One verified entry and where it starts in the ring. */
     record Found(long ringOffsetBytes, JournalEntry entry) {
     }
@@ -64,6 +70,8 @@ record SalvageJournal(NavigableMap<Long, Found> entries, List<long[]> lost, List
     static SalvageJournal scan(byte[] ring, int bucketSizeBytes, DoubleConsumer progress) {
         TreeMap<Long, List<Found>> bySequence = new TreeMap<>();
         List<String> notes = new ArrayList<>();
+        int damaged = 0;
+        long claimedMax = 0;
         int offset = 0;
         while (offset < ring.length) {
             int roomInBucket = bucketSizeBytes - offset % bucketSizeBytes;
@@ -74,7 +82,12 @@ record SalvageJournal(NavigableMap<Long, Found> entries, List<long[]> lost, List
                 offset += decoded.value().entryBytes();
             } else {
                 if (JournalEntry.peekEntryBytes(ring, offset, roomInBucket).isOk()) {
-                    notes.add("journal entry at ring byte " + offset + " is damaged: " + decoded.error());
+                    long claimed = ByteBuffer.wrap(ring).order(ByteOrder.LITTLE_ENDIAN)
+                            .getLong(offset + SEQUENCE_FIELD_OFFSET);
+                    notes.add("journal entry at ring byte " + offset + " (its header claims sequence " + claimed
+                            + ") is damaged: " + decoded.error());
+                    damaged++;
+                    claimedMax = Math.max(claimedMax, claimed);
                 }
                 offset += 4096;
             }
@@ -83,11 +96,12 @@ record SalvageJournal(NavigableMap<Long, Found> entries, List<long[]> lost, List
             }
         }
         progress.accept(1);
-        return chain(bySequence, notes);
+        return chain(bySequence, notes, damaged, claimedMax);
     }
 
     /** Follows the hash chain down from the newest entry; see the class comment. */
-    private static SalvageJournal chain(TreeMap<Long, List<Found>> bySequence, List<String> notes) {
+    private static SalvageJournal chain(TreeMap<Long, List<Found>> bySequence, List<String> notes, int damaged,
+                                        long claimedMax) {
         TreeMap<Long, Found> entries = new TreeMap<>();
         List<long[]> lost = new ArrayList<>();
         Integer expectedCrc = null;
@@ -118,6 +132,12 @@ record SalvageJournal(NavigableMap<Long, Found> entries, List<long[]> lost, List
             entries.put(sequence, taken);
             expectedCrc = taken.entry().previousEntryCrc();
         }
-        return new SalvageJournal(entries, lost, notes);
+        long newest = entries.isEmpty() ? 0 : entries.lastKey();
+        if (claimedMax > newest) {
+            notes.add("a damaged entry claims sequence " + claimedMax + ", above the newest that verifies (" + newest
+                    + "): it may be a torn last write (never acknowledged, as open also takes it) or a lost entry:"
+                    + " salvage cannot tell, and does not list what it may have held");
+        }
+        return new SalvageJournal(entries, lost, notes, damaged);
     }
 }

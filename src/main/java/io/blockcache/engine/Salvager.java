@@ -145,6 +145,8 @@ public final class Salvager {
         boolean generationsKnown = base == null || base.generationsCover(superblock.bucketCount());
         if (base != null) {
             applyBase(base);
+        } else if (journal.entries().isEmpty() && journal.damaged() > 0) {
+            markAllUnknown("no journal entry verifies, and damaged ones were found");
         } else if (replayFrom > 1) {
             markAllUnknown("the journal before sequence " + replayFrom + " is gone and no checkpoint survives");
         }
