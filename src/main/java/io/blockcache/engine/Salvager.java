@@ -121,7 +121,10 @@ public final class Salvager {
             SalvageCheckpoint checkpoint = SalvageCheckpoint.read(done, bucketContents(done));
             read.add(checkpoint);
             if (!checkpoint.complete()) {
-                notes.add("checkpoint " + done.checkpointStartSequence() + " is damaged: " + checkpoint.chunks().size()
+                // Only the newest checkpoint's buckets are kept (docs/FORMAT.md §7 rule 3): an older one that does
+                // not read whole was most likely overwritten, not damaged.
+                notes.add("checkpoint " + done.checkpointStartSequence() + (read.size() == 1 ? " is damaged: "
+                        : " (superseded; its buckets may have been reused): ") + checkpoint.chunks().size()
                         + " chunks verify, and they do not make the whole its CheckpointDone record describes");
             }
             if (checkpoint.complete() && journal.complete(done.checkpointStartSequence(), newest)) {
