@@ -120,6 +120,40 @@ class SalvagerTest {
     }
 
     @Test
+    void aRangeWrittenBackAfterALostEntryIsNeitherRecoveredNorListed() throws Exception {
+        // Proves a clean marking after a lost entry makes its range known (the backing device has the newest data)
+        // and drops the older dirty version the checkpoint holds there, which would otherwise overwrite it.
+        ExtentInsert older = extent(0, 0, 1);
+        ExtentInsert other = extent(1, STRIDE_SECTORS, 2);
+        CheckpointEncoder encoder = new CheckpointEncoder(CHECKPOINT_START, BUCKET_BYTES, List.<CheckpointItem>of(
+                new CheckpointItem.GenerationSlice(0, Collections.nCopies(BUCKETS, 0)),
+                new CheckpointItem.ExtentRun(0, List.of(older, other))).iterator());
+        byte[] chunk = encoder.nextChunk();
+        System.arraycopy(chunk, 0, device, (int) superblock.bucketOffsetBytes(CHECKPOINT_BUCKET), chunk.length);
+        // Entry 3 (lost) rewrote sector 0 into bucket 9; entry 4 marks that copy clean after its writeback.
+        byte[] entry2 = JournalEntry.encode(2, 0, 77, List.of(new JournalRecord.CheckpointDone(CHECKPOINT_START,
+                List.of(CHECKPOINT_BUCKET), encoder.extentCount(), encoder.checkpointCrc())), BUCKET_BYTES);
+        byte[] entry3 = JournalEntry.encode(3, CHECKPOINT_START, JournalEntry.storedCrc(entry2),
+                List.of(new ExtentInsert(0, 0, EXTENT_SECTORS, 9, 0, 0, true, 5, 0, EXTENT_SECTORS)), BUCKET_BYTES);
+        byte[] entry4 = JournalEntry.encode(4, CHECKPOINT_START, JournalEntry.storedCrc(entry3),
+                List.of(new JournalRecord.ExtentClean(0, 0, EXTENT_SECTORS, 9, 0, 0)), BUCKET_BYTES);
+        int at = (int) DATA_START_BYTES;
+        for (byte[] entry : List.of(entry2, entry3, entry4)) {
+            System.arraycopy(entry, 0, device, at, entry.length);
+            at += entry.length;
+        }
+        device[(int) DATA_START_BYTES + entry2.length + 60] ^= 0x5A;
+        System.arraycopy(superblock.encode(), 0, device, 0, 4096);
+
+        SalvagePlan plan = Salvager.plan(superblock,
+                (offset, length) -> Arrays.copyOfRange(device, (int) offset, (int) offset + length), fraction -> { });
+        SalvagePlan.VolumePlan volume = plan.volumes().get(0);
+        assertThat(volume.dirty()).isEmpty();
+        assertThat(volume.unknown()).containsExactly(new SectorRanges.Range(EXTENT_SECTORS, (16 << 20) / 512));
+        assertThat(volume.unknownReason()).contains("journal entry 3 is lost");
+    }
+
+    @Test
     void sectorRangesMergeAndSplit() {
         // Proves the unknown-range set merges touching ranges and splits on removal, as salvage relies on.
         SectorRanges ranges = new SectorRanges();
