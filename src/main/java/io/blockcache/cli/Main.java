@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "blockcache 0.1.0",
         description = "A write-back block cache served over NBD.",
-        subcommands = {FormatCommand.class, CheckCommand.class, ReplayLogCommand.class, ServeCommand.class,
+        subcommands = {FormatCommand.class, CheckCommand.class, SalvageCommand.class, ReplayLogCommand.class,
+                ServeCommand.class,
                 StatsCommand.class, DrainCommand.class, GetCommand.class, SetCommand.class, ReloadCommand.class,
                 SimulateCommand.class, BenchCommand.class,
                 CommandLine.HelpCommand.class})

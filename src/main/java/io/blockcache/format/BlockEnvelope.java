@@ -41,8 +41,27 @@ final class BlockEnvelope {
      */
     static <T> DecodeResult<T> decode(byte[] bytes, int offsetBytes, int blockBytes, byte[] magic,
             int crcOffsetBytes, String structure, int badFieldOffsetBytes, Fields<T> fields) {
-        DecodeError envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, blockBytes,
-                magic, crcOffsetBytes, structure);
+        return decode(bytes, offsetBytes, blockBytes, magic, crcOffsetBytes, structure, badFieldOffsetBytes, true,
+                fields);
+    }
+
+    /**
+     * As {@link #decode(byte[], int, int, byte[], int, String, int, Fields)}, with the CRC check as a policy:
+     * {@code verifyCrc} false checks size, magic and version and every field, but not the CRC. Only salvage uses
+     * that (docs/OPERATIONS.md "Salvage"), when no copy of a block verifies and its fields are the last evidence.
+     */
+    static <T> DecodeResult<T> decode(byte[] bytes, int offsetBytes, int blockBytes, byte[] magic,
+            int crcOffsetBytes, String structure, int badFieldOffsetBytes, boolean verifyCrc, Fields<T> fields) {
+        DecodeError envelope;
+        if (verifyCrc) {
+            envelope = ByteLayout.checkEnvelope(bytes, offsetBytes, bytes.length - offsetBytes, blockBytes,
+                    magic, crcOffsetBytes, structure);
+        } else if (bytes.length - offsetBytes < blockBytes) {
+            envelope = new DecodeError(DecodeError.Kind.TRUNCATED, 0, structure + ": need " + blockBytes
+                    + " bytes, found " + (bytes.length - offsetBytes));
+        } else {
+            envelope = ByteLayout.checkMagicAndVersion(bytes, offsetBytes, magic, structure);
+        }
         if (envelope != null) {
             return DecodeResult.failed(envelope);
         }

@@ -155,7 +155,21 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
 
     /** Decodes the block at {@code bytes[offsetBytes..]}; never throws on bad bytes. */
     public static DecodeResult<CacheSuperblock> decode(byte[] bytes, int offsetBytes) {
-        return BlockEnvelope.decode(bytes, offsetBytes, BYTES, MAGIC, OFFSET_CRC, NAME, OFFSET_SEQUENCE, reader -> {
+        return decode(bytes, offsetBytes, true);
+    }
+
+    /**
+     * Decodes the block at {@code bytes[offsetBytes..]} without checking its CRC: magic, version and every field
+     * are still checked. For salvage only, when neither copy verifies (docs/OPERATIONS.md "Salvage"): a copy whose
+     * CRC fails but whose fields are all valid is the best evidence of the geometry left. Never throws on bad bytes.
+     */
+    public static DecodeResult<CacheSuperblock> decodeIgnoringCrc(byte[] bytes, int offsetBytes) {
+        return decode(bytes, offsetBytes, false);
+    }
+
+    private static DecodeResult<CacheSuperblock> decode(byte[] bytes, int offsetBytes, boolean verifyCrc) {
+        return BlockEnvelope.decode(bytes, offsetBytes, BYTES, MAGIC, OFFSET_CRC, NAME, OFFSET_SEQUENCE, verifyCrc,
+                reader -> {
             long sequence = reader.seek(OFFSET_SEQUENCE).u64("sequence");
             UUID cacheSetUuid = reader.seek(OFFSET_CACHE_SET_UUID).uuid("cacheSetUuid");
             int logicalBlockBytes = reader.seek(OFFSET_LOGICAL_BLOCK).u32AsInt("logicalBlockBytes");
