@@ -3,10 +3,11 @@ package io.blockcache.cli;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -35,7 +36,6 @@ final class AdminClient {
     private final String hostPort;
     /** The admin token's file ({@link AdminTokenFile}), read when a request is sent; null: send no token. */
     private final java.nio.file.Path tokenFile;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
     /** @param hostPort where the admin API listens, {@code HOST:PORT} */
     AdminClient(String hostPort) {
@@ -53,46 +53,65 @@ final class AdminClient {
 
     /** {@code GET path}. */
     Response get(String path) throws Unreachable {
-        return send(HttpRequest.newBuilder(uri(path)).GET());
+        return send("GET", path, null);
     }
 
     /** {@code PUT path} with {@code body} as UTF-8 text. */
     Response put(String path, String body) throws Unreachable {
-        return send(HttpRequest.newBuilder(uri(path)).PUT(HttpRequest.BodyPublishers.ofString(body)));
+        return send("PUT", path, body);
     }
 
     /** {@code POST path} with an empty body. */
     Response post(String path) throws Unreachable {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()));
+        return send("POST", path, "");
     }
 
-    private URI uri(String path) {
-        return URI.create("http://" + hostPort + path);
-    }
-
-    private Response send(HttpRequest.Builder request) throws Unreachable {
-        if (tokenFile != null) {
-            try {
-                request.header("Authorization", AdminTokenFile.read(tokenFile).headerValue());
-            } catch (IllegalArgumentException bad) {
-                throw new Unreachable(bad.getMessage());
-            }
+    /**
+     * One request on {@link HttpURLConnection}: a command sends one request and ends, and the JDK's
+     * {@code java.net.http.HttpClient} (a selector thread, an executor, its own TLS and HTTP/2 set-up) cost about a
+     * fifth of a CLI call's CPU where this costs almost nothing (docs/BENCHMARKS.md "CLI start-up").
+     */
+    private Response send(String method, String path, String body) throws Unreachable {
+        HttpURLConnection connection;
+        try {
+            connection = (HttpURLConnection) URI.create("http://" + hostPort + path).toURL().openConnection();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new Unreachable("cannot reach the blockcache server at " + hostPort + ": " + e.getMessage());
         }
         try {
-            HttpResponse<String> response = http.send(request.timeout(TIMEOUT).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return new Response(response.statusCode(), response.body());
+            connection.setRequestMethod(method);
+            connection.setConnectTimeout((int) TIMEOUT.toMillis());
+            connection.setReadTimeout((int) TIMEOUT.toMillis());
+            connection.setUseCaches(false);
+            if (tokenFile != null) {
+                try {
+                    connection.setRequestProperty("Authorization", AdminTokenFile.read(tokenFile).headerValue());
+                } catch (IllegalArgumentException bad) {
+                    throw new Unreachable(bad.getMessage());
+                }
+            }
+            if (body != null) {
+                byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                // Not in streaming mode: a refusal (401) would then throw before its answer could be read.
+                connection.setDoOutput(true);
+                try (OutputStream out = connection.getOutputStream()) {
+                    out.write(bytes);
+                }
+            }
+            int status = connection.getResponseCode();
+            InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
+            String answer = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return new Response(status, answer);
         } catch (ConnectException e) {
             throw new Unreachable("no blockcache server answers at " + hostPort + " (connection refused). "
                     + "Start one with 'blockcache serve', or point at it with --admin HOST:PORT.");
-        } catch (HttpTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             throw new Unreachable("the blockcache server at " + hostPort + " did not answer within "
                     + TIMEOUT.toSeconds() + " s.");
         } catch (IOException e) {
             throw new Unreachable("talking to the blockcache server at " + hostPort + " failed: " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Unreachable("interrupted while waiting for " + hostPort);
+        } finally {
+            connection.disconnect();
         }
     }
 

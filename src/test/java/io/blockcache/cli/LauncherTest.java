@@ -99,7 +99,9 @@ class LauncherTest {
         assertThat(explicit.out()).contains("-Xmx107m").doesNotContain(config.toString());
 
         CliRun reload = launch(dryRun, "reload");
-        assertThat(reload.out()).contains("reload --config " + config).doesNotContain("-Xmx");
+        // reload only asks the running server: the light client JVM, not serve's sizing.
+        assertThat(reload.out()).contains("reload --config " + config).contains("-XX:+UseSerialGC")
+                .doesNotContain("-Xmx419m");
 
         CliRun overridden = launch(Map.of("BLOCKCACHE_LAUNCHER_DRY_RUN", "1", "BLOCKCACHE_JAVA_OPTS", "-Xmx1g"),
                 "serve");
