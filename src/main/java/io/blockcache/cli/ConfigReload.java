@@ -91,8 +91,16 @@ final class ConfigReload implements Reloader {
     }
 
     private static void restartOnly(List<String> changes, String key, Object was, Object now) {
-        if (!Objects.equals(was, now)) {
-            changes.add(key + ": " + was + " -> " + now + " takes effect at the next start, not on reload");
+        if (Objects.equals(was, now)) {
+            return;
         }
+        if (key.equals("cache-size") || key.equals("backing-size")) {
+            // A size is used only when the file is created; saying "at the next start" promised a resize that the
+            // next start did not do.
+            changes.add(key + ": " + was + " -> " + now + " applies only to a file created anew; the existing one"
+                    + " keeps its size (it is not resized, on reload or at a restart)");
+            return;
+        }
+        changes.add(key + ": " + was + " -> " + now + " takes effect at the next start, not on reload");
     }
 }

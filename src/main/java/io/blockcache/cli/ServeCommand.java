@@ -200,6 +200,7 @@ final class ServeCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
+        warnIfSizeIgnored(err, settings);
         ServeRuntime runtime;
         try {
             runtime = ServeRuntime.start(settings, force, err);
@@ -259,6 +260,22 @@ final class ServeCommand implements Callable<Integer> {
         String problem = systemd.notify(assignments);
         if (problem != null) {
             err.println("blockcache serve: telling systemd " + assignments[0] + " failed: " + problem);
+            err.flush();
+        }
+    }
+
+    /**
+     * A --cache-size typed for a cache file that exists already is not applied (the file keeps its size): said once,
+     * where before the next start silently kept the old size.
+     */
+    private void warnIfSizeIgnored(PrintWriter err, ServeSettings settings) {
+        if (cacheSize == null || !java.nio.file.Files.isRegularFile(settings.cacheFile())) {
+            return;
+        }
+        long existing = cacheBytes(settings);
+        if (existing != settings.cacheSizeBytes()) {
+            err.println("blockcache serve: warning: " + settings.cacheFile() + " exists with " + existing + " bytes;"
+                    + " --cache-size " + cacheSize + " applies only to a new cache file, so this one keeps its size");
             err.flush();
         }
     }
