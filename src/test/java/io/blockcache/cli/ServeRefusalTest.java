@@ -85,7 +85,8 @@ class ServeRefusalTest {
         // The existing file is no cache: serve refuses it after the warning, which is all this test needs.
         CliRun run = CliRun.of("serve", "--data-dir", data.toString(), "--cache-size", "128M", "--nbd-listen",
                 "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
-        assertThat(run.err()).contains("exists with 67108864 bytes; --cache-size 128M applies only to a new cache file");
+        assertThat(run.err()).contains("exists with 67108864 bytes; --cache-size 128M applies only to a new cache"
+                + " file");
     }
 
     private CliRun serveWithConfig(Path config) {
