@@ -34,6 +34,8 @@ public final class FileLocks {
     private static final Path PROC_HOSTNAME = Path.of("/proc/sys/kernel/hostname");
     /** A holder's command line is cut here: enough to tell {@code serve} from {@code format} and see its files. */
     private static final int COMMAND_CHARS_MAX = 160;
+    /** The locks this process took and holds (until their channel closes); any thread. */
+    private static final List<Held> HELD = new java.util.concurrent.CopyOnWriteArrayList<>();
     private static final DateTimeFormatter SINCE = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
             .withZone(ZoneOffset.UTC);
 
@@ -58,7 +60,53 @@ public final class FileLocks {
         if (lock == null) {
             throw new FileInUseException(inUseMessage(path));
         }
+        HELD.removeIf(held -> !held.lock().isValid()); // closed channels: their locks went with them
+        HELD.add(new Held(lock, inodeKeyOrNull(path)));
         return lock;
+    }
+
+    /**
+     * Takes again the locks this process holds on {@code path}'s file, after this process opened and closed the file
+     * a second time (which drops every POSIX lock it had on it: {@code fs/locks.c}, "locks_remove_posix"). A reader
+     * that must open a locked file (device.FileSpace, to walk its holes) calls this after its close.
+     *
+     * @return null if every lock is held again (or none was), else one line saying another process took the file
+     *     in between — two caches may now write it
+     */
+    public static String relockAfterClose(Path path) {
+        String key = inodeKeyOrNull(path);
+        String problem = null;
+        for (Held held : HELD) {
+            if (key == null || !key.equals(held.inodeKey()) || !held.lock().isValid()) {
+                continue;
+            }
+            FileChannel channel = held.lock().channel();
+            try {
+                held.lock().release(); // the kernel dropped it already; this forgets it in the JDK's own table
+                HELD.remove(held);
+                FileLock again = channel.tryLock(0, Long.MAX_VALUE, false);
+                if (again == null) {
+                    problem = inUseMessage(path) + " (it took the file while this process briefly held no lock)";
+                } else {
+                    HELD.add(new Held(again, key));
+                }
+            } catch (IOException | OverlappingFileLockException e) {
+                problem = "cannot lock " + path + " again: " + e;
+            }
+        }
+        return problem;
+    }
+
+    /** A lock this process took, with the inode it is on ({@link #inodeKey}). */
+    private record Held(FileLock lock, String inodeKey) {
+    }
+
+    private static String inodeKeyOrNull(Path path) {
+        try {
+            return inodeKey(path);
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /**

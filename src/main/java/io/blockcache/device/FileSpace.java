@@ -105,6 +105,11 @@ public record FileSpace(String label, Path path, long sizeBytes, long allocatedB
             return position < sizeBytes ? allocated + (sizeBytes - position) : allocated; // past the bound: assume full
         } finally {
             libc.close(fd);
+            // Closing a second descriptor of a file drops this process's POSIX lock on it: take it again.
+            String problem = FileLocks.relockAfterClose(path);
+            if (problem != null) {
+                throw new IllegalStateException(problem);
+            }
         }
     }
 }

@@ -48,6 +48,21 @@ class ProcLocksTest {
     }
 
     @Test
+    void aLockThatASecondCloseDroppedIsTakenAgain() throws Exception {
+        // Proves the POSIX trap and its repair: closing a second descriptor of a locked file drops the lock (as
+        // FileSpace's walk of the holes did, letting a second serve open a live cache), relockAfterClose takes it back.
+        Path file = dir.resolve("cache.img");
+        Files.write(file, new byte[4096]);
+        try (FileChannel locked = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            FileLocks.lockExclusive(locked, file);
+            FileChannel.open(file, StandardOpenOption.READ).close();
+            assertThat(FileLocks.heldByThisProcess(file)).as("the kernel dropped it").isFalse();
+            assertThat(FileLocks.relockAfterClose(file)).isNull();
+            assertThat(FileLocks.heldByThisProcess(file)).isTrue();
+        }
+    }
+
+    @Test
     void ourOwnCommandLinesAreShownAsBlockcacheCommands() {
         // Proves a holder's JVM flags and class path are left out of the message.
         assertThat(FileLocks.shortCommand("/usr/bin/java -Xmx1g -cp /a:/b io.blockcache.cli.Main serve --data-dir /d"))
