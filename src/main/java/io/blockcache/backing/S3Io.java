@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Retries.</b> A call that failed in a way that may pass ({@link S3Store.Transient}: a broken or timed-out
  * connection, a 5xx, throttling), after the SDK's own attempts, is run again after a delay of {@link S3Backoff}, on
- * the loop's timer and in loop time, for as long as the retry time allows from its first attempt; only then does
- * its caller see the error. The caller's state waits meanwhile (a PUT's chunk stays staged and in flight, so no
+ * the loop's timer and in loop time, until the retry time has passed since its first attempt (the last retry starts
+ * at that moment at the latest); only then does its caller see the error. The caller's state waits meanwhile (a PUT's chunk stays staged and in flight, so no
  * later PUT of it overtakes the retry, which sends the same bytes). A fenced volume, a closed device and other
  * refusals are not retried.
  *
@@ -132,19 +132,19 @@ final class S3Io {
             call.then().complete(outcome);
             return;
         }
-        if (retryable && fencedReason == null) {
-            long delayNs = backoff.delayNs(retriesDone);
-            if (loop.nowNs() + delayNs - call.firstAttemptNs() <= retryTimeNs) {
-                retries.incrementAndGet();
-                loop.schedule(delayNs, () -> {
-                    if (closed) {
-                        call.then().complete(closedResult());
-                    } else {
-                        attempt(call, retriesDone + 1);
-                    }
-                });
-                return;
-            }
+        long leftNs = retryTimeNs - (loop.nowNs() - call.firstAttemptNs());
+        if (retryable && fencedReason == null && leftNs > 0) {
+            // The last retry comes at the end of the retry time at the latest: a request fails no sooner than that.
+            long delayNs = Math.min(backoff.delayNs(retriesDone), leftNs);
+            retries.incrementAndGet();
+            loop.schedule(delayNs, () -> {
+                if (closed) {
+                    call.then().complete(closedResult());
+                } else {
+                    attempt(call, retriesDone + 1);
+                }
+            });
+            return;
         }
         failures.incrementAndGet();
         if (call.kind() == Kind.PUT) {
