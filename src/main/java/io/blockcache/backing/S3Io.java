@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Retries.</b> A call that failed in a way that may pass ({@link S3Store.Transient}: a broken or timed-out
  * connection, a 5xx, throttling), after the SDK's own attempts, is run again after a delay of {@link S3Backoff}, on
  * the loop's timer and in loop time, until the retry time has passed since its first attempt (the last retry starts
- * at that moment at the latest); only then does its caller see the error. The caller's state waits meanwhile (a PUT's chunk stays staged and in flight, so no
- * later PUT of it overtakes the retry, which sends the same bytes). A fenced volume, a closed device and other
- * refusals are not retried.
+ * at that moment at the latest); only then does its caller see the error. The caller's state waits meanwhile (a
+ * PUT's chunk stays staged and in flight, so no later PUT of it overtakes the retry, which sends the same bytes). A
+ * fenced volume, a closed device and other refusals are not retried.
  *
  * <p>The executor's queue is bounded by its producers: reads and discards by the engine's requests in flight,
  * PUTs and GETs of old chunks by the staging bound ({@link S3Device#STAGING_CHUNKS_MAX}).

@@ -46,9 +46,9 @@ class S3FlakyNetworkTest {
 
     @Test
     void writesFlushesAndReadsRideThroughInjectedFaults() throws Exception {
-        // Proves (seed printed on failure) that with faults on 40 % of the connections (some start 2 s outages) and every connection cut
-        // after its lifetime, every flush succeeds, reads through the device see what was written, and the bucket
-        // holds every byte; and that the faults struck and the device retried.
+        // Proves (seed printed on failure) that with faults on 40 % of the connections (some start 2 s outages) and
+        // every connection cut after its lifetime, every flush succeeds, reads through the device see what was
+        // written, and the bucket holds every byte; and that the faults struck and the device retried.
         Random random = new Random(SEED);
         byte[] model = new byte[(int) VOLUME_BYTES];
         S3Uri uri = new S3Uri("flaky", "v");

@@ -132,7 +132,8 @@ class S3HttpClientTiming {
         double getSeconds = rounds.stream().mapToLong(r -> r[1]).sum() / 1e9;
         double mib = (double) rounds.size() * PUTS_PER_ROUND * CHUNK_BYTES / (1 << 20);
         return String.format(Locale.ROOT, "PUT %.0f MiB/s, median %.0f ms, max %.0f ms; GET %.0f MiB/s, median %.0f"
-                        + " ms, max %.0f ms", mib / putSeconds, puts[puts.length / 2] / 1e6, puts[puts.length - 1] / 1e6,
-                mib / getSeconds, gets[gets.length / 2] / 1e6, gets[gets.length - 1] / 1e6);
+                        + " ms, max %.0f ms", mib / putSeconds, puts[puts.length / 2] / 1e6,
+                puts[puts.length - 1] / 1e6, mib / getSeconds, gets[gets.length / 2] / 1e6,
+                gets[gets.length - 1] / 1e6);
     }
 }
