@@ -242,10 +242,13 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         long retryTimeMs;
         try {
             retryTimeMs = retryText == null ? S3Options.RETRY_TIME_MS_DEFAULT
-                    : Math.multiplyExact(Durations.parseSeconds(retryText.strip()), 1000L);
-            new S3Options(null, false, "check", retryTimeMs);
-        } catch (IllegalArgumentException | ArithmeticException e) {
+                    : Durations.parseSeconds(retryText.strip()) * 1000L; // at most a year: no overflow
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(S3_RETRY_TIME + ": " + e.getMessage());
+        }
+        if (retryTimeMs > S3Options.RETRY_TIME_MS_MAX) {
+            throw new IllegalArgumentException(S3_RETRY_TIME + " must be from 1s to 24h, got \"" + retryText.strip()
+                    + "\"");
         }
         Map<String, BackingLocation> resolved = new LinkedHashMap<>();
         backings.forEach((name, location) -> resolved.put(name, location instanceof BackingLocation.S3 s3
