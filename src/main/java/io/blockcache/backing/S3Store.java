@@ -179,6 +179,8 @@ final class S3Store implements AutoCloseable {
             throw failure("GET " + name, e);
         } catch (SdkException e) {
             throw failure("GET " + name, e);
+        } catch (IOException e) {
+            throw bodyBroke("GET " + name, e);
         }
     }
 
@@ -191,12 +193,9 @@ final class S3Store implements AutoCloseable {
     void getRange(String name, long offsetBytes, int lengthBytes, byte[] dst, int dstOffset) throws IOException {
         GetObjectRequest request = GetObjectRequest.builder().bucket(uri.bucket()).key(uri.key(name))
                 .range("bytes=" + offsetBytes + "-" + (offsetBytes + lengthBytes - 1)).build();
+        int read;
         try (ResponseInputStream<GetObjectResponse> in = client.getObject(request)) {
-            int read = readFully(in, dst, dstOffset, lengthBytes);
-            if (read != lengthBytes) {
-                throw new IOException(where + ": object " + name + " is shorter than expected: " + read + " of "
-                        + lengthBytes + " bytes at " + offsetBytes);
-            }
+            read = readFully(in, dst, dstOffset, lengthBytes);
         } catch (S3Exception e) {
             if (e.statusCode() == 404) {
                 java.util.Arrays.fill(dst, dstOffset, dstOffset + lengthBytes, (byte) 0);
@@ -205,6 +204,12 @@ final class S3Store implements AutoCloseable {
             throw failure("GET " + name, e);
         } catch (SdkException e) {
             throw failure("GET " + name, e);
+        } catch (IOException e) {
+            throw bodyBroke("GET " + name, e);
+        }
+        if (read != lengthBytes) {
+            throw new IOException(where + ": object " + name + " is shorter than expected: " + read + " of "
+                    + lengthBytes + " bytes at " + offsetBytes);
         }
     }
 
@@ -262,6 +267,15 @@ final class S3Store implements AutoCloseable {
             done += read;
         }
         return done;
+    }
+
+    /**
+     * The connection broke while the answer's body was read (reset, closed early, timed out): the SDK has handed the
+     * stream over and does not retry that, so it is a {@link Transient} for {@link S3Io}.
+     */
+    private Transient bodyBroke(String what, IOException e) {
+        return new Transient(where + ": " + what + ": the answer broke off: " + e.getClass().getSimpleName() + ": "
+                + String.valueOf(e.getMessage()).replaceAll("\\s+", " ").strip(), e);
     }
 
     private IOException failure(String what, SdkException e) {

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +44,21 @@ class S3FlakyNetworkTest {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(150);
 
     @TempDir
-    Path dir;
+    static Path dir;
+    /** One S3Proxy for both tests (its start costs seconds on a loaded machine); each test has its own bucket. */
+    private static S3ProxyServer s3;
+
+    @BeforeAll
+    static void startS3Proxy() throws Exception {
+        s3 = S3ProxyServer.start(dir);
+    }
+
+    @AfterAll
+    static void stopS3Proxy() throws Exception {
+        if (s3 != null) {
+            s3.close();
+        }
+    }
 
     @Test
     void writesFlushesAndReadsRideThroughInjectedFaults() throws Exception {
@@ -52,8 +68,7 @@ class S3FlakyNetworkTest {
         Random random = new Random(SEED);
         byte[] model = new byte[(int) VOLUME_BYTES];
         S3Uri uri = new S3Uri("flaky", "v");
-        try (S3ProxyServer s3 = S3ProxyServer.start(dir);
-             FaultyTcpProxy faults = FaultyTcpProxy.start(s3.endpoint(), SEED, 40, STALL, BLIP);
+        try (FaultyTcpProxy faults = FaultyTcpProxy.start(s3.endpoint(), SEED, 40, STALL, BLIP);
              RealLoop loop = new RealLoop("s3-flaky")) {
             s3.createBucket(uri.bucket());
             S3Device device = open(loop, faults, uri, 90_000);
@@ -93,8 +108,7 @@ class S3FlakyNetworkTest {
         Random random = new Random(SEED);
         byte[] model = new byte[(int) VOLUME_BYTES];
         S3Uri uri = new S3Uri("outage", "v");
-        try (S3ProxyServer s3 = S3ProxyServer.start(dir);
-             FaultyTcpProxy faults = FaultyTcpProxy.start(s3.endpoint(), SEED, 0, STALL, BLIP);
+        try (FaultyTcpProxy faults = FaultyTcpProxy.start(s3.endpoint(), SEED, 0, STALL, BLIP);
              RealLoop loop = new RealLoop("s3-outage")) {
             s3.createBucket(uri.bucket());
             S3Device device = open(loop, faults, uri, 3_000);
