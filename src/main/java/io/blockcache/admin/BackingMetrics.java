@@ -62,8 +62,11 @@ final class BackingMetrics {
         families.counter("blockcache_backing_s3_requests_total",
                 "S3 requests of an s3:// backing that succeeded, by op: put (a chunk), get, delete.", requests);
         families.counter("blockcache_backing_s3_request_failures_total",
-                "S3 requests (PUT, GET, DELETE) that failed after the client's retries.",
+                "S3 requests (PUT, GET, DELETE) that failed after the client's attempts and the retries.",
                 samples(of, s3 -> s3.failures()));
+        families.counter("blockcache_backing_s3_request_retries_total",
+                "S3 requests run again after a failure that may pass (dropped connection, 5xx, throttling).",
+                samples(of, s3 -> s3.retries()));
         families.counter("blockcache_backing_s3_put_bytes_total", "Bytes of the chunk PUTs that succeeded.",
                 samples(of, s3 -> s3.bytesPut()));
         families.counter("blockcache_backing_s3_get_bytes_total", "Bytes of the GETs that succeeded.",

@@ -316,6 +316,7 @@ final class StatsJson {
                     .field("gets", s3.gets())
                     .field("deletes", s3.deletes())
                     .field("failures", s3.failures())
+                    .field("retries", s3.retries())
                     .field("bytesPut", s3.bytesPut())
                     .field("bytesGot", s3.bytesGot())
                     .field("stagedChunks", s3.stagedChunks())

@@ -110,7 +110,8 @@ public final class S3Backing {
                 log.accept("created the S3 volume " + store.where() + " (" + wanted.sizeBytes() + " bytes, chunks of "
                         + wanted.chunkBytes() + " bytes)");
             }
-            S3Device device = new S3Device(loop, store, wanted, lease, S3Device.IO_THREADS_DEFAULT);
+            S3Device device = new S3Device(loop, store, wanted, lease, S3Device.IO_THREADS_DEFAULT,
+                    options.retryTimeMs());
             if (volume == null) {
                 device.markVolumeCreated();
             }

@@ -27,11 +27,13 @@ import java.util.Objects;
  * chunks are PUT at once. A PUT's success is its durability (S3 acknowledges only stored objects). The staging and
  * its uploads are {@link S3Staging}; the I/O threads and counters {@link S3Io}; a request's pieces {@link S3Request}.
  *
- * <p><b>Failures.</b> A failed PUT (after the SDK's retries) loses nothing here: the chunk stays staged and dirty
- * and the next PUT of it sends it again. But the flushes and FUA writes waiting for it fail, the next flush fails
- * even if none was waiting, and the writes waiting for a staging slot fail; the engine wraps every backing in
- * {@code StickyFlushDevice}, so no flush succeeds until a restart (docs/WRITEBACK.md "When a device fails").
- * Once the volume's ownership is lost to another cache ({@link #fence}), every PUT and DELETE fails.
+ * <p><b>Failures.</b> A request that fails in a way that may pass (a dropped or stalled connection, a 5xx, 503
+ * SlowDown) is retried with backoff beyond the SDK's own attempts for the retry time ({@link S3Options#retryTimeMs},
+ * {@link S3Io}) while its chunk stays staged; only then does it fail. A failed PUT loses nothing here: the chunk
+ * stays staged and dirty and the next PUT of it sends it again. But the flushes and FUA writes waiting for it fail,
+ * the next flush fails even if none was waiting, and the writes waiting for a staging slot fail; the engine wraps
+ * every backing in {@code StickyFlushDevice}, so no flush succeeds until a restart (docs/WRITEBACK.md "When a device
+ * fails"). Once the volume's ownership is lost to another cache ({@link #fence}), every PUT and DELETE fails.
  *
  * <p><b>Discard</b> of a whole chunk that is not staged deletes its object; other discards do nothing (the
  * contract lets a discarded range keep its old contents).
@@ -62,12 +64,21 @@ public final class S3Device implements BlockDevice, ObjectStoreDevice {
     private boolean volumeCreated;
 
     S3Device(EventLoop loop, S3Store store, S3Volume volume, S3Lease lease, int ioThreads) {
+        this(loop, store, volume, lease, ioThreads, S3Options.RETRY_TIME_MS_DEFAULT);
+    }
+
+    /**
+     * @param retryTimeMs how long failed requests are retried, in ms ({@link S3Options#retryTimeMs}); the retries'
+     *     jitter is seeded from the volume's UUID, so a run is repeatable and two volumes do not retry in step
+     */
+    S3Device(EventLoop loop, S3Store store, S3Volume volume, S3Lease lease, int ioThreads, long retryTimeMs) {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.store = store;
         this.volume = volume;
         this.lease = lease;
         this.ioThreads = ioThreads;
-        this.io = new S3Io(loop, store.where(), ioThreads);
+        this.io = new S3Io(loop, store.where(), ioThreads, retryTimeMs * 1_000_000L,
+                volume.volumeUuid().getMostSignificantBits() ^ volume.volumeUuid().getLeastSignificantBits());
         this.staging = new S3Staging(store, volume, io, LOGICAL_BLOCK_BYTES);
     }
 
@@ -106,6 +117,11 @@ public final class S3Device implements BlockDevice, ObjectStoreDevice {
         return io.putFailures();
     }
 
+    /** Requests run again after a transient failure so far; any thread. */
+    public long retries() {
+        return io.retries();
+    }
+
     /** The ownership record this device holds, or null when opened without one (tests). */
     public S3Lease lease() {
         return lease;
@@ -125,7 +141,8 @@ public final class S3Device implements BlockDevice, ObjectStoreDevice {
         String fenced = io.fencedReason();
         String ownership = fenced != null ? fenced : lease == null ? "no owner record"
                 : "owned by " + lease.ownerId();
-        return new ObjectStoreStats(io.puts(), io.gets(), io.deletes(), io.failures(), io.bytesPut(), io.bytesGot(),
+        return new ObjectStoreStats(io.puts(), io.gets(), io.deletes(), io.failures(), io.retries(), io.bytesPut(),
+                io.bytesGot(),
                 staging.stagedChunks(), STAGING_CHUNKS_MAX, lease == null ? 0 : lease.renewals(),
                 lease == null ? 0 : lease.renewalFailures(), fenced != null, ownership);
     }

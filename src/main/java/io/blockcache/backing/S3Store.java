@@ -11,7 +11,8 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
 import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
@@ -30,16 +31,39 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * roles). Path-style requests when an endpoint is given (S3Proxy, MinIO, Ceph RGW serve buckets under paths);
  * checksums only where an operation requires them, since S3Proxy rejects the SDK's default trailing checksums.
  *
- * <p>Every error is an {@link IOException} with one line naming the volume. Thread rule: any thread (the SDK
- * client is thread-safe); every call blocks, so never on a loop thread.
+ * <p>HTTP goes through the SDK's Apache HttpClient 5 client ({@link #httpClient}): a bounded pool of kept-alive
+ * connections, each checked before reuse when it was idle (a connection the server or a middlebox dropped while idle
+ * would otherwise fail the next PUT's body), with connect, socket and pool-acquisition timeouts.
+ *
+ * <p>Every error is an {@link IOException} with one line naming the volume; one that may pass with time (a broken or
+ * timed-out connection, a 5xx answer, throttling) is a {@link Transient}, which {@link S3Io} retries. Thread rule:
+ * any thread (the SDK client is thread-safe); every call blocks, so never on a loop thread.
  */
 final class S3Store implements AutoCloseable {
-    /** Connect timeout: an endpoint that does not answer in this long is unreachable. */
+    /** Connect timeout: an endpoint that does not answer in this long is unreachable (for this attempt). */
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
-    /** Socket read timeout: a 4 MiB chunk over a slow link still arrives in this long. */
-    static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(60);
-    /** Bound on one call with the SDK's retries (standard mode: 3 attempts with backoff). */
-    static final Duration CALL_TIMEOUT = Duration.ofSeconds(180);
+    /**
+     * Socket timeout, the longest silence on a connection while sending or receiving: a stalled connection is given
+     * up after this and the request retried on another; a live link sends a 4 MiB chunk's packets far more often.
+     */
+    static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Longest wait for a pooled connection: the pool has room for every I/O thread plus the owner record's renewal
+     * and start-up calls, so a wait this long means a leak, reported as a failure rather than a hang.
+     */
+    static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(10);
+    /** Pooled connections at most: the I/O threads ({@link S3Device#IO_THREADS_DEFAULT}) and 4 for the rest. */
+    static final int CONNECTIONS_MAX = S3Device.IO_THREADS_DEFAULT + 4;
+    /**
+     * A connection idle this long is closed rather than reused: below the idle timeouts of common servers and load
+     * balancers (S3 closes idle connections after about 20 s), so a reused connection is rarely a dead one.
+     */
+    static final Duration CONNECTION_IDLE_MAX = Duration.ofSeconds(15);
+    /**
+     * Bound on one call with the SDK's retries (standard mode: 3 attempts with backoff); {@link S3Io}'s retries come
+     * on top, so a flush learns of an outage at most this long after the retry time.
+     */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(120);
     /** Region used with an explicit endpoint when the chain finds none (S3Proxy and MinIO accept any). */
     static final Region REGION_FOR_ENDPOINTS = Region.US_EAST_1;
 
@@ -68,9 +92,27 @@ final class S3Store implements AutoCloseable {
 
     /** {@link #open(S3Uri, S3Options)} with the credentials of {@code credentials} (tests). */
     static S3Store open(S3Uri uri, S3Options options, AwsCredentialsProvider credentials) throws IOException {
+        return open(uri, options, credentials, httpClient(SOCKET_TIMEOUT));
+    }
+
+    /**
+     * The HTTP client of every store: Apache HttpClient 5 with the timeouts and the pool bound above, and
+     * {@code socketTimeout} (tests shorten it to meet their stalls quickly).
+     */
+    static SdkHttpClient.Builder<?> httpClient(Duration socketTimeout) {
+        return Apache5HttpClient.builder().connectionTimeout(CONNECT_TIMEOUT).socketTimeout(socketTimeout)
+                .connectionAcquisitionTimeout(ACQUIRE_TIMEOUT).maxConnections(CONNECTIONS_MAX)
+                .connectionMaxIdleTime(CONNECTION_IDLE_MAX).useIdleConnectionReaper(true).tcpKeepAlive(true);
+    }
+
+    /**
+     * {@link #open(S3Uri, S3Options, AwsCredentialsProvider)} over the HTTP client {@code http} builds (tests and
+     * the side-by-side timing of HTTP clients); the store owns and closes that client.
+     */
+    static S3Store open(S3Uri uri, S3Options options, AwsCredentialsProvider credentials,
+                        SdkHttpClient.Builder<?> http) throws IOException {
         S3ClientBuilder builder = S3Client.builder()
-                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(CONNECT_TIMEOUT)
-                        .socketTimeout(SOCKET_TIMEOUT).build())
+                .httpClientBuilder(http)
                 .credentialsProvider(credentials)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
@@ -137,6 +179,8 @@ final class S3Store implements AutoCloseable {
             throw failure("GET " + name, e);
         } catch (SdkException e) {
             throw failure("GET " + name, e);
+        } catch (IOException e) {
+            throw bodyBroke("GET " + name, e);
         }
     }
 
@@ -149,12 +193,9 @@ final class S3Store implements AutoCloseable {
     void getRange(String name, long offsetBytes, int lengthBytes, byte[] dst, int dstOffset) throws IOException {
         GetObjectRequest request = GetObjectRequest.builder().bucket(uri.bucket()).key(uri.key(name))
                 .range("bytes=" + offsetBytes + "-" + (offsetBytes + lengthBytes - 1)).build();
+        int read;
         try (ResponseInputStream<GetObjectResponse> in = client.getObject(request)) {
-            int read = readFully(in, dst, dstOffset, lengthBytes);
-            if (read != lengthBytes) {
-                throw new IOException(where + ": object " + name + " is shorter than expected: " + read + " of "
-                        + lengthBytes + " bytes at " + offsetBytes);
-            }
+            read = readFully(in, dst, dstOffset, lengthBytes);
         } catch (S3Exception e) {
             if (e.statusCode() == 404) {
                 java.util.Arrays.fill(dst, dstOffset, dstOffset + lengthBytes, (byte) 0);
@@ -163,6 +204,12 @@ final class S3Store implements AutoCloseable {
             throw failure("GET " + name, e);
         } catch (SdkException e) {
             throw failure("GET " + name, e);
+        } catch (IOException e) {
+            throw bodyBroke("GET " + name, e);
+        }
+        if (read != lengthBytes) {
+            throw new IOException(where + ": object " + name + " is shorter than expected: " + read + " of "
+                    + lengthBytes + " bytes at " + offsetBytes);
         }
     }
 
@@ -222,8 +269,40 @@ final class S3Store implements AutoCloseable {
         return done;
     }
 
+    /**
+     * The connection broke while the answer's body was read (reset, closed early, timed out): the SDK has handed the
+     * stream over and does not retry that, so it is a {@link Transient} for {@link S3Io}.
+     */
+    private Transient bodyBroke(String what, IOException e) {
+        return new Transient(where + ": " + what + ": the answer broke off: " + e.getClass().getSimpleName() + ": "
+                + String.valueOf(e.getMessage()).replaceAll("\\s+", " ").strip(), e);
+    }
+
     private IOException failure(String what, SdkException e) {
-        return new IOException(where + ": " + what + ": " + oneLine(e), e);
+        String message = where + ": " + what + ": " + oneLine(e);
+        return transientFailure(e) ? new Transient(message, e) : new IOException(message, e);
+    }
+
+    /**
+     * True for a failure that may pass with time: no answer (connection refused, reset or timed out, the client
+     * gave up on the call), a server error (5xx), throttling (429, 503 SlowDown), or a request the server timed out
+     * (408; S3's 400 RequestTimeout for a body that came too slowly). Refusals (403, 404, other 4xx) stay.
+     */
+    static boolean transientFailure(SdkException e) {
+        if (e instanceof S3Exception s3) {
+            int status = s3.statusCode();
+            String code = s3.awsErrorDetails() == null ? null : s3.awsErrorDetails().errorCode();
+            return status >= 500 || status == 429 || status == 408 || "RequestTimeout".equals(code)
+                    || "SlowDown".equals(code);
+        }
+        return e instanceof SdkClientException || e.retryable();
+    }
+
+    /** A failure that may pass with time ({@link #transientFailure}): worth retrying. */
+    static final class Transient extends IOException {
+        Transient(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** The SDK's message on one line, with the HTTP status and a hint for the common refusals. */

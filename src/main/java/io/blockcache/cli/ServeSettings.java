@@ -68,9 +68,15 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     /** A day: longer is "never" in practice, and a server that never answers must not hold writeback forever. */
     static final long NBD_BACKING_TIMEOUT_SECONDS_MAX = 86_400;
 
+    /**
+     * The config key of how long failed S3 requests of {@code s3://} backings are retried before a flush reports the
+     * error (default 120 s, {@code S3Options.RETRY_TIME_MS_DEFAULT}); a duration like {@code 90s} or {@code 5m}.
+     */
+    static final String S3_RETRY_TIME = "s3-retry-time";
+
     private static final Set<String> CONFIG_KEYS = Stream.concat(Stream.of("data-dir", "cache",
             "backing", "cache-size", "backing-size", "nbd-listen", "admin-listen", "mode", "allow-remote",
-            AdminTokenFile.KEY, "damage-map", "s3-endpoint", "take-over", NBD_BACKING_TIMEOUT),
+            AdminTokenFile.KEY, "damage-map", "s3-endpoint", "take-over", NBD_BACKING_TIMEOUT, S3_RETRY_TIME),
             Stream.concat(NbdLimitSettings.KEYS.stream(), TlsFlagSettings.KEYS.stream()))
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final String KNOB_PREFIX = "knob.";
@@ -226,9 +232,22 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         String endpointText = pick(flags.endpoint(), config, "s3-endpoint", null);
         URI endpoint = endpointText == null ? null : S3Options.endpoint(endpointText);
         boolean takeOver = flags.takeOver() || Boolean.parseBoolean(config.getProperty("take-over", "false").strip());
+        String retryText = config.getProperty(S3_RETRY_TIME);
+        long retryTimeMs;
+        try {
+            retryTimeMs = retryText == null ? S3Options.RETRY_TIME_MS_DEFAULT
+                    : Durations.parseSeconds(retryText.strip()) * 1000L; // at most a year: no overflow
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(S3_RETRY_TIME + ": " + e.getMessage());
+        }
+        if (retryTimeMs > S3Options.RETRY_TIME_MS_MAX) {
+            throw new IllegalArgumentException(S3_RETRY_TIME + " must be from 1s to 24h, got \"" + retryText.strip()
+                    + "\"");
+        }
         Map<String, BackingLocation> resolved = new LinkedHashMap<>();
         backings.forEach((name, location) -> resolved.put(name, location instanceof BackingLocation.S3 s3
-                ? s3.withOptions(s3.options().withEndpoint(endpoint).withTakeOver(takeOver)) : location));
+                ? s3.withOptions(s3.options().withEndpoint(endpoint).withTakeOver(takeOver)
+                        .withRetryTimeMs(retryTimeMs)) : location));
         return resolved;
     }
 

@@ -89,10 +89,11 @@ final class StatsTable {
         }
         if (device.get("s3") instanceof Map<?, ?> s3) {
             out.append(String.format(Locale.ROOT, "backing %s (s3): %s; %s PUTs (%s), %s GETs (%s), %s DELETEs, %s"
-                            + " failed; %s of %s chunks staged; owner record renewed %s times, %s failed%n", name,
-                    text(s3.get("ownership")), integer(s3.get("puts")), bytes(s3.get("bytesPut")),
+                            + " retried, %s failed; %s of %s chunks staged; owner record renewed %s times, %s failed%n",
+                    name, text(s3.get("ownership")), integer(s3.get("puts")), bytes(s3.get("bytesPut")),
                     integer(s3.get("gets")), bytes(s3.get("bytesGot")), integer(s3.get("deletes")),
-                    integer(s3.get("failures")), integer(s3.get("stagedChunks")), integer(s3.get("stagedChunksMax")),
+                    integer(s3.get("retries")), integer(s3.get("failures")), integer(s3.get("stagedChunks")),
+                    integer(s3.get("stagedChunksMax")),
                     integer(s3.get("leaseRenewals")), integer(s3.get("leaseRenewalFailures"))));
         }
     }

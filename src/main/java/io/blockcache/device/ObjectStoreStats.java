@@ -7,7 +7,9 @@ package io.blockcache.device;
  * @param puts chunk PUTs that succeeded
  * @param gets GETs that succeeded (reads of chunks, and of old chunks to complete a partly written one)
  * @param deletes chunk DELETEs that succeeded (discards of whole chunks)
- * @param failures PUTs, GETs and DELETEs that failed (after the client's own retries)
+ * @param failures PUTs, GETs and DELETEs that failed (after the client's own attempts and the retries)
+ * @param retries requests run again after a failure that may pass (a dropped connection, a 5xx, throttling), beyond
+ *     the client's own attempts
  * @param bytesPut bytes of the PUTs that succeeded
  * @param bytesGot bytes of the GETs that succeeded
  * @param stagedChunks chunks staged in memory now (written, not yet all durable)
@@ -17,7 +19,8 @@ package io.blockcache.device;
  * @param fenced true once another cache took the volume over: every later PUT and DELETE fails
  * @param ownership one line for people: {@code owned by ID} or why it is no longer owned
  */
-public record ObjectStoreStats(long puts, long gets, long deletes, long failures, long bytesPut, long bytesGot,
+public record ObjectStoreStats(long puts, long gets, long deletes, long failures, long retries, long bytesPut,
+                               long bytesGot,
                                int stagedChunks, int stagedChunksMax, long leaseRenewals, long leaseRenewalFailures,
                                boolean fenced, String ownership) {
 }

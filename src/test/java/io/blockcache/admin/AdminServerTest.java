@@ -243,17 +243,19 @@ class AdminServerTest {
     void anS3BackingsCountersAreInStatsAndMetrics() throws Exception {
         // Proves the S3 device's counters reach /api/stats (backing[].s3) and /metrics (each family documented in
         // docs/OPERATIONS.md), as the device reports them.
-        cache.remoteBacking.objectStore = new io.blockcache.device.ObjectStoreStats(7, 5, 2, 1, 7L << 22, 20480, 3,
+        cache.remoteBacking.objectStore = new io.blockcache.device.ObjectStoreStats(7, 5, 2, 1, 6, 7L << 22, 20480, 3,
                 16, 4, 1, false, "owned by host-a:/cache.img");
         String stats = send("GET", "/api/stats", null).body();
-        assertThat(stats).contains("\"s3\":{\"puts\":7,\"gets\":5,\"deletes\":2,\"failures\":1,\"bytesPut\":29360128,"
-                + "\"bytesGot\":20480,\"stagedChunks\":3,\"stagedChunksMax\":16,\"leaseRenewals\":4,"
-                + "\"leaseRenewalFailures\":1,\"fenced\":false,\"ownership\":\"owned by host-a:/cache.img\"}");
+        assertThat(stats).contains("\"s3\":{\"puts\":7,\"gets\":5,\"deletes\":2,\"failures\":1,\"retries\":6,"
+                + "\"bytesPut\":29360128,\"bytesGot\":20480,\"stagedChunks\":3,\"stagedChunksMax\":16,"
+                + "\"leaseRenewals\":4,\"leaseRenewalFailures\":1,\"fenced\":false,"
+                + "\"ownership\":\"owned by host-a:/cache.img\"}");
         String metrics = send("GET", "/metrics", null).body();
         assertThat(metrics).contains("blockcache_backing_s3_requests_total{op=\"put\",volume=\"default\"} 7.0",
                 "blockcache_backing_s3_requests_total{op=\"get\",volume=\"default\"} 5.0",
                 "blockcache_backing_s3_requests_total{op=\"delete\",volume=\"default\"} 2.0",
                 "blockcache_backing_s3_request_failures_total{volume=\"default\"} 1.0",
+                "blockcache_backing_s3_request_retries_total{volume=\"default\"} 6.0",
                 "blockcache_backing_s3_put_bytes_total{volume=\"default\"} 2.9360128E7",
                 "blockcache_backing_s3_get_bytes_total{volume=\"default\"} 20480.0",
                 "blockcache_backing_s3_staged_chunks{volume=\"default\"} 3.0",

@@ -216,13 +216,15 @@ class S3DeviceTest {
     @Test
     void aFailedPutFailsTheFlushAndTheDataStaysReadable() throws Exception {
         // Proves the failure rule: with the store unreachable (a device on a dead endpoint), the PUT of a chunk written
-        // whole fails, the next flush fails naming it, and the staged write still reads back (nothing dropped).
+        // whole fails (after the device's retries, here for 1 s), the next flush fails naming it, and the staged write
+        // still reads back (nothing dropped).
         S3Uri uri = newPrefix();
         open(uri, "node-a", false);
         int deadPort = freePort();
         S3Options dead = new S3Options(URI.create("http://127.0.0.1:" + deadPort), false, "node-a");
         S3Store deadStore = S3Store.open(uri, dead, credentials());
-        S3Device device = new S3Device(loop, deadStore, new S3Volume(VOLUME_BYTES, CHUNK, new UUID(1, 2)), null, 2);
+        S3Device device = new S3Device(loop, deadStore, new S3Volume(VOLUME_BYTES, CHUNK, new UUID(1, 2)), null, 2,
+                1_000);
         opened.add(device);
         byte[] block = random(CHUNK, 6);
         assertThat(write(device, 0, block, false)).isEqualTo(IoResult.OK);
@@ -230,6 +232,7 @@ class S3DeviceTest {
         assertThat(flushed.status()).isEqualTo(IoStatus.IO_ERROR);
         assertThat(flushed.message()).contains("chunk-0000000000000000");
         assertThat(device.putFailures()).isEqualTo(1);
+        assertThat(device.retries()).as("a refused connection is retried").isGreaterThan(0);
         assertThat(read(device, 0, CHUNK)).isEqualTo(block);
     }
 

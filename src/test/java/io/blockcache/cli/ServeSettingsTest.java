@@ -57,6 +57,27 @@ class ServeSettingsTest {
                 .hasMessage("--nbd-backing-timeout must be from 1s to 24h, got \"25h\"");
     }
 
+    @Test
+    void theS3RetryTimeIsAConfigKeyForEveryS3BackingAndValidated() throws Exception {
+        // Proves s3-retry-time: 120 s by default, the config key applied to every s3:// backing, and a value that is
+        // no duration or longer than a day refused in one line naming the key.
+        List<String> backings = List.of("a=s3://bucket/a", "b=" + dir.resolve("b.img"));
+        assertThat(retryTimeMs(backings, null)).isEqualTo(120_000L);
+        Path config = dir.resolve("retry.properties");
+        Files.writeString(config, "s3-retry-time=10m\n");
+        assertThat(retryTimeMs(backings, config)).isEqualTo(600_000L);
+        Files.writeString(config, "s3-retry-time=soon\n");
+        assertThatThrownBy(() -> resolveBackings(backings, null, config))
+                .hasMessageStartingWith("s3-retry-time: not a duration: \"soon\"").hasMessageNotContaining("\n");
+        Files.writeString(config, "s3-retry-time=25h\n");
+        assertThatThrownBy(() -> resolveBackings(backings, null, config))
+                .hasMessage("s3-retry-time must be from 1s to 24h, got \"25h\"");
+    }
+
+    private static long retryTimeMs(List<String> backings, Path config) throws Exception {
+        return ((BackingLocation.S3) resolveBackings(backings, null, config).get("a")).options().retryTimeMs();
+    }
+
     private static long timeoutNs(List<String> backings, String flag, Path config) throws Exception {
         return ((io.blockcache.backing.BackingLocation.Nbd) resolveBackings(backings, flag, config).get("a"))
                 .requestTimeoutNs();

@@ -14,8 +14,8 @@ class StatsTableRemoteTest {
                 + "\"state\":\"away: connection refused (reconnecting)\",\"breaks\":2,\"reconnects\":1,"
                 + "\"replayLogBytes\":65536,\"requestTimeouts\":3}}");
         Map<?, ?> s3 = (Map<?, ?>) JsonReader.parse("{\"name\":\"b\",\"s3\":{\"puts\":7,\"gets\":5,\"deletes\":2,"
-                + "\"failures\":1,\"bytesPut\":29360128,\"bytesGot\":20480,\"stagedChunks\":3,\"stagedChunksMax\":16,"
-                + "\"leaseRenewals\":4,\"leaseRenewalFailures\":1,\"fenced\":false,"
+                + "\"failures\":1,\"retries\":6,\"bytesPut\":29360128,\"bytesGot\":20480,\"stagedChunks\":3,"
+                + "\"stagedChunksMax\":16,\"leaseRenewals\":4,\"leaseRenewalFailures\":1,\"fenced\":false,"
                 + "\"ownership\":\"owned by host-a:/cache.img\"}}");
         Map<?, ?> file = (Map<?, ?>) JsonReader.parse("{\"name\":\"c\",\"errors\":0}");
         StringBuilder out = new StringBuilder();
@@ -25,7 +25,7 @@ class StatsTableRemoteTest {
         assertThat(out.toString().lines()).containsExactly(
                 "backing a (nbd): away: connection refused (reconnecting); 2 breaks, 1 reconnects, 3 request timeouts;"
                         + " replay log 64.0 KiB",
-                "backing b (s3): owned by host-a:/cache.img; 7 PUTs (28.0 MiB), 5 GETs (20.0 KiB), 2 DELETEs, 1"
-                        + " failed; 3 of 16 chunks staged; owner record renewed 4 times, 1 failed");
+                "backing b (s3): owned by host-a:/cache.img; 7 PUTs (28.0 MiB), 5 GETs (20.0 KiB), 2 DELETEs, 6"
+                        + " retried, 1 failed; 3 of 16 chunks staged; owner record renewed 4 times, 1 failed");
     }
 }
