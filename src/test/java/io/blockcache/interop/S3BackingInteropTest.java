@@ -67,7 +67,7 @@ class S3BackingInteropTest {
         Path data = dataDir();
         ExternalTool.Run format = formatVolume(data);
         assertThat(format.exitCode()).as(format.describe()).isZero();
-        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 63.0 MiB");
+        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 64.0 MiB (67108864 bytes)"); // exactly as asked
         assertThat(keys("vol")).contains("vol/volume", "vol/owner", "vol/chunk-0000000000000000");
         Path random = RandomFiles.write(dir.resolve("random.bin"), WRITTEN_BYTES, 41);
         try (ServeProcess serve = start(data, "first")) {
@@ -170,13 +170,13 @@ class S3BackingInteropTest {
         }
     }
 
-    /** A cache in a new data directory over a new volume with an 8 MiB backing log (export 55 MiB); its directory. */
+    /** A cache in a new data directory over a new volume with an 8 MiB backing log (export 64 MiB); its directory. */
     private Path formatJournaledVolume() throws Exception {
         ExternalTool.require("qemu-io");
         Path data = dataDir();
         ExternalTool.Run format = formatVolume(data, "--backing-log", "8M");
         assertThat(format.exitCode()).as(format.describe()).isZero();
-        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 55.0 MiB");
+        assertThat(format.out()).contains("on s3://" + BUCKET + "/vol: 64.0 MiB (67108864 bytes)");
         return data;
     }
 
