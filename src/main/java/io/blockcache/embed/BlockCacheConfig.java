@@ -21,7 +21,8 @@ import java.util.concurrent.ForkJoinPool;
  * @param backings volume name to backing store, in volume order: {@code file:PATH} (or a plain path),
  *     {@code nbd://HOST[:PORT]/EXPORT} or {@code s3://BUCKET/PREFIX} (README, {@code --backing})
  * @param cacheSizeBytes size of a new cache file, in bytes
- * @param backingSizeBytes size of a new (sparse) backing file, in bytes
+ * @param backingSizeBytes size of the volume of a new (sparse) backing file or S3 volume, in bytes (the store gets its
+ *     1 MiB header on top)
  * @param mode initial cache mode of every volume: writeback, writethrough, writearound or none
  * @param knobs live knobs set after open, by name (the names {@code blockcache get} lists), applied in name order
  * @param completionExecutor runs the completion of every future, so that dependent stages never run on the

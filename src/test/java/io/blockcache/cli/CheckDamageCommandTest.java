@@ -48,7 +48,7 @@ class CheckDamageCommandTest {
 
     private void format() {
         CliRun formatted = CliRun.of("format", "--cache", cache().toString(), "--cache-size", "8M", "--bucket-size",
-                "128K", "--backing", backing().toString(), "--backing-size", "17M");
+                "128K", "--backing", backing().toString(), "--backing-size", "16M");
         assertThat(formatted.exitCode()).as(formatted.err()).isZero();
     }
 

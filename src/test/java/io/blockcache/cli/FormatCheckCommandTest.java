@@ -57,7 +57,7 @@ class FormatCheckCommandTest {
 
     private CliRun formatFresh(String... extra) {
         String[] base = {"format", "--cache", cache().toString(), "--cache-size", "8M", "--backing",
-                backing().toString(), "--backing-size", "17M", "--bucket-size", "128K"};
+                backing().toString(), "--backing-size", "16M", "--bucket-size", "128K"};
         String[] args = new String[base.length + extra.length];
         System.arraycopy(base, 0, args, 0, base.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);

@@ -68,7 +68,7 @@ class SalvageCommandTest {
     @BeforeEach
     void writeDirtyDataAndCrash() {
         CliRun format = CliRun.of("format", "--cache", cache().toString(), "--cache-size", "8M", "--backing",
-                backing().toString(), "--backing-size", "17M", "--bucket-size", "128K");
+                backing().toString(), "--backing-size", "16M", "--bucket-size", "128K");
         assertThat(format.exitCode()).as(format.err()).isZero();
         try (RealLoop loop = new RealLoop("test-writer")) {
             FileDevice cacheDevice = FileDevice.open(loop, cache(), FileDeviceOptions.DEFAULTS);

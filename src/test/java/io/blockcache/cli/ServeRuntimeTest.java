@@ -114,7 +114,7 @@ class ServeRuntimeTest {
         Files.writeString(config, "knob.writeback.default.running=false\n");
         ServeRuntime first = ServeRuntime.start(settings(data, config), err);
         assertThat(Files.size(data.resolve("cache.img"))).isEqualTo(64L << 20);
-        assertThat(Files.size(data.resolve("backing.img"))).isEqualTo(256L << 20);
+        assertThat(Files.size(data.resolve("backing.img"))).isEqualTo((256L << 20) + (1L << 20)); // export + header
         assertThat(get(first, "/api/stats")).contains("\"name\":\"default\"");
         byte[] written = new byte[8192];
         Arrays.fill(written, (byte) 0x5a);
