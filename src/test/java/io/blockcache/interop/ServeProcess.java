@@ -128,6 +128,11 @@ final class ServeProcess implements AutoCloseable {
         return Files.readString(log);
     }
 
+    /** The exit code of the ended process. */
+    int exitValue() {
+        return process.exitValue();
+    }
+
     /** SIGKILL: no shutdown hook, no journal commit; waits until the process is gone. */
     void killMinusNine() throws InterruptedException {
         process.destroyForcibly();
