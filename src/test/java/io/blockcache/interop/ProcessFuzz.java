@@ -55,17 +55,19 @@ final class ProcessFuzz {
 
     private final long seed;
     private final Path dir;
-    private final ProcessFuzzCounters counters = new ProcessFuzzCounters();
+    private final ProcessFuzzCounters counters;
     private final SplittableRandom random;
     private ProcessFuzzModel model;
     private String where = "start";
 
     /**
      * @param dir an empty directory this run owns (the caller deletes it)
+     * @param counters where the run counts what it does (a soak shares one over its seeds)
      */
-    ProcessFuzz(long seed, Path dir) {
+    ProcessFuzz(long seed, Path dir, ProcessFuzzCounters counters) {
         this.seed = seed;
         this.dir = dir;
+        this.counters = counters;
         this.random = new SplittableRandom(seed);
     }
 
@@ -91,10 +93,22 @@ final class ProcessFuzz {
      * @throws ProcessFuzzViolation on a broken rule
      */
     long run(int rounds) throws Exception {
+        return run(rounds, () -> false);
+    }
+
+    /**
+     * {@link #run(int)}, but no new kill round starts once {@code timeUp} says so: the final segment and checks
+     * follow (a soak that stops on time).
+     */
+    long run(int roundsMax, java.util.function.BooleanSupplier timeUp) throws Exception {
         Path dataDir = dir.resolve("data");
         ServeProcess serve = null;
+        int rounds = roundsMax;
         try {
             for (int round = 0; round <= rounds; round++) {
+                if (round < rounds && timeUp.getAsBoolean()) {
+                    rounds = round;
+                }
                 where = round < rounds ? "round " + round : "final segment";
                 long startNs = System.nanoTime();
                 serve = ServeProcess.start(dataDir, "r" + round, "", BACKING_SIZE, CHILD_ENVIRONMENT);

@@ -32,7 +32,7 @@ class ProcessFuzzTest {
         System.out.println("process fuzz: seed " + seed + ", " + rounds + " rounds (replay with -D" + SEED_PROPERTY
                 + "=" + seed + ")");
         long startNs = System.nanoTime();
-        ProcessFuzz fuzz = new ProcessFuzz(seed, dir);
+        ProcessFuzz fuzz = new ProcessFuzz(seed, dir, new ProcessFuzzCounters());
         long backingSectorsCompared = fuzz.run(rounds);
         ProcessFuzzCounters counters = fuzz.counters();
         System.out.println("process fuzz: seed " + seed + " passed in " + (System.nanoTime() - startNs) / 1_000_000
