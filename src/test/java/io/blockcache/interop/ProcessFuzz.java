@@ -110,6 +110,9 @@ final class ProcessFuzz {
                     rounds = round;
                 }
                 where = round < rounds ? "round " + round : "final segment";
+                if (round > 0 && random.nextInt(3) == 0) {
+                    killDuringStart(dataDir, round);
+                }
                 long startNs = System.nanoTime();
                 serve = ServeProcess.start(dataDir, "r" + round, "", BACKING_SIZE, CHILD_ENVIRONMENT);
                 counters.serveStarted(System.nanoTime() - startNs);
@@ -145,6 +148,20 @@ final class ProcessFuzz {
                 serve.killMinusNine();
             }
         }
+    }
+
+    /**
+     * A nested crash: starts serve on the killed one's files and kills it again before it is up, at a random moment
+     * of the later half of an average start (where the open and recovery are, after the JVM's own start-up).
+     */
+    private void killDuringStart(Path dataDir, int round) throws Exception {
+        long killAfterMs = counters.serveStartMsAverage() / 2 + random.nextLong(counters.serveStartMsAverage() / 2 + 1);
+        String name = "r" + round + "-early";
+        if (!ServeProcess.startAndKill(dataDir, name, "", BACKING_SIZE, CHILD_ENVIRONMENT, killAfterMs)) {
+            throw violation("serve ended by itself within " + killAfterMs + " ms of its start: "
+                    + java.nio.file.Files.readString(dataDir.resolveSibling("data-" + name + ".err")));
+        }
+        counters.killedDuringStart();
     }
 
     /**

@@ -19,6 +19,7 @@ final class ProcessFuzzCounters {
     private final AtomicLong killsWithRequestsInFlight = new AtomicLong();
     private final AtomicLong modeSwitches = new AtomicLong();
     private final AtomicLong drains = new AtomicLong();
+    private final AtomicLong killsDuringStart = new AtomicLong();
     private final AtomicLong serveStarts = new AtomicLong();
     private final AtomicLong serveStartNs = new AtomicLong();
 
@@ -66,6 +67,21 @@ final class ProcessFuzzCounters {
     /** A drain was started through the admin API. */
     void drainStarted() {
         drains.incrementAndGet();
+    }
+
+    /** A serve process was killed before it was up (during start-up, open or recovery). */
+    void killedDuringStart() {
+        killsDuringStart.incrementAndGet();
+    }
+
+    /** The mean time from launching serve to its banner, in ms (1,000 before the first start). */
+    long serveStartMsAverage() {
+        long starts = serveStarts.get();
+        return starts == 0 ? 1_000 : serveStartNs.get() / starts / 1_000_000;
+    }
+
+    long killsDuringStart() {
+        return killsDuringStart.get();
     }
 
     /** A serve process started (and recovered) in {@code tookNs}. */
@@ -119,7 +135,7 @@ final class ProcessFuzzCounters {
                 + (writtenBytes.get() >> 20) + " MiB; " + flushes.get() + " flushes, " + zeroes.get()
                 + " write-zeroes, " + trims.get() + " trims), " + kills.get() + " kills (" + killsWithRequestsInFlight
                 .get() + " with requests in flight), " + modeSwitches.get() + " mode switches, " + drains.get()
-                + " drains, " + serveStarts.get() + " serve starts of "
-                + serveStartNs.get() / Math.max(1, serveStarts.get()) / 1_000_000 + " ms on average";
+                + " drains, " + serveStarts.get() + " serve starts of " + serveStartMsAverage() + " ms on average, "
+                + killsDuringStart.get() + " more kills during a start";
     }
 }

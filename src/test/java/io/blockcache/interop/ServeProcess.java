@@ -65,8 +65,42 @@ final class ServeProcess implements AutoCloseable {
     static ServeProcess start(Path dataDir, String name, String moreConfig, String backingSize,
                               Map<String, String> environment, String... moreArgs)
             throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
+        Process process = launch(dataDir, name, moreConfig, backingSize, environment, log, moreArgs);
+        return awaitBanner(process, log);
+    }
+
+    /**
+     * Starts serve as {@link #start(Path, String, String, String, Map, String...)} does, but sends SIGKILL
+     * {@code killAfterMs} after the launch without waiting for its banner: a kill during start-up, open or
+     * recovery. Returns true if it was still running then; false if it had ended by itself (a failure: the caller
+     * reports the log, {@code DATADIR-NAME.err}).
+     */
+    static boolean startAndKill(Path dataDir, String name, String moreConfig, String backingSize,
+                                Map<String, String> environment, long killAfterMs)
+            throws IOException, InterruptedException {
+        Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
+        Process process = launch(dataDir, name, moreConfig, backingSize, environment, log);
+        Thread.ofVirtual().start(() -> drain(process)); // the banner must never block on a full pipe
+        boolean ended = process.waitFor(killAfterMs, TimeUnit.MILLISECONDS); // returns early only if it died
+        process.destroyForcibly();
+        if (!process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError("serve did not die after SIGKILL");
+        }
+        return !ended;
+    }
+
+    private static void drain(Process process) {
+        try {
+            process.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+        } catch (IOException closed) {
+            // the process was killed: nothing more to read
+        }
+    }
+
+    private static Process launch(Path dataDir, String name, String moreConfig, String backingSize,
+                                  Map<String, String> environment, Path log, String... moreArgs) throws IOException {
+        String java = ProcessHandle.current().info().command().orElseThrow();
         // Interop tests check what clients see of cached and dirty data, so that state must not move under them:
         // writeback is paused (it would clean written ranges at once on an idle server), and congestion bypass is
         // off (on a loaded test machine request latency alone can pass bcache's thresholds).
@@ -82,7 +116,10 @@ final class ServeProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(log.toFile());
         builder.environment().remove("NOTIFY_SOCKET"); // a test run under systemd must not notify the real manager
         builder.environment().putAll(environment);
-        Process process = builder.start();
+        return builder.start();
+    }
+
+    private static ServeProcess awaitBanner(Process process, Path log) throws IOException, InterruptedException {
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
