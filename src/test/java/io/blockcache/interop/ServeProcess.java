@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,6 +25,8 @@ final class ServeProcess implements AutoCloseable {
     private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbds?://127\\.0\\.0\\.1:(\\d+) ");
     private static final Pattern ADMIN_LINE = Pattern.compile("^admin: http://127\\.0\\.0\\.1:(\\d+) ");
     private static final long EXIT_WAIT_SECONDS = 30;
+    /** The longest a start (JVM, format or recovery of 64 MiB, listeners) may take on a loaded machine. */
+    private static final long START_TIMEOUT_SECONDS = 180;
 
     private final Process process;
     private final int nbdPort;
@@ -124,6 +128,13 @@ final class ServeProcess implements AutoCloseable {
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
         int nbdPort = -1;
+        AtomicBoolean up = new AtomicBoolean();
+        // A serve that hangs before its banner is killed, which ends the reads below: no test waits for ever.
+        CompletableFuture.delayedExecutor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS).execute(() -> {
+            if (!up.get()) {
+                process.destroyForcibly();
+            }
+        });
         while ((line = out.readLine()) != null) { // ends if the process dies before printing its banner
             Matcher nbd = NBD_LINE.matcher(line);
             if (nbd.find()) {
@@ -131,13 +142,15 @@ final class ServeProcess implements AutoCloseable {
             }
             Matcher admin = ADMIN_LINE.matcher(line);
             if (admin.find() && nbdPort > 0) { // the banner prints the admin line after the NBD one
+                up.set(true);
                 // Keep draining stdout so the child never blocks on a full pipe.
                 Thread.ofVirtual().start(() -> out.lines().forEach(ignored -> { }));
                 return new ServeProcess(process, nbdPort, Integer.parseInt(admin.group(1)), log);
             }
         }
         process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
-        throw new AssertionError("serve printed no NBD address; stderr:\n" + Files.readString(log));
+        throw new AssertionError("serve printed no NBD address (killed if not up after " + START_TIMEOUT_SECONDS
+                + " s); stderr:\n" + Files.readString(log));
     }
 
     /** The NBD URI of the default export, e.g. {@code nbd://127.0.0.1:34567/default}. */
