@@ -5,6 +5,7 @@ import io.blockcache.nbd.NbdProtocol;
 import io.blockcache.nbd.NbdTestClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * The process-level fuzz (docs/TESTING.md "Process fuzz"): real {@code serve} processes under a seeded random NBD
@@ -49,6 +51,12 @@ final class ProcessFuzz {
      */
     private static final Map<String, String> CHILD_ENVIRONMENT =
             Map.of("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    /**
+     * Bounds on one admin request and one NBD reply. Far above what they take (milliseconds): the soak runs at
+     * {@code nice -n 19} beside other builds, where a starved serve answered a knob after more than 10 s.
+     */
+    static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+    static final int NBD_REPLY_TIMEOUT_MS = 120_000;
     /** Bytes per read of a whole-volume read-back. */
     private static final int READ_BACK_BYTES = 1 << 20;
     private static final String[] MODES = {"writeback", "writethrough", "writearound", "none"};
@@ -100,7 +108,7 @@ final class ProcessFuzz {
      * {@link #run(int)}, but no new kill round starts once {@code timeUp} says so: the final segment and checks
      * follow (a soak that stops on time).
      */
-    long run(int roundsMax, java.util.function.BooleanSupplier timeUp) throws Exception {
+    long run(int roundsMax, BooleanSupplier timeUp) throws Exception {
         Path dataDir = dir.resolve("data");
         ServeProcess serve = null;
         int rounds = roundsMax;
@@ -122,15 +130,16 @@ final class ProcessFuzz {
                     readBack(serve, true);
                 }
                 if (round < rounds) {
-                    segment(serve, round, KILL_AFTER_OPERATIONS_MIN + random.nextInt(KILL_AFTER_OPERATIONS_SPREAD),
-                            true);
+                    segment(serve, KILL_AFTER_OPERATIONS_MIN + random.nextInt(KILL_AFTER_OPERATIONS_SPREAD), true);
                     serve = null; // killed
                 } else {
-                    segment(serve, round, FINAL_OPERATIONS, false);
+                    segment(serve, FINAL_OPERATIONS, false);
                 }
             }
             where = "final drain";
-            ServeAdmin.awaitDrainDone(serve, EXPORT, ServeAdmin.startDrain(serve, EXPORT), DRAIN_WAIT);
+            ServeProcess server = serve;
+            admin(serve, "the final drain", () -> ServeAdmin.awaitDrainDone(server, EXPORT,
+                    ServeAdmin.startDrain(server, EXPORT, ADMIN_TIMEOUT), DRAIN_WAIT, ADMIN_TIMEOUT));
             counters.drainStarted();
             where = "read-back after the final drain";
             byte[] image = readBack(serve, false);
@@ -159,7 +168,7 @@ final class ProcessFuzz {
         String name = "r" + round + "-early";
         if (!ServeProcess.startAndKill(dataDir, name, "", BACKING_SIZE, CHILD_ENVIRONMENT, killAfterMs)) {
             throw violation("serve ended by itself within " + killAfterMs + " ms of its start: "
-                    + java.nio.file.Files.readString(dataDir.resolveSibling("data-" + name + ".err")));
+                    + Files.readString(dataDir.resolveSibling("data-" + name + ".err")));
         }
         counters.killedDuringStart();
     }
@@ -168,7 +177,7 @@ final class ProcessFuzz {
      * One incarnation's workload: workers on their connections, admin actions meanwhile, then (if {@code kill}) a
      * SIGKILL once {@code operations} requests completed, or (if not) a stop of the workers then.
      */
-    private void segment(ServeProcess serve, int round, int operations, boolean kill) throws Exception {
+    private void segment(ServeProcess serve, int operations, boolean kill) throws Exception {
         long target = counters.operations() + operations;
         AtomicBoolean killing = new AtomicBoolean();
         List<ProcessFuzzWorker> workers = new ArrayList<>();
@@ -190,7 +199,7 @@ final class ProcessFuzz {
             }
             if (kill) {
                 killing.set(true);
-                boolean inFlight = threads.stream().anyMatch(Thread::isAlive);
+                boolean inFlight = workers.stream().anyMatch(ProcessFuzzWorker::waitingForReply);
                 serve.killMinusNine();
                 counters.killed(inFlight);
             }
@@ -219,10 +228,10 @@ final class ProcessFuzz {
      */
     private void adminActions(ServeProcess serve, long halfway) throws Exception {
         if (random.nextBoolean()) {
-            ServeAdmin.setKnob(serve, "writeback." + EXPORT + ".running", Boolean.toString(random.nextBoolean()));
+            setKnob(serve, "writeback." + EXPORT + ".running", Boolean.toString(random.nextBoolean()));
         }
         if (random.nextBoolean()) {
-            ServeAdmin.setKnob(serve, "volume." + EXPORT + ".mode", MODES[random.nextInt(MODES.length)]);
+            setKnob(serve, "volume." + EXPORT + ".mode", MODES[random.nextInt(MODES.length)]);
             counters.modeSwitched();
         }
         boolean drain = random.nextInt(3) == 0;
@@ -231,12 +240,33 @@ final class ProcessFuzz {
             return; // a worker failed or the machine is stalled: the caller's wait says which
         }
         if (drain) {
-            ServeAdmin.startDrain(serve, EXPORT);
+            admin(serve, "starting a drain", () -> ServeAdmin.startDrain(serve, EXPORT, ADMIN_TIMEOUT));
             counters.drainStarted();
         }
         if (secondSwitch) {
-            ServeAdmin.setKnob(serve, "volume." + EXPORT + ".mode", MODES[random.nextInt(MODES.length)]);
+            setKnob(serve, "volume." + EXPORT + ".mode", MODES[random.nextInt(MODES.length)]);
             counters.modeSwitched();
+        }
+    }
+
+    private void setKnob(ServeProcess serve, String name, String value) throws Exception {
+        admin(serve, "setting " + name + " to " + value, () -> ServeAdmin.setKnob(serve, name, value, ADMIN_TIMEOUT));
+    }
+
+    /** One request to the admin API. */
+    @FunctionalInterface
+    private interface AdminRequest {
+        void run() throws Exception;
+    }
+
+    /** Runs an admin request; a failure (an error status, a timeout) is a violation naming it, with serve's log. */
+    private void admin(ServeProcess serve, String what, AdminRequest request) throws Exception {
+        long startNs = System.nanoTime();
+        try {
+            request.run();
+            counters.adminRequestTook(what, System.nanoTime() - startNs);
+        } catch (IOException | AssertionError failed) {
+            throw violation("admin request " + what + " failed: " + failed + "\n--- serve\n" + serve.log());
         }
     }
 
@@ -278,7 +308,8 @@ final class ProcessFuzz {
     }
 
     private static NbdTestClient connect(ServeProcess serve) throws IOException {
-        return new NbdTestClient(new InetSocketAddress("127.0.0.1", serve.nbdPort())).go(EXPORT, false);
+        return new NbdTestClient(new InetSocketAddress("127.0.0.1", serve.nbdPort()))
+                .readTimeoutMs(NBD_REPLY_TIMEOUT_MS).go(EXPORT, false);
     }
 
     private static String firstViolation(List<ProcessFuzzWorker> workers) {

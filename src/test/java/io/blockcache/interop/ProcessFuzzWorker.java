@@ -35,6 +35,7 @@ final class ProcessFuzzWorker implements Runnable {
     private final BooleanSupplier killing;
     private final ProcessFuzzCounters counters;
     private volatile boolean stop;
+    private volatile boolean waitingForReply;
     private volatile String violation;
 
     /**
@@ -54,6 +55,11 @@ final class ProcessFuzzWorker implements Runnable {
     /** Asks the worker to end after its current request. */
     void stop() {
         stop = true;
+    }
+
+    /** True while a request of this worker is sent and its reply not yet read. */
+    boolean waitingForReply() {
+        return waitingForReply;
     }
 
     /** The first broken rule this worker saw, or null. */
@@ -87,7 +93,7 @@ final class ProcessFuzzWorker implements Runnable {
     private String execute(ModelOp op, String what) throws IOException {
         if (op.kind() == ModelOp.Kind.FLUSH) {
             long atSubmit = model.flushSubmitted();
-            NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null);
+            NbdTestClient.Reply reply = call(0, NbdProtocol.CMD_FLUSH, 0, 0, null);
             if (reply.error() != 0) {
                 return what + ": FLUSH failed with NBD error " + reply.error() + " " + reply.message();
             }
@@ -97,7 +103,7 @@ final class ProcessFuzzWorker implements Runnable {
         }
         if (op.kind() == ModelOp.Kind.READ) {
             long[] lowest = model.readSubmitted(op.startSector(), op.lengthSectors());
-            NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_READ, op.offsetBytes(), op.lengthBytes(), null);
+            NbdTestClient.Reply reply = call(0, NbdProtocol.CMD_READ, op.offsetBytes(), op.lengthBytes(), null);
             if (reply.error() != 0) {
                 return what + ": " + op + " failed with NBD error " + reply.error() + " " + reply.message();
             }
@@ -114,7 +120,7 @@ final class ProcessFuzzWorker implements Runnable {
             case WRITE_ZEROES -> NbdProtocol.CMD_WRITE_ZEROES;
             default -> NbdProtocol.CMD_TRIM;
         };
-        NbdTestClient.Reply reply = client.call(op.fua() ? NbdProtocol.CMD_FLAG_FUA : 0, command, op.offsetBytes(),
+        NbdTestClient.Reply reply = call(op.fua() ? NbdProtocol.CMD_FLAG_FUA : 0, command, op.offsetBytes(),
                 op.lengthBytes(), payload);
         if (reply.error() != 0) {
             return what + ": " + op + " failed with NBD error " + reply.error() + " " + reply.message();
@@ -122,6 +128,17 @@ final class ProcessFuzzWorker implements Runnable {
         model.acknowledge(entry, op);
         counters.mutationDone(op);
         return null;
+    }
+
+    /** {@link NbdTestClient#call}, marked as waiting for its reply meanwhile. */
+    private NbdTestClient.Reply call(int flags, int type, long offset, long length, byte[] payload)
+            throws IOException {
+        waitingForReply = true;
+        try {
+            return client.call(flags, type, offset, length, payload);
+        } finally {
+            waitingForReply = false;
+        }
     }
 
     /** The next request: 40 % writes (a fifth of them FUA), 30 % reads, 10 % each FLUSH, WRITE_ZEROES, TRIM. */

@@ -44,16 +44,24 @@ final class ServeAdmin {
      * (a child JVM) takes seconds on a loaded machine, long enough to miss a window the test waits for.
      */
     static void setKnob(ServeProcess serve, String name, String value) throws Exception {
+        setKnob(serve, name, value, Duration.ofSeconds(10));
+    }
+
+    /** {@link #setKnob(ServeProcess, String, String)} with a bound of its own on the request. */
+    static void setKnob(ServeProcess serve, String name, String value, Duration timeout) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
-                + "/api/knobs/" + name)).timeout(Duration.ofSeconds(10))
+                + "/api/knobs/" + name)).timeout(timeout)
                 .PUT(HttpRequest.BodyPublishers.ofString(value)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     }
 
-    /** Starts a drain of {@code volume} through {@code POST /api/volumes/NAME/drain}, asserting 202; its drain id. */
-    static long startDrain(ServeProcess serve, String volume) throws Exception {
+    /**
+     * Starts a drain of {@code volume} through {@code POST /api/volumes/NAME/drain}, asserting 202; its drain id. The
+     * request may take {@code timeout}.
+     */
+    static long startDrain(ServeProcess serve, String volume, Duration timeout) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()
-                + "/api/volumes/" + volume + "/drain")).timeout(Duration.ofSeconds(10))
+                + "/api/volumes/" + volume + "/drain")).timeout(timeout)
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
         return JSON.readTree(response.body()).get("drainId").asLong();
@@ -61,14 +69,16 @@ final class ServeAdmin {
 
     /**
      * Polls {@code GET /api/volumes/NAME/drain} until drain {@code drainId} (or a later one) is done, at most
-     * {@code wait}; fails if it failed or was cancelled, or naming its last state.
+     * {@code wait} (each request at most {@code timeout}); fails if it failed or was cancelled, or naming its last
+     * state.
      */
-    static void awaitDrainDone(ServeProcess serve, String volume, long drainId, Duration wait) throws Exception {
+    static void awaitDrainDone(ServeProcess serve, String volume, long drainId, Duration wait, Duration timeout)
+            throws Exception {
         long endNs = System.nanoTime() + wait.toNanos();
         String last = null;
         while (System.nanoTime() < endNs) {
             HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://"
-                    + serve.adminHostPort() + "/api/volumes/" + volume + "/drain")).timeout(Duration.ofSeconds(10))
+                    + serve.adminHostPort() + "/api/volumes/" + volume + "/drain")).timeout(timeout)
                     .build(), HttpResponse.BodyHandlers.ofString());
             last = response.body();
             assertThat(response.statusCode()).as(last).isEqualTo(200);

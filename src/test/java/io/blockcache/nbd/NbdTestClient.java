@@ -208,6 +208,12 @@ public final class NbdTestClient implements AutoCloseable {
         }
     }
 
+    /** Sets how long a read of the socket may wait (20 s by default) before it fails; returns this. */
+    public NbdTestClient readTimeoutMs(int timeoutMs) throws IOException {
+        socket.setSoTimeout(timeoutMs);
+        return this;
+    }
+
     /** The export's size in bytes, as GO's INFO_EXPORT reply gave it (0 before {@link #go}). */
     public long exportSizeBytes() {
         return sizeBytes;
