@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,6 +25,8 @@ final class ServeProcess implements AutoCloseable {
     private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbds?://127\\.0\\.0\\.1:(\\d+) ");
     private static final Pattern ADMIN_LINE = Pattern.compile("^admin: http://127\\.0\\.0\\.1:(\\d+) ");
     private static final long EXIT_WAIT_SECONDS = 30;
+    /** The longest a start (JVM, format or recovery of 64 MiB, listeners) may take on a loaded machine. */
+    private static final long START_TIMEOUT_SECONDS = 180;
 
     private final Process process;
     private final int nbdPort;
@@ -65,8 +69,42 @@ final class ServeProcess implements AutoCloseable {
     static ServeProcess start(Path dataDir, String name, String moreConfig, String backingSize,
                               Map<String, String> environment, String... moreArgs)
             throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElseThrow();
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
+        Process process = launch(dataDir, name, moreConfig, backingSize, environment, log, moreArgs);
+        return awaitBanner(process, log);
+    }
+
+    /**
+     * Starts serve as {@link #start(Path, String, String, String, Map, String...)} does, but sends SIGKILL
+     * {@code killAfterMs} after the launch without waiting for its banner: a kill during start-up, open or
+     * recovery. Returns true if it was still running then; false if it had ended by itself (a failure: the caller
+     * reports the log, {@code DATADIR-NAME.err}).
+     */
+    static boolean startAndKill(Path dataDir, String name, String moreConfig, String backingSize,
+                                Map<String, String> environment, long killAfterMs)
+            throws IOException, InterruptedException {
+        Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + name + ".err");
+        Process process = launch(dataDir, name, moreConfig, backingSize, environment, log);
+        Thread.ofVirtual().start(() -> drain(process)); // the banner must never block on a full pipe
+        boolean ended = process.waitFor(killAfterMs, TimeUnit.MILLISECONDS); // returns early only if it died
+        process.destroyForcibly();
+        if (!process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError("serve did not die after SIGKILL");
+        }
+        return !ended;
+    }
+
+    private static void drain(Process process) {
+        try {
+            process.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+        } catch (IOException closed) {
+            // the process was killed: nothing more to read
+        }
+    }
+
+    private static Process launch(Path dataDir, String name, String moreConfig, String backingSize,
+                                  Map<String, String> environment, Path log, String... moreArgs) throws IOException {
+        String java = ProcessHandle.current().info().command().orElseThrow();
         // Interop tests check what clients see of cached and dirty data, so that state must not move under them:
         // writeback is paused (it would clean written ranges at once on an idle server), and congestion bypass is
         // off (on a loaded test machine request latency alone can pass bcache's thresholds).
@@ -82,11 +120,21 @@ final class ServeProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(log.toFile());
         builder.environment().remove("NOTIFY_SOCKET"); // a test run under systemd must not notify the real manager
         builder.environment().putAll(environment);
-        Process process = builder.start();
+        return builder.start();
+    }
+
+    private static ServeProcess awaitBanner(Process process, Path log) throws IOException, InterruptedException {
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
         int nbdPort = -1;
+        AtomicBoolean up = new AtomicBoolean();
+        // A serve that hangs before its banner is killed, which ends the reads below: no test waits for ever.
+        CompletableFuture.delayedExecutor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS).execute(() -> {
+            if (!up.get()) {
+                process.destroyForcibly();
+            }
+        });
         while ((line = out.readLine()) != null) { // ends if the process dies before printing its banner
             Matcher nbd = NBD_LINE.matcher(line);
             if (nbd.find()) {
@@ -94,13 +142,15 @@ final class ServeProcess implements AutoCloseable {
             }
             Matcher admin = ADMIN_LINE.matcher(line);
             if (admin.find() && nbdPort > 0) { // the banner prints the admin line after the NBD one
+                up.set(true);
                 // Keep draining stdout so the child never blocks on a full pipe.
                 Thread.ofVirtual().start(() -> out.lines().forEach(ignored -> { }));
                 return new ServeProcess(process, nbdPort, Integer.parseInt(admin.group(1)), log);
             }
         }
         process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
-        throw new AssertionError("serve printed no NBD address; stderr:\n" + Files.readString(log));
+        throw new AssertionError("serve printed no NBD address (killed if not up after " + START_TIMEOUT_SECONDS
+                + " s); stderr:\n" + Files.readString(log));
     }
 
     /** The NBD URI of the default export, e.g. {@code nbd://127.0.0.1:34567/default}. */
@@ -126,6 +176,11 @@ final class ServeProcess implements AutoCloseable {
     /** What serve printed on standard error so far (for assertion messages). */
     String log() throws IOException {
         return Files.readString(log);
+    }
+
+    /** The exit code of the ended process. */
+    int exitValue() {
+        return process.exitValue();
     }
 
     /** SIGKILL: no shutdown hook, no journal commit; waits until the process is gone. */

@@ -17,8 +17,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A small blocking NBD client for tests: raw frames, plus handshake and command helpers on top. */
-final class NbdTestClient implements AutoCloseable {
+/**
+ * A small blocking NBD client for tests: raw frames, plus handshake and command helpers on top. Public for the
+ * process-level tests of other packages (interop.ProcessFuzz), which drive {@code serve} over it. Thread rule: one
+ * thread per client.
+ */
+public final class NbdTestClient implements AutoCloseable {
     record OptionReply(int option, int type, byte[] data) {
         String text() {
             return new String(data, StandardCharsets.UTF_8);
@@ -30,7 +34,7 @@ final class NbdTestClient implements AutoCloseable {
     }
 
     /** A whole reply to one request. */
-    record Reply(long handle, int error, String message, byte[] data, Map<Integer, List<Extent>> status,
+    public record Reply(long handle, int error, String message, byte[] data, Map<Integer, List<Extent>> status,
                  boolean structured) {
     }
 
@@ -55,7 +59,7 @@ final class NbdTestClient implements AutoCloseable {
     private long nextHandle = 1;
     private boolean greeted;
 
-    NbdTestClient(InetSocketAddress address) throws IOException {
+    public NbdTestClient(InetSocketAddress address) throws IOException {
         this(address, null, 0);
     }
 
@@ -174,7 +178,7 @@ final class NbdTestClient implements AutoCloseable {
     }
 
     /** Handshake (greeting unless done) with GO: optional structured replies and metadata contexts. */
-    NbdTestClient go(String export, boolean structuredReplies, String... contexts) throws IOException {
+    public NbdTestClient go(String export, boolean structuredReplies, String... contexts) throws IOException {
         if (!greeted) {
             hello();
         }
@@ -202,6 +206,17 @@ final class NbdTestClient implements AutoCloseable {
         if (last.type() != REP_ACK) {
             throw new IOException("option " + last.option() + " failed: " + last.type() + " " + last.text());
         }
+    }
+
+    /** Sets how long a read of the socket may wait (20 s by default) before it fails; returns this. */
+    public NbdTestClient readTimeoutMs(int timeoutMs) throws IOException {
+        socket.setSoTimeout(timeoutMs);
+        return this;
+    }
+
+    /** The export's size in bytes, as GO's INFO_EXPORT reply gave it (0 before {@link #go}). */
+    public long exportSizeBytes() {
+        return sizeBytes;
     }
 
     // ---- transmission ----
@@ -282,7 +297,7 @@ final class NbdTestClient implements AutoCloseable {
     }
 
     /** Sends one request and waits for its reply (nothing else may be in flight). */
-    Reply call(int flags, int type, long offset, long length, byte[] payload) throws IOException {
+    public Reply call(int flags, int type, long offset, long length, byte[] payload) throws IOException {
         long handle = send(flags, type, offset, length, payload);
         Reply reply = readReply();
         if (reply.handle() != handle) {
