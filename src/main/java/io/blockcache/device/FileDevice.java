@@ -195,6 +195,14 @@ public final class FileDevice implements BlockDevice {
      * {@link #fenceWhenChanged} refuses every later write, flush and discard. Blocking (a few {@code stat} calls):
      * any thread but the loop's.
      */
+    /**
+     * Takes this device's file lock again if this process lost it ({@link FileLocks#keepHeld}); null if it holds it,
+     * else one line for the log. Blocking (reads {@code /proc/locks}); any thread but the loop's.
+     */
+    public String keepLock() {
+        return options.readOnly() ? null : FileLocks.keepHeld(java.nio.file.Path.of(path));
+    }
+
     @Override
     public String checkPresence() {
         FileWatch current = watch;

@@ -97,6 +97,26 @@ public final class FileLocks {
         return problem;
     }
 
+    /**
+     * Checks that this process still holds the lock it took on {@code path}'s file and takes it again if a second
+     * open and close in this process dropped it: a safety net for {@link #relockAfterClose} callers that a future
+     * change forgets (device.FileDevice#keepLock, from the device watcher, once a second).
+     *
+     * @return null if nothing was amiss (or this process never locked the file), else one line for the log
+     */
+    public static String keepHeld(Path path) {
+        String key = inodeKeyOrNull(path);
+        boolean ours = key != null && HELD.stream().anyMatch(held -> key.equals(held.inodeKey())
+                && held.lock().isValid());
+        if (!ours || heldByThisProcess(path)) {
+            return null;
+        }
+        String problem = relockAfterClose(path);
+        return problem != null ? problem
+                : "the lock on " + path + " was lost (this process opened and closed the file a second time) and is"
+                        + " taken again";
+    }
+
     /** A lock this process took, with the inode it is on ({@link #inodeKey}). */
     private record Held(FileLock lock, String inodeKey) {
     }

@@ -69,6 +69,10 @@ final class DeviceWatcher implements AutoCloseable {
         List<String> changes = new ArrayList<>();
         for (int i = 0; i < watched.size(); i++) {
             Watched file = watched.get(i);
+            String lockProblem = file.device().keepLock();
+            if (lockProblem != null) {
+                log.accept(lockProblem);
+            }
             String change = file.device().checkPresence();
             if (change == null) {
                 continue;

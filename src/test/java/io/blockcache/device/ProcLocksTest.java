@@ -59,7 +59,13 @@ class ProcLocksTest {
             assertThat(FileLocks.heldByThisProcess(file)).as("the kernel dropped it").isFalse();
             assertThat(FileLocks.relockAfterClose(file)).isNull();
             assertThat(FileLocks.heldByThisProcess(file)).isTrue();
+            // The watcher's safety net finds the same loss by itself and says so once.
+            FileChannel.open(file, StandardOpenOption.READ).close();
+            assertThat(FileLocks.keepHeld(file)).contains("was lost").contains(file.toString());
+            assertThat(FileLocks.heldByThisProcess(file)).isTrue();
+            assertThat(FileLocks.keepHeld(file)).isNull();
         }
+        assertThat(FileLocks.keepHeld(file)).as("a closed channel's lock is not ours to keep").isNull();
     }
 
     @Test
