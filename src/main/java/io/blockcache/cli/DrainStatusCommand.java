@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -22,6 +23,9 @@ final class DrainStatusCommand implements Callable<Integer> {
     @Mixin
     private DrainTarget target;
 
+    @Option(names = "--json", description = "Print each volume's job as the admin API's JSON, one object a line.")
+    private boolean json;
+
     @Override
     public Integer call() {
         AdminClient client = target.admin.client();
@@ -32,7 +36,7 @@ final class DrainStatusCommand implements Callable<Integer> {
                 if (response.status() != 200) {
                     return KnobOutput.fail(spec, "drain status", AdminClient.errorMessage(response));
                 }
-                out.println(line(name, (Map<?, ?>) JsonReader.parse(response.body())));
+                out.println(json ? response.body().strip() : line(name, (Map<?, ?>) JsonReader.parse(response.body())));
             }
             out.flush();
             return 0;

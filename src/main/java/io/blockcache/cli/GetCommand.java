@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,6 +27,9 @@ final class GetCommand implements Callable<Integer> {
     @Mixin
     private AdminOption admin;
 
+    @Option(names = "--json", description = "Print the admin API's JSON answer instead (one object).")
+    private boolean json;
+
     @Override
     public Integer call() {
         AdminClient client = admin.client();
@@ -34,11 +38,16 @@ final class GetCommand implements Callable<Integer> {
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "get", response);
             }
-            Object json = JsonReader.parse(response.body());
+            if (json) {
+                spec.commandLine().getOut().println(response.body().strip());
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+            Object parsed = JsonReader.parse(response.body());
             if (name != null) {
-                spec.commandLine().getOut().println(((Map<?, ?>) json).get("value"));
+                spec.commandLine().getOut().println(((Map<?, ?>) parsed).get("value"));
             } else {
-                spec.commandLine().getOut().print(KnobOutput.table((Map<?, ?>) json));
+                spec.commandLine().getOut().print(KnobOutput.table((Map<?, ?>) parsed));
             }
             spec.commandLine().getOut().flush();
             return 0;

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,12 +27,20 @@ final class SetCommand implements Callable<Integer> {
     @Mixin
     private AdminOption admin;
 
+    @Option(names = "--json", description = "Print the admin API's JSON answer (the knob now in force) instead.")
+    private boolean json;
+
     @Override
     public Integer call() {
         try {
             AdminClient.Response response = admin.client().put("/api/knobs/" + GetCommand.encode(name), value);
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "set", response);
+            }
+            if (json) {
+                spec.commandLine().getOut().println(response.body().strip());
+                spec.commandLine().getOut().flush();
+                return 0;
             }
             Map<?, ?> knob = (Map<?, ?>) JsonReader.parse(response.body());
             spec.commandLine().getOut().println(knob.get("name") + " = " + knob.get("value"));

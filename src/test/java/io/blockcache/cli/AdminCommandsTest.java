@@ -7,6 +7,7 @@ import io.blockcache.device.IoResult;
 import java.net.ServerSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AdminCommandsTest {
@@ -37,6 +38,24 @@ class AdminCommandsTest {
         CliRun json = CliRun.of("stats", "--json", "--admin", cache.adminHostPort());
         assertThat(json.exitCode()).isZero();
         assertThat(json.out()).startsWith("{\"volumes\":[").contains("\"dirtyBytes\":65536");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked") // the API answers objects: parsed as maps of strings to values
+    void getSetAndDrainStatusPrintTheApisJsonWithJson() {
+        // Proves --json on get, set and drain status prints the admin API's own answer, parseable, for scripts.
+        CliRun set = CliRun.of("set", "volume.default.mode", "writethrough", "--json", "--admin",
+                cache.adminHostPort());
+        assertThat(set.exitCode()).as(set.err()).isZero();
+        assertThat((Map<Object, Object>) JsonReader.parse(set.out())).containsEntry("name", "volume.default.mode")
+                .containsEntry("value", "writethrough");
+        CliRun get = CliRun.of("get", "volume.default.mode", "--json", "--admin", cache.adminHostPort());
+        assertThat((Map<Object, Object>) JsonReader.parse(get.out())).containsEntry("value", "writethrough");
+        CliRun all = CliRun.of("get", "--json", "--admin", cache.adminHostPort());
+        assertThat(all.out().strip()).startsWith("{").endsWith("}").contains("\"volume.default.mode\"");
+        CliRun status = CliRun.of("drain", "status", "--json", "--admin", cache.adminHostPort());
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        assertThat((Map<Object, Object>) JsonReader.parse(status.out().strip())).containsEntry("volume", "default");
     }
 
     @Test
