@@ -138,6 +138,10 @@ final class StatsTable {
                     integer(epochs.get("dirtyEpochs")), integer(epochs.get("requestsWaiting")),
                     integer(epochs.get("waitsTotal"))));
         }
+        if (w.get("degraded") != null) {
+            out.append("  DEGRADED: ").append(text(w.get("degraded")))
+                    .append(" (writeback held until a restart; docs/OPERATIONS.md \"A device vanished\")\n");
+        }
         if (errors.get("backingFailure") != null) {
             out.append("  BACKING DEVICE FAILED: ").append(text(errors.get("backingFailure")))
                     .append(" (no FLUSH can succeed and dirty data stays cached until a restart)\n");

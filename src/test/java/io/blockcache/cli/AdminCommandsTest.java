@@ -59,6 +59,19 @@ class AdminCommandsTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked") // the API's stats, parsed as maps of strings to values
+    void aDegradedVolumeIsShownInTheTable() {
+        // Proves the stats table says DEGRADED with the reason when /api/stats names one for a volume's writeback.
+        CliRun json = CliRun.of("stats", "--json", "--admin", cache.adminHostPort());
+        Map<Object, Object> stats = (Map<Object, Object>) JsonReader.parse(json.out());
+        Map<Object, Object> volume = ((java.util.List<Map<Object, Object>>) stats.get("volumes")).get(0);
+        assertThat(StatsTable.format(stats)).doesNotContain("DEGRADED");
+        ((Map<Object, Object>) volume.get("writeback")).put("degraded", "backing file /x/b.img was deleted while open");
+        assertThat(StatsTable.format(stats)).contains("  DEGRADED: backing file /x/b.img was deleted while open"
+                + " (writeback held until a restart");
+    }
+
+    @Test
     void drainWritesEverythingBackAndExitsZeroWhenClean() throws Exception {
         // Proves 'drain' end to end: it starts the server's drain (writeback is paused, so only the drain writes),
         // waits until nothing is dirty, says so, exits 0, and 'stats' then shows the drain done.
