@@ -4,6 +4,7 @@ import io.blockcache.engine.CacheSet;
 import io.blockcache.writeback.DrainJob;
 import io.blockcache.writeback.DrainLimits;
 import io.blockcache.writeback.DrainProgress;
+import io.blockcache.writeback.DrainConflict;
 import io.blockcache.writeback.DrainRefused;
 import io.blockcache.writeback.DrainState;
 import io.blockcache.writeback.Writeback;
@@ -83,7 +84,7 @@ final class Drains {
                     .field("neededBytesPerSecond", refused.neededBytesPerSecond())
                     .field("availableBytesPerSecond", refused.availableBytesPerSecond())
                     .endObject().toString());
-        } catch (IllegalStateException conflict) {
+        } catch (DrainConflict conflict) {
             return new KnobApi.Answer(409, error("volume \"" + volume + "\": " + conflict.getMessage()));
         }
     }
@@ -105,7 +106,7 @@ final class Drains {
                 case "cancel" -> writeback.cancelDrain();
                 default -> throw new IllegalArgumentException("unknown drain action: " + action);
             }
-        } catch (IllegalStateException conflict) {
+        } catch (DrainConflict conflict) {
             return new KnobApi.Answer(409, error("volume \"" + volume + "\": " + conflict.getMessage()));
         }
         Entry entry = byVolume.computeIfAbsent(volume, name -> new Entry());

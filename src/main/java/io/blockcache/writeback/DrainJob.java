@@ -130,7 +130,7 @@ public final class DrainJob {
 
     private void check(boolean condition, String action) {
         if (!condition) {
-            throw new IllegalStateException("cannot " + action + " a drain that is " + describeState());
+            throw new DrainConflict("cannot " + action + " a drain that is " + describeState());
         }
     }
 

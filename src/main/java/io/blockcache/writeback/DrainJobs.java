@@ -70,7 +70,7 @@ final class DrainJobs {
     DrainJob drain(DrainLimits limits, Consumer<DrainProgress> progress, IoCallback done) {
         if (job != null && job.active()) {
             if (!limits.equals(DrainLimits.NONE) && !limits.equals(job.limits())) {
-                throw new IllegalStateException("a drain of this volume is already " + stateName(job)
+                throw new DrainConflict("a drain of this volume is already " + stateName(job)
                         + " with other limits; cancel it first to start one with new limits");
             }
             job.join(done); // a second caller waits for the same drain (its progress goes to the first)
@@ -84,7 +84,7 @@ final class DrainJobs {
     /** See {@link Writeback#restoreDrain}. */
     DrainJob restore(DrainLimits limits, boolean paused, Consumer<DrainProgress> progress, IoCallback done) {
         if (job != null && job.active()) {
-            throw new IllegalStateException("a drain of this volume is already active");
+            throw new DrainConflict("a drain of this volume is already active");
         }
         DrainJob restored = begin(limits, progress, done);
         if (paused) {
@@ -207,7 +207,7 @@ final class DrainJobs {
 
     private DrainJob active(String action) {
         if (job == null || !job.active()) {
-            throw new IllegalStateException("no drain of this volume to " + action
+            throw new DrainConflict("no drain of this volume to " + action
                     + (job == null ? "" : " (the last one is " + stateName(job) + ")"));
         }
         return job;

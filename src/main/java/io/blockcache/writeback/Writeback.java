@@ -439,7 +439,7 @@ public final class Writeback {
     /**
      * Holds every pass of the volume until {@link #resumeDrain}; idempotent.
      *
-     * @throws IllegalStateException if no job is active, or the job is {@linkplain DrainJob#finishing finishing}
+     * @throws DrainConflict if no job is active, or the job is {@linkplain DrainJob#finishing finishing}
      */
     public void pauseDrain() {
         Checks.onLoop(loop, "Writeback.pauseDrain");
@@ -449,7 +449,7 @@ public final class Writeback {
     /**
      * Lets a paused drain go on; idempotent (a finishing job included).
      *
-     * @throws IllegalStateException if no job is active
+     * @throws DrainConflict if no job is active
      */
     public void resumeDrain() {
         Checks.onLoop(loop, "Writeback.resumeDrain");
@@ -460,7 +460,7 @@ public final class Writeback {
      * Stops the drain: writeback returns to its normal policy (the knobs), dirty data stays dirty, passes in flight
      * finish. The job's callers hear an error saying so.
      *
-     * @throws IllegalStateException if no job is active, or the job is {@linkplain DrainJob#finishing finishing}
+     * @throws DrainConflict if no job is active, or the job is {@linkplain DrainJob#finishing finishing}
      */
     public void cancelDrain() {
         Checks.onLoop(loop, "Writeback.cancelDrain");

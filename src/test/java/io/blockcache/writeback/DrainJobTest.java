@@ -141,7 +141,7 @@ class DrainJobTest {
         assertThat(result[0].status()).isEqualTo(IoStatus.CLOSED);
         assertThat(result[0].message()).startsWith("drain cancelled; ").endsWith(" dirty bytes stay in the cache");
         assertThat(rig.writeback().drainJob().state()).isEqualTo(DrainState.CANCELLED);
-        assertThatThrownBy(() -> rig.writeback().resumeDrain()).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> rig.writeback().resumeDrain()).isInstanceOf(DrainConflict.class)
                 .hasMessage("no drain of this volume to resume (the last one is cancelled)");
         settle(rig);
         long dirty = rig.dirtySectors();
@@ -177,9 +177,9 @@ class DrainJobTest {
         DrainJob job = rig.writeback().drainJob();
         assertThat(rig.loop.runUntil(job::finishing)).isTrue();
         assertThat(job.state()).isEqualTo(DrainState.RUNNING);
-        assertThatThrownBy(() -> rig.writeback().pauseDrain()).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> rig.writeback().pauseDrain()).isInstanceOf(DrainConflict.class)
                 .hasMessage("no drain of this volume to pause (the last one is finishing)");
-        assertThatThrownBy(() -> rig.writeback().cancelDrain()).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> rig.writeback().cancelDrain()).isInstanceOf(DrainConflict.class)
                 .hasMessage("no drain of this volume to cancel (the last one is finishing)");
         rig.writeback().resumeDrain();
         assertThat(rig.loop.runUntil(() -> result[0] != null)).isTrue();
