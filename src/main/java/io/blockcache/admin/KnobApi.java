@@ -7,6 +7,8 @@ import io.blockcache.engine.KnobRegistry;
  * The knob endpoints' answers: list, read and set live tunables, as JSON with an HTTP status. Each method
  * runs wholly on the loop thread (the caller hops there), so a read never sees a half-applied change.
  *
+ * <p>A deprecated knob name answers as its replacement does, plus a one-line {@code warning}.
+ *
  * <p>Statuses: 200 done; 400 a value the knob refuses, with the knob's own message saying what is allowed;
  * 404 no knob by that name, with the names there are.
  *
@@ -73,10 +75,14 @@ final class KnobApi {
     }
 
     private static JsonWriter describe(JsonWriter json, Knob knob) {
-        return json.beginObject()
+        json.beginObject()
                 .field("name", knob.name())
                 .field("value", knob.get())
-                .field("description", knob.description())
-                .endObject();
+                .field("description", knob.description());
+        if (knob.deprecation() != null) {
+            // A deprecated name still works; the one line tells the operator (or the script) what to use instead.
+            json.field("warning", knob.deprecation());
+        }
+        return json.endObject();
     }
 }

@@ -1,5 +1,6 @@
 package io.blockcache.cli;
 
+import io.blockcache.engine.Quantities;
 import java.util.Locale;
 import picocli.CommandLine;
 
@@ -11,33 +12,16 @@ final class ByteSizes {
     private ByteSizes() {
     }
 
-    /** Parses a size such as {@code 1G}, {@code 512MiB}, {@code 128k} or {@code 4096}; throws on anything else. */
+    /**
+     * Parses a size such as {@code 1G}, {@code 512MiB}, {@code 128k} or {@code 4096} ({@link Quantities#parseBytes},
+     * the one size parser); throws on anything else, and on 0.
+     */
     static long parse(String text) {
-        String s = text.trim().toUpperCase(Locale.ROOT);
-        if (s.endsWith("IB")) {
-            s = s.substring(0, s.length() - 2);
-        } else if (s.endsWith("B")) {
-            s = s.substring(0, s.length() - 1);
-        }
-        int shift = 0;
-        if (!s.isEmpty()) {
-            shift = switch (s.charAt(s.length() - 1)) {
-                case 'K' -> 10;
-                case 'M' -> 20;
-                case 'G' -> 30;
-                case 'T' -> 40;
-                default -> 0;
-            };
-        }
-        String digits = shift == 0 ? s : s.substring(0, s.length() - 1);
-        if (digits.isEmpty() || !digits.chars().allMatch(Character::isDigit) || digits.length() > 18) {
-            throw new IllegalArgumentException("not a size: \"" + text + "\" (examples: 1G, 512M, 128K, 4096)");
-        }
-        long value = Long.parseLong(digits);
-        if (value <= 0 || Long.numberOfLeadingZeros(value) <= shift) {
+        long bytes = Quantities.parseBytes(text);
+        if (bytes <= 0) {
             throw new IllegalArgumentException("size \"" + text + "\" must be positive and below 2^63 bytes");
         }
-        return value << shift;
+        return bytes;
     }
 
     /** A short human form: {@code 16.0 MiB}, {@code 512 B}. */

@@ -43,8 +43,9 @@ final class ConfigReload implements Reloader {
         }
         List<String> changes = new ArrayList<>();
         for (Map.Entry<String, String> knob : next.knobs().entrySet()) {
-            String live = liveValue(knob.getKey());
-            if (live != null && live.equals(knob.getValue())) {
+            String live = liveValue(knob.getKey(), null);
+            // Compared as the knob prints it, so that "30s" in the file is no change from a live 30000 ms.
+            if (live != null && live.equals(liveValue(knob.getKey(), knob.getValue()))) {
                 continue;
             }
             String problem = apply(knob.getKey(), knob.getValue());
@@ -71,14 +72,23 @@ final class ConfigReload implements Reloader {
         return changes;
     }
 
-    private String liveValue(String name) {
+    /** The knob's value in force ({@code configured} null), or {@code configured} as it prints it; null if none. */
+    private String liveValue(String name, String configured) {
         try {
             return host.<String>onLoop(done -> {
                 Knob knob = host.cacheSet().knobs().find(name);
-                done.accept(knob == null ? null : knob.get());
+                done.accept(knob == null ? null : configured == null ? knob.get() : normalized(knob, configured));
             });
         } catch (HostException e) {
             throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    private static String normalized(Knob knob, String configured) {
+        try {
+            return knob.normalize(configured);
+        } catch (IllegalArgumentException refused) {
+            return configured; // applied below, where the refusal is reported
         }
     }
 

@@ -1,8 +1,8 @@
 package io.blockcache.cli;
 
+import io.blockcache.engine.Quantities;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -89,11 +89,11 @@ final class DrainCommand implements Callable<Integer> {
     static String query(String rateMax, String deadline) {
         StringBuilder query = new StringBuilder();
         if (rateMax != null) {
-            String size = rateMax.strip();
-            if (size.toLowerCase(Locale.ROOT).endsWith("/s")) {
-                size = size.substring(0, size.length() - 2);
+            long bytesPerSecond = Quantities.parseBytesPerSecond(rateMax);
+            if (bytesPerSecond <= 0) {
+                throw new IllegalArgumentException("--rate-max \"" + rateMax + "\" must be positive");
             }
-            query.append("rateMaxBytesPerSecond=").append(ByteSizes.parse(size));
+            query.append("rateMaxBytesPerSecond=").append(bytesPerSecond);
         }
         if (deadline != null) {
             query.append(query.length() == 0 ? "" : "&").append("deadlineSeconds=")

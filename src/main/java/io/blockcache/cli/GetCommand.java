@@ -38,6 +38,7 @@ final class GetCommand implements Callable<Integer> {
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "get", response);
             }
+            KnobOutput.warn(spec, "get", response.body());
             if (json) {
                 spec.commandLine().getOut().println(response.body().strip());
                 spec.commandLine().getOut().flush();

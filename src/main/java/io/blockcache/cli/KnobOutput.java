@@ -49,6 +49,18 @@ final class KnobOutput {
         return fail(spec, verb, message.toString());
     }
 
+    /**
+     * Prints the one-line {@code warning} of a 200 answer (a deprecated knob name: which name to use instead) on
+     * stderr, as {@code blockcache VERB: warning: ...}, so that stdout stays the value (or the JSON).
+     */
+    static void warn(CommandSpec spec, String verb, String body) {
+        if (JsonReader.parse(body) instanceof Map<?, ?> map && map.get("warning") != null) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("blockcache " + verb + ": warning: " + map.get("warning"));
+            err.flush();
+        }
+    }
+
     /** Prints {@code blockcache VERB: message} on stderr and returns 1. */
     static int fail(CommandSpec spec, String verb, String message) {
         PrintWriter err = spec.commandLine().getErr();

@@ -37,6 +37,7 @@ final class SetCommand implements Callable<Integer> {
             if (response.status() != 200) {
                 return KnobOutput.fail(spec, "set", response);
             }
+            KnobOutput.warn(spec, "set", response.body());
             if (json) {
                 spec.commandLine().getOut().println(response.body().strip());
                 spec.commandLine().getOut().flush();

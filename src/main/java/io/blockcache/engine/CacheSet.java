@@ -63,13 +63,7 @@ public final class CacheSet {
         this.volumes = List.copyOf(volumes);
         this.writebacks = List.copyOf(writebacks);
         for (int i = 0; i < volumes.size(); i++) {
-            Volume volume = volumes.get(i);
-            knobs.register(Knob.of("volume." + backings.get(i).name() + ".mode",
-                    "cache mode: writeback, writethrough, writearound or none (dirty data drains in every mode)",
-                    () -> volume.mode().name().toLowerCase(java.util.Locale.ROOT),
-                    value -> volume.setMode(parseMode(value))));
-            BypassKnobs.register(knobs, backings.get(i).name(), volume);
-            WritebackKnobs.register(knobs, backings.get(i).name(), writebacks.get(i));
+            KnobTable.bind(knobs, backings.get(i).name(), KnobTarget.ofVolume(volumes.get(i), writebacks.get(i)));
         }
     }
 
@@ -86,21 +80,10 @@ public final class CacheSet {
         }
     }
 
-    private static io.blockcache.volume.CacheMode parseMode(String value) {
-        try {
-            return io.blockcache.volume.CacheMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("mode must be one of writeback, writethrough, writearound, none; got \""
-                    + value + "\"");
-        }
-    }
-
     /** Wires garbage collection in (the builder, once) and registers its knobs. */
     void attachGc(io.blockcache.gc.GarbageCollector collector) {
         gc = collector;
-        knobs.register(Knob.of("gc.free_low_percent", "evict clean buckets when free buckets fall below this %",
-                () -> String.valueOf(gc.config().freeLowPercent()), value -> gc.setConfig(gc.config()
-                        .withFreePercents(Integer.parseInt(value.trim()), gc.config().freeTargetPercent()))));
+        KnobTable.bind(knobs, null, KnobTarget.ofGc(collector));
     }
 
     /** Garbage collection: statistics, bucket counts, settings. */

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Every live tunable of a cache set, by name, in name order. Components register their knobs when they are
- * built; the admin API and the CLI list, read and set them.
+ * Every live tunable of a cache set, by name, in name order: the knobs of {@link KnobTable}, bound to each volume
+ * and to the cache set when they are built. The admin API and the CLI list, read and set them. Deprecated names
+ * are found (and still work) but not listed.
  *
  * <p>Thread rule: the cache set's loop thread.
  */
@@ -20,13 +21,19 @@ public final class KnobRegistry {
         }
     }
 
-    /** The knob called {@code name}, or null. */
+    /** The knob called {@code name} (a deprecated name too), or null. */
     public Knob find(String name) {
         return knobs.get(name);
     }
 
-    /** Every knob, in name order. */
+    /** Every current knob, in name order (deprecated names left out). */
     public List<Knob> list() {
-        return new ArrayList<>(knobs.values());
+        List<Knob> current = new ArrayList<>();
+        for (Knob knob : knobs.values()) {
+            if (knob.deprecation() == null) {
+                current.add(knob);
+            }
+        }
+        return current;
     }
 }

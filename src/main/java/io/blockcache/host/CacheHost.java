@@ -215,6 +215,10 @@ public final class CacheHost implements AutoCloseable {
         }
         try {
             found.set(value);
+            if (found.deprecation() != null) {
+                // A config file or an embedder still using an old name: it works, and the operator learns the new one.
+                System.err.println("blockcache: warning: " + found.deprecation());
+            }
             return null;
         } catch (IllegalArgumentException refused) {
             return refused.getMessage() + " (" + found.description() + ")";

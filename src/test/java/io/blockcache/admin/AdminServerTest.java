@@ -334,7 +334,8 @@ class AdminServerTest {
 
         HttpResponse<String> bad = send("PUT", "/api/knobs/volume.default.mode", "fastest");
         assertThat(bad.statusCode()).isEqualTo(400);
-        assertThat(bad.body()).contains("\"error\":\"mode must be one of writeback, writethrough, writearound, none");
+        assertThat(bad.body()).contains("\"error\":\"volume.default.mode: \\\"fastest\\\" is not allowed; allowed: "
+                + "writeback, writethrough, writearound, none\"");
         assertThat(send("GET", "/api/knobs/volume.default.mode", null).body()).contains("\"value\":\"writethrough\"");
 
         HttpResponse<String> ordering = send("PUT", "/api/knobs/writeback.default.ordering", "epochs");
@@ -342,7 +343,8 @@ class AdminServerTest {
         assertThat(cache.<Boolean>onLoop(done -> done.accept(cache.set.volume("default").epochOrdering()))).isTrue();
         HttpResponse<String> badOrdering = send("PUT", "/api/knobs/writeback.default.ordering", "strict");
         assertThat(badOrdering.statusCode()).isEqualTo(400);
-        assertThat(badOrdering.body()).contains("expected one of none, epochs, journaled, got \\\"strict\\\"");
+        assertThat(badOrdering.body()).contains("writeback.default.ordering: \\\"strict\\\" is not allowed; "
+                + "allowed: none, epochs, journaled");
 
         HttpResponse<String> unknown = send("PUT", "/api/knobs/no.such.knob", "1");
         assertThat(unknown.statusCode()).isEqualTo(404);

@@ -112,7 +112,8 @@ class AdminCommandsTest {
 
         CliRun bad = CliRun.of("set", "volume.default.mode", "turbo", "--admin", admin);
         assertThat(bad.exitCode()).isEqualTo(1);
-        assertThat(bad.err()).contains("blockcache set: mode must be one of", "allowed: cache mode:");
+        assertThat(bad.err()).contains("blockcache set: volume.default.mode: \"turbo\" is not allowed; allowed: "
+                + "writeback, writethrough, writearound, none", "allowed: cache mode");
         CliRun unknown = CliRun.of("get", "no.such", "--admin", admin);
         assertThat(unknown.exitCode()).isEqualTo(1);
         assertThat(unknown.err()).contains("no knob named \"no.such\"", "knobs:", "volume.default.mode");

@@ -107,7 +107,8 @@ class BlockCacheTest {
         assertThatThrownBy(() -> cache.volume("disc")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("no volume named \"disc\"; volumes: [disk]");
         assertThatThrownBy(() -> cache.setKnob("volume.disk.mode", "fastest"))
-                .isInstanceOf(BlockCacheException.class).hasMessageContaining("mode must be one of");
+                .isInstanceOf(BlockCacheException.class)
+                .hasMessageContaining("volume.disk.mode: \"fastest\" is not allowed; allowed: writeback");
         assertThatThrownBy(() -> cache.knob("no.such.knob")).isInstanceOf(BlockCacheException.class);
         assertThat(disk.read(0, 4096).get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(block(1));
         cache.close();

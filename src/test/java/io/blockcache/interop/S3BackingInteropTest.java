@@ -156,7 +156,7 @@ class S3BackingInteropTest {
         byte[] expected = new byte[8 << 20];
         try (ServeProcess first = startJournaled(data, "first")) {
             run(epochWrites(first, expected));
-            setKnob(first, "writeback.default.rate_max_sectors_per_second", "2048");
+            setKnob(first, "writeback.default.rate_max_bytes_per_second", "1M/s");
             setKnob(first, "writeback.default.running", "true");
             awaitStats(first, s -> s.contains("\"backingLog\":\"placing\""), "start placing a group", STATE_WAIT);
             first.killMinusNine();
