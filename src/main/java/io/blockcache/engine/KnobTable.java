@@ -89,7 +89,7 @@ public final class KnobTable {
                     of("5", "10"), GcConfig::freeLowPercent,
                     (c, v) -> c.withFreePercents((int) v, c.freeTargetPercent())),
 
-            flag(WRITEBACK, "running", "writeback on or off; a drain runs even while paused, as bcache's detach"
+            flag("running", "writeback on or off; a drain runs even while paused, as bcache's detach"
                     + " does (bcache writeback_running)", of("true", "true", "true", "false"),
                     WritebackSettings::running, (b, v) -> b.running(v)),
             choice(KnobGroup.WRITEBACK, WRITEBACK, W + "policy", WritebackPolicy.class, "modern = this design;"
@@ -165,7 +165,7 @@ public final class KnobTable {
             writeback("classic_idle_ms", DURATION, "ms", 100, 86_400_000, "classic: quiet time before it runs at"
                     + " full speed, at least the 100 ms sample (bcache: ~6 x update period)", of("100ms", "1s", "30s"),
                     s -> s.classicIdleNs() / Quantities.MS, (b, v) -> b.classicIdleNs(v * Quantities.MS)),
-            flag(WRITEBACK, "fragment_boost", "bcache's fragmentation boost of P (bcache writeback_consider_fragment)",
+            flag("fragment_boost", "bcache's fragmentation boost of P (bcache writeback_consider_fragment)",
                     of("true", "false"), WritebackSettings::fragmentBoost, (b, v) -> b.fragmentBoost(v)));
 
     private KnobTable() {
@@ -210,11 +210,10 @@ public final class KnobTable {
                 of("lba", "fifo", "auto"), WritebackSettings::order, (s, v) -> s.toBuilder().order(v).build());
     }
 
-    private static KnobSpec flag(KnobBinding.Component<WritebackSettings> component, String knob, String doc,
-                                 KnobDraw draw, Predicate<WritebackSettings> get,
+    private static KnobSpec flag(String knob, String doc, KnobDraw draw, Predicate<WritebackSettings> get,
                                  BiFunction<WritebackSettings.Builder, Boolean, WritebackSettings.Builder> set) {
         return new KnobSpec(W + knob, KnobType.BOOLEAN, "", 0, 1, 1, List.of("false", "true"), doc, draw,
-                KnobGroup.WRITEBACK, new KnobBinding<>(component, s -> get.test(s) ? 1 : 0,
+                KnobGroup.WRITEBACK, new KnobBinding<>(WRITEBACK, s -> get.test(s) ? 1 : 0,
                 (s, v) -> set.apply(s.toBuilder(), v == 1).build()), null);
     }
 

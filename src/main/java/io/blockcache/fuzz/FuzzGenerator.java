@@ -7,25 +7,33 @@ package io.blockcache.fuzz;
  */
 enum FuzzGenerator {
     /** Before issue 14: every volume {@code ordering=none}, every damage map on its backing device. */
-    UNORDERED(false, false, false, false, false, false),
+    UNORDERED(false, false, false, false, false, false, false),
     /** Issue 14 item 1 on: {@code ordering} drawn; every damage map on its backing device (sessions 3 and 4). */
-    MAPS_ON_BACKING(true, false, false, false, false, false),
+    MAPS_ON_BACKING(true, false, false, false, false, false, false),
     /** Session 5: damage maps placed in files or on the backing as drawn; no faults on the map files. */
-    NO_MAP_FAULTS(true, true, false, false, false, false),
+    NO_MAP_FAULTS(true, true, false, false, false, false, false),
     /** Session 6: faults on the map files too; every backing device a disk or an SSD model, no drain jobs steered. */
-    NO_OBJECT_STORES(true, true, true, false, false, false),
+    NO_OBJECT_STORES(true, true, true, false, false, false, false),
     /**
      * Sessions 7 to 22: some volumes' backing devices are object store models (the chunk writeback path), and some
      * seeds steer drain jobs ({@link DrainJobControls}); no backing logs.
      */
-    NO_JOURNALED(true, true, true, true, false, false),
+    NO_JOURNALED(true, true, true, true, false, false, false),
     /**
      * Session 23: some volumes have a backing log, {@code ordering=journaled} ({@link FuzzSetup#withJournaled}), but
      * only volumes on a disk or an SSD model.
      */
-    JOURNALED_ON_DISKS(true, true, true, true, true, false),
-    /** Session 24 on: an object store volume may draw a backing log and {@code ordering=journaled} too. */
-    CURRENT(true, true, true, true, true, true);
+    JOURNALED_ON_DISKS(true, true, true, true, true, false, false),
+    /**
+     * Session 24 to 2026-12-07: an object store volume may draw a backing log and {@code ordering=journaled} too;
+     * 17 knobs per volume drawn by hand ({@link FuzzSetup#draw}).
+     */
+    JOURNALED_OBJECT_STORES(true, true, true, true, true, true, false),
+    /**
+     * 2026-12-07 on: every knob of {@code engine.KnobTable} drawn from its declaration, from a stream of its own
+     * ({@link FuzzSetup#withTableKnobs}), replacing the hand-picked ones.
+     */
+    CURRENT(true, true, true, true, true, true, true);
 
     final boolean drawsOrdering;
     final boolean drawsMapPlacement;
@@ -36,11 +44,14 @@ enum FuzzGenerator {
     final boolean drawsJournaled;
     /** Whether an object store volume that draws {@code journaled} gets it (s3:// backings with a log). */
     final boolean journalsObjectStores;
+    /** Whether every knob of the knob table is drawn from its declaration (else the hand-picked draw). */
+    final boolean drawsTableKnobs;
 
     FuzzGenerator(boolean drawsOrdering, boolean drawsMapPlacement, boolean faultsMaps, boolean drawsObjectStores,
-                  boolean drawsJournaled, boolean journalsObjectStores) {
+                  boolean drawsJournaled, boolean journalsObjectStores, boolean drawsTableKnobs) {
         this.drawsJournaled = drawsJournaled;
         this.journalsObjectStores = journalsObjectStores;
+        this.drawsTableKnobs = drawsTableKnobs;
         this.drawsOrdering = drawsOrdering;
         this.drawsMapPlacement = drawsMapPlacement;
         this.faultsMaps = faultsMaps;

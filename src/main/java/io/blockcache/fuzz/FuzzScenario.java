@@ -67,17 +67,7 @@ public final class FuzzScenario {
         this.seed = seed;
         this.watch = watch;
         this.prng = new Prng(seed);
-        FuzzSetup drawn = FuzzSetup.draw(prng.split(), generator.drawsOrdering);
-        if (generator.drawsMapPlacement) {
-            drawn = drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4));
-        }
-        if (generator.drawsObjectStores) {
-            drawn = drawn.withObjectStores(new Prng(seed * 0x9E3779B97F4A7C15L + 6));
-        }
-        if (generator.drawsJournaled) {
-            drawn = drawn.withJournaled(new Prng(seed * 0x9E3779B97F4A7C15L + 9), generator.journalsObjectStores);
-        }
-        this.setup = drawn;
+        this.setup = drawSetup(seed, prng.split(), generator);
         this.cacheSet = new FuzzCacheSet(loop, setup, prng.split(), seed * 0x9E3779B97F4A7C15L + 1,
                 generator.faultsMaps ? seed * 0x9E3779B97F4A7C15L + 5 : null, seed * 0x9E3779B97F4A7C15L + 7, watch,
                 trace, backingSabotage);
@@ -109,6 +99,30 @@ public final class FuzzScenario {
         this.drainJobs = new DrainJobControls(cacheSet, setup.volumeCount(), new Prng(seed * 0x9E3779B97F4A7C15L + 8),
                 trace, this::violation, generator.steersDrainJobs);
         controls.drainsMayBeCancelled(drainJobs.enabled());
+    }
+
+    /** What seed {@code seed} runs against under {@code generator} (tests look at the draws). */
+    static FuzzSetup setupOf(long seed, FuzzGenerator generator) {
+        return drawSetup(seed, new Prng(seed).split(), generator);
+    }
+
+    /** The seed's setup: {@code first} is the scenario stream's first split, each later dimension its own stream. */
+    private static FuzzSetup drawSetup(long seed, Prng first, FuzzGenerator generator) {
+        FuzzSetup drawn = FuzzSetup.draw(first, generator.drawsOrdering);
+        if (generator.drawsMapPlacement) {
+            drawn = drawn.withMapPlacement(new Prng(seed * 0x9E3779B97F4A7C15L + 4));
+        }
+        if (generator.drawsObjectStores) {
+            drawn = drawn.withObjectStores(new Prng(seed * 0x9E3779B97F4A7C15L + 6));
+        }
+        if (generator.drawsTableKnobs) {
+            // Before the backing logs: withJournaled then sets ordering=journaled on the volumes that have one.
+            drawn = drawn.withTableKnobs(new Prng(seed * 0x9E3779B97F4A7C15L + 10));
+        }
+        if (generator.drawsJournaled) {
+            drawn = drawn.withJournaled(new Prng(seed * 0x9E3779B97F4A7C15L + 9), generator.journalsObjectStores);
+        }
+        return drawn;
     }
 
     /**
@@ -190,6 +204,15 @@ public final class FuzzScenario {
      */
     public static FuzzResult runJournaledOnDisks(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.JOURNALED_ON_DISKS).runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} as the generator of sessions 24 to 2026-12-07 drew it: the hand-picked knobs of {@link
+     * FuzzSetup#draw}, not the knob table's; the seeds found then replay as they were found.
+     */
+    public static FuzzResult runJournaledObjectStores(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.JOURNALED_OBJECT_STORES)
+                .runReporting();
     }
 
     /**

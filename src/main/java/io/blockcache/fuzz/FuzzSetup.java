@@ -1,6 +1,9 @@
 package io.blockcache.fuzz;
 
 import io.blockcache.engine.CacheSetOptions;
+import io.blockcache.engine.KnobDraw;
+import io.blockcache.engine.KnobSpec;
+import io.blockcache.engine.KnobTable;
 import io.blockcache.loop.Prng;
 import io.blockcache.volume.CacheMode;
 import java.util.ArrayList;
@@ -12,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * What one fuzz seed runs against, drawn from the seed the way FoundationDB randomises its knobs under
  * simulation: a tiny cache (so eviction, moving GC, checkpoints and journal wraps happen in every run), 1 to 3
- * volumes with their initial modes, the journal's group-commit delay, and live knobs (bypass cutoffs,
- * congestion thresholds, writeback policy and order, GC thresholds) set by name after every open.
+ * volumes with their initial modes, the journal's group-commit delay, and live knobs set by name after every
+ * open: every knob of {@code engine.KnobTable} ({@link #withTableKnobs}), or, for the generators before it, bypass
+ * cutoffs, congestion thresholds, writeback policy and order and GC thresholds drawn by hand ({@link #draw}).
  *
  * @param options the cache set's format and open options
  * @param cacheBuckets buckets of the cache device (journal included)
@@ -99,7 +103,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
             knobs.put("volume." + name + ".throttle_delay_max_ms", pick(prng, "0", "10", "100"));
             knobs.put("writeback." + name + ".running", pick(prng, "true", "true", "true", "false"));
             knobs.put("writeback." + name + ".policy", pick(prng, "modern", "modern", "classic"));
-            knobs.put("writeback." + name + ".order", pick(prng, "lba", "fifo", "auto"));
+            // Named "order" until 2026-12-07 (now its deprecated alias): the same setting, the same draw.
+            knobs.put("writeback." + name + ".pass_order", pick(prng, "lba", "fifo", "auto"));
             knobs.put("writeback." + name + ".percent", pick(prng, "0", "10", "40"));
             knobs.put("writeback." + name + ".io_in_flight_max", pick(prng, "1", "8", "64"));
             knobs.put("writeback." + name + ".backing_io_sectors_max", pick(prng, "8", "256", "2048"));
@@ -166,6 +171,31 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         }
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, newKnobs, hddBacking, segments,
                 opsPerSegment, streamChance, controlChance, faults, mapInFile, objectStore, logs);
+    }
+
+    /**
+     * This setup with every knob of the knob table drawn from its declaration ({@link KnobDraw}), drawn from
+     * {@code drawn} (a stream of its own, 2026-12-07: the generator before it drew 17 knobs per volume by hand, and
+     * every other draw of a seed stays as it was): per volume in volume order, each in the table's order, then the
+     * cache set's. A knob the table does not draw keeps its default; {@link #withJournaled} then sets {@code
+     * ordering=journaled} on the volumes that get a backing log (the table draws none or epochs).
+     */
+    public FuzzSetup withTableKnobs(Prng drawn) {
+        Map<String, String> newKnobs = new LinkedHashMap<>();
+        for (int v = 0; v < volumeCount; v++) {
+            drawKnobs(drawn, true, volumeName(v), newKnobs);
+        }
+        drawKnobs(drawn, false, null, newKnobs);
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, newKnobs, hddBacking, segments,
+                opsPerSegment, streamChance, controlChance, faults, mapInFile, objectStore, logBytes);
+    }
+
+    private static void drawKnobs(Prng drawn, boolean perVolume, String volume, Map<String, String> into) {
+        for (KnobSpec spec : KnobTable.all()) {
+            if (spec.perVolume() == perVolume && spec.draw().drawn()) {
+                into.put(spec.name(volume), spec.draw().draw(drawn));
+            }
+        }
     }
 
     /** One draw per volume, in volume order, each true with {@code chance}. */

@@ -179,7 +179,7 @@ class FuzzRegressionTest {
      */
     @Test
     void aJournaledGroupOnAnObjectStorePlacesEveryPieceOfAnExtentAcrossAChunkBoundary() {
-        FuzzScenario.run(347982);
+        FuzzScenario.runJournaledObjectStores(347982);
     }
 
     /**
@@ -191,6 +191,6 @@ class FuzzRegressionTest {
      */
     @Test
     void aDrainAfterAPowerCutIsNotHeldByRequestsTheCutDropped() {
-        FuzzScenario.run(404872);
+        FuzzScenario.runJournaledObjectStores(404872);
     }
 }
