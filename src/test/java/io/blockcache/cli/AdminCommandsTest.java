@@ -120,6 +120,27 @@ class AdminCommandsTest {
     }
 
     @Test
+    void setTakesUnitsAndAnOldNameWorksWithAWarning() {
+        // Proves 'set' over the admin API takes a rate with its unit and prints the knob's base unit, and that a
+        // deprecated name still sets the same setting, with a one-line warning on stderr and in the JSON.
+        String admin = cache.adminHostPort();
+        CliRun rate = CliRun.of("set", "writeback.default.rate_max_bytes_per_second", "50M/s", "--admin", admin);
+        assertThat(rate.exitCode()).as(rate.err()).isZero();
+        assertThat(rate.out().strip()).isEqualTo("writeback.default.rate_max_bytes_per_second = 52428800");
+        assertThat(rate.err()).isEmpty();
+
+        CliRun old = CliRun.of("set", "writeback.default.order", "fifo", "--admin", admin);
+        assertThat(old.exitCode()).as(old.err()).isZero();
+        assertThat(old.err().strip()).isEqualTo("blockcache set: warning: writeback.default.order is deprecated and"
+                + " will go: use writeback.default.pass_order");
+        assertThat(CliRun.of("get", "writeback.default.pass_order", "--admin", admin).out().strip()).isEqualTo("fifo");
+        CliRun json = CliRun.of("get", "writeback.default.order", "--json", "--admin", admin);
+        assertThat(json.out()).contains("\"warning\":\"writeback.default.order is deprecated");
+        assertThat(CliRun.of("get", "--admin", admin).out()).contains("writeback.default.pass_order")
+                .doesNotContain("writeback.default.order ");
+    }
+
+    @Test
     void saysClearlyWhenNoServerIsRunning() throws Exception {
         // Proves the commands fail with a hint, not a stack trace, when nothing listens at the address.
         int freePort;
