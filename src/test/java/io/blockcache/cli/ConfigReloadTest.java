@@ -74,6 +74,21 @@ class ConfigReloadTest {
     }
 
     @Test
+    void aKnobLineWithUnitsIsAppliedOnceAndIsNoChangeOnTheNextReload() throws Exception {
+        // Proves knob lines take units at start and on reload, and that a line whose value the knob prints in its
+        // base unit (30s as 30000 ms) is not reported as a change by every later reload.
+        Path config = start("knob.writeback.default.dirty_expire_ms=30s\n");
+        assertThat(knob("writeback.default.dirty_expire_ms")).isEqualTo("30000");
+        CliRun same = CliRun.of("reload", "--admin", admin());
+        assertThat(same.exitCode()).as(same.err()).isZero();
+        assertThat(same.out()).doesNotContain("knob.");
+        Files.writeString(config, "cache-size=64M\nknob.writeback.default.dirty_expire_ms=1m\n");
+        CliRun changed = CliRun.of("reload", "--admin", admin());
+        assertThat(changed.out()).contains("knob.writeback.default.dirty_expire_ms: 30000 -> 1m");
+        assertThat(knob("writeback.default.dirty_expire_ms")).isEqualTo("60000");
+    }
+
+    @Test
     void aBrokenFileOrARefusedValueIsOneLineAndLosesNothing() throws Exception {
         // Proves a config that does not parse changes nothing, and a refused knob value leaves the knob as it was.
         Path config = start("knob.volume.default.mode=writethrough\n");
