@@ -176,11 +176,6 @@ public final class KnobTable {
         return ALL;
     }
 
-    /** The knob declared with {@code pattern}, or null. */
-    public static KnobSpec find(String pattern) {
-        return ALL.stream().filter(spec -> spec.pattern().equals(pattern)).findFirst().orElse(null);
-    }
-
     /**
      * Registers the knobs of one volume ({@code volumeName} not null: the per-volume knobs) or of the cache set
      * ({@code volumeName} null), live on {@code target}.

@@ -5,7 +5,8 @@
  * which walks the same recovery steps read-only and reports instead of failing; and
  * {@link io.blockcache.engine.Salvager}, which plans the salvage of dirty data when those steps refuse (offline, on
  * the caller's thread, reading through a blocking reader the CLI gives it: the one exception to the thread rule
- * below). Internal: applications embed
+ * below); and the live knobs, each declared once in {@link io.blockcache.engine.KnobTable} and bound to the
+ * volumes and the garbage collector in a {@link io.blockcache.engine.KnobRegistry}. Internal: applications embed
  * the cache through {@code io.blockcache.embed}, which runs a cache set on its own loop thread.
  *
  * <p>Depends on every engine package below it; nothing in the engine depends on it. Thread rule: every call
