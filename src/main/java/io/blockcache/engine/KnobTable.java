@@ -85,7 +85,7 @@ public final class KnobTable {
                     (s, v) -> s.withThrottle(s.throttleStartPercent(), v * Quantities.MS)),
 
             number(KnobGroup.GC, GC, "gc.free_low_percent", PERCENT, "%", 1, 50,
-                    "evict clean buckets when free buckets fall below this % (at most free_target_percent, 15)",
+                    "evict clean buckets when free buckets fall below this % (at most GcConfig's free target, 15 %)",
                     of("5", "10"), GcConfig::freeLowPercent,
                     (c, v) -> c.withFreePercents((int) v, c.freeTargetPercent())),
 
