@@ -1,5 +1,6 @@
 package io.blockcache.admin;
 
+import io.blockcache.json.JsonWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

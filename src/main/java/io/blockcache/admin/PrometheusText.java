@@ -46,8 +46,8 @@ final class PrometheusText {
             }
         }
         for (Map.Entry<String, DeprecatedFamily> old : text.deprecated.entrySet()) {
-            text.add(old.getValue().kind, old.getKey(), "Deprecated since 2026-12-07 (removed in the next release): use "
-                    + String.join(" and ", old.getValue().successors) + ", the same in base units.",
+            text.add(old.getValue().kind, old.getKey(), "Deprecated since 2026-12-07 (removed in the next release):"
+                    + " use " + String.join(" and ", old.getValue().successors) + ", the same in base units.",
                     old.getValue().samples);
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(OUTPUT_BYTES_INITIAL);
@@ -89,7 +89,8 @@ final class PrometheusText {
         }
         add(metric.kind(), metric.name(), metric.help(), samples);
         if (old != null) {
-            DeprecatedFamily family = deprecated.computeIfAbsent(old.name(), name -> new DeprecatedFamily(metric.kind()));
+            DeprecatedFamily family = deprecated.computeIfAbsent(old.name(),
+                    name -> new DeprecatedFamily(metric.kind()));
             family.successors.add(metric.name());
             family.samples.addAll(oldSamples);
         }

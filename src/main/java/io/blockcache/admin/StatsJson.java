@@ -1,6 +1,7 @@
 package io.blockcache.admin;
 
 import io.blockcache.device.ObjectStoreStats;
+import io.blockcache.json.JsonWriter;
 import java.util.List;
 
 /**

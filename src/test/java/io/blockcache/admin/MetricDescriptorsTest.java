@@ -116,7 +116,8 @@ class MetricDescriptorsTest {
             }
             JsonNode found = null;
             for (JsonNode element : at.get(part.substring(0, part.length() - 2))) {
-                if (label.equals(element.path("name").asText(null)) || label.equals(element.path("file").asText(null))) {
+                String name = element.has("file") ? element.path("file").asText() : element.path("name").asText();
+                if (label.equals(name)) {
                     found = element;
                 }
             }
