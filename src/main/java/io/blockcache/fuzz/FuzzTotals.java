@@ -213,7 +213,7 @@ public final class FuzzTotals {
                 drainJobActions, journaledVolumes, logGroups);
     }
 
-    /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
+    /** The summary as one JSON object: seeds, violations and the failing seeds first, then every count above. */
     public String json() {
         JsonWriter json = new JsonWriter().beginObject().field("seeds", seeds).field("violations", violations.size())
                 .name("failingSeeds").beginArray();
