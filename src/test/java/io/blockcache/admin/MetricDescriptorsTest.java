@@ -69,6 +69,23 @@ class MetricDescriptorsTest {
     }
 
     @Test
+    void theDashboardReadsOnlyMetricsOfTheCatalogue() {
+        // Proves the dashboard's script names metrics that exist (a typo would stop its poll), and its generated
+        // table carries each metric's key and the factor to its base unit.
+        java.util.Set<String> names = new java.util.HashSet<>();
+        Metrics.ALL.forEach(metric -> names.add(metric.name()));
+        Matcher used = Pattern.compile("'(blockcache_[a-z0-9_]+)'").matcher(Dashboard.HTML);
+        int uses = 0;
+        while (used.find()) {
+            assertThat(names).as("the dashboard's metric " + used.group(1)).contains(used.group(1));
+            uses++;
+        }
+        assertThat(uses).isGreaterThan(30);
+        assertThat(Dashboard.HTML).contains("\"blockcache_read_hit_bytes_total\":{\"p\":{\"\":\"readHitSectors\"},"
+                + "\"f\":512.0}", "\"0.99\":\"latency.p99Us\"");
+    }
+
+    @Test
     void aDescriptorRefusesANameThatHidesItsUnit() {
         // Proves names keep Prometheus' rules: the base unit last (never sectors), _total on counters only.
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> MetricDescriptor.counter(MetricScope.GC,
