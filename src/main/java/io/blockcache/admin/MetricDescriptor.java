@@ -67,12 +67,6 @@ public final class MetricDescriptor<T> {
     public record Deprecated(String name, MetricUnit unit, String labelName, String labelValue) {
     }
 
-    private static final String PREFIX = "blockcache_";
-    private static final String COUNTER_SUFFIX = "_total";
-    /** Unit words a name of a count must not end in; and sectors are never a unit on /metrics. */
-    private static final List<String> UNIT_WORDS = List.of("_bytes", "_seconds", "_ratio", "_sectors",
-            "_per_second", "_percent");
-
     private final MetricScope<T> scope;
     private final String name;
     private final Kind kind;
@@ -102,7 +96,7 @@ public final class MetricDescriptor<T> {
         this.present = present;
         this.summary = summary;
         this.deprecated = deprecated;
-        checkName(name, kind, unit);
+        MetricNames.check(name, kind, unit);
         if (help == null || help.isBlank()) {
             throw new IllegalArgumentException(name + ": a metric needs its help text");
         }
@@ -303,25 +297,4 @@ public final class MetricDescriptor<T> {
         return unit == MetricUnit.BOOLEAN ? JsonForm.BOOLEAN : JsonForm.INTEGER;
     }
 
-    /** Prometheus' naming rules as we keep them: a prefix, the base unit last, {@code _total} on counters. */
-    private static void checkName(String name, Kind kind, MetricUnit unit) {
-        if (name == null || !name.startsWith(PREFIX) || !name.matches("[a-z0-9_]+")) {
-            throw new IllegalArgumentException("a metric name is " + PREFIX + "lower_case: " + name);
-        }
-        boolean total = name.endsWith(COUNTER_SUFFIX);
-        if (total != (kind == Kind.COUNTER)) {
-            throw new IllegalArgumentException(name + ": counters, and only counters, end in " + COUNTER_SUFFIX);
-        }
-        String stem = total ? name.substring(0, name.length() - COUNTER_SUFFIX.length()) : name;
-        String suffix = unit.base().suffix();
-        if (!suffix.isEmpty() && !stem.endsWith(suffix)) {
-            throw new IllegalArgumentException(name + ": a metric in " + unit.base() + " ends in " + suffix);
-        }
-        if (suffix.isEmpty() && UNIT_WORDS.stream().anyMatch(stem::endsWith)) {
-            throw new IllegalArgumentException(name + ": a count's name ends in no unit");
-        }
-        if (name.contains("_sectors")) {
-            throw new IllegalArgumentException(name + ": /metrics speaks bytes, never sectors");
-        }
-    }
 }

@@ -9,6 +9,9 @@ import java.util.List;
  * last ({@code dirtyBytes}, {@code p99Us}, {@code rateSectorsPerSecond}); sector counts are 512-byte sectors.
  * Each volume holds a {@code writeback} object; the top level a {@code gc} object for the whole cache and, when
  * an NBD server runs beside the API, an {@code nbd} object with its connection, timeout and buffer counters.
+ * Each metric's member is written by its {@link MetricDescriptor} (key, unit, form); this class decides the order
+ * and writes the members that are no metric (names, states, texts, the drain). The keys are those scripts and
+ * {@code blockcache stats} have always read, units included; {@code /metrics} has the same numbers in base units.
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
  */
