@@ -94,6 +94,8 @@ public final class BackingMetrics {
             BOOLEAN, "1 once another cache took the volume over: every later PUT and DELETE fails.")
             .json("fenced", s3 -> s3.fenced() ? 1 : 0);
 
+    /** The device's own counters, in the order {@code /api/stats} writes them. */
+    static final List<MetricDescriptor<?>> DEVICE_ALL = List.of(REQUESTS_IN_FLIGHT, COMPLETED, ERRORS);
     /** In the order {@code /metrics} lists them. */
     static final List<MetricDescriptor<?>> ALL = List.of(REQUESTS_IN_FLIGHT, COMPLETED, ERRORS, REMOTE_CONNECTED,
             REMOTE_BREAKS, REMOTE_RECONNECTS, REMOTE_REPLAY_LOG, REMOTE_REQUEST_TIMEOUTS, S3_REQUESTS, S3_FAILURES,

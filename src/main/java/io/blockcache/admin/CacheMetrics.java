@@ -3,6 +3,7 @@ package io.blockcache.admin;
 import static io.blockcache.admin.MetricDescriptor.counter;
 import static io.blockcache.admin.MetricDescriptor.gauge;
 import static io.blockcache.admin.MetricScope.CACHE;
+import static io.blockcache.admin.MetricScope.CACHE_DEVICE;
 import static io.blockcache.admin.MetricScope.FILE;
 import static io.blockcache.admin.MetricScope.GC;
 import static io.blockcache.admin.MetricUnit.BOOLEAN;
@@ -12,10 +13,12 @@ import static io.blockcache.admin.MetricUnit.MILLISECONDS;
 import static io.blockcache.admin.MetricUnit.NANOSECONDS;
 import static io.blockcache.admin.MetricUnit.PERCENT;
 import static io.blockcache.admin.MetricUnit.SECONDS;
+import static io.blockcache.admin.MetricUnit.SECTORS;
 
 import io.blockcache.admin.MetricDescriptor.Deprecated;
 import io.blockcache.admin.MetricDescriptor.JsonForm;
 import io.blockcache.admin.StatsSnapshot.CacheSnapshot;
+import io.blockcache.admin.StatsSnapshot.DeviceSnapshot;
 import io.blockcache.device.FileSpace;
 import java.util.List;
 
@@ -61,6 +64,18 @@ public final class CacheMetrics {
     public static final MetricDescriptor<CacheSnapshot> CHECKPOINTS = counter(CACHE,
             "blockcache_checkpoints_written_total", COUNT, "Checkpoints written since open.")
             .json("checkpointsWritten", CacheSnapshot::checkpointsWritten);
+    public static final MetricDescriptor<DeviceSnapshot> DEVICE_REQUESTS_IN_FLIGHT = gauge(CACHE_DEVICE,
+            "blockcache_cache_device_requests_in_flight", COUNT,
+            "Requests submitted to the cache device and not yet completed (its queue depth).")
+            .json("requestsInFlight", DeviceSnapshot::requestsInFlight);
+    public static final MetricDescriptor<DeviceSnapshot> DEVICE_COMPLETED = counter(CACHE_DEVICE,
+            "blockcache_cache_device_completed_bytes_total", SECTORS, "Bytes the cache device completed, by operation.")
+            .label("op")
+            .series("read", "completedReadSectors", DeviceSnapshot::completedReadSectors)
+            .series("write", "completedWriteSectors", DeviceSnapshot::completedWriteSectors);
+    public static final MetricDescriptor<DeviceSnapshot> DEVICE_ERRORS = counter(CACHE_DEVICE,
+            "blockcache_cache_device_errors_total", COUNT, "Cache-device requests that failed.")
+            .json("errors", DeviceSnapshot::errors);
 
     public static final MetricDescriptor<GcSnapshot> GC_RUNNING = gauge(GC, "blockcache_gc_running", BOOLEAN,
             "1 while a GC run is in progress.")
@@ -123,7 +138,11 @@ public final class CacheMetrics {
 
     /** The cache device's, in the order {@code /metrics} lists them. */
     static final List<MetricDescriptor<?>> CACHE_ALL = List.of(DEVICE_CHANGED, BUCKETS, BUCKET_SIZE, OCCUPANCY,
-            JOURNAL_SEQUENCE, JOURNAL_ENTRIES, JOURNAL_BYTES, JOURNAL_RING_IN_USE, CHECKPOINTS);
+            JOURNAL_SEQUENCE, JOURNAL_ENTRIES, JOURNAL_BYTES, JOURNAL_RING_IN_USE, CHECKPOINTS,
+            DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED, DEVICE_ERRORS);
+    /** The cache device's counters, in the order {@code /api/stats} writes them (as a backing device's). */
+    static final List<MetricDescriptor<?>> DEVICE_ALL = List.of(DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED,
+            DEVICE_ERRORS);
     /** GC's, in the order {@code /metrics} lists them. */
     static final List<MetricDescriptor<?>> GC_ALL = List.of(GC_RUNNING, GC_RUNS, GC_DURATION_AVERAGE,
             GC_DURATION_MAX, GC_INTERVAL, GC_SINCE_LAST, GC_BUCKETS, GC_EVICTIONS, GC_MOVED, GC_COMPACTED,

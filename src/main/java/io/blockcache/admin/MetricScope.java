@@ -32,6 +32,9 @@ public record MetricScope<T>(String jsonPath, String labelName,
     /** The cache device, its buckets and journal. */
     public static final MetricScope<StatsSnapshot.CacheSnapshot> CACHE = new MetricScope<>("cache", null,
             s -> single(s.cache()));
+    /** The cache device's own counters. */
+    public static final MetricScope<StatsSnapshot.DeviceSnapshot> CACHE_DEVICE = new MetricScope<>("cache.device", null,
+            s -> single(s.cache().device()));
     /** Garbage collection of the cache. */
     public static final MetricScope<GcSnapshot> GC = new MetricScope<>("gc", null, s -> single(s.gc()));
     /** The NBD server beside the admin API, if any. */

@@ -30,7 +30,7 @@ final class StatsJson {
         cache(json.name("cache"), stats.cache());
         json.name("backing").beginArray();
         for (StatsSnapshot.DeviceSnapshot device : stats.backings()) {
-            device(json, device);
+            device(json, device, BackingMetrics.DEVICE_ALL);
         }
         json.endArray();
         gc(json.name("gc"), stats.gc());
@@ -216,14 +216,15 @@ final class StatsJson {
                 CacheMetrics.JOURNAL_RING_IN_USE), cache);
         json.endObject();
         metrics(json, List.of(CacheMetrics.CHECKPOINTS), cache);
-        device(json.name("device"), cache.device());
+        device(json.name("device"), cache.device(), CacheMetrics.DEVICE_ALL);
         json.endObject();
     }
 
-    private static void device(JsonWriter json, StatsSnapshot.DeviceSnapshot device) {
+    /** A device: its {@code counters} (the cache device's or a backing device's), what changed, a remote's state. */
+    private static void device(JsonWriter json, StatsSnapshot.DeviceSnapshot device,
+                               List<MetricDescriptor<?>> counters) {
         json.beginObject().field("name", device.name());
-        metrics(json, List.of(BackingMetrics.REQUESTS_IN_FLIGHT, BackingMetrics.COMPLETED, BackingMetrics.ERRORS),
-                device);
+        metrics(json, counters, device);
         json.field("changed", device.changed());
         StatsSnapshot.RemoteSnapshot remote = device.remote();
         if (remote != null) {

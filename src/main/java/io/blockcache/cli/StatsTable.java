@@ -53,9 +53,11 @@ final class StatsTable {
         out.append('\n');
         List<List<String>> devices = new ArrayList<>();
         devices.add(List.of("DEVICE", "QUEUE DEPTH", "READ", "WRITTEN", "ERRORS"));
-        devices.add(device((Map<?, ?>) cache.get("device")));
+        devices.add(device((Map<?, ?>) cache.get("device"), CacheMetrics.DEVICE_REQUESTS_IN_FLIGHT,
+                CacheMetrics.DEVICE_COMPLETED, CacheMetrics.DEVICE_ERRORS));
         for (Object item : (List<?>) stats.get("backing")) {
-            devices.add(device((Map<?, ?>) item));
+            devices.add(device((Map<?, ?>) item, BackingMetrics.REQUESTS_IN_FLIGHT, BackingMetrics.COMPLETED,
+                    BackingMetrics.ERRORS));
         }
         table(out, devices);
         for (Object item : (List<?>) stats.get("backing")) {
@@ -210,10 +212,12 @@ final class StatsTable {
                 : String.format(Locale.ROOT, "%.1f s", ms / 1000);
     }
 
-    private static List<String> device(Map<?, ?> device) {
-        return List.of(text(device.get("name")), integer(BackingMetrics.REQUESTS_IN_FLIGHT, device),
-                bytes(BackingMetrics.COMPLETED.baseValueIn(device, "read")),
-                bytes(BackingMetrics.COMPLETED.baseValueIn(device, "write")), integer(BackingMetrics.ERRORS, device));
+    /** A device's row: its name, then its queue depth, bytes completed by {@code op} and errors. */
+    private static List<String> device(Map<?, ?> device, MetricDescriptor<?> inFlight, MetricDescriptor<?> completed,
+                                       MetricDescriptor<?> errors) {
+        return List.of(text(device.get("name")), integer(inFlight, device),
+                bytes(completed.baseValueIn(device, "read")), bytes(completed.baseValueIn(device, "write")),
+                integer(errors, device));
     }
 
     private static void table(StringBuilder out, List<List<String>> rows) {
