@@ -15,8 +15,8 @@ import static io.blockcache.admin.MetricUnit.PERCENT;
 import static io.blockcache.admin.MetricUnit.SECONDS;
 import static io.blockcache.admin.MetricUnit.SECTORS;
 
-import io.blockcache.admin.MetricDescriptor.Deprecated;
 import io.blockcache.admin.MetricDescriptor.JsonForm;
+import io.blockcache.admin.MetricDescriptor.OldName;
 import io.blockcache.admin.StatsSnapshot.CacheSnapshot;
 import io.blockcache.admin.StatsSnapshot.DeviceSnapshot;
 import io.blockcache.device.FileSpace;
@@ -86,11 +86,11 @@ public final class CacheMetrics {
     public static final MetricDescriptor<GcSnapshot> GC_DURATION_AVERAGE = gauge(GC,
             "blockcache_gc_duration_average_seconds", NANOSECONDS, "EWMA average GC run duration.")
             .json("averageDurationMs", GcSnapshot::durationNsAverage).jsonAs(MILLISECONDS, JsonForm.NUMBER)
-            .deprecated(new Deprecated("blockcache_gc_duration_seconds", SECONDS, "stat", "average"));
+            .deprecated(new OldName("blockcache_gc_duration_seconds", SECONDS, "stat", "average"));
     public static final MetricDescriptor<GcSnapshot> GC_DURATION_MAX = gauge(GC, "blockcache_gc_duration_max_seconds",
             NANOSECONDS, "Longest GC run.")
             .json("maxDurationMs", GcSnapshot::durationNsMax).jsonAs(MILLISECONDS, JsonForm.NUMBER)
-            .deprecated(new Deprecated("blockcache_gc_duration_seconds", SECONDS, "stat", "max"));
+            .deprecated(new OldName("blockcache_gc_duration_seconds", SECONDS, "stat", "max"));
     public static final MetricDescriptor<GcSnapshot> GC_INTERVAL = gauge(GC, "blockcache_gc_interval_average_seconds",
             NANOSECONDS, "EWMA average time between GC run starts.")
             .json("averageIntervalMs", GcSnapshot::intervalNsAverage).jsonAs(MILLISECONDS, JsonForm.NUMBER);

@@ -20,7 +20,7 @@ import java.util.function.ToDoubleFunction;
  * {@code /metrics} exports it in the base unit ({@link MetricUnit#base}: bytes, seconds, ratio) under a name that
  * ends in that unit, and JSON shows it in {@link #jsonUnit} (by default the snapshot's unit: the keys of
  * {@code /api/stats} name their unit, {@code readHitSectors}, and stay as they are for the scripts that read them).
- * A family renamed for its unit keeps its old name one release as a {@link Deprecated} series.
+ * A family renamed for its unit keeps its old name one release as a deprecated series ({@link OldName}).
  *
  * <p>A descriptor with several series has one label ({@link #labelName}, e.g. {@code state}) telling them apart;
  * each series has its own JSON key. Immutable; built by the static factories and the {@code with}-style methods,
@@ -64,7 +64,7 @@ public final class MetricDescriptor<T> {
      * The name a family had before it was renamed for base units, exported one more release with the same samples
      * in its old {@code unit} (and, where it had one, its old label with a fixed value).
      */
-    public record Deprecated(String name, MetricUnit unit, String labelName, String labelValue) {
+    public record OldName(String name, MetricUnit unit, String labelName, String labelValue) {
     }
 
     private final MetricScope<T> scope;
@@ -78,12 +78,12 @@ public final class MetricDescriptor<T> {
     private final JsonForm jsonForm;
     private final Predicate<T> present;
     private final Function<T, StatsSnapshot.LatencySummary> summary;
-    private final Deprecated deprecated;
+    private final OldName deprecated;
 
     private MetricDescriptor(MetricScope<T> scope, String name, Kind kind, MetricUnit unit, String help,
                              String labelName, List<Series<T>> series, MetricUnit jsonUnit, JsonForm jsonForm,
                              Predicate<T> present, Function<T, StatsSnapshot.LatencySummary> summary,
-                             Deprecated deprecated) {
+                             OldName deprecated) {
         this.scope = Objects.requireNonNull(scope);
         this.name = name;
         this.kind = kind;
@@ -168,11 +168,11 @@ public final class MetricDescriptor<T> {
 
     /** This descriptor with its old name, exported one more release in the unit the snapshot holds. */
     public MetricDescriptor<T> deprecated(String oldName) {
-        return deprecated(new Deprecated(oldName, unit, null, null));
+        return deprecated(new OldName(oldName, unit, null, null));
     }
 
     /** This descriptor with its old family. */
-    public MetricDescriptor<T> deprecated(Deprecated old) {
+    public MetricDescriptor<T> deprecated(OldName old) {
         return new MetricDescriptor<>(scope, name, kind, unit, help, labelName, series, jsonUnit, jsonForm, present,
                 summary, old);
     }
@@ -229,7 +229,7 @@ public final class MetricDescriptor<T> {
     }
 
     /** The old name, or null. */
-    public Deprecated deprecatedAs() {
+    public OldName deprecatedAs() {
         return deprecated;
     }
 

@@ -72,7 +72,7 @@ final class PrometheusText {
         }
         List<Sample> samples = new ArrayList<>();
         List<Sample> oldSamples = new ArrayList<>();
-        MetricDescriptor.Deprecated old = metric.deprecatedAs();
+        MetricDescriptor.OldName old = metric.deprecatedAs();
         for (MetricScope.Instance<T> instance : instances) {
             if (!metric.presentIn(instance.part())) {
                 continue;

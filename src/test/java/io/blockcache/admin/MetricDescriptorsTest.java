@@ -103,7 +103,7 @@ class MetricDescriptorsTest {
         String doc = Files.readString(Path.of("docs/OPERATIONS.md"));
         for (MetricDescriptor<?> metric : Metrics.ALL) {
             assertThat(doc).as("a row for " + metric.name()).contains("| `" + metric.name() + "` |");
-            MetricDescriptor.Deprecated old = metric.deprecatedAs();
+            MetricDescriptor.OldName old = metric.deprecatedAs();
             if (old != null) {
                 assertThat(doc).as("the renaming of " + old.name()).containsPattern(
                         "\\| `" + old.name() + "(\\{[^`]*})?` \\| `" + metric.name() + "` \\|");
@@ -193,7 +193,7 @@ class MetricDescriptorsTest {
     /** The samples a descriptor must produce from {@link #stats}, keyed as {@link #samples} keys them. */
     private <T> List<Expected> expected(MetricDescriptor<T> metric) {
         List<Expected> all = new ArrayList<>();
-        MetricDescriptor.Deprecated old = metric.deprecatedAs();
+        MetricDescriptor.OldName old = metric.deprecatedAs();
         for (MetricScope.Instance<T> instance : metric.scope().instances().apply(stats)) {
             if (!metric.presentIn(instance.part())) {
                 continue;
