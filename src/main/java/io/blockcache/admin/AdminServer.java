@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.loop.LoopCalls;
 import java.io.IOException;
 import java.io.InputStream;

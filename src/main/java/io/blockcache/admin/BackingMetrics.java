@@ -1,98 +1,107 @@
 package io.blockcache.admin;
 
-import io.blockcache.admin.MetricFamilies.Sample;
+import static io.blockcache.admin.MetricDescriptor.counter;
+import static io.blockcache.admin.MetricDescriptor.gauge;
+import static io.blockcache.admin.MetricScope.BACKING;
+import static io.blockcache.admin.MetricScope.REMOTE;
+import static io.blockcache.admin.MetricScope.S3;
+import static io.blockcache.admin.MetricUnit.BOOLEAN;
+import static io.blockcache.admin.MetricUnit.BYTES;
+import static io.blockcache.admin.MetricUnit.COUNT;
+import static io.blockcache.admin.MetricUnit.SECTORS;
+
+import io.blockcache.admin.StatsSnapshot.DeviceSnapshot;
+import io.blockcache.admin.StatsSnapshot.RemoteSnapshot;
 import io.blockcache.device.ObjectStoreStats;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
 
 /**
- * The metric families of remote backings, one sample per volume whose backing is of that kind: the NBD client of
- * an {@code nbd://} backing ({@code blockcache_backing_remote_*}) and the S3 device of an {@code s3://} one
- * ({@code blockcache_backing_s3_*}). No samples when every backing is local. docs/OPERATIONS.md lists each.
+ * The metrics of each volume's backing device (docs/OPERATIONS.md §7 "Backing devices"), label {@code volume}: the
+ * device's counters, the NBD client of an {@code nbd://} backing ({@code blockcache_backing_remote_*}) and the S3
+ * device of an {@code s3://} one ({@code blockcache_backing_s3_*}); the last two have no samples for a local
+ * backing.
  *
- * <p>Thread rule: any thread (the snapshot is immutable).
+ * <p>Thread rule: any thread (constants).
  */
-final class BackingMetrics {
-    private final MetricFamilies families;
-    private final List<StatsSnapshot.DeviceSnapshot> backings;
+public final class BackingMetrics {
+    public static final MetricDescriptor<DeviceSnapshot> REQUESTS_IN_FLIGHT = gauge(BACKING,
+            "blockcache_backing_requests_in_flight", COUNT,
+            "Requests submitted to the backing device and not yet completed (its queue depth).")
+            .json("requestsInFlight", DeviceSnapshot::requestsInFlight);
+    public static final MetricDescriptor<DeviceSnapshot> COMPLETED = counter(BACKING,
+            "blockcache_backing_completed_bytes_total", SECTORS, "Bytes the backing device completed, by operation.")
+            .label("op")
+            .series("read", "completedReadSectors", DeviceSnapshot::completedReadSectors)
+            .series("write", "completedWriteSectors", DeviceSnapshot::completedWriteSectors)
+            .deprecated("blockcache_backing_completed_sectors_total");
+    public static final MetricDescriptor<DeviceSnapshot> ERRORS = counter(BACKING, "blockcache_backing_errors_total",
+            COUNT, "Backing-device requests that failed.")
+            .json("errors", DeviceSnapshot::errors);
 
-    private BackingMetrics(MetricFamilies families, List<StatsSnapshot.DeviceSnapshot> backings) {
-        this.families = families;
-        this.backings = backings;
-    }
+    public static final MetricDescriptor<RemoteSnapshot> REMOTE_CONNECTED = gauge(REMOTE,
+            "blockcache_backing_remote_connected", BOOLEAN,
+            "1 while the remote backing's client is connected, 0 while the server is away (reconnecting).")
+            .json("connected", remote -> remote.connected() ? 1 : 0);
+    public static final MetricDescriptor<RemoteSnapshot> REMOTE_BREAKS = counter(REMOTE,
+            "blockcache_backing_remote_breaks_total", COUNT, "Times the remote backing's connection broke.")
+            .json("breaks", RemoteSnapshot::breaks);
+    public static final MetricDescriptor<RemoteSnapshot> REMOTE_RECONNECTS = counter(REMOTE,
+            "blockcache_backing_remote_reconnects_total", COUNT,
+            "Times the remote backing's client reconnected after a break.")
+            .json("reconnects", RemoteSnapshot::reconnects);
+    public static final MetricDescriptor<RemoteSnapshot> REMOTE_REPLAY_LOG = gauge(REMOTE,
+            "blockcache_backing_remote_replay_log_bytes", BYTES,
+            "Acknowledged writes no acknowledged flush covers yet: what a reconnect writes again.")
+            .json("replayLogBytes", RemoteSnapshot::replayLogBytes);
+    public static final MetricDescriptor<RemoteSnapshot> REMOTE_REQUEST_TIMEOUTS = counter(REMOTE,
+            "blockcache_backing_remote_request_timeouts_total", COUNT,
+            "Remote backing requests unanswered past the request timeout; each broke its connection.")
+            .json("requestTimeouts", RemoteSnapshot::requestTimeouts);
 
-    /** Adds the families of {@code backings} to {@code families}. */
-    static void add(MetricFamilies families, List<StatsSnapshot.DeviceSnapshot> backings) {
-        BackingMetrics metrics = new BackingMetrics(families, backings);
-        metrics.nbd();
-        metrics.s3();
-    }
+    public static final MetricDescriptor<ObjectStoreStats> S3_REQUESTS = counter(S3,
+            "blockcache_backing_s3_requests_total", COUNT,
+            "S3 requests of an s3:// backing that succeeded, by op: put (a chunk), get, delete.")
+            .label("op")
+            .series("put", "puts", ObjectStoreStats::puts)
+            .series("get", "gets", ObjectStoreStats::gets)
+            .series("delete", "deletes", ObjectStoreStats::deletes);
+    public static final MetricDescriptor<ObjectStoreStats> S3_FAILURES = counter(S3,
+            "blockcache_backing_s3_request_failures_total", COUNT,
+            "S3 requests (PUT, GET, DELETE) that failed after the client's attempts and the retries.")
+            .json("failures", ObjectStoreStats::failures);
+    public static final MetricDescriptor<ObjectStoreStats> S3_RETRIES = counter(S3,
+            "blockcache_backing_s3_request_retries_total", COUNT,
+            "S3 requests run again after a failure that may pass (dropped connection, 5xx, throttling).")
+            .json("retries", ObjectStoreStats::retries);
+    public static final MetricDescriptor<ObjectStoreStats> S3_PUT_BYTES = counter(S3,
+            "blockcache_backing_s3_put_bytes_total", BYTES, "Bytes of the chunk PUTs that succeeded.")
+            .json("bytesPut", ObjectStoreStats::bytesPut);
+    public static final MetricDescriptor<ObjectStoreStats> S3_GET_BYTES = counter(S3,
+            "blockcache_backing_s3_get_bytes_total", BYTES, "Bytes of the GETs that succeeded.")
+            .json("bytesGot", ObjectStoreStats::bytesGot);
+    public static final MetricDescriptor<ObjectStoreStats> S3_STAGED = gauge(S3, "blockcache_backing_s3_staged_chunks",
+            COUNT, "Chunks staged in memory (written, not all durable yet); at most the staging bound.")
+            .json("stagedChunks", ObjectStoreStats::stagedChunks);
+    public static final MetricDescriptor<ObjectStoreStats> S3_LEASE_RENEWALS = counter(S3,
+            "blockcache_backing_s3_lease_renewals_total", COUNT,
+            "Renewals of the volume's owner record that succeeded.")
+            .json("leaseRenewals", ObjectStoreStats::leaseRenewals);
+    public static final MetricDescriptor<ObjectStoreStats> S3_LEASE_RENEWAL_FAILURES = counter(S3,
+            "blockcache_backing_s3_lease_renewal_failures_total", COUNT,
+            "Renewals of the owner record that could not reach the store (retried at the next period).")
+            .json("leaseRenewalFailures", ObjectStoreStats::leaseRenewalFailures);
+    public static final MetricDescriptor<ObjectStoreStats> S3_FENCED = gauge(S3, "blockcache_backing_s3_fenced",
+            BOOLEAN, "1 once another cache took the volume over: every later PUT and DELETE fails.")
+            .json("fenced", s3 -> s3.fenced() ? 1 : 0);
 
-    private void nbd() {
-        Function<StatsSnapshot.DeviceSnapshot, StatsSnapshot.RemoteSnapshot> of = StatsSnapshot.DeviceSnapshot::remote;
-        families.gauge("blockcache_backing_remote_connected",
-                "1 while the remote backing's client is connected, 0 while the server is away (reconnecting).",
-                samples(of, remote -> remote.connected() ? 1 : 0));
-        families.counter("blockcache_backing_remote_breaks_total",
-                "Times the remote backing's connection broke.", samples(of, remote -> remote.breaks()));
-        families.counter("blockcache_backing_remote_reconnects_total",
-                "Times the remote backing's client reconnected after a break.",
-                samples(of, remote -> remote.reconnects()));
-        families.gauge("blockcache_backing_remote_replay_log_bytes",
-                "Acknowledged writes no acknowledged flush covers yet: what a reconnect writes again.",
-                samples(of, remote -> remote.replayLogBytes()));
-        families.counter("blockcache_backing_remote_request_timeouts_total",
-                "Remote backing requests unanswered past the request timeout; each broke its connection.",
-                samples(of, remote -> remote.requestTimeouts()));
-    }
+    /** The device's own counters, in the order {@code /api/stats} writes them. */
+    static final List<MetricDescriptor<?>> DEVICE_ALL = List.of(REQUESTS_IN_FLIGHT, COMPLETED, ERRORS);
+    /** In the order {@code /metrics} lists them. */
+    static final List<MetricDescriptor<?>> ALL = List.of(REQUESTS_IN_FLIGHT, COMPLETED, ERRORS, REMOTE_CONNECTED,
+            REMOTE_BREAKS, REMOTE_RECONNECTS, REMOTE_REPLAY_LOG, REMOTE_REQUEST_TIMEOUTS, S3_REQUESTS, S3_FAILURES,
+            S3_RETRIES, S3_PUT_BYTES, S3_GET_BYTES, S3_STAGED, S3_LEASE_RENEWALS, S3_LEASE_RENEWAL_FAILURES,
+            S3_FENCED);
 
-    private void s3() {
-        Function<StatsSnapshot.DeviceSnapshot, ObjectStoreStats> of = StatsSnapshot.DeviceSnapshot::objectStore;
-        List<Sample> requests = new ArrayList<>();
-        for (StatsSnapshot.DeviceSnapshot device : backings) {
-            ObjectStoreStats s3 = device.objectStore();
-            if (s3 != null) {
-                requests.add(Sample.of(s3.puts(), "volume", device.name(), "op", "put"));
-                requests.add(Sample.of(s3.gets(), "volume", device.name(), "op", "get"));
-                requests.add(Sample.of(s3.deletes(), "volume", device.name(), "op", "delete"));
-            }
-        }
-        families.counter("blockcache_backing_s3_requests_total",
-                "S3 requests of an s3:// backing that succeeded, by op: put (a chunk), get, delete.", requests);
-        families.counter("blockcache_backing_s3_request_failures_total",
-                "S3 requests (PUT, GET, DELETE) that failed after the client's attempts and the retries.",
-                samples(of, s3 -> s3.failures()));
-        families.counter("blockcache_backing_s3_request_retries_total",
-                "S3 requests run again after a failure that may pass (dropped connection, 5xx, throttling).",
-                samples(of, s3 -> s3.retries()));
-        families.counter("blockcache_backing_s3_put_bytes_total", "Bytes of the chunk PUTs that succeeded.",
-                samples(of, s3 -> s3.bytesPut()));
-        families.counter("blockcache_backing_s3_get_bytes_total", "Bytes of the GETs that succeeded.",
-                samples(of, s3 -> s3.bytesGot()));
-        families.gauge("blockcache_backing_s3_staged_chunks",
-                "Chunks staged in memory (written, not all durable yet); at most the staging bound.",
-                samples(of, s3 -> s3.stagedChunks()));
-        families.counter("blockcache_backing_s3_lease_renewals_total",
-                "Renewals of the volume's owner record that succeeded.", samples(of, s3 -> s3.leaseRenewals()));
-        families.counter("blockcache_backing_s3_lease_renewal_failures_total",
-                "Renewals of the owner record that could not reach the store (retried at the next period).",
-                samples(of, s3 -> s3.leaseRenewalFailures()));
-        families.gauge("blockcache_backing_s3_fenced",
-                "1 once another cache took the volume over: every later PUT and DELETE fails.",
-                samples(of, s3 -> s3.fenced() ? 1 : 0));
-    }
-
-    /** One sample per backing that has a {@code T}, labelled with its volume. */
-    private <T> List<Sample> samples(Function<StatsSnapshot.DeviceSnapshot, T> of, ToDoubleFunction<T> value) {
-        List<Sample> samples = new ArrayList<>();
-        for (StatsSnapshot.DeviceSnapshot device : backings) {
-            T part = of.apply(device);
-            if (part != null) {
-                samples.add(Sample.of(value.applyAsDouble(part), "volume", device.name()));
-            }
-        }
-        return samples;
+    private BackingMetrics() {
     }
 }

@@ -1,5 +1,7 @@
 package io.blockcache.admin;
 
+import io.blockcache.json.JsonWriter;
+
 /**
  * The dashboard page of {@code GET /}: one static HTML page whose script polls {@code /api/stats} every second,
  * keeps the last {@code HISTORY} samples in the browser, and draws line charts on {@code <canvas>} (no library,
@@ -10,6 +12,10 @@ package io.blockcache.admin;
  * Each chart counts its draws in {@code data-draws} and the page its polls in {@code body[data-polls]}, so a
  * browser test can wait for an update instead of sleeping ({@code DashboardBrowserTest}).
  *
+ * <p>The script reads each metric by its Prometheus name through a table generated from {@link Metrics#ALL} (the
+ * metric's key in its {@code /api/stats} object and the factor to its base unit), so the page spells no metric's
+ * JSON key and converts no sectors itself; a name the catalogue lacks stops the poll with an error on the page.
+ *
  * <p>With an admin token ({@link AdminGuard}) the operator opens {@code http://HOST:PORT/#token=TOKEN}: the
  * fragment never leaves the browser (no request line, no server or proxy log holds it), the script keeps the token
  * in the tab's {@code sessionStorage}, clears it from the address bar and sends it as {@code Authorization: Bearer}.
@@ -19,7 +25,24 @@ final class Dashboard {
     }
 
     /** The page; self-contained, no external resources (the admin API is often reached through a tunnel). */
-    static final String HTML = """
+    static final String HTML = page();
+
+    /** Where the generated metric table goes in {@link #PAGE}. */
+    private static final String METRICS_MARK = "/*METRICS*/";
+
+    private static String page() {
+        JsonWriter json = new JsonWriter().beginObject();
+        for (MetricDescriptor<?> metric : Metrics.ALL) {
+            json.name(metric.name()).beginObject().name("p").beginObject();
+            for (MetricDescriptor.Series<?> series : metric.series()) {
+                json.field(series.labelValue() == null ? "" : series.labelValue(), series.jsonPath());
+            }
+            json.endObject().field("f", metric.jsonUnit().convert(1, metric.baseUnit())).endObject();
+        }
+        return PAGE.replace(METRICS_MARK, json.endObject().toString());
+    }
+
+    private static final String PAGE = """
             <!doctype html>
             <html><head><meta charset="utf-8"><title>blockcache</title><link rel="icon" href="data:,">
             <style>
@@ -44,6 +67,12 @@ final class Dashboard {
             <script>
             const HISTORY=120, W=340, H=150, hist={}, prev={};
             const PAD={left:56,right:8,top:30,bottom:18};
+            // Every metric by its /metrics name: p, its key in its /api/stats object per label value ('' if it has
+            // no label); f, the factor from that key's unit to the base unit (sectors to bytes: 512).
+            const M=/*METRICS*/;
+            function raw(o,name,label){const d=M[name];if(!d)throw new Error('no metric '+name);let x=o;
+              for(const k of d.p[label||''].split('.')){x=x==null?null:x[k]}return x}
+            function base(o,name,label){const x=raw(o,name,label);return x==null?null:x*M[name].f}
             // The admin token: from #token=... (kept for this tab only, then cleared from the address bar), sent as
             // a header. A fragment is never sent to the server, so no log ever holds it.
             const TOKEN=(()=>{const m=/(?:^#|&)token=([^&]*)/.exec(location.hash);let t=m?decodeURIComponent(m[1]):null;
@@ -118,33 +147,40 @@ final class Dashboard {
               s.volumes.forEach(v=>{
                 const w=v.writeback,p=prev[v.name],k=v.name+'/';
                 let wb=null,hit=null,iops=null,rd=null,wr=null;
-                const readSectors=v.readHitSectors+v.readMissSectors;
-                const writeSectors=v.writeCachedSectors+v.bypassedSectors;
+                const hitBytes=base(v,'blockcache_read_hit_bytes_total');
+                const missBytes=base(v,'blockcache_read_miss_bytes_total');
+                const written=base(w,'blockcache_writeback_written_bytes_total');
+                const readBytes=hitBytes+missBytes;
+                const writeBytes=base(v,'blockcache_write_cached_bytes_total')
+                  +base(v,'blockcache_bypassed_bytes_total');
                 if(p){const dt=(nowMs-p.t)/1000;
-                  if(dt>0){wb=Math.max(0,(w.writtenBackSectors-p.written)*512/dt);
+                  if(dt>0){wb=Math.max(0,(written-p.written)/dt);
                     iops=Math.max(0,(v.latency.requests-p.requests)/dt);
-                    rd=Math.max(0,(readSectors-p.read)*512/dt);wr=Math.max(0,(writeSectors-p.write)*512/dt)}
-                  const hits=v.readHitSectors-p.hits,reads=hits+v.readMissSectors-p.misses;
+                    rd=Math.max(0,(readBytes-p.read)/dt);wr=Math.max(0,(writeBytes-p.write)/dt)}
+                  const hits=hitBytes-p.hits,reads=hits+missBytes-p.misses;
                   hit=reads>0?100*hits/reads:(hist[k+'hit']||[]).slice(-1)[0]??null}
-                prev[v.name]={t:nowMs,written:w.writtenBackSectors,hits:v.readHitSectors,misses:v.readMissSectors,
-                  requests:v.latency.requests,read:readSectors,write:writeSectors};
+                prev[v.name]={t:nowMs,written:written,hits:hitBytes,misses:missBytes,
+                  requests:v.latency.requests,read:readBytes,write:writeBytes};
                 chart(canvasFor(v.name,'iops'),'requests per second',[['IOPS','#2471a3',push(k+'iops',iops)]],count);
                 chart(canvasFor(v.name,'throughput'),'front-end throughput',
                   [['read','#1e8449',push(k+'rd',rd)],['write','#c0392b',push(k+'wr',wr)]],rate);
-                const eta=w.dirtyBytes>0&&wb>0?', clean in ~'+dur(1000*w.dirtyBytes/wb):'';
-                chart(canvasFor(v.name,'dirty'),'dirty data'+eta,[['dirty','#c0392b',push(k+'dirty',v.dirtyBytes)]],
-                  size);
+                const dirty=base(v,'blockcache_dirty_bytes');
+                const eta=dirty>0&&wb>0?', clean in ~'+dur(1000*dirty/wb):'';
+                chart(canvasFor(v.name,'dirty'),'dirty data'+eta,[['dirty','#c0392b',push(k+'dirty',dirty)]],size);
                 chart(canvasFor(v.name,'rate'),'writeback rate',
                   [['written back','#2471a3',push(k+'rate',wb)],
-                   ['PI rate','#aaa',push(k+'pi',w.rateSectorsPerSecond*512)]],rate);
-                const q=backing[v.name]?backing[v.name].requestsInFlight:w.backingQueueDepth;
+                   ['PI rate','#aaa',push(k+'pi',base(w,'blockcache_writeback_rate_bytes_per_second'))]],rate);
+                const q=backing[v.name]?raw(backing[v.name],'blockcache_backing_requests_in_flight')
+                  :w.backingQueueDepth;
                 chart(canvasFor(v.name,'queue'),'backing queue depth (requests)',
-                  [['all','#7d3c98',push(k+'queue',q)],['writeback','#27ae60',push(k+'wbq',w.backingWritesInFlight)]],
+                  [['all','#7d3c98',push(k+'queue',q)],
+                   ['writeback','#27ae60',push(k+'wbq',raw(w,'blockcache_writeback_backing_writes_in_flight'))]],
                   x=>num(x));
                 chart(canvasFor(v.name,'hit'),'read hit ratio per second',[['hit','#1e8449',push(k+'hit',hit)]],
                   x=>num(x,1)+' %');
                 chart(canvasFor(v.name,'latency'),'latency since open',
-                  [['p50','#2471a3',push(k+'p50',v.latency.p50Us)],['p99','#d35400',push(k+'p99',v.latency.p99Us)]],
+                  [['p50','#2471a3',push(k+'p50',raw(v,'blockcache_request_latency_seconds','0.5'))],
+                   ['p99','#d35400',push(k+'p99',raw(v,'blockcache_request_latency_seconds','0.99'))]],
                   x=>num(x)+' µs');
               });
             }
@@ -165,17 +201,26 @@ final class Dashboard {
                 live(s,Date.now());
                 table('volumes',['volume','mode','size','hit ratio','dirty','cached','bypassed sectors',
                     'in flight','p50 µs','p99 µs','p99.9 µs'],
-                  s.volumes.map(v=>[v.name,v.mode,mib(v.sizeBytes),(100*v.hitRatio).toFixed(1)+' %',mib(v.dirtyBytes),
-                    mib(v.cachedBytes),v.bypassedSectors,v.requestsInFlight,v.latency.p50Us.toFixed(0),
-                    v.latency.p99Us.toFixed(0),v.latency.p999Us.toFixed(0)]));
+                  s.volumes.map(v=>[v.name,v.mode,mib(base(v,'blockcache_volume_size_bytes')),
+                    (100*base(v,'blockcache_hit_ratio')).toFixed(1)+' %',mib(base(v,'blockcache_dirty_bytes')),
+                    mib(base(v,'blockcache_cached_bytes')),raw(v,'blockcache_bypassed_bytes_total'),
+                    raw(v,'blockcache_requests_in_flight'),num(raw(v,'blockcache_request_latency_seconds','0.5')),
+                    num(raw(v,'blockcache_request_latency_seconds','0.99')),
+                    num(raw(v,'blockcache_request_latency_seconds','0.999'))]));
                 table('writeback',['volume','running','policy/order','front end','written back','passes',
                     'keys in flight','rate sectors/s','target','P','I','change','frag. boost','measured backing',
                     'errors','drain'],
-                  s.volumes.map(v=>{const w=v.writeback,r=w.rate,d=w.drain;return [v.name,w.running?'yes':'paused',
-                    w.policy+'/'+w.order,w.state,mib(w.writtenBackSectors*512),w.passes,w.keysInFlight,
-                    r.rateSectorsPerSecond,r.targetSectors,r.proportionalSectorsPerSecond,r.integralSectorsPerSecond,
-                    r.changeSectorsPerSecond,r.fragmentBoostSectorsPerSecond,mib(w.measuredBackingBytesPerSecond)+'/s',
-                    w.errors.total,drain(d)]}));
+                  s.volumes.map(v=>{const w=v.writeback,d=w.drain;return [v.name,
+                    raw(w,'blockcache_writeback_running')?'yes':'paused',w.policy+'/'+w.order,w.state,
+                    mib(base(w,'blockcache_writeback_written_bytes_total')),raw(w,'blockcache_writeback_passes_total'),
+                    raw(w,'blockcache_writeback_keys_in_flight'),raw(w,'blockcache_writeback_rate_bytes_per_second'),
+                    raw(w,'blockcache_writeback_rate_target_bytes'),
+                    raw(w,'blockcache_writeback_rate_proportional_bytes_per_second'),
+                    raw(w,'blockcache_writeback_rate_integral_bytes_per_second'),
+                    raw(w,'blockcache_writeback_rate_change_bytes_per_second'),
+                    raw(w,'blockcache_writeback_rate_fragment_boost_bytes_per_second'),
+                    mib(base(w,'blockcache_writeback_measured_backing_bytes_per_second'))+'/s',w.errors.total,
+                    drain(d)]}));
                 table('drains',['volume','job','state','progress','left','written back','rate','ETA','cap',
                     'held to','deadline in','needs','note'],
                   s.volumes.filter(v=>v.writeback.drain.id).map(v=>{const d=v.writeback.drain;return [v.name,
@@ -186,19 +231,26 @@ final class Dashboard {
                     d.deadlineInMs==null?'-':dur(d.deadlineInMs),
                     d.neededBytesPerSecond?mib(d.neededBytesPerSecond)+'/s':'-',
                     (d.restored?'taken up after a restart. ':'')+(d.deadlineWarning||d.error||'')]}));
-                const c=s.cache,b=c.buckets;
+                const c=s.cache,cb=x=>raw(c,'blockcache_buckets',x);
                 table('cache',['occupancy','free','open','sealed','journal','metadata','journal seq','checkpoints'],
-                  [[c.occupancyPercent.toFixed(1)+' %',b.free,b.open,b.sealed,b.journal,b.metadata,
-                    c.journal.durableSequence,c.checkpointsWritten]]);
-                const g=s.gc,gb=g.buckets;
+                  [[(100*base(c,'blockcache_cache_occupancy_ratio')).toFixed(1)+' %',cb('free'),cb('open'),
+                    cb('sealed'),cb('journal'),cb('metadata'),raw(c,'blockcache_journal_durable_sequence'),
+                    raw(c,'blockcache_checkpoints_written_total')]]);
+                const g=s.gc,gb=x=>raw(g,'blockcache_gc_buckets',x),since=base(g,'blockcache_gc_since_last_seconds');
                 table('gc',['state','runs','avg ms','max ms','interval ms','since last','clean','dirty','evicted',
                     'moved','allocation waits'],
-                  [[g.running?'running':'idle',g.runs,num(g.averageDurationMs,1),num(g.maxDurationMs,1),
-                    num(g.averageIntervalMs),g.sinceLastMs==null?'never':(g.sinceLastMs/1000).toFixed(1)+' s',
-                    gb.clean,gb.dirty,g.bucketsEvicted,mib(g.movedBytes),g.allocationWaits]]);
+                  [[raw(g,'blockcache_gc_running')?'running':'idle',raw(g,'blockcache_gc_runs_total'),
+                    num(raw(g,'blockcache_gc_duration_average_seconds'),1),
+                    num(raw(g,'blockcache_gc_duration_max_seconds'),1),
+                    num(raw(g,'blockcache_gc_interval_average_seconds')),
+                    since==null?'never':since.toFixed(1)+' s',gb('clean'),gb('dirty'),
+                    raw(g,'blockcache_gc_evictions_total'),mib(base(g,'blockcache_gc_moved_bytes_total')),
+                    raw(g,'blockcache_gc_allocation_waits_total')]]);
                 table('backing',['device','queue depth','read sectors','written sectors','errors'],
-                  s.backing.map(d=>[d.name,d.requestsInFlight,d.completedReadSectors,d.completedWriteSectors,
-                    d.errors]));
+                  s.backing.map(d=>[d.name,raw(d,'blockcache_backing_requests_in_flight'),
+                    raw(d,'blockcache_backing_completed_bytes_total','read'),
+                    raw(d,'blockcache_backing_completed_bytes_total','write'),
+                    raw(d,'blockcache_backing_errors_total')]));
                 document.body.dataset.polls=String(Number(document.body.dataset.polls||0)+1);
               }catch(e){document.getElementById('err').textContent='no answer from the server: '+e}
             }

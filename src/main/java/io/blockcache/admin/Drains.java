@@ -1,6 +1,7 @@
 package io.blockcache.admin;
 
 import io.blockcache.engine.CacheSet;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.writeback.DrainJob;
 import io.blockcache.writeback.DrainLimits;
 import io.blockcache.writeback.DrainProgress;

@@ -2,6 +2,7 @@ package io.blockcache.admin;
 
 import io.blockcache.engine.Knob;
 import io.blockcache.engine.KnobRegistry;
+import io.blockcache.json.JsonWriter;
 
 /**
  * The knob endpoints' answers: list, read and set live tunables, as JSON with an HTTP status. Each method

@@ -3,6 +3,7 @@ package io.blockcache.admin;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.blockcache.engine.RecoveryProgress;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.loop.LoopCalls;
 import java.io.IOException;

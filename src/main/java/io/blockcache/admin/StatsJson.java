@@ -1,12 +1,17 @@
 package io.blockcache.admin;
 
 import io.blockcache.device.ObjectStoreStats;
+import io.blockcache.json.JsonWriter;
+import java.util.List;
 
 /**
  * Renders a {@link StatsSnapshot} as the JSON document of {@code GET /api/stats}. Names carry their unit
  * last ({@code dirtyBytes}, {@code p99Us}, {@code rateSectorsPerSecond}); sector counts are 512-byte sectors.
  * Each volume holds a {@code writeback} object; the top level a {@code gc} object for the whole cache and, when
  * an NBD server runs beside the API, an {@code nbd} object with its connection, timeout and buffer counters.
+ * Each metric's member is written by its {@link MetricDescriptor} (key, unit, form); this class decides the order
+ * and writes the members that are no metric (names, states, texts, the drain). The keys are those scripts and
+ * {@code blockcache stats} have always read, units included; {@code /metrics} has the same numbers in base units.
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
  */
@@ -25,7 +30,7 @@ final class StatsJson {
         cache(json.name("cache"), stats.cache());
         json.name("backing").beginArray();
         for (StatsSnapshot.DeviceSnapshot device : stats.backings()) {
-            device(json, device);
+            device(json, device, BackingMetrics.DEVICE_ALL);
         }
         json.endArray();
         gc(json.name("gc"), stats.gc());
@@ -36,19 +41,15 @@ final class StatsJson {
             files(json.name("files"), stats.files());
         }
         if (stats.admin() != null) {
-            json.name("admin").beginObject()
-                    .field("tokenRequired", stats.admin().tokenRequired())
-                    .field("unauthorizedRequests", stats.admin().unauthorizedRequests())
-                    .field("refusedAddressMax", stats.admin().refusedAddressMax())
-                    .field("refusedRequestsMax", stats.admin().refusedRequestsMax())
-                    .field("requestTimeouts", stats.admin().requestTimeouts())
-                    .endObject();
+            json.name("admin").beginObject().field("tokenRequired", stats.admin().tokenRequired());
+            metrics(json, ServerMetrics.ADMIN_ALL, stats.admin());
+            json.endObject();
         }
         return json.endObject().toString();
     }
 
     /** Each local file: size, allocated bytes, its file system's free space, and holes beyond it (-1: unknown). */
-    private static void files(JsonWriter json, java.util.List<io.blockcache.device.FileSpace> files) {
+    private static void files(JsonWriter json, List<io.blockcache.device.FileSpace> files) {
         json.beginArray();
         for (io.blockcache.device.FileSpace file : files) {
             json.beginObject()
@@ -56,87 +57,43 @@ final class StatsJson {
                     .field("path", file.path().toString())
                     .field("sizeBytes", file.sizeBytes())
                     .field("allocatedBytes", file.allocatedBytes())
-                    .field("fileSystemFreeBytes", file.usableBytes())
-                    .field("sparseBeyondFreeBytes", file.sparseBeyondFreeBytes())
-                    .endObject();
+                    .field("fileSystemFreeBytes", file.usableBytes());
+            CacheMetrics.FILE_SPARSE_BEYOND_FREE.writeJson(json, file);
+            json.endObject();
         }
         json.endArray();
     }
 
     private static void nbd(JsonWriter json, NbdSnapshot nbd) {
-        json.beginObject()
-                .field("connectionsOpen", nbd.connectionsOpen())
-                .field("connectionsAccepted", nbd.connectionsAccepted())
-                .field("refusedConnectionsMax", nbd.refusedConnectionsMax())
-                .field("refusedAddressMax", nbd.refusedAddressMax())
-                .field("handshakeTimeouts", nbd.handshakeTimeouts())
-                .field("idleTimeouts", nbd.idleTimeouts())
-                .field("replyStallTimeouts", nbd.replyStallTimeouts())
-                .field("protocolErrors", nbd.protocolErrors())
-                .field("requestsInFlight", nbd.requestsInFlight())
-                .field("bufferBytesMax", nbd.bufferBytesMax())
-                .field("bufferBytesInUse", nbd.bufferBytesInUse())
-                .field("bufferBytesInUsePeak", nbd.bufferBytesInUsePeak())
-                .field("bufferWaits", nbd.bufferWaits())
-                .field("allocationFailures", nbd.allocationFailures())
-                .field("connectionsOutOfMemory", nbd.connectionsOutOfMemory())
-                .field("tlsHandshakes", nbd.tlsHandshakes())
-                .field("tlsHandshakeFailures", nbd.tlsHandshakeFailures())
-                .field("tlsRequiredRefusals", nbd.tlsRequiredRefusals())
-                .field("tlsOffRefusals", nbd.tlsOffRefusals())
-                .field("exportRefusalsAddress", nbd.exportRefusalsAddress())
-                .field("exportRefusalsPskUser", nbd.exportRefusalsPskUser())
-                .endObject();
+        json.beginObject();
+        metrics(json, ServerMetrics.NBD_ALL, nbd);
+        json.endObject();
     }
 
     private static void volume(JsonWriter json, StatsSnapshot.VolumeSnapshot volume) {
-        json.beginObject()
-                .field("name", volume.name())
-                .field("sizeBytes", volume.sizeBytes())
-                .field("mode", volume.mode())
-                .field("readHitSectors", volume.readHitSectors())
-                .field("readMissSectors", volume.readMissSectors())
-                .field("hitRatio", volume.hitRatio())
-                .field("writeCachedSectors", volume.writeCachedSectors())
-                .field("bypassedSectors", volume.writeBypassedSectors())
-                .field("fillSectors", volume.fillSectors())
-                .field("checksumErrors", volume.checksumErrors())
-                .field("dirtyBytes", volume.dirtyBytes())
-                .field("cachedBytes", volume.cachedBytes())
-                .field("requestsInFlight", volume.requestsInFlight());
-        StatsSnapshot.LatencySummary latency = volume.latency();
-        json.name("latency").beginObject()
-                .field("requests", latency.count())
-                .field("p50Us", latency.p50Ns() / 1000.0)
-                .field("p99Us", latency.p99Ns() / 1000.0)
-                .field("p999Us", latency.p999Ns() / 1000.0)
-                .endObject();
-        StatsSnapshot.BypassSnapshot bypass = volume.bypass();
-        json.name("bypass").beginObject()
-                .field("sequentialSectors", bypass.sequentialSectors())
-                .field("congestedSectors", bypass.congestedSectors())
-                .field("occupancySectors", bypass.occupancySectors())
-                .field("noRoomSectors", bypass.noRoomSectors())
-                .field("throttledWrites", bypass.throttledWrites())
-                .field("throttleDelayMsTotal", bypass.throttleDelayNsTotal() / 1e6)
-                .field("throttleDelayMsMax", bypass.throttleDelayNsMax() / 1e6)
-                .field("inUsePercent", bypass.inUsePercent())
-                .field("dirtyDataPercent", bypass.dirtyDataPercent())
-                .field("cacheReadLatencyUs", bypass.cacheReadLatencyNs() / 1e3)
-                .field("cacheWriteLatencyUs", bypass.cacheWriteLatencyNs() / 1e3)
-                .endObject();
+        json.beginObject().field("name", volume.name());
+        metrics(json, List.of(VolumeMetrics.SIZE), volume);
+        json.field("mode", volume.mode());
+        metrics(json, List.of(VolumeMetrics.READ_HIT, VolumeMetrics.READ_MISS, VolumeMetrics.HIT_RATIO,
+                VolumeMetrics.WRITE_CACHED, VolumeMetrics.BYPASSED, VolumeMetrics.FILL, VolumeMetrics.CHECKSUM_ERRORS,
+                VolumeMetrics.DIRTY, VolumeMetrics.CACHED, VolumeMetrics.REQUESTS_IN_FLIGHT), volume);
+        json.name("latency").beginObject().field("requests", volume.latency().count());
+        metrics(json, List.of(VolumeMetrics.LATENCY), volume);
+        json.endObject();
+        json.name("bypass").beginObject();
+        metrics(json, List.of(VolumeMetrics.BYPASSED_SEQUENTIAL, VolumeMetrics.BYPASSED_CONGESTED,
+                VolumeMetrics.BYPASSED_OCCUPANCY, VolumeMetrics.BYPASSED_NO_ROOM, VolumeMetrics.THROTTLED_WRITES,
+                VolumeMetrics.THROTTLE_DELAY, VolumeMetrics.THROTTLE_DELAY_MAX, VolumeMetrics.IN_USE,
+                VolumeMetrics.DIRTY_DATA, VolumeMetrics.CACHE_READ_LATENCY, VolumeMetrics.CACHE_WRITE_LATENCY), volume);
+        json.endObject();
         writeback(json.name("writeback"), volume.writeback());
         StatsSnapshot.DamageMapSnapshot map = volume.damageMap();
         if (map != null) { // absent when the volume has no damage map
-            json.name("damageMap").beginObject()
-                    .field("regionsMarked", map.regionsMarked())
-                    .field("regionsCleared", map.regionsCleared())
-                    .field("markWaits", map.markWaits())
-                    .field("writesCovered", map.writesCovered())
-                    .field("blockWrites", map.blockWrites())
-                    .field("blockWriteErrors", map.blockWriteErrors())
-                    .field("sweeps", map.sweeps())
-                    .name("consistentAsOfEpoch");
+            json.name("damageMap").beginObject();
+            metrics(json, List.of(VolumeMetrics.MAP_REGIONS_MARKED, VolumeMetrics.MAP_REGIONS_CLEARED,
+                    VolumeMetrics.MAP_MARK_WAITS, VolumeMetrics.MAP_WRITES_COVERED, VolumeMetrics.MAP_BLOCK_WRITES,
+                    VolumeMetrics.MAP_BLOCK_WRITE_ERRORS, VolumeMetrics.MAP_SWEEPS), map);
+            json.name(VolumeMetrics.MAP_CONSISTENT_EPOCH.series().get(0).jsonKey());
             if (map.consistentAsOfEpoch() < 0) {
                 json.value((String) null);
             } else {
@@ -150,38 +107,27 @@ final class StatsJson {
     private static void writeback(JsonWriter json, WritebackSnapshot writeback) {
         WritebackSnapshot.Rate rate = writeback.rate();
         DrainSnapshot drain = writeback.drain();
-        json.beginObject()
-                .field("running", writeback.running())
-                .field("policy", writeback.policy())
+        json.beginObject();
+        metrics(json, List.of(WritebackMetrics.RUNNING), writeback);
+        json.field("policy", writeback.policy())
                 .field("order", writeback.order())
-                .field("state", writeback.frontEndIdle() ? "idle" : "busy")
-                .field("dirtyBytes", writeback.dirtyBytes())
-                .field("writtenBackSectors", writeback.writtenBackSectors())
-                .field("backingWriteSectors", writeback.backingWriteSectors())
-                .field("passes", writeback.passes())
-                .field("keysInFlight", writeback.keysInFlight())
-                .field("keysInFlightPeak", writeback.keysInFlightPeak())
-                .field("backingWritesInFlight", writeback.backingWritesInFlight())
-                .field("backingQueueDepth", writeback.backingQueueDepth())
-                .field("measuredBackingBytesPerSecond", writeback.measuredBackingBytesPerSecond())
-                .field("rateSectorsPerSecond", rate.rateSectorsPerSecond())
-                .name("rate").beginObject()
-                .field("targetSectors", rate.targetSectors())
-                .field("errorSectors", rate.errorSectors())
-                .field("proportionalSectorsPerSecond", rate.proportionalSectorsPerSecond())
-                .field("integralSectorsPerSecond", rate.integralSectorsPerSecond())
-                .field("changeSectorsPerSecond", rate.changeSectorsPerSecond())
-                .field("rateSectorsPerSecond", rate.rateSectorsPerSecond())
-                .field("fragmentBoostSectorsPerSecond", rate.fragmentBoostSectorsPerSecond())
-                .field("integralFrozen", rate.integralFrozen())
-                .endObject()
-                .name("errors").beginObject()
-                .field("total", writeback.errors())
-                .field("cacheRead", writeback.readErrors())
-                .field("checksum", writeback.checksumErrors())
-                .field("backingWrite", writeback.writeErrors())
-                .field("backingFlush", writeback.flushErrors())
-                .field("last", writeback.lastError())
+                .field("state", writeback.frontEndIdle() ? "idle" : "busy");
+        json.field("dirtyBytes", writeback.dirtyBytes());
+        metrics(json, List.of(WritebackMetrics.WRITTEN, WritebackMetrics.BACKING_WRITES, WritebackMetrics.PASSES,
+                WritebackMetrics.KEYS_IN_FLIGHT), writeback);
+        json.field("keysInFlightPeak", writeback.keysInFlightPeak());
+        metrics(json, List.of(WritebackMetrics.BACKING_WRITES_IN_FLIGHT), writeback);
+        json.field("backingQueueDepth", writeback.backingQueueDepth());
+        // The rate again at the top, where the dashboard and scripts have read it since before the rate object.
+        metrics(json, List.of(WritebackMetrics.MEASURED_BANDWIDTH, WritebackMetrics.RATE), writeback);
+        json.name("rate").beginObject();
+        metrics(json, List.of(WritebackMetrics.RATE_TARGET, WritebackMetrics.RATE_ERROR,
+                WritebackMetrics.RATE_PROPORTIONAL, WritebackMetrics.RATE_INTEGRAL, WritebackMetrics.RATE_CHANGE,
+                WritebackMetrics.RATE, WritebackMetrics.RATE_FRAGMENT_BOOST), writeback);
+        json.field("integralFrozen", rate.integralFrozen()).endObject();
+        json.name("errors").beginObject().field("total", writeback.errors());
+        metrics(json, List.of(WritebackMetrics.ERRORS), writeback);
+        json.field("last", writeback.lastError())
                 .field("backingFailure", writeback.backingFailure())
                 .endObject()
                 .field("degraded", writeback.degraded())
@@ -195,16 +141,22 @@ final class StatsJson {
         } else {
             json.value(oldestDirty.longValue());
         }
-        json.field("dirtyEpochs", writeback.epochs().dirtyEpochs())
-                .field("requestsWaiting", writeback.epochs().requestsWaiting())
-                .field("waitsTotal", writeback.epochs().waitsTotal())
-                .field("orderHeld", writeback.epochs().orderHeld())
-                .field("backingLog", writeback.epochs().backingLog())
-                .field("logGroups", writeback.epochs().logGroups())
-                .endObject()
-                .name("drain").beginObject();
+        metrics(json, List.of(WritebackMetrics.DIRTY_EPOCHS), writeback);
+        json.field("requestsWaiting", writeback.epochs().requestsWaiting());
+        metrics(json, List.of(WritebackMetrics.EPOCH_WAITS, WritebackMetrics.ORDER_HELD), writeback);
+        json.field("backingLog", writeback.epochs().backingLog());
+        metrics(json, List.of(WritebackMetrics.LOG_GROUPS), writeback);
+        json.endObject().name("drain").beginObject();
         drainFields(json, drain);
         json.endObject().endObject();
+    }
+
+    /** Writes each metric's JSON members (its descriptor has the keys and the units) into the open object. */
+    @SuppressWarnings("unchecked")
+    private static <T> void metrics(JsonWriter json, List<? extends MetricDescriptor<?>> metrics, T part) {
+        for (MetricDescriptor<?> metric : metrics) {
+            ((MetricDescriptor<T>) metric).writeJson(json, part);
+        }
     }
 
     /**
@@ -234,98 +186,64 @@ final class StatsJson {
     }
 
     private static void gc(JsonWriter json, GcSnapshot gc) {
-        GcSnapshot.Buckets buckets = gc.buckets();
-        json.beginObject()
-                .field("running", gc.running())
-                .field("runs", gc.runs())
-                .field("averageDurationMs", gc.durationNsAverage() / 1e6)
-                .field("maxDurationMs", gc.durationNsMax() / 1e6)
-                .field("averageIntervalMs", gc.intervalNsAverage() / 1e6)
-                .name("sinceLastMs");
+        json.beginObject();
+        metrics(json, List.of(CacheMetrics.GC_RUNNING, CacheMetrics.GC_RUNS, CacheMetrics.GC_DURATION_AVERAGE,
+                CacheMetrics.GC_DURATION_MAX, CacheMetrics.GC_INTERVAL), gc);
+        json.name(CacheMetrics.GC_SINCE_LAST.series().get(0).jsonKey());
         if (gc.sinceLastNs() < 0) {
             json.value((String) null);
         } else {
-            json.value(gc.sinceLastNs() / 1e6);
+            json.value(MetricUnit.NANOSECONDS.convert(gc.sinceLastNs(), CacheMetrics.GC_SINCE_LAST.jsonUnit()));
         }
-        json.name("buckets").beginObject()
-                .field("free", buckets.free())
-                .field("reusePending", buckets.reusePending())
-                .field("open", buckets.open())
-                .field("clean", buckets.clean())
-                .field("dirty", buckets.dirty())
-                .field("emptyWaiting", buckets.emptyWaiting())
-                .field("metadata", buckets.metadata())
-                .field("journal", buckets.journal())
-                .endObject()
-                .field("bucketsEvicted", gc.bucketsEvicted())
-                .field("movedBytes", gc.movedBytes())
-                .field("compactedBuckets", gc.compactedBuckets())
-                .field("staleKeysDropped", gc.staleKeysDropped())
-                .field("moveChecksumFailures", gc.moveChecksumFailures())
-                .field("allocationWaits", gc.allocationWaits())
-                .endObject();
-    }
-
-    private static void cache(JsonWriter json, StatsSnapshot.CacheSnapshot cache) {
-        json.beginObject()
-                .field("bucketSizeBytes", cache.bucketSizeBytes())
-                .name("buckets").beginObject()
-                .field("total", cache.bucketsTotal())
-                .field("free", cache.bucketsFree())
-                .field("open", cache.bucketsOpen())
-                .field("sealed", cache.bucketsSealed())
-                .field("reusePending", cache.bucketsReusePending())
-                .field("journal", cache.bucketsJournal())
-                .field("metadata", cache.bucketsMetadata())
-                .endObject()
-                .field("occupancyPercent", cache.occupancyPercent())
-                .name("journal").beginObject()
-                .field("durableSequence", cache.journalDurableSequence())
-                .field("entriesWritten", cache.journalEntriesWritten())
-                .field("bytesWritten", cache.journalBytesWritten())
-                .field("ringBucketsInUse", cache.journalRingBucketsInUse())
-                .endObject()
-                .field("checkpointsWritten", cache.checkpointsWritten());
-        device(json.name("device"), cache.device());
+        json.name("buckets").beginObject();
+        metrics(json, List.of(CacheMetrics.GC_BUCKETS), gc);
+        json.endObject();
+        metrics(json, List.of(CacheMetrics.GC_EVICTIONS, CacheMetrics.GC_MOVED, CacheMetrics.GC_COMPACTED,
+                CacheMetrics.GC_STALE_KEYS, CacheMetrics.GC_MOVE_CHECKSUM_FAILURES, CacheMetrics.GC_ALLOCATION_WAITS),
+                gc);
         json.endObject();
     }
 
-    private static void device(JsonWriter json, StatsSnapshot.DeviceSnapshot device) {
-        json.beginObject()
-                .field("name", device.name())
-                .field("requestsInFlight", device.requestsInFlight())
-                .field("completedReadSectors", device.completedReadSectors())
-                .field("completedWriteSectors", device.completedWriteSectors())
-                .field("errors", device.errors())
-                .field("changed", device.changed());
+    private static void cache(JsonWriter json, StatsSnapshot.CacheSnapshot cache) {
+        json.beginObject();
+        metrics(json, List.of(CacheMetrics.BUCKET_SIZE), cache);
+        json.name("buckets").beginObject().field("total", cache.bucketsTotal());
+        metrics(json, List.of(CacheMetrics.BUCKETS), cache);
+        json.endObject();
+        metrics(json, List.of(CacheMetrics.OCCUPANCY), cache);
+        json.name("journal").beginObject();
+        metrics(json, List.of(CacheMetrics.JOURNAL_SEQUENCE, CacheMetrics.JOURNAL_ENTRIES, CacheMetrics.JOURNAL_BYTES,
+                CacheMetrics.JOURNAL_RING_IN_USE), cache);
+        json.endObject();
+        metrics(json, List.of(CacheMetrics.CHECKPOINTS), cache);
+        device(json.name("device"), cache.device(), CacheMetrics.DEVICE_ALL);
+        json.endObject();
+    }
+
+    /** A device: its {@code counters} (the cache device's or a backing device's), what changed, a remote's state. */
+    private static void device(JsonWriter json, StatsSnapshot.DeviceSnapshot device,
+                               List<MetricDescriptor<?>> counters) {
+        json.beginObject().field("name", device.name());
+        metrics(json, counters, device);
+        json.field("changed", device.changed());
         StatsSnapshot.RemoteSnapshot remote = device.remote();
         if (remote != null) {
-            json.name("remote").beginObject()
-                    .field("connected", remote.connected())
-                    .field("state", remote.state())
-                    .field("breaks", remote.breaks())
-                    .field("reconnects", remote.reconnects())
-                    .field("replayLogBytes", remote.replayLogBytes())
-                    .field("requestTimeouts", remote.requestTimeouts())
-                    .endObject();
+            json.name("remote").beginObject();
+            metrics(json, List.of(BackingMetrics.REMOTE_CONNECTED), remote);
+            json.field("state", remote.state());
+            metrics(json, List.of(BackingMetrics.REMOTE_BREAKS, BackingMetrics.REMOTE_RECONNECTS,
+                    BackingMetrics.REMOTE_REPLAY_LOG, BackingMetrics.REMOTE_REQUEST_TIMEOUTS), remote);
+            json.endObject();
         }
         ObjectStoreStats s3 = device.objectStore();
         if (s3 != null) {
-            json.name("s3").beginObject()
-                    .field("puts", s3.puts())
-                    .field("gets", s3.gets())
-                    .field("deletes", s3.deletes())
-                    .field("failures", s3.failures())
-                    .field("retries", s3.retries())
-                    .field("bytesPut", s3.bytesPut())
-                    .field("bytesGot", s3.bytesGot())
-                    .field("stagedChunks", s3.stagedChunks())
-                    .field("stagedChunksMax", s3.stagedChunksMax())
-                    .field("leaseRenewals", s3.leaseRenewals())
-                    .field("leaseRenewalFailures", s3.leaseRenewalFailures())
-                    .field("fenced", s3.fenced())
-                    .field("ownership", s3.ownership())
-                    .endObject();
+            json.name("s3").beginObject();
+            metrics(json, List.of(BackingMetrics.S3_REQUESTS, BackingMetrics.S3_FAILURES, BackingMetrics.S3_RETRIES,
+                    BackingMetrics.S3_PUT_BYTES, BackingMetrics.S3_GET_BYTES, BackingMetrics.S3_STAGED), s3);
+            json.field("stagedChunksMax", s3.stagedChunksMax());
+            metrics(json, List.of(BackingMetrics.S3_LEASE_RENEWALS, BackingMetrics.S3_LEASE_RENEWAL_FAILURES,
+                    BackingMetrics.S3_FENCED), s3);
+            json.field("ownership", s3.ownership()).endObject();
         }
         json.endObject();
     }

@@ -4,6 +4,10 @@
  * all of it but the dashboard page ({@link io.blockcache.admin.AdminGuard}; docs/OPERATIONS.md §10); every client
  * bounded in time and number ({@link io.blockcache.admin.AdminLimits}, {@link io.blockcache.admin.AdminEndpoint}).
  *
+ * <p>Each metric is one {@link io.blockcache.admin.MetricDescriptor} in the catalogue
+ * {@link io.blockcache.admin.Metrics}: {@code /metrics}, {@code /api/stats}, {@code blockcache stats} and the
+ * dashboard all read it from there.
+ *
  * <p>Talks to volumes only through their public API.
  */
 package io.blockcache.admin;

@@ -1,6 +1,6 @@
 package io.blockcache.bench;
 
-import java.util.Locale;
+import io.blockcache.json.JsonWriter;
 
 /**
  * One measured cell of {@code bench backing}: one setup under one fio job.
@@ -29,12 +29,11 @@ public record BackingBenchResult(String setup, String backing, String workload, 
 
     /** One JSON object on one line. */
     public String toJsonLine() {
-        return String.format(Locale.ROOT,
-                "{\"setup\":\"%s\",\"backing\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"p99Us\":%.1f,"
-                        + "\"cleanSeconds\":%s,"
-                        + "\"survivesKill9\":%s,\"aroundMiB\":%s}",
-                setup, backing, workload, iops, p99Us,
-                Double.isNaN(cleanSeconds) ? "null" : String.format(Locale.ROOT, "%.2f", cleanSeconds),
-                survivesKill9, Double.isNaN(aroundMiB) ? "null" : String.format(Locale.ROOT, "%.1f", aroundMiB));
+        JsonWriter json = new JsonWriter().beginObject().field("setup", setup).field("backing", backing)
+                .field("workload", workload);
+        BenchJson.decimal(json, "iops", iops, 1);
+        BenchJson.decimal(json, "p99Us", p99Us, 1);
+        BenchJson.decimal(json, "cleanSeconds", cleanSeconds, 2).field("survivesKill9", survivesKill9);
+        return BenchJson.decimal(json, "aroundMiB", aroundMiB, 1).endObject().toString();
     }
 }

@@ -1,7 +1,7 @@
 package io.blockcache.bench;
 
+import io.blockcache.json.JsonWriter;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -45,28 +45,8 @@ final class BenchRow {
         return fields.containsKey(name);
     }
 
-    /** One JSON object on one line; doubles with three decimals. */
+    /** One JSON object on one line; doubles with three decimals, null where not finite. */
     String toJson() {
-        StringBuilder out = new StringBuilder("{");
-        for (Map.Entry<String, Object> e : fields.entrySet()) {
-            if (out.length() > 1) {
-                out.append(',');
-            }
-            out.append('"').append(e.getKey()).append("\":").append(json(e.getValue()));
-        }
-        return out.append('}').toString();
-    }
-
-    private static String json(Object value) {
-        if (value == null) {
-            return "null";
-        }
-        if (value instanceof String s) {
-            return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
-        }
-        if (value instanceof Double d) {
-            return Double.isFinite(d) ? String.format(Locale.ROOT, "%.3f", d) : "null";
-        }
-        return value.toString();
+        return BenchJson.fields(new JsonWriter().beginObject(), fields).endObject().toString();
     }
 }

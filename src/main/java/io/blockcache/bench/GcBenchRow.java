@@ -1,7 +1,7 @@
 package io.blockcache.bench;
 
+import io.blockcache.json.JsonWriter;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -40,23 +40,8 @@ record GcBenchRow(String experiment, String mode, Long extents, Double p50Us, Do
         return fields;
     }
 
-    /** One JSON object on one line. */
+    /** One JSON object on one line; doubles with three decimals. */
     String toJson() {
-        StringBuilder out = new StringBuilder("{");
-        for (Map.Entry<String, Object> field : fields().entrySet()) {
-            if (out.length() > 1) {
-                out.append(',');
-            }
-            out.append('"').append(field.getKey()).append("\":");
-            Object value = field.getValue();
-            if (value instanceof String text) {
-                out.append('"').append(text).append('"'); // our own names: no characters that need escaping
-            } else if (value instanceof Double number) {
-                out.append(String.format(Locale.ROOT, "%.3f", number));
-            } else {
-                out.append(value);
-            }
-        }
-        return out.append('}').toString();
+        return BenchJson.fields(new JsonWriter().beginObject(), fields()).endObject().toString();
     }
 }

@@ -1,10 +1,10 @@
 package io.blockcache.bench;
 
+import io.blockcache.json.JsonWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
@@ -70,11 +70,19 @@ public record NbdBenchMedian(String server, NbdWorkload workload, int runs, doub
 
     /** One JSON object on one line, {@code "run":"median"} to tell it from the runs' own lines. */
     public String toJsonLine() {
-        return String.format(Locale.ROOT, "{\"run\":\"median\",\"runs\":%d,\"server\":\"%s\",\"workload\":\"%s\","
-                        + "\"iops\":%.1f,\"iopsRatio\":%s,\"cpuUsPerRequest\":%s,\"cpuRatio\":%s,\"p99Ratio\":%s,"
-                        + "\"peakRssMiB\":%.1f,\"stealPercentMax\":%s%s}",
-                runs, server, workload.label(), iops, json(iopsRatio), json(cpuUs), json(cpuRatio), json(p99Ratio),
-                peakRssBytes / 1048576.0, json(stealPercentMax), isBlockcache() ? ",\"goalMet\":" + meetsGoal() : "");
+        JsonWriter json = new JsonWriter().beginObject().field("run", "median").field("runs", runs)
+                .field("server", server).field("workload", workload.label());
+        BenchJson.decimal(json, "iops", iops, 1);
+        BenchJson.decimal(json, "iopsRatio", iopsRatio, 3);
+        BenchJson.decimal(json, "cpuUsPerRequest", cpuUs, 3);
+        BenchJson.decimal(json, "cpuRatio", cpuRatio, 3);
+        BenchJson.decimal(json, "p99Ratio", p99Ratio, 3);
+        BenchJson.decimal(json, "peakRssMiB", peakRssBytes / 1048576.0, 1);
+        BenchJson.decimal(json, "stealPercentMax", stealPercentMax, 3);
+        if (isBlockcache()) {
+            json.field("goalMet", meetsGoal());
+        }
+        return json.endObject().toString();
     }
 
     private record Cell(NbdBenchResult result, NbdBenchResult reference) {
@@ -101,9 +109,5 @@ public record NbdBenchMedian(String server, NbdWorkload workload, int runs, doub
         }
         int middle = values.length / 2;
         return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-    }
-
-    private static String json(double value) {
-        return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%.3f", value);
     }
 }

@@ -1,6 +1,6 @@
 package io.blockcache.bench;
 
-import java.util.Locale;
+import io.blockcache.json.JsonWriter;
 
 /**
  * One measured cell of {@code bench nbd}: one server under one workload.
@@ -26,17 +26,21 @@ public record NbdBenchResult(String server, NbdWorkload workload, double iops, d
 
     /** One JSON object on one line. */
     public String toJsonLine() {
-        return String.format(Locale.ROOT,
-                "{\"server\":\"%s\",\"workload\":\"%s\",\"iops\":%.1f,\"mibPerSecond\":%.2f,\"p99Us\":%.1f,"
-                        + "\"cpuUsPerRequest\":%s,\"peakRssMiB\":%.1f,\"stealPercent\":%s}",
-                server, workload.label(), iops, mibPerSecond, p99Us,
-                Double.isNaN(cpuUsPerRequest) ? "null" : String.format(Locale.ROOT, "%.2f", cpuUsPerRequest),
-                peakRssBytes / 1048576.0,
-                Double.isNaN(stealPercent) ? "null" : String.format(Locale.ROOT, "%.1f", stealPercent));
+        return toJson(new JsonWriter().beginObject()).endObject().toString();
     }
 
     /** {@link #toJsonLine()} with {@code "run":run} first, for {@code --runs N}, where runs count from 1. */
     public String toJsonLine(int run) {
-        return "{\"run\":" + run + "," + toJsonLine().substring(1);
+        return toJson(new JsonWriter().beginObject().field("run", run)).endObject().toString();
+    }
+
+    private JsonWriter toJson(JsonWriter json) {
+        json.field("server", server).field("workload", workload.label());
+        BenchJson.decimal(json, "iops", iops, 1);
+        BenchJson.decimal(json, "mibPerSecond", mibPerSecond, 2);
+        BenchJson.decimal(json, "p99Us", p99Us, 1);
+        BenchJson.decimal(json, "cpuUsPerRequest", cpuUsPerRequest, 2);
+        BenchJson.decimal(json, "peakRssMiB", peakRssBytes / 1048576.0, 1);
+        return BenchJson.decimal(json, "stealPercent", stealPercent, 1);
     }
 }

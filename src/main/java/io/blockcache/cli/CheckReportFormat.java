@@ -2,8 +2,8 @@ package io.blockcache.cli;
 
 import io.blockcache.engine.CacheReport;
 import io.blockcache.format.CacheSuperblock;
+import io.blockcache.json.JsonWriter;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.List;
 
 /** Renders a {@link CacheReport} for {@code check}: a human summary, or one JSON object. */
@@ -62,7 +62,7 @@ final class CheckReportFormat {
 
     /** One JSON object on one line; unknown values (a section that could not be examined) are null. */
     static String json(String path, CacheReport report) {
-        Json json = new Json().field("ok", report.ok()).field("cache", path);
+        JsonWriter json = new JsonWriter().beginObject().field("ok", report.ok()).field("cache", path);
         CacheReport.BucketCounts buckets = report.buckets();
         CacheReport.JournalStatus journal = report.journal();
         json.field("extents", report.extents()).field("dirtyBytes", report.dirtyBytes());
@@ -80,14 +80,16 @@ final class CheckReportFormat {
                     .field("journalEntriesReplayed", journal.entriesReplayed())
                     .field("journalStop", journal.stopDescription())
                     .field("checkpointStart", journal.checkpointStartSequence())
-                    .longs("checkpointBuckets", journal.checkpointBuckets());
+                    .name("checkpointBuckets").beginArray();
+            journal.checkpointBuckets().forEach(bucket -> json.value(bucket.longValue()));
+            json.endArray();
         } else {
             json.field("journalSeqFirst", (String) null).field("journalSeqLast", (String) null);
         }
         CacheReport.SuperblockStatus superblock = report.superblock();
         if (superblock != null) {
             CacheSuperblock chosen = superblock.chosen();
-            json.field("cleanShutdown", chosen.cleanShutdown()).field("superblock", new Json()
+            json.field("cleanShutdown", chosen.cleanShutdown()).name("superblock").beginObject()
                     .field("copy", superblock.chosenCopy().name())
                     .field("otherCopy", superblock.otherStatus().name())
                     .field("description", superblock.description())
@@ -95,30 +97,37 @@ final class CheckReportFormat {
                     .field("cacheSetUuid", chosen.cacheSetUuid().toString())
                     .field("bucketSizeBytes", chosen.bucketSizeBytes())
                     .field("bucketCount", chosen.bucketCount())
-                    .field("journalBuckets", chosen.journalBuckets()));
+                    .field("journalBuckets", chosen.journalBuckets()).endObject();
         } else {
-            json.field("superblock", (Json) null);
+            json.field("superblock", (String) null);
         }
-        List<Json> volumes = new ArrayList<>();
+        json.name("volumes").beginArray();
         for (CacheReport.VolumeReport volume : report.volumes()) {
-            volumes.add(new Json().field("id", volume.volumeId()).field("name", volume.name())
+            json.beginObject().field("id", volume.volumeId()).field("name", volume.name())
                     .field("sizeBytes", volume.sizeBytes()).field("extents", volume.extents())
-                    .field("cachedBytes", volume.cachedBytes()).field("dirtyBytes", volume.dirtyBytes()));
+                    .field("cachedBytes", volume.cachedBytes()).field("dirtyBytes", volume.dirtyBytes()).endObject();
         }
-        json.objects("volumes", volumes);
+        json.endArray();
         if (report.data() != null) {
-            List<Json> mismatches = new ArrayList<>();
+            json.name("data").beginObject().field("spansChecked", report.data().spansChecked())
+                    .field("blockCrcsChecked", report.data().blockCrcsChecked())
+                    .field("bytesRead", report.data().bytesRead()).name("mismatches").beginArray();
             for (CacheReport.CrcMismatch mismatch : report.data().mismatches()) {
-                mismatches.add(new Json().field("bucket", mismatch.bucket())
+                json.beginObject().field("bucket", mismatch.bucket())
                         .field("crcOffsetInBucketSectors", mismatch.crcOffsetInBucketSectors())
                         .field("crcLengthSectors", mismatch.crcLengthSectors())
                         .field("volume", mismatch.volumeName()).field("startSector", mismatch.startSector())
-                        .field("lengthSectors", mismatch.lengthSectors()));
+                        .field("lengthSectors", mismatch.lengthSectors()).endObject();
             }
-            json.field("data", new Json().field("spansChecked", report.data().spansChecked())
-                    .field("blockCrcsChecked", report.data().blockCrcsChecked())
-                    .field("bytesRead", report.data().bytesRead()).objects("mismatches", mismatches));
+            json.endArray().endObject();
         }
-        return json.strings("notes", report.notes()).strings("problems", report.problems()).toString();
+        strings(json, "notes", report.notes());
+        return strings(json, "problems", report.problems()).endObject().toString();
+    }
+
+    private static JsonWriter strings(JsonWriter json, String name, List<String> values) {
+        json.name(name).beginArray();
+        values.forEach(json::value);
+        return json.endArray();
     }
 }

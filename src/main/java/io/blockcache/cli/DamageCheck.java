@@ -7,6 +7,7 @@ import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.DamageInspector;
 import io.blockcache.engine.DamageReport;
 import io.blockcache.host.DamageMapPlacement;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
@@ -193,21 +194,24 @@ final class DamageCheck {
     }
 
     private static String json(Map<String, Path> files, DamageReport report) {
-        List<Json> volumes = new ArrayList<>();
+        JsonWriter json = new JsonWriter().beginObject()
+                .field("verdict", report.verdict().name().toLowerCase(java.util.Locale.ROOT))
+                .name("volumes").beginArray();
         for (DamageReport.Volume volume : report.volumes()) {
-            List<Json> ranges = new ArrayList<>();
-            for (DamageReport.SectorRange range : volume.staleRanges()) {
-                ranges.add(new Json().field("startSector", range.startSector())
-                        .field("lengthSectors", range.lengthSectors())
-                        .field("offsetBytes", range.startSector() * BlockDevice.SECTOR_BYTES)
-                        .field("lengthBytes", range.lengthSectors() * BlockDevice.SECTOR_BYTES));
-            }
-            volumes.add(new Json().field("name", volume.name()).field("file", files.get(volume.name()).toString())
+            json.beginObject().field("name", volume.name()).field("file", files.get(volume.name()).toString())
                     .field("volumeSizeBytes", volume.volumeSizeBytes()).field("regionBytes", volume.regionBytes())
                     .field("consistentEpoch", volume.consistentEpoch()).field("staleBytes", volume.staleBytes())
-                    .objects("staleRanges", ranges).strings("problems", volume.problems()));
+                    .name("staleRanges").beginArray();
+            for (DamageReport.SectorRange range : volume.staleRanges()) {
+                json.beginObject().field("startSector", range.startSector())
+                        .field("lengthSectors", range.lengthSectors())
+                        .field("offsetBytes", range.startSector() * BlockDevice.SECTOR_BYTES)
+                        .field("lengthBytes", range.lengthSectors() * BlockDevice.SECTOR_BYTES).endObject();
+            }
+            json.endArray().name("problems").beginArray();
+            volume.problems().forEach(json::value);
+            json.endArray().endObject();
         }
-        return new Json().field("verdict", report.verdict().name().toLowerCase(java.util.Locale.ROOT))
-                .objects("volumes", volumes).toString();
+        return json.endArray().endObject().toString();
     }
 }

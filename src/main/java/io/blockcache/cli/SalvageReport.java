@@ -1,6 +1,6 @@
 package io.blockcache.cli;
 
-import io.blockcache.admin.JsonWriter;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.engine.SalvagePlan;
 import io.blockcache.engine.SectorRanges;
 import io.blockcache.format.AttachedBacking;

@@ -1,5 +1,6 @@
 package io.blockcache.fuzz;
 
+import io.blockcache.json.JsonWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -212,32 +213,25 @@ public final class FuzzTotals {
                 drainJobActions, journaledVolumes, logGroups);
     }
 
-    /** The summary as one JSON object (the shape issue 9 asks for, plus clean restarts and control actions). */
+    /** The summary as one JSON object: seeds, violations and the failing seeds first, then every count above. */
     public String json() {
-        StringBuilder modes = new StringBuilder("[");
-        for (String mode : modesCovered) {
-            modes.append(modes.length() > 1 ? "," : "").append('"').append(mode).append('"');
-        }
-        modes.append(']');
-        StringBuilder failing = new StringBuilder("[");
-        for (FuzzViolation violation : violations) {
-            failing.append(failing.length() > 1 ? "," : "").append(violation.seed());
-        }
-        failing.append(']');
-        return "{\"seeds\":" + seeds + ",\"violations\":" + violations.size() + ",\"failingSeeds\":" + failing
-                + ",\"crashes\":" + crashes + ",\"cleanRestarts\":" + cleanRestarts + ",\"faultsInjected\":"
-                + faultsInjected + ",\"mediaFaults\":" + mediaFaults + ",\"checksumCatches\":" + checksumCatches
-                + ",\"modesCovered\":" + modes
-                + ",\"evictions\":" + evictions + ",\"compactedBuckets\":" + compactedBuckets
-                + ",\"checkpoints\":" + checkpoints + ",\"ringWraps\":" + ringWraps
-                + ",\"operations\":" + operations
-                + ",\"controlActions\":" + controlActions + ",\"prefixChecks\":" + prefixChecks
-                + ",\"prefixChecksAcrossRestart\":" + prefixChecksAcrossRestart
-                + ",\"orderingSwitches\":" + orderingSwitches
-                + ",\"prefixViolationsUnordered\":" + prefixViolationsUnordered + ",\"damageChecks\":" + damageChecks
-                + ",\"damageChecksStale\":" + damageChecksStale + ",\"damageChecksConsistent\":"
-                + damageChecksConsistent + ",\"damageMapFiles\":" + damageMapFiles + ",\"objectStoreVolumes\":"
-                + objectStoreVolumes + ",\"chunkPasses\":" + chunkPasses + ",\"drainJobActions\":" + drainJobActions
-                + ",\"journaledVolumes\":" + journaledVolumes + ",\"logGroups\":" + logGroups + "}";
+        JsonWriter json = new JsonWriter().beginObject().field("seeds", seeds).field("violations", violations.size())
+                .name("failingSeeds").beginArray();
+        violations.forEach(violation -> json.value(violation.seed()));
+        json.endArray().field("crashes", crashes).field("cleanRestarts", cleanRestarts)
+                .field("faultsInjected", faultsInjected).field("mediaFaults", mediaFaults)
+                .field("checksumCatches", checksumCatches).name("modesCovered").beginArray();
+        modesCovered.forEach(json::value);
+        return json.endArray().field("evictions", evictions).field("compactedBuckets", compactedBuckets)
+                .field("checkpoints", checkpoints).field("ringWraps", ringWraps).field("operations", operations)
+                .field("controlActions", controlActions).field("prefixChecks", prefixChecks)
+                .field("prefixChecksAcrossRestart", prefixChecksAcrossRestart)
+                .field("orderingSwitches", orderingSwitches)
+                .field("prefixViolationsUnordered", prefixViolationsUnordered).field("damageChecks", damageChecks)
+                .field("damageChecksStale", damageChecksStale).field("damageChecksConsistent", damageChecksConsistent)
+                .field("damageMapFiles", damageMapFiles).field("objectStoreVolumes", objectStoreVolumes)
+                .field("chunkPasses", chunkPasses).field("drainJobActions", drainJobActions)
+                .field("journaledVolumes", journaledVolumes).field("logGroups", logGroups)
+                .endObject().toString();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blockcache.device.IoResult;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.writeback.DrainJob;
 import io.blockcache.writeback.DrainState;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.blockcache.admin;
+package io.blockcache.json;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -9,7 +9,8 @@ import java.io.UncheckedIOException;
 /**
  * Writes a JSON document into a string with Jackson's streaming generator: objects, arrays, names and scalar
  * values, with the commas placed for the caller; NaN and infinities (which JSON cannot hold) as {@code null}. A
- * small fluent face over {@link JsonGenerator} so that the admin API's document code reads as the document.
+ * small fluent face over {@link JsonGenerator} so that document code reads as the document: the admin API's, the
+ * command line's, the fuzz's and the benchmarks' output.
  *
  * <p>Nesting is bounded by {@link #DEPTH_MAX} (a misuse, not data, could exceed it). Not thread-safe: one
  * writer per document.
@@ -82,6 +83,19 @@ public final class JsonWriter {
         });
     }
 
+    /**
+     * Writes a number already formatted by the caller ({@code String.format(Locale.ROOT, "%.3f", x)}): for documents
+     * whose numbers have a fixed number of decimals (the benchmarks' rows), which Jackson's double output has not.
+     *
+     * @throws IllegalArgumentException if {@code formatted} is not a JSON number
+     */
+    public JsonWriter number(String formatted) {
+        if (!formatted.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?")) {
+            throw new IllegalArgumentException("not a JSON number: " + formatted);
+        }
+        return write(g -> g.writeNumber(formatted));
+    }
+
     /** Writes a boolean value. */
     public JsonWriter value(boolean value) {
         return write(g -> g.writeBoolean(value));
@@ -138,35 +152,5 @@ public final class JsonWriter {
     @FunctionalInterface
     private interface GeneratorCall {
         void on(JsonGenerator generator) throws IOException;
-    }
-
-    /** Appends {@code text} as a JSON string literal: quotes, backslashes and control characters escaped. */
-    public static void quote(StringBuilder out, String text) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
-    }
-
-    /** {@code text} as a JSON string literal. */
-    public static String quote(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 2);
-        quote(out, text);
-        return out.toString();
     }
 }

@@ -1,4 +1,4 @@
-package io.blockcache.admin;
+package io.blockcache.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,5 +22,14 @@ class JsonWriterTest {
         // Proves misuse is caught: an unclosed object is not silently returned as JSON.
         assertThatThrownBy(() -> new JsonWriter().beginObject().toString()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> new JsonWriter().endArray()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void writesAPreformattedNumberAsGivenAndRefusesText() {
+        // Proves number(): the caller's fixed decimals reach the document unchanged; text that is no number is refused.
+        assertThat(new JsonWriter().beginObject().name("x").number("1.500").name("y").number("-2").endObject()
+                .toString()).isEqualTo("{\"x\":1.500,\"y\":-2}");
+        assertThatThrownBy(() -> new JsonWriter().beginArray().number("NaN"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

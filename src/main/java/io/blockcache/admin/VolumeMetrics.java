@@ -1,0 +1,164 @@
+package io.blockcache.admin;
+
+import static io.blockcache.admin.MetricDescriptor.counter;
+import static io.blockcache.admin.MetricDescriptor.gauge;
+import static io.blockcache.admin.MetricScope.DAMAGE_MAP;
+import static io.blockcache.admin.MetricScope.VOLUME;
+import static io.blockcache.admin.MetricUnit.BYTES;
+import static io.blockcache.admin.MetricUnit.COUNT;
+import static io.blockcache.admin.MetricUnit.MICROSECONDS;
+import static io.blockcache.admin.MetricUnit.MILLISECONDS;
+import static io.blockcache.admin.MetricUnit.NANOSECONDS;
+import static io.blockcache.admin.MetricUnit.PERCENT;
+import static io.blockcache.admin.MetricUnit.RATIO;
+import static io.blockcache.admin.MetricUnit.SECTORS;
+
+import io.blockcache.admin.MetricDescriptor.JsonForm;
+import io.blockcache.admin.StatsSnapshot.DamageMapSnapshot;
+import io.blockcache.admin.StatsSnapshot.VolumeSnapshot;
+import java.util.List;
+
+/**
+ * The metrics of one volume's front end and damage map (docs/OPERATIONS.md §7 "Front end", "Damage map"), label
+ * {@code volume}. Sector counts were exported as {@code _sectors_total} until 2026-12-07; those names stay one
+ * release as deprecated series.
+ *
+ * <p>Thread rule: any thread (constants).
+ */
+public final class VolumeMetrics {
+    public static final MetricDescriptor<VolumeSnapshot> READ_HIT = counter(VOLUME,
+            "blockcache_read_hit_bytes_total", SECTORS, "Bytes read from the cache.")
+            .json("readHitSectors", VolumeSnapshot::readHitSectors)
+            .deprecated("blockcache_read_hit_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> READ_MISS = counter(VOLUME,
+            "blockcache_read_miss_bytes_total", SECTORS, "Bytes read from the backing device.")
+            .json("readMissSectors", VolumeSnapshot::readMissSectors)
+            .deprecated("blockcache_read_miss_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> HIT_RATIO = gauge(VOLUME, "blockcache_hit_ratio", RATIO,
+            "Read hit bytes over all read bytes since open.")
+            .json("hitRatio", VolumeSnapshot::hitRatio).jsonAs(RATIO, JsonForm.NUMBER);
+    public static final MetricDescriptor<VolumeSnapshot> WRITE_CACHED = counter(VOLUME,
+            "blockcache_write_cached_bytes_total", SECTORS, "Bytes written into the cache.")
+            .json("writeCachedSectors", VolumeSnapshot::writeCachedSectors)
+            .deprecated("blockcache_write_cached_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> BYPASSED = counter(VOLUME, "blockcache_bypassed_bytes_total",
+            SECTORS, "Bytes written around the cache to the backing device.")
+            .json("bypassedSectors", VolumeSnapshot::writeBypassedSectors)
+            .deprecated("blockcache_bypassed_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> FILL = counter(VOLUME, "blockcache_fill_bytes_total",
+            SECTORS, "Bytes copied into the cache after read misses.")
+            .json("fillSectors", VolumeSnapshot::fillSectors)
+            .deprecated("blockcache_fill_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> CHECKSUM_ERRORS = counter(VOLUME,
+            "blockcache_checksum_errors_total", COUNT, "Cache reads whose data failed its CRC32C.")
+            .json("checksumErrors", VolumeSnapshot::checksumErrors);
+    public static final MetricDescriptor<VolumeSnapshot> DIRTY = gauge(VOLUME, "blockcache_dirty_bytes", BYTES,
+            "Bytes in the cache not yet written back.")
+            .json("dirtyBytes", VolumeSnapshot::dirtyBytes);
+    public static final MetricDescriptor<VolumeSnapshot> CACHED = gauge(VOLUME, "blockcache_cached_bytes", BYTES,
+            "Bytes of the volume held in the cache.")
+            .json("cachedBytes", VolumeSnapshot::cachedBytes);
+    public static final MetricDescriptor<VolumeSnapshot> SIZE = gauge(VOLUME, "blockcache_volume_size_bytes", BYTES,
+            "Size of the volume as clients see it.")
+            .json("sizeBytes", VolumeSnapshot::sizeBytes);
+    public static final MetricDescriptor<VolumeSnapshot> REQUESTS_IN_FLIGHT = gauge(VOLUME,
+            "blockcache_requests_in_flight", COUNT, "Front-end requests submitted and not yet answered.")
+            .json("requestsInFlight", VolumeSnapshot::requestsInFlight);
+    public static final MetricDescriptor<VolumeSnapshot> LATENCY = MetricDescriptor.summary(VOLUME,
+            "blockcache_request_latency_seconds", NANOSECONDS, "Front-end request latency since open.",
+            VolumeSnapshot::latency).jsonAs(MICROSECONDS, JsonForm.NUMBER)
+            .series("0.5", "latency.p50Us", v -> v.latency().p50Ns())
+            .series("0.99", "latency.p99Us", v -> v.latency().p99Ns())
+            .series("0.999", "latency.p999Us", v -> v.latency().p999Ns());
+
+    public static final MetricDescriptor<VolumeSnapshot> BYPASSED_SEQUENTIAL = counter(VOLUME,
+            "blockcache_bypassed_sequential_bytes_total", SECTORS,
+            "Bytes of write streams past the sequential cutoff sent around the cache.")
+            .json("bypass.sequentialSectors", v -> v.bypass().sequentialSectors())
+            .deprecated("blockcache_bypassed_sequential_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> BYPASSED_CONGESTED = counter(VOLUME,
+            "blockcache_bypassed_congested_bytes_total", SECTORS,
+            "Write bytes sent around the cache while the cache device was congested.")
+            .json("bypass.congestedSectors", v -> v.bypass().congestedSectors())
+            .deprecated("blockcache_bypassed_congested_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> BYPASSED_OCCUPANCY = counter(VOLUME,
+            "blockcache_bypassed_occupancy_bytes_total", SECTORS,
+            "Write bytes sent around the cache by the occupancy cutoffs.")
+            .json("bypass.occupancySectors", v -> v.bypass().occupancySectors())
+            .deprecated("blockcache_bypassed_occupancy_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> BYPASSED_NO_ROOM = counter(VOLUME,
+            "blockcache_bypassed_no_room_bytes_total", SECTORS,
+            "Write bytes that were to be cached but found no free bucket.")
+            .json("bypass.noRoomSectors", v -> v.bypass().noRoomSectors())
+            .deprecated("blockcache_bypassed_no_room_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> THROTTLED_WRITES = counter(VOLUME,
+            "blockcache_throttled_writes_total", COUNT, "Write-back writes the throttle held.")
+            .json("bypass.throttledWrites", v -> v.bypass().throttledWrites());
+    public static final MetricDescriptor<VolumeSnapshot> THROTTLE_DELAY = counter(VOLUME,
+            "blockcache_throttle_delay_seconds_total", NANOSECONDS, "Time the throttle held writes in all.")
+            .json("bypass.throttleDelayMsTotal", v -> v.bypass().throttleDelayNsTotal())
+            .jsonAs(MILLISECONDS, JsonForm.NUMBER);
+    public static final MetricDescriptor<VolumeSnapshot> THROTTLE_DELAY_MAX = gauge(VOLUME,
+            "blockcache_throttle_delay_max_seconds", NANOSECONDS, "The longest the throttle held one write.")
+            .json("bypass.throttleDelayMsMax", v -> v.bypass().throttleDelayNsMax())
+            .jsonAs(MILLISECONDS, JsonForm.NUMBER);
+    public static final MetricDescriptor<VolumeSnapshot> IN_USE = gauge(VOLUME, "blockcache_cache_in_use_ratio",
+            PERCENT, "Share of the cache's data buckets holding dirty data, as the occupancy cutoffs see it.")
+            .json("bypass.inUsePercent", v -> v.bypass().inUsePercent()).jsonAs(PERCENT, JsonForm.NUMBER);
+    public static final MetricDescriptor<VolumeSnapshot> DIRTY_DATA = gauge(VOLUME,
+            "blockcache_cache_dirty_data_ratio", PERCENT,
+            "The cache's dirty data over its data capacity, as the write throttle sees it.")
+            .json("bypass.dirtyDataPercent", v -> v.bypass().dirtyDataPercent()).jsonAs(PERCENT, JsonForm.NUMBER);
+    public static final MetricDescriptor<VolumeSnapshot> CACHE_READ_LATENCY = gauge(VOLUME,
+            "blockcache_cache_read_latency_average_seconds", NANOSECONDS,
+            "Recent average cache-device read latency, as the congestion check sees it.")
+            .json("bypass.cacheReadLatencyUs", v -> v.bypass().cacheReadLatencyNs())
+            .jsonAs(MICROSECONDS, JsonForm.NUMBER);
+    public static final MetricDescriptor<VolumeSnapshot> CACHE_WRITE_LATENCY = gauge(VOLUME,
+            "blockcache_cache_write_latency_average_seconds", NANOSECONDS,
+            "Recent average cache-device write latency, as the congestion check sees it.")
+            .json("bypass.cacheWriteLatencyUs", v -> v.bypass().cacheWriteLatencyNs())
+            .jsonAs(MICROSECONDS, JsonForm.NUMBER);
+
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_REGIONS_MARKED = counter(DAMAGE_MAP,
+            "blockcache_damage_map_regions_marked_total", COUNT, "Damage map regions newly marked by front-end writes.")
+            .json("regionsMarked", DamageMapSnapshot::regionsMarked);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_REGIONS_CLEARED = counter(DAMAGE_MAP,
+            "blockcache_damage_map_regions_cleared_total", COUNT, "Damage map regions cleared by sweeps.")
+            .json("regionsCleared", DamageMapSnapshot::regionsCleared);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_MARK_WAITS = counter(DAMAGE_MAP,
+            "blockcache_damage_map_mark_waits_total", COUNT,
+            "Front-end writes that waited for a damage map write before their acknowledgement.")
+            .json("markWaits", DamageMapSnapshot::markWaits);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_WRITES_COVERED = counter(DAMAGE_MAP,
+            "blockcache_damage_map_writes_covered_total", COUNT,
+            "Front-end writes whose regions were already marked (no damage map write).")
+            .json("writesCovered", DamageMapSnapshot::writesCovered);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_BLOCK_WRITES = counter(DAMAGE_MAP,
+            "blockcache_damage_map_block_writes_total", COUNT,
+            "Damage map block writes (FUA), to the backing device or the map file.")
+            .json("blockWrites", DamageMapSnapshot::blockWrites);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_BLOCK_WRITE_ERRORS = counter(DAMAGE_MAP,
+            "blockcache_damage_map_block_write_errors_total", COUNT,
+            "Damage map block writes that failed (the regions stay marked).")
+            .json("blockWriteErrors", DamageMapSnapshot::blockWriteErrors);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_SWEEPS = counter(DAMAGE_MAP,
+            "blockcache_damage_map_sweeps_total", COUNT, "Damage map sweeps run.")
+            .json("sweeps", DamageMapSnapshot::sweeps);
+    public static final MetricDescriptor<DamageMapSnapshot> MAP_CONSISTENT_EPOCH = gauge(DAMAGE_MAP,
+            "blockcache_damage_map_consistent_epoch", COUNT, "The flush epoch the damage map says the backing device"
+                    + " is consistent as of (ordering=epochs); absent while it says no such thing.")
+            .json("consistentAsOfEpoch", DamageMapSnapshot::consistentAsOfEpoch).jsonDerived()
+            .only(map -> map.consistentAsOfEpoch() >= 0);
+
+    /** In the order {@code /metrics} lists them. */
+    static final List<MetricDescriptor<?>> ALL = List.of(READ_HIT, READ_MISS, WRITE_CACHED, BYPASSED,
+            BYPASSED_SEQUENTIAL, BYPASSED_CONGESTED, BYPASSED_OCCUPANCY, BYPASSED_NO_ROOM, THROTTLED_WRITES,
+            THROTTLE_DELAY, THROTTLE_DELAY_MAX, IN_USE, DIRTY_DATA, CACHE_READ_LATENCY, CACHE_WRITE_LATENCY, FILL,
+            CHECKSUM_ERRORS, HIT_RATIO, DIRTY, CACHED, SIZE, REQUESTS_IN_FLIGHT, LATENCY, MAP_REGIONS_MARKED,
+            MAP_REGIONS_CLEARED, MAP_MARK_WAITS, MAP_WRITES_COVERED, MAP_BLOCK_WRITES, MAP_BLOCK_WRITE_ERRORS,
+            MAP_SWEEPS, MAP_CONSISTENT_EPOCH);
+
+    private VolumeMetrics() {
+    }
+}
