@@ -30,7 +30,12 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit code; for tests. */
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return commandLine().execute(args);
+    }
+
+    /** The command line of every command, with bad usage reported in one line ({@link OptionErrors}). */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main()).setParameterExceptionHandler(new OptionErrors());
     }
 
     @Override
