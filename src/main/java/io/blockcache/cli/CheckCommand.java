@@ -54,8 +54,8 @@ final class CheckCommand implements Callable<Integer> {
             + " 3: a map could not be read (what it covers is listed as stale).")
     private boolean damage;
 
-    @Option(names = "--backing", paramLabel = "NAME=FILE", converter = Converters.NamedFile.class, description = "With --damage: a backing file, named as"
-            + " in serve (or just FILE); repeatable.")
+    @Option(names = "--backing", paramLabel = "NAME=FILE", converter = Converters.NamedFile.class,
+            description = "With --damage: a backing file, named as in serve (or just FILE); repeatable.")
     private List<Named<Path>> backings;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "With --damage: serve's data directory; the"

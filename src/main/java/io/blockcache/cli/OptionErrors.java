@@ -21,7 +21,8 @@ final class OptionErrors implements IParameterExceptionHandler {
         PrintWriter err = line.getErr();
         String command = line.getCommandSpec().qualifiedName();
         err.println(command + ": " + message(ex));
-        if (ex instanceof CommandLine.UnmatchedArgumentException || ex instanceof CommandLine.MissingParameterException) {
+        if (ex instanceof CommandLine.UnmatchedArgumentException
+                || ex instanceof CommandLine.MissingParameterException) {
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
             err.println("'" + command + " --help' lists the options.");
         }

@@ -51,8 +51,9 @@ final class SalvageCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Write NAME.img per volume and the report here.")
     private Path out;
 
-    @Option(names = "--backing", paramLabel = "NAME=FILE", converter = Converters.NamedFile.class, description = "Write volume NAME's recovered extents"
-            + " onto its backing FILE; repeatable. Files only (not nbd:// or s3://: use --out and copy).")
+    @Option(names = "--backing", paramLabel = "NAME=FILE", converter = Converters.NamedFile.class,
+            description = "Write volume NAME's recovered extents onto its backing FILE; repeatable. Files only (not"
+                    + " nbd:// or s3://: use --out and copy).")
     private List<Named<Path>> backings;
 
     @Option(names = "--json", description = "Print the report as one JSON object.")

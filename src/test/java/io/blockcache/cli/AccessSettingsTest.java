@@ -107,8 +107,8 @@ class AccessSettingsTest {
                 .get("b").pskUsers()).isEqualTo(Set.of("alice", "bob"));
         // The message names the file too (2026-12-07): every config-file mistake does, as the other keys' do.
         assertThatThrownBy(() -> resolve(tls + "export.a.allow-psk-users=carol\n"))
-                .hasMessage(dir.resolve("serve.properties") + ": export.a.allow-psk-users: user \"carol\" is not in the --tls-psk file (its users:"
-                        + " [alice, bob])");
+                .hasMessage(dir.resolve("serve.properties") + ": export.a.allow-psk-users: user \"carol\" is not in"
+                        + " the --tls-psk file (its users: [alice, bob])");
         assertThatThrownBy(() -> resolve("export.a.allow-psk-users=alice\n"))
                 .hasMessageContaining("export.a.allow-psk-users needs TLS with pre-shared keys");
     }
