@@ -8,7 +8,7 @@ record CliRun(int exitCode, String out, String err) {
     static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exitCode = Main.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+        int exitCode = Main.commandLine(args).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
                 .execute(args);
         return new CliRun(exitCode, out.toString(), err.toString());
     }
