@@ -60,7 +60,8 @@ final class ConfigDefaults implements IDefaultValueProvider {
             return null;
         }
         answered.put(option, key + "=" + value.strip());
-        return value.strip();
+        // picocli expands ${...} in what a provider answers; a config value is taken as written ("$${" is "${").
+        return value.strip().replace("${", "$${");
     }
 
     /**

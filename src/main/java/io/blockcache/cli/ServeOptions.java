@@ -30,7 +30,7 @@ final class ServeOptions {
     CommandSpec spec;
 
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "data",
-            description = "Where the default files live (default: ./${DEFAULT-VALUE}).")
+            description = "Where the default files live (default: ${DEFAULT-VALUE}, in the working directory).")
     Path dataDir;
 
     @Option(names = "--cache", paramLabel = "FILE", description = "Cache device file (default: DIR/cache.img).")

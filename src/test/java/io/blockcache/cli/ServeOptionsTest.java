@@ -181,6 +181,14 @@ class ServeOptionsTest {
     }
 
     @Test
+    void aValueOfTheFileIsTakenAsWritten() throws Exception {
+        // Proves picocli's ${...} expansion does not reach config values: a path with "${" stays that path.
+        Path config = Files.writeString(dir.resolve("serve.properties"), "data-dir=/srv/${env:HOME}/bc\n");
+        assertThat(ServeOptions.parse(List.of("--config", config.toString())).dataDir)
+                .isEqualTo(Path.of("/srv/${env:HOME}/bc"));
+    }
+
+    @Test
     void badUsageIsOneLineWithTheExitCodeForUsage() {
         // Proves serve's bad values print one line (not picocli's usage text) and exit 2.
         CliRun run = CliRun.of("serve", "--cache-size", "lots");
