@@ -67,6 +67,7 @@ class ServeOptionsTest {
         Class<?> type = option.type();
         return switch (type.getSimpleName()) {
             case "Path" -> dir.resolve("x").toString();
+            case "String" -> "sample";
             case "long", "Long" -> "3M";
             case "int" -> "7";
             case "boolean" -> "true";
