@@ -125,8 +125,8 @@ final class Converters {
                 throw new TypeConversionException("must be NAME=URI, e.g. default=./data/backing.img or"
                         + " default=nbd://host:10809/export; got \"" + value + "\"");
             }
-            return new Named<>(value.substring(0, equals).strip(),
-                    BackingUris.parse(value.substring(equals + 1).strip()));
+            String name = value.substring(0, equals).strip();
+            return new Named<>(name, new Backing().convert(value.substring(equals + 1)));
         }
     }
 
