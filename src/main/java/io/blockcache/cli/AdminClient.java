@@ -37,9 +37,17 @@ final class AdminClient {
     /** The admin token's file ({@link AdminTokenFile}), read when a request is sent; null: send no token. */
     private final java.nio.file.Path tokenFile;
 
+    /** Why no request can be sent (where the server is could not be found), or null. */
+    private final String problem;
+
     /** @param hostPort where the admin API listens, {@code HOST:PORT} */
     AdminClient(String hostPort) {
         this(hostPort, null);
+    }
+
+    /** A client whose every request fails with {@code problem}: its options (a config file) could not be read. */
+    static AdminClient refusing(String problem) {
+        return new AdminClient(null, null, problem);
     }
 
     /**
@@ -47,8 +55,13 @@ final class AdminClient {
      * @param tokenFile the file with the server's admin token, or null for none
      */
     AdminClient(String hostPort, java.nio.file.Path tokenFile) {
+        this(hostPort, tokenFile, null);
+    }
+
+    private AdminClient(String hostPort, java.nio.file.Path tokenFile, String problem) {
         this.hostPort = hostPort;
         this.tokenFile = tokenFile;
+        this.problem = problem;
     }
 
     /** {@code GET path}. */
@@ -72,6 +85,9 @@ final class AdminClient {
      * fifth of a CLI call's CPU where this costs almost nothing (docs/BENCHMARKS.md "CLI start-up").
      */
     private Response send(String method, String path, String body) throws Unreachable {
+        if (problem != null) {
+            throw new Unreachable(problem);
+        }
         HttpURLConnection connection;
         try {
             connection = (HttpURLConnection) URI.create("http://" + hostPort + path).toURL().openConnection();

@@ -2,7 +2,6 @@ package io.blockcache.cli;
 
 import io.blockcache.engine.Quantities;
 import java.util.Locale;
-import picocli.CommandLine;
 
 /**
  * Sizes on the command line and in output: {@code 1G}, {@code 512M}, {@code 128K}, {@code 4096} (binary
@@ -37,13 +36,5 @@ final class ByteSizes {
             unit++;
         }
         return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
-    }
-
-    /** picocli converter for size options. */
-    static final class Converter implements CommandLine.ITypeConverter<Long> {
-        @Override
-        public Long convert(String value) {
-            return parse(value);
-        }
     }
 }

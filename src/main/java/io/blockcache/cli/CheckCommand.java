@@ -54,9 +54,9 @@ final class CheckCommand implements Callable<Integer> {
             + " 3: a map could not be read (what it covers is listed as stale).")
     private boolean damage;
 
-    @Option(names = "--backing", paramLabel = "NAME=FILE", description = "With --damage: a backing file, named as"
-            + " in serve (or just FILE); repeatable.")
-    private List<String> backings;
+    @Option(names = "--backing", paramLabel = "NAME=FILE", converter = Converters.NamedFile.class,
+            description = "With --damage: a backing file, named as in serve (or just FILE); repeatable.")
+    private List<Named<Path>> backings;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "With --damage: serve's data directory; the"
             + " damage map of every volume is read from DIR/damage-map-NAME.img, where serve's default"
@@ -81,8 +81,14 @@ final class CheckCommand implements Callable<Integer> {
                         + " NAME=FILE, and no --cache or --data");
                 return 2;
             }
-            Map<String, Path> files = dataDir != null && (backings == null || backings.isEmpty())
-                    ? DamageCheck.mapsIn(dataDir, err) : DamageCheck.parse(backings, err);
+            Map<String, Path> files;
+            try {
+                files = dataDir != null && (backings == null || backings.isEmpty())
+                        ? DamageCheck.mapsIn(dataDir, err) : Named.byName(backings, "backing name");
+            } catch (IllegalArgumentException twice) {
+                err.println("blockcache check: " + twice.getMessage());
+                return 2;
+            }
             return files == null ? 2 : DamageCheck.run(DamageCheck.whereTheMapsAre(files, dataDir, err), json, out,
                     err);
         }

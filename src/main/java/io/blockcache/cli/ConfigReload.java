@@ -4,7 +4,7 @@ import io.blockcache.admin.Reloader;
 import io.blockcache.engine.Knob;
 import io.blockcache.host.CacheHost;
 import io.blockcache.host.HostException;
-import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +20,19 @@ import java.util.Objects;
  * <p>Thread rule: an admin HTTP thread; it waits for the loop.
  */
 final class ConfigReload implements Reloader {
-    private final ServeSettings.Flags flags;
+    /** {@code serve}'s arguments, parsed again at each reload: the flags keep winning over the file. */
+    private final List<String> args;
+    private final Path config;
     private final ServeSettings running;
     private final CacheHost host;
 
-    ConfigReload(ServeSettings.Flags flags, ServeSettings running, CacheHost host) {
-        this.flags = flags;
+    /**
+     * @param args {@code serve}'s arguments as given
+     * @param config the config file they name, for messages
+     */
+    ConfigReload(List<String> args, Path config, ServeSettings running, CacheHost host) {
+        this.args = List.copyOf(args);
+        this.config = config;
         this.running = running;
         this.host = host;
     }
@@ -34,12 +41,11 @@ final class ConfigReload implements Reloader {
     public synchronized List<String> reload() {
         ServeSettings next;
         try {
-            next = ServeSettings.resolve(flags);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + flags.config() + ": " + e.getMessage()
-                    + "; nothing changed");
+            next = ServeSettings.of(ServeOptions.parse(args));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(flags.config() + ": " + e.getMessage() + "; nothing changed");
+            String message = e.getMessage();
+            throw new IllegalArgumentException((message.contains(config.toString()) ? "" : config + ": ") + message
+                    + "; nothing changed");
         }
         List<String> changes = new ArrayList<>();
         for (Map.Entry<String, String> knob : next.knobs().entrySet()) {

@@ -38,33 +38,6 @@ final class DamageCheck {
     }
 
     /**
-     * Parses {@code NAME=FILE} or {@code FILE} (named after the file); returns the map, or null after printing a
-     * one-line error for the first bad or repeated entry.
-     */
-    static Map<String, Path> parse(List<String> specs, PrintWriter err) {
-        return parse(specs, err, "check");
-    }
-
-    /** As {@link #parse(List, PrintWriter)}, the error naming {@code command} ({@code check}, {@code salvage}). */
-    static Map<String, Path> parse(List<String> specs, PrintWriter err, String command) {
-        Map<String, Path> backings = new LinkedHashMap<>();
-        for (String spec : specs) {
-            int equals = spec.indexOf('=');
-            String name = equals < 0 ? Path.of(spec).getFileName().toString() : spec.substring(0, equals);
-            String file = equals < 0 ? spec : spec.substring(equals + 1);
-            if (name.isEmpty() || file.isEmpty()) {
-                err.println("blockcache " + command + ": --backing must be NAME=FILE or FILE, got \"" + spec + "\"");
-                return null;
-            }
-            if (backings.put(name, Path.of(file)) != null) {
-                err.println("blockcache " + command + ": backing name \"" + name + "\" is given twice");
-                return null;
-            }
-        }
-        return backings;
-    }
-
-    /**
      * The damage map files in serve's data directory {@code dir}, by volume name ({@code damage-map-NAME.img}); null
      * after a one-line error when there are none.
      */

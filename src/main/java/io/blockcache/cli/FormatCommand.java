@@ -1,7 +1,6 @@
 package io.blockcache.cli;
 
 import io.blockcache.backing.BackingLocation;
-import io.blockcache.backing.BackingUris;
 import io.blockcache.backing.NbdDevice;
 import io.blockcache.backing.NbdUri;
 import io.blockcache.backing.S3Backing;
@@ -71,12 +70,10 @@ final class FormatCommand implements Callable<Integer> {
     @Option(names = "--cache", required = true, paramLabel = "FILE", description = "The cache file (fast device).")
     private Path cache;
 
-    @Option(names = "--backing", required = true, paramLabel = "URI",
+    @Option(names = "--backing", required = true, paramLabel = "URI", converter = Converters.Backing.class,
             description = "A backing store (slow device): a file or block device (PATH or file:PATH), an NBD export"
                     + " (nbd://HOST[:PORT]/EXPORT) or an S3 volume (s3://BUCKET/PREFIX, created with --backing-size if"
                     + " absent); repeat for several volumes.")
-    private List<String> backingUris;
-    /** {@link #backingUris} parsed, in the same order. */
     private List<BackingLocation> backings;
 
     @Option(names = "--name", paramLabel = "NAME",
@@ -84,15 +81,15 @@ final class FormatCommand implements Callable<Integer> {
                     + " else vol0, vol1, ...).")
     private List<String> names = new ArrayList<>();
 
-    @Option(names = "--bucket-size", paramLabel = "SIZE", defaultValue = "1M", converter = ByteSizes.Converter.class,
+    @Option(names = "--bucket-size", paramLabel = "SIZE", defaultValue = "1M", converter = Converters.Size.class,
             description = "Bucket size, a power of two from 128K to 8M (default: ${DEFAULT-VALUE}).")
     private long bucketSizeBytes;
 
-    @Option(names = "--cache-size", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
+    @Option(names = "--cache-size", paramLabel = "SIZE", converter = Converters.Size.class,
             description = "Size to create the cache file with if it does not exist (e.g. 1G, 512M).")
     private Long cacheSizeBytes;
 
-    @Option(names = "--backing-size", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
+    @Option(names = "--backing-size", paramLabel = "SIZE", converter = Converters.Size.class,
             description = "Size of the export of each backing store that is created (e.g. 10G): a missing file"
                     + " or S3 volume is created that large plus its 1 MiB header (and --backing-log).")
     private Long backingSizeBytes;
@@ -100,11 +97,11 @@ final class FormatCommand implements Callable<Integer> {
     @Option(names = "--force", description = "Overwrite files that already hold blockcache metadata.")
     private boolean force;
 
-    @Option(names = "--s3-endpoint", paramLabel = "URL",
+    @Option(names = "--s3-endpoint", paramLabel = "URL", converter = Converters.Endpoint.class,
             description = "The S3 endpoint for s3:// backings, e.g. http://127.0.0.1:9000 (MinIO, S3Proxy, Ceph RGW;"
                     + " path-style requests); default: AWS, with the region and credentials of the AWS default chains"
                     + " (AWS_REGION, AWS_ACCESS_KEY_ID, ~/.aws profiles).")
-    private String s3Endpoint;
+    private java.net.URI s3Endpoint;
 
     @Option(names = "--take-over", description = "Take s3:// volumes owned by another cache (a deliberate failover:"
             + " docs/SCALE.md).")
@@ -116,7 +113,7 @@ final class FormatCommand implements Callable<Integer> {
             + " section 4.2).")
     private boolean inPlace;
 
-    @Option(names = "--backing-log", paramLabel = "SIZE", converter = ByteSizes.Converter.class,
+    @Option(names = "--backing-log", paramLabel = "SIZE", converter = Converters.Size.class,
             description = "Reserve a backing log of SIZE (whole MiB, e.g. 256M) on each backing (file, nbd:// export or"
                     + " s3:// volume), after its header: writeback.NAME.ordering=journaled needs one. Size it near the"
                     + " dirty data a drain finds (docs/WRITEBACK.md, \"Journaled write-back\").")
@@ -141,7 +138,6 @@ final class FormatCommand implements Callable<Integer> {
     }
 
     private int format(PrintWriter out, PrintWriter err) throws FormatException {
-        backings = parseBackings();
         checkBackingLog();
         List<String> exportNames = exportNames();
         CacheSetOptions options = options();
@@ -290,18 +286,6 @@ final class FormatCommand implements Callable<Integer> {
         }
     }
 
-    private List<BackingLocation> parseBackings() throws FormatException {
-        List<BackingLocation> parsed = new ArrayList<>();
-        for (String uri : backingUris) {
-            try {
-                parsed.add(BackingUris.parse(uri));
-            } catch (IllegalArgumentException e) {
-                throw new FormatException(e.getMessage());
-            }
-        }
-        return parsed;
-    }
-
     /**
      * Connects to an NBD backing and refuses one that holds blockcache metadata unless --force (as for files):
      * its first blocks are read over NBD before anything is written.
@@ -324,7 +308,7 @@ final class FormatCommand implements Callable<Integer> {
         S3Options options;
         try {
             options = location.options().withOwnerId(S3Options.ownerIdFor(cache)).withTakeOver(takeOver)
-                    .withEndpoint(s3Endpoint == null ? null : S3Options.endpoint(s3Endpoint));
+                    .withEndpoint(s3Endpoint);
         } catch (IllegalArgumentException e) {
             throw new FormatException(e.getMessage());
         }

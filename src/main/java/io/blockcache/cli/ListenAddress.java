@@ -12,13 +12,12 @@ final class ListenAddress {
     /**
      * Parses {@code HOST:PORT} ({@code [v6]:PORT} for IPv6); port 0 means "any free port".
      *
-     * @param what the flag, for messages
-     * @throws IllegalArgumentException saying what is wrong
+     * @throws IllegalArgumentException saying what is wrong (the caller names the option or key)
      */
-    static InetSocketAddress parse(String what, String text) {
+    static InetSocketAddress parse(String text) {
         int colon = text.lastIndexOf(':');
         if (colon <= 0 || colon == text.length() - 1) {
-            throw new IllegalArgumentException(what + " must be HOST:PORT, e.g. 127.0.0.1:10809; got \"" + text + "\"");
+            throw new IllegalArgumentException("must be HOST:PORT, e.g. 127.0.0.1:10809; got \"" + text + "\"");
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -31,12 +30,12 @@ final class ListenAddress {
             port = -1;
         }
         if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException(what + ": port must be 0..65535; got \"" + text + "\"");
+            throw new IllegalArgumentException("port must be 0..65535; got \"" + text + "\"");
         }
         try {
             return new InetSocketAddress(InetAddress.getByName(host), port);
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException(what + ": unknown host \"" + host + "\"");
+            throw new IllegalArgumentException("unknown host \"" + host + "\"");
         }
     }
 

@@ -2,50 +2,15 @@ package io.blockcache.cli;
 
 import io.blockcache.nbd.NbdLimits;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 
 /**
- * The {@code serve} flags (and config keys of the same names) that set {@link NbdLimits}: a flag wins over the
- * config file, the config file over {@link NbdLimits#DEFAULTS}. Durations as {@link Durations} takes them, plus
- * {@code 0} or {@code off} for the timeouts that may be off; sizes as {@link ByteSizes} takes them.
+ * The NBD buffer budget beside the JVM: {@code serve}'s default for {@code --nbd-buffer-max} when none is given (it
+ * depends on the JVM's direct-memory limit), and the check that a budget fits in it. The other NBD limits are plain
+ * options ({@link ServeOptions}) with their defaults there, equal to {@link NbdLimits#DEFAULTS}
+ * ({@code ServeSettingsTest} checks).
  */
 final class NbdLimitSettings {
-    static final String HANDSHAKE_TIMEOUT = "nbd-handshake-timeout";
-    static final String IDLE_TIMEOUT = "nbd-idle-timeout";
-    static final String REPLY_TIMEOUT = "nbd-reply-timeout";
-    static final String KEEPALIVE = "nbd-keepalive";
-    static final String CONNECTIONS_MAX = "nbd-connections-max";
-    static final String CONNECTIONS_PER_ADDRESS_MAX = "nbd-connections-per-address-max";
-    static final String BUFFER_MAX = "nbd-buffer-max";
-    /** Every key, for the config file's list of known keys. */
-    static final List<String> KEYS = List.of(HANDSHAKE_TIMEOUT, IDLE_TIMEOUT, REPLY_TIMEOUT, KEEPALIVE,
-            CONNECTIONS_MAX, CONNECTIONS_PER_ADDRESS_MAX, BUFFER_MAX);
-
     private NbdLimitSettings() {
-    }
-
-    /**
-     * @param flags values given as flags, by key (absent: not given)
-     * @throws IllegalArgumentException naming the flag and what is wrong with it
-     */
-    static NbdLimits resolve(Map<String, String> flags, Properties config) {
-        NbdLimits d = NbdLimits.DEFAULTS;
-        try {
-            return new NbdLimits(
-                    duration(flags, config, HANDSHAKE_TIMEOUT, d.handshakeTimeout(), false),
-                    duration(flags, config, IDLE_TIMEOUT, d.idleTimeout(), true),
-                    duration(flags, config, REPLY_TIMEOUT, d.replyStallTimeout(), true),
-                    duration(flags, config, KEEPALIVE, d.tcpKeepaliveIdle(), true),
-                    count(flags, config, CONNECTIONS_MAX, d.connectionsMax()),
-                    count(flags, config, CONNECTIONS_PER_ADDRESS_MAX, d.connectionsPerAddressMax()),
-                    size(flags, config, BUFFER_MAX, defaultBufferBytes(count(flags, config, CONNECTIONS_MAX,
-                            d.connectionsMax()))));
-        } catch (IllegalArgumentException e) {
-            throw e.getMessage().startsWith("--") ? e : new IllegalArgumentException("NBD limits: " + e.getMessage());
-        }
     }
 
     /**
@@ -70,9 +35,9 @@ final class NbdLimitSettings {
         if (neededBytes <= limitBytes) {
             return null;
         }
-        return "the NBD buffers may need " + neededBytes + " bytes of direct memory (--" + BUFFER_MAX + " "
+        return "the NBD buffers may need " + neededBytes + " bytes of direct memory (--nbd-buffer-max "
                 + limits.bufferBytesMax() + " plus the pool and per-connection buffers) but the JVM allows "
-                + limitBytes + "; lower --" + BUFFER_MAX + " or raise -XX:MaxDirectMemorySize in BLOCKCACHE_JAVA_OPTS";
+                + limitBytes + "; lower --nbd-buffer-max or raise -XX:MaxDirectMemorySize in BLOCKCACHE_JAVA_OPTS";
     }
 
     /** -XX:MaxDirectMemorySize, or the JVM's default for it, the heap's maximum. */
@@ -83,52 +48,6 @@ final class NbdLimitSettings {
             return configured > 0 ? configured : Runtime.getRuntime().maxMemory();
         } catch (RuntimeException notHotSpot) {
             return Runtime.getRuntime().maxMemory();
-        }
-    }
-
-    private static String pick(Map<String, String> flags, Properties config, String key) {
-        String flag = flags.get(key);
-        if (flag != null) {
-            return flag.strip();
-        }
-        String configured = config.getProperty(key);
-        return configured == null ? null : configured.strip();
-    }
-
-    private static Duration duration(Map<String, String> flags, Properties config, String key, Duration fallback,
-                                     boolean mayBeOff) {
-        return parsed(flags, config, key, fallback, text -> mayBeOff && (text.equals("0")
-                || text.equalsIgnoreCase("off")) ? Duration.ZERO : Duration.ofSeconds(Durations.parseSeconds(text)),
-                mayBeOff ? "; 0 or off: never" : "");
-    }
-
-    private static int count(Map<String, String> flags, Properties config, String key, int fallback) {
-        return parsed(flags, config, key, fallback, text -> {
-            try {
-                return Integer.parseInt(text);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("takes a whole number, got \"" + text + "\"");
-            }
-        }, "");
-    }
-
-    private static long size(Map<String, String> flags, Properties config, String key, long fallback) {
-        return parsed(flags, config, key, fallback, ByteSizes::parse, "");
-    }
-
-    /** The flag's or config's value parsed, or {@code fallback}; a parse error names the flag. */
-    private static <T> T parsed(Map<String, String> flags, Properties config, String key, T fallback,
-                                java.util.function.Function<String, T> parser, String hint) {
-        String text = pick(flags, config, key);
-        if (text == null) {
-            return fallback;
-        }
-        try {
-            return parser.apply(text);
-        } catch (IllegalArgumentException e) {
-            String message = e.getMessage();
-            String separator = message.startsWith("takes") ? " " : ": ";
-            throw new IllegalArgumentException("--" + key + separator + message + hint);
         }
     }
 }

@@ -51,9 +51,10 @@ final class SalvageCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Write NAME.img per volume and the report here.")
     private Path out;
 
-    @Option(names = "--backing", paramLabel = "NAME=FILE", description = "Write volume NAME's recovered extents"
-            + " onto its backing FILE; repeatable. Files only (not nbd:// or s3://: use --out and copy).")
-    private List<String> backings;
+    @Option(names = "--backing", paramLabel = "NAME=FILE", converter = Converters.NamedFile.class,
+            description = "Write volume NAME's recovered extents onto its backing FILE; repeatable. Files only (not"
+                    + " nbd:// or s3://: use --out and copy).")
+    private List<Named<Path>> backings;
 
     @Option(names = "--json", description = "Print the report as one JSON object.")
     private boolean json;
@@ -67,15 +68,10 @@ final class SalvageCommand implements Callable<Integer> {
         }
         Map<String, Path> files = null;
         if (backings != null) {
-            for (String backing : backings) {
-                if (backing.contains("://")) {
-                    err.println("blockcache salvage: --backing " + backing + ": only files are written; use --out DIR"
-                            + " and copy the image to that device");
-                    return 2;
-                }
-            }
-            files = DamageCheck.parse(backings, err, "salvage");
-            if (files == null) {
+            try {
+                files = Named.byName(backings, "backing name");
+            } catch (IllegalArgumentException twice) {
+                err.println("blockcache salvage: " + twice.getMessage());
                 return 2;
             }
         }

@@ -4,11 +4,11 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * recovers from the journal. Exit 1 when the cache cannot be opened or served (the engine's message says
  * why), 2 for bad usage.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(name = "serve", mixinStandardHelpOptions = true, defaultValueProvider = ConfigDefaults.class,
         description = {"Serve cached volumes over NBD and the admin API over HTTP.",
                 "With no arguments: ./data/cache.img (1 GiB) caches ./data/backing.img (8 GiB, sparse), export"
                         + " 'default' on 127.0.0.1:10809, admin API on 127.0.0.1:10810."})
@@ -32,158 +32,22 @@ final class ServeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "Where the default files live (default: ./data).")
-    private String dataDir;
-
-    @Option(names = "--cache", paramLabel = "FILE", description = "Cache device file (default: DIR/cache.img).")
-    private String cache;
-
-    @Option(names = "--backing", paramLabel = "NAME=URI",
-            description = "Export name and its backing store: a file or block device (PATH or file:PATH) or an NBD"
-                    + " export (nbd://HOST[:PORT]/EXPORT); repeatable (default: default=DIR/backing.img).")
-    private List<String> backings;
-
-    @Option(names = "--cache-size", paramLabel = "SIZE", description = "Size of a new cache file (default: 1G).")
-    private String cacheSize;
-
-    @Option(names = "--backing-size", paramLabel = "SIZE",
-            description = "Size of the export of a new backing file or S3 volume (default: 8G); the file is"
-                    + " created sparse, 1 MiB larger for its header.")
-    private String backingSize;
-
-    @Option(names = "--nbd-listen", paramLabel = "HOST:PORT", description = "NBD address (default: 127.0.0.1:10809).")
-    private String nbdListen;
-
-    @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
-            description = "Admin API address (default: 127.0.0.1:10810).")
-    private String adminListen;
-
-    @Option(names = "--mode", paramLabel = "MODE",
-            description = "Initial cache mode: writeback, writethrough, writearound or none (default: writeback).")
-    private String mode;
-
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "Properties file with the long flags' names as keys, plus knob.NAME=VALUE lines.")
-    private Path config;
-
-    @Option(names = "--nbd-handshake-timeout", paramLabel = "DURATION",
-            description = "Close NBD connections that have not finished the handshake by then (default: 10s).")
-    private String nbdHandshakeTimeout;
-
-    @Option(names = "--nbd-idle-timeout", paramLabel = "DURATION",
-            description = "Close NBD connections idle this long; 0 or off: never (default: off).")
-    private String nbdIdleTimeout;
-
-    @Option(names = "--nbd-reply-timeout", paramLabel = "DURATION",
-            description = "Close NBD connections whose client has not read a reply for this long; 0: never"
-                    + " (default: 60s).")
-    private String nbdReplyTimeout;
-
-    @Option(names = "--nbd-keepalive", paramLabel = "DURATION",
-            description = "TCP keepalive: first probe after this idle time; 0: off (default: 60s).")
-    private String nbdKeepalive;
-
-    @Option(names = "--nbd-connections-max", paramLabel = "N",
-            description = "NBD connections served at once (default: 256).")
-    private String nbdConnectionsMax;
-
-    @Option(names = "--nbd-connections-per-address-max", paramLabel = "N",
-            description = "NBD connections served at once from one client address (default: 64).")
-    private String nbdConnectionsPerAddressMax;
-
-    @Option(names = "--nbd-buffer-max", paramLabel = "SIZE",
-            description = "Direct memory for NBD request and reply buffers over all connections; requests wait"
-                    + " for it (default: 256M).")
-    private String nbdBufferMax;
-
-    @Option(names = "--allow-remote",
-            description = "Allow non-loopback listen addresses; needs --tls=require and --admin-token-file (or"
-                    + " --insecure).")
-    private boolean allowRemote;
-
-    @Option(names = "--admin-token-file", paramLabel = "FILE",
-            description = "The admin API's bearer token (one line, mode 600); every /api and /metrics request must"
-                    + " send 'Authorization: Bearer TOKEN'.")
-    private String adminTokenFile;
-
-    @Option(names = "--allow-addresses", paramLabel = "NAME=RANGE[,RANGE...]",
-            description = "Serve export NAME only to clients in these address ranges (CIDR, e.g."
-                    + " default=10.0.0.0/8,::1/128); repeatable.")
-    private List<String> allowAddresses;
-
-    @Option(names = "--allow-psk-users", paramLabel = "NAME=USER[,USER...]",
-            description = "Serve export NAME only to these PSK users (with --tls-psk); repeatable.")
-    private List<String> allowPskUsers;
-
-    @Option(names = "--s3-endpoint", paramLabel = "URL",
-            description = "The S3 endpoint for s3:// backings, e.g. http://127.0.0.1:9000 (MinIO, S3Proxy, Ceph RGW;"
-                    + " path-style requests); default: AWS, with the AWS default region and credential chains.")
-    private String s3Endpoint;
-
-    @Option(names = "--nbd-backing-timeout", paramLabel = "DURATION",
-            description = "How long the client of nbd:// backings waits for a reply before it gives the connection up,"
-                    + " reconnects and replays (1s to 24h; default: 60s).")
-    private String nbdBackingTimeout;
-
-    @Option(names = "--take-over",
-            description = "Take s3:// volumes that another cache owns: a deliberate failover (docs/SCALE.md).")
-    private boolean takeOver;
-
-    // A flag only, never a config key: kept in a config file it would overwrite a backing header at every start
-    // with a new cache, long after the one occasion someone meant it.
-    @Option(names = "--force",
-            description = "With a new cache, overwrite backing stores that already hold blockcache metadata (a backing"
-                    + " header of another cache set); without it they are refused.")
-    private boolean force;
-
-    @Option(names = "--print-jvm-options", hidden = true,
-            description = "Print the JVM flags bin/blockcache runs this serve with (JvmSizing) and exit.")
-    private boolean printJvmOptions;
-
-    @Option(names = "--tls", paramLabel = "off|on|require",
-            description = "NBD over TLS (NBD_OPT_STARTTLS): off, on (clients choose) or require (default: off).")
-    private String tls;
-
-    @Option(names = "--tls-certificates", paramLabel = "DIR",
-            description = "X.509 credentials: DIR/server-cert.pem, DIR/server-key.pem (and DIR/ca-cert.pem).")
-    private String tlsCertificates;
-
-    @Option(names = "--tls-psk", paramLabel = "FILE",
-            description = "Pre-shared keys: FILE of username:hexkey lines (as psktool writes).")
-    private String tlsPsk;
-
-    @Option(names = "--tls-verify-peer",
-            description = "Require client certificates that chain to DIR/ca-cert.pem (with --tls-certificates).")
-    private boolean tlsVerifyPeer;
-
-    @Option(names = "--damage-map", paramLabel = "off|backing|file",
-            description = "Where each backing's damage map lives: off, backing (on the device; survives the node, but "
-                    + "writes into new regions fail while it is away) or file (DIR/damage-map-NAME.img; default).")
-    private String damageMap;
-
-    @Option(names = "--insecure",
-            description = "Serve a non-loopback address without --tls=require or an admin token (a trusted network"
-                    + " only).")
-    private boolean insecure;
+    @Mixin
+    ServeOptions options;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ServeSettings settings;
-        ServeSettings.Flags flags = new ServeSettings.Flags(dataDir, cache, backings, cacheSize, backingSize,
-                nbdListen, adminListen, mode, config, allowRemote, nbdLimitFlags(),
-                new TlsFlagSettings.Flags(tls, tlsCertificates, tlsPsk, tlsVerifyPeer, insecure),
-                new AccessSettings.Flags(adminTokenFile, allowAddresses, allowPskUsers),
-                new ServeSettings.BackingFlags(s3Endpoint, takeOver, nbdBackingTimeout), damageMap);
         try {
-            settings = ServeSettings.resolve(flags);
-        } catch (IllegalArgumentException | java.io.IOException e) {
+            settings = ServeSettings.of(options);
+        } catch (IllegalArgumentException e) {
             err.println("blockcache serve: " + e.getMessage());
             err.flush();
             return 2;
         }
-        if (printJvmOptions) {
+        if (options.printJvmOptions) {
             int s3Backings = (int) settings.backings().values().stream()
                     .filter(location -> location instanceof io.blockcache.backing.BackingLocation.S3).count();
             // A damage map kept in a file is one more file device per backing, with its own I/O buffers.
@@ -203,15 +67,17 @@ final class ServeCommand implements Callable<Integer> {
         warnIfSizeIgnored(err, settings);
         ServeRuntime runtime;
         try {
-            runtime = ServeRuntime.start(settings, force, err);
+            runtime = ServeRuntime.start(settings, options.force, err);
         } catch (ServeRuntime.ServeException e) {
             err.println("blockcache serve: " + e.getMessage());
             err.flush();
             return 1;
         }
         SystemdNotify systemd = SystemdNotify.fromEnvironment();
-        if (config != null) {
-            runtime.setReloader(new ConfigReload(flags, settings, runtime.host()));
+        if (options.config != null) {
+            // A reload parses these arguments again, so the file is read anew and the flags still win over it.
+            runtime.setReloader(new ConfigReload(spec.commandLine().getParseResult().expandedArgs(), options.config,
+                    settings, runtime.host()));
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             notify(systemd, err, "STOPPING=1", "STATUS=stopping: journal commit, checkpoint, clean shutdown");
@@ -240,22 +106,6 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The {@code --nbd-*} limit flags that were given, by key. */
-    private java.util.Map<String, String> nbdLimitFlags() {
-        java.util.Map<String, String> given = new java.util.LinkedHashMap<>();
-        String[][] pairs = {{NbdLimitSettings.HANDSHAKE_TIMEOUT, nbdHandshakeTimeout},
-            {NbdLimitSettings.IDLE_TIMEOUT, nbdIdleTimeout}, {NbdLimitSettings.REPLY_TIMEOUT, nbdReplyTimeout},
-            {NbdLimitSettings.KEEPALIVE, nbdKeepalive}, {NbdLimitSettings.CONNECTIONS_MAX, nbdConnectionsMax},
-            {NbdLimitSettings.CONNECTIONS_PER_ADDRESS_MAX, nbdConnectionsPerAddressMax},
-            {NbdLimitSettings.BUFFER_MAX, nbdBufferMax}};
-        for (String[] pair : pairs) {
-            if (pair[1] != null) {
-                given.put(pair[0], pair[1]);
-            }
-        }
-        return given;
-    }
-
     private static void notify(SystemdNotify systemd, PrintWriter err, String... assignments) {
         String problem = systemd.notify(assignments);
         if (problem != null) {
@@ -269,9 +119,11 @@ final class ServeCommand implements Callable<Integer> {
      * where before the next start silently kept the old size.
      */
     private void warnIfSizeIgnored(PrintWriter err, ServeSettings settings) {
-        if (cacheSize == null || !java.nio.file.Files.isRegularFile(settings.cacheFile())) {
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (!given.hasMatchedOption("--cache-size") || !java.nio.file.Files.isRegularFile(settings.cacheFile())) {
             return;
         }
+        String cacheSize = given.matchedOption("--cache-size").stringValues().get(0);
         long existing = cacheBytes(settings);
         if (existing != settings.cacheSizeBytes()) {
             err.println("blockcache serve: warning: " + settings.cacheFile() + " exists with " + existing + " bytes;"

@@ -21,15 +21,6 @@ public enum DamageMapPlacement {
      */
     FILE;
 
-    /** Parses {@code off}, {@code backing} or {@code file}; any other value is refused with one line. */
-    public static DamageMapPlacement parse(String text) {
-        try {
-            return valueOf(text.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--damage-map must be one of off, backing, file; got \"" + text + "\"");
-        }
-    }
-
     /** The map file of export {@code exportName} in the data directory (placement {@link #FILE}). */
     public static String fileName(String exportName) {
         return "damage-map-" + exportName + ".img";

@@ -14,7 +14,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class WritebackBenchTest {
     private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(\"[^\"]*\"|[-0-9.]+|null|true|false)");
@@ -32,8 +31,9 @@ class WritebackBenchTest {
     @BeforeAll
     static void runQuickJson() {
         StringWriter out = new StringWriter();
-        exitCode = new CommandLine(new Main()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(
-                new StringWriter(), true)).execute("bench", "writeback", "--quick", "--json");
+        String[] args = {"bench", "writeback", "--quick", "--json"};
+        exitCode = Main.commandLine(args).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(
+                new StringWriter(), true)).execute(args);
         lines = out.toString().lines().filter(l -> !l.isBlank()).toList();
     }
 

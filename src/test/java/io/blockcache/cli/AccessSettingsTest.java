@@ -33,15 +33,13 @@ class AccessSettingsTest {
         return file;
     }
 
-    private ServeSettings resolve(String config, AccessSettings.Flags access) throws Exception {
+    /** serve with exports a and b, the config file {@code config} and {@code flags}. */
+    private ServeSettings resolve(String config, String... flags) throws Exception {
         Path file = Files.writeString(dir.resolve("serve.properties"), config);
-        return ServeSettings.resolve(new ServeSettings.Flags(null, null, List.of("a=/srv/a.img", "b=/srv/b.img"),
-                null, null, "127.0.0.1:0", "127.0.0.1:0", null, file, false, Map.of(),
-                TlsFlagSettings.Flags.NONE, access));
-    }
-
-    private ServeSettings resolve(String config) throws Exception {
-        return resolve(config, AccessSettings.Flags.NONE);
+        List<String> args = new java.util.ArrayList<>(List.of("--backing", "a=/srv/a.img", "--backing", "b=/srv/b.img",
+                "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", file.toString()));
+        args.addAll(List.of(flags));
+        return ServeSettings.resolve(args.toArray(String[]::new));
     }
 
     @Test
@@ -51,7 +49,7 @@ class AccessSettingsTest {
         Path good = tokenFile(dir, TOKEN);
         assertThat(resolve("admin-token-file=" + good + "\n").access().adminToken().accepts("Bearer " + TOKEN))
                 .isTrue();
-        assertThat(resolve("", new AccessSettings.Flags(good.toString(), null, null)).access().adminTokenFile())
+        assertThat(resolve("", "--admin-token-file", good.toString()).access().adminTokenFile())
                 .isEqualTo(good);
         Path crlf = Files.writeString(dir.resolve("crlf.token"), TOKEN + "\r\n");
         Files.setPosixFilePermissions(crlf, PosixFilePermissions.fromString("r--------"));
@@ -85,8 +83,7 @@ class AccessSettingsTest {
         // Proves export.NAME.allow-addresses is read per export (IPv4 and IPv6), a flag replaces the config's list
         // for the export it names, and exports without a list stay open.
         ServeSettings settings = resolve("export.a.allow-addresses=127.0.0.0/8, ::1/128\n"
-                + "export.b.allow-addresses=10.0.0.0/8\n", new AccessSettings.Flags(null,
-                List.of("b=192.168.0.0/16,fd00::/8"), null));
+                + "export.b.allow-addresses=10.0.0.0/8\n", "--allow-addresses", "b=192.168.0.0/16,fd00::/8");
         Map<String, ExportAccess> exports = settings.access().exports();
         assertThat(exports.get("a").addresses()).containsExactly(AddressRange.parse("127.0.0.0/8"),
                 AddressRange.parse("::1/128"));
@@ -106,11 +103,12 @@ class AccessSettingsTest {
         String tls = "tls=require\ntls-psk=" + keys + "\n";
         assertThat(resolve(tls + "export.a.allow-psk-users=alice\n").access().exports().get("a").pskUsers())
                 .isEqualTo(Set.of("alice"));
-        assertThat(resolve(tls, new AccessSettings.Flags(null, null, List.of("b=alice,bob"))).access().exports()
+        assertThat(resolve(tls, "--allow-psk-users", "b=alice,bob").access().exports()
                 .get("b").pskUsers()).isEqualTo(Set.of("alice", "bob"));
+        // The message names the file too (2026-12-07): every config-file mistake does, as the other keys' do.
         assertThatThrownBy(() -> resolve(tls + "export.a.allow-psk-users=carol\n"))
-                .hasMessage("export.a.allow-psk-users: user \"carol\" is not in the --tls-psk file (its users:"
-                        + " [alice, bob])");
+                .hasMessage(dir.resolve("serve.properties") + ": export.a.allow-psk-users: user \"carol\" is not in"
+                        + " the --tls-psk file (its users: [alice, bob])");
         assertThatThrownBy(() -> resolve("export.a.allow-psk-users=alice\n"))
                 .hasMessageContaining("export.a.allow-psk-users needs TLS with pre-shared keys");
     }
@@ -120,8 +118,11 @@ class AccessSettingsTest {
         // Proves unknown per-export keys, unknown exports, bad ranges, empty items, malformed flags and non-boolean
         // switches are each refused in one line that names what to fix.
         Map<String, String> cases = new java.util.LinkedHashMap<>();
-        cases.put("export.a.allow-adresses=10.0.0.0/8\n", "unknown key \"export.a.allow-adresses\"; per-export keys"
-                + " are export.NAME.allow-addresses and export.NAME.allow-psk-users");
+        // One unknown-key message for every key (2026-12-07): it lists the per-export keys with the others.
+        cases.put("export.a.allow-adresses=10.0.0.0/8\n", "unknown key \"export.a.allow-adresses\" in "
+                + dir.resolve("serve.properties") + "; known keys: [admin-listen, ");
+        cases.put("export.a.allow-adresses=10.0.0.0/8\n ", "knob.NAME, export.NAME.allow-addresses,"
+                + " export.NAME.allow-psk-users");
         cases.put("export.allow-addresses=10.0.0.0/8\n", "unknown key \"export.allow-addresses\"");
         cases.put("export.c.allow-addresses=10.0.0.0/8\n", "export.c.allow-addresses: no export is named \"c\""
                 + " (exports: [a, b])");
@@ -130,16 +131,16 @@ class AccessSettingsTest {
         cases.put("export.a.allow-addresses=db.example.com\n", "no host names");
         cases.put("export.a.allow-addresses=10.0.0.0/8,,::1\n", "has an empty item");
         cases.put("export.a.allow-addresses=\n", "has an empty item");
-        cases.put("allow-remote=yes\n", "config key allow-remote must be true or false; got \"yes\"");
-        cases.put("insecure=1\n", "config key insecure must be true or false; got \"1\"");
+        cases.put("allow-remote=yes\n", "serve.properties: allow-remote=yes: must be true or false; got \"yes\"");
+        cases.put("insecure=1\n", "serve.properties: insecure=1: must be true or false; got \"1\"");
         cases.put("admin-token=x\n", "unknown key \"admin-token\"");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertThatThrownBy(() -> resolve(c.getKey())).as(c.getKey()).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(c.getValue()).message().doesNotContain("\n");
         }
-        assertThatThrownBy(() -> resolve("", new AccessSettings.Flags(null, List.of("10.0.0.0/8"), null)))
-                .hasMessage("--allow-addresses must be NAME=RANGE[,RANGE...], e.g. default=127.0.0.0/8,::1/128; got"
-                        + " \"10.0.0.0/8\"");
+        // picocli splits NAME=LIST of a per-name option (2026-12-07), and says so in its words.
+        assertThatThrownBy(() -> resolve("", "--allow-addresses", "10.0.0.0/8"))
+                .hasMessageContaining("--allow-addresses").hasMessageContaining("KEY=VALUE format but was 10.0.0.0/8");
         assertThat(resolve("allow-remote=FALSE\n").nbdListen().getAddress()).isEqualTo(InetAddress.getByName(
                 "127.0.0.1"));
     }

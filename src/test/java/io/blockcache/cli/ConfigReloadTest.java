@@ -31,11 +31,11 @@ class ConfigReloadTest {
     private Path start(String configText) throws Exception {
         Path config = dir.resolve("blockcache.conf");
         Files.writeString(config, "cache-size=64M\n" + configText);
-        ServeSettings.Flags flags = new ServeSettings.Flags(dir.resolve("data").toString(), null, null, null, "256M",
-                "127.0.0.1:0", "127.0.0.1:0", null, config, false);
-        ServeSettings settings = ServeSettings.resolve(flags);
+        java.util.List<String> args = java.util.List.of("--data-dir", dir.resolve("data").toString(), "--backing-size",
+                "256M", "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--config", config.toString());
+        ServeSettings settings = ServeSettings.resolve(args.toArray(String[]::new));
         runtime = ServeRuntime.start(settings, err);
-        runtime.setReloader(new ConfigReload(flags, settings, runtime.host()));
+        runtime.setReloader(new ConfigReload(args, config, settings, runtime.host()));
         return config;
     }
 

@@ -79,8 +79,9 @@ class DashboardBrowserTest {
         // table cells equal to the stats API's numbers once the load has stopped.
         Path chromium = tool("chromium");
         Path driverBinary = tool("chromedriver");
-        runtime = ServeRuntime.start(ServeSettings.resolve(new ServeSettings.Flags(dir.resolve("data").toString(),
-                null, null, "64M", "256M", "127.0.0.1:0", "127.0.0.1:0", null, null, false)),
+        runtime = ServeRuntime.start(ServeSettings.resolve("--data-dir", dir.resolve("data").toString(),
+                "--cache-size", "64M", "--backing-size", "256M", "--nbd-listen", "127.0.0.1:0", "--admin-listen",
+                "127.0.0.1:0"),
                 new PrintWriter(errText, true));
         String base = "http://127.0.0.1:" + runtime.adminAddress().getPort();
         CountDownLatch loadDone = startLoad(runtime.cacheSet().volume("default"));
@@ -151,9 +152,9 @@ class DashboardBrowserTest {
         Path driverBinary = tool("chromedriver");
         String token = "5ecret5ecret5ecret5ecret5ecret00";
         Path tokenFile = AccessSettingsTest.tokenFile(dir, token);
-        runtime = ServeRuntime.start(ServeSettings.resolve(new ServeSettings.Flags(dir.resolve("data").toString(),
-                null, null, "64M", "256M", "127.0.0.1:0", "127.0.0.1:0", null, null, false, Map.of(),
-                TlsFlagSettings.Flags.NONE, new AccessSettings.Flags(tokenFile.toString(), null, null))),
+        runtime = ServeRuntime.start(ServeSettings.resolve("--data-dir", dir.resolve("data").toString(),
+                "--cache-size", "64M", "--backing-size", "256M", "--nbd-listen", "127.0.0.1:0", "--admin-listen",
+                "127.0.0.1:0", "--admin-token-file", tokenFile.toString()),
                 new PrintWriter(errText, true));
         String base = "http://127.0.0.1:" + runtime.adminAddress().getPort();
         browser = startBrowser(chromium, driverBinary);

@@ -30,9 +30,15 @@ class ServeRuntimeTest {
     private final PrintWriter err = new PrintWriter(errText, true);
 
     private ServeSettings settings(Path dataDir, Path config, String... backings) throws Exception {
-        return ServeSettings.resolve(new ServeSettings.Flags(dataDir.toString(), null,
-                backings.length == 0 ? null : List.of(backings), "64M", "256M", "127.0.0.1:0", "127.0.0.1:0", null,
-                config, false));
+        List<String> args = new java.util.ArrayList<>(List.of("--data-dir", dataDir.toString(), "--cache-size", "64M",
+                "--backing-size", "256M", "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"));
+        for (String backing : backings) {
+            args.addAll(List.of("--backing", backing));
+        }
+        if (config != null) {
+            args.addAll(List.of("--config", config.toString()));
+        }
+        return ServeSettings.resolve(args.toArray(String[]::new));
     }
 
     private static <T> T onLoop(ServeRuntime runtime, Consumer<Consumer<T>> operation) throws Exception {

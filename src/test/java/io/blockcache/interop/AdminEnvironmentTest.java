@@ -43,4 +43,29 @@ class AdminEnvironmentTest {
             assertThat(flagWins.exitCode()).as(flagWins.describe()).isZero();
         }
     }
+
+    @Test
+    void theConfigFileGivesTheAddressAndTheTokenWhereNoFlagOrVariableDoes() throws Exception {
+        // Proves --config on client commands: serve's file alone reaches a token-guarded server (address and token),
+        // the environment variable wins over the file, and the flag over both.
+        Path token = dir.resolve("admin.token");
+        Files.writeString(token, "s3cr3t-token-for-the-test\n");
+        Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
+        try (ServeProcess serve = ServeProcess.start(dir.resolve("data"), "conf", "admin-token-file=" + token + "\n")) {
+            Path config = Files.writeString(dir.resolve("client.conf"), "admin-listen=" + serve.adminHostPort()
+                    + "\nadmin-token-file=" + token + "\n");
+            ExternalTool.Run stats = CliProcess.run(dir, Map.of(), "stats", "--json", "--config", config.toString());
+            assertThat(stats.exitCode()).as(stats.describe()).isZero();
+            assertThat(stats.out()).contains("\"volumes\"");
+
+            ExternalTool.Run variableWins = CliProcess.run(dir, Map.of("BLOCKCACHE_ADMIN", "127.0.0.1:1"), "get",
+                    "volume.default.mode", "--config", config.toString());
+            assertThat(variableWins.exitCode()).as(variableWins.describe()).isEqualTo(1);
+            assertThat(variableWins.err()).contains("127.0.0.1:1");
+
+            ExternalTool.Run flagWins = CliProcess.run(dir, Map.of("BLOCKCACHE_ADMIN", "127.0.0.1:1"), "get",
+                    "volume.default.mode", "--config", config.toString(), "--admin", serve.adminHostPort());
+            assertThat(flagWins.exitCode()).as(flagWins.describe()).isZero();
+        }
+    }
 }
