@@ -166,6 +166,9 @@ final class ServeCommand implements Callable<Integer> {
                     + " only).")
     private boolean insecure;
 
+    @picocli.CommandLine.Mixin
+    private ClusterOptions cluster = new ClusterOptions();
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -201,6 +204,9 @@ final class ServeCommand implements Callable<Integer> {
             return 0;
         }
         warnIfSizeIgnored(err, settings);
+        if (cluster.enabled()) {
+            return ClusterServe.run(settings, cluster, force, out, err);
+        }
         ServeRuntime runtime;
         try {
             runtime = ServeRuntime.start(settings, force, err);

@@ -56,11 +56,21 @@ final class ServeRuntime {
     private ServerSocketChannel nbdListener;
     private boolean stopping;
     private volatile boolean shutdownClean;
+    /** Runs after the cache set opened and before NBD serves (a replicated volume's replay); may refuse the start. */
+    private final BeforeServing beforeServing;
 
-    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err) {
+    /** A step between the open and the first NBD client. */
+    @FunctionalInterface
+    interface BeforeServing {
+        /** @throws ServeException to refuse the start (everything opened is closed again) */
+        void run(CacheHost host) throws ServeException;
+    }
+
+    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing) {
         this.settings = settings;
         this.force = force;
         this.err = err;
+        this.beforeServing = beforeServing;
     }
 
     /**
@@ -78,7 +88,13 @@ final class ServeRuntime {
      * hold blockcache metadata instead of refusing them ({@code host.MetadataGuard}).
      */
     static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err) throws ServeException {
-        ServeRuntime runtime = new ServeRuntime(settings, force, err);
+        return start(settings, force, err, host -> { });
+    }
+
+    /** As {@link #start(ServeSettings, boolean, PrintWriter)}, running {@code beforeServing} before NBD serves. */
+    static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing)
+            throws ServeException {
+        ServeRuntime runtime = new ServeRuntime(settings, force, err, beforeServing);
         try {
             runtime.startAll();
             return runtime;
@@ -159,6 +175,7 @@ final class ServeRuntime {
         }
         admin.fileSpaces(() -> FileSpaces.measure(files));
         admin.start(adminEndpoint);
+        beforeServing.run(host);
         startNbd();
     }
 

@@ -51,6 +51,26 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
     static final String DATA_DIR_DEFAULT = "data";
     static final String EXPORT_DEFAULT = "default";
     /**
+     * These settings for a replicated node that starts to serve: a fresh cache in {@code servingDir} (whatever an
+     * earlier term left there is stale), S3 volumes taken over (the group decided who serves), and writeback off
+     * until the old server is surely fenced ({@code cli.ClusterServe}).
+     */
+    ServeSettings forReplica(Path servingDir) {
+        Map<String, BackingLocation> taken = new java.util.LinkedHashMap<>();
+        Map<String, String> replicaKnobs = new java.util.LinkedHashMap<>(knobs);
+        for (Map.Entry<String, BackingLocation> e : backings.entrySet()) {
+            BackingLocation location = e.getValue();
+            if (location instanceof BackingLocation.S3 s3) {
+                location = s3.withOptions(s3.options().withTakeOver(true));
+            }
+            taken.put(e.getKey(), location);
+            replicaKnobs.put("writeback." + e.getKey() + ".running", "false");
+        }
+        return new ServeSettings(servingDir, servingDir.resolve("cache.img"), taken, cacheSizeBytes, backingSizeBytes,
+                nbdListen, adminListen, mode, replicaKnobs, nbdLimits, tls, access, damageMap);
+    }
+
+    /**
      * The damage map in a file in the data directory: it survives the loss of the cache device, and writes never
      * wait for the backing device, so a remote backing that goes away leaves the volume writable (issue 11). The
      * reasons and the alternatives: docs/WRITEBACK.md "Where the map lives".
