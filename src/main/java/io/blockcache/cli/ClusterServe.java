@@ -34,6 +34,9 @@ final class ClusterServe {
     /** Writeback of a new server waits this long: the old one's step-down (≤ 2 election timeouts) and a margin. */
     static final Duration FENCE_DELAY = Duration.ofMillis(2 * ReplicaNode.ELECTION_TIMEOUT_MAX_MS + 2_000);
 
+    /** How long a new leader waits for its first lease renewal before it gives up this turn. */
+    static final Duration LEASE_WAIT = Duration.ofSeconds(5);
+
     private final ServeSettings settings;
     private final ReplicaNode node;
     private final PrintWriter out;
@@ -125,13 +128,27 @@ final class ClusterServe {
             pause();
             return;
         }
+        try {
+            if (!node.holdLease(term, LEASE_WAIT.toMillis())) {
+                log("leads (term " + term + ") but holds no lease: " + node.leaseProblem(term));
+                node.releaseLease();
+                pause();
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+            return;
+        }
         log("leads (term " + term + "): replaying " + ByteSizes.human(replayBytes) + " of replicated dirty data");
         ServeSettings serving = settings.forReplica(servingDir);
         try {
-            runtime = ServeRuntime.start(serving, true, err, host -> replay(host, term));
+            runtime = ServeRuntime.start(serving, true, err, host -> replay(host, term),
+                    () -> node.leaseProblem(term));
         } catch (ServeRuntime.ServeException e) {
             log("cannot serve: " + e.getMessage());
             runtime = null;
+            node.releaseLease();
             pause();
             return;
         }
@@ -140,7 +157,7 @@ final class ClusterServe {
         out.flush();
         long writebackAtNs = System.nanoTime() + FENCE_DELAY.toNanos();
         boolean writebackOn = false;
-        while (!stopping && node.leads(term) && runtime.loop().failure() == null) {
+        while (!stopping && node.leads(term) && node.leaseProblem(term) == null && runtime.loop().failure() == null) {
             if (!writebackOn && System.nanoTime() >= writebackAtNs) {
                 writebackOn = startWriteback(serving);
             }
@@ -148,8 +165,9 @@ final class ClusterServe {
         }
         if (!stopping) {
             Throwable failure = runtime.loop().failure();
+            String lease = node.leaseProblem(term);
             stopServing(failure != null ? "the cache failed: " + failure
-                    : "no longer leads (leader: " + node.leaderId() + ")");
+                    : !node.leads(term) ? "no longer leads (leader: " + node.leaderId() + ")" : lease);
         }
     }
 
@@ -195,6 +213,7 @@ final class ClusterServe {
             return;
         }
         log(why + "; stops serving");
+        node.releaseLease(); // the backing fence closes now, whatever the stop below still does
         try {
             // No backing write from here on: the next server may already write the same store.
             serving.host().applyKnobs(writebackOff(serving.settings()));

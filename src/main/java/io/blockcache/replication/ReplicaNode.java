@@ -38,10 +38,18 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class ReplicaNode implements Closeable {
     /** Raft's election timeout range: a dead leader is replaced within about the upper bound plus an election. */
-    public static final long ELECTION_TIMEOUT_MIN_MS = 1_000;
-    public static final long ELECTION_TIMEOUT_MAX_MS = 2_000;
+    public static final long ELECTION_TIMEOUT_MIN_MS = 2_000;
+    public static final long ELECTION_TIMEOUT_MAX_MS = 4_000;
     /** A batch not committed within this long fails what waits for it (a leader cut off from its quorum). */
     public static final long COMMIT_TIMEOUT_MS = 10_000;
+    /**
+     * How long a committed entry vouches for this node's lead, from the moment it was sent: no other member can be
+     * elected before a majority went an election timeout without hearing from this leader (pre-vote is on), so a lease
+     * shorter than the shortest election timeout, by a margin for clock rate differences, ends before one can.
+     */
+    public static final long LEASE_MS = ELECTION_TIMEOUT_MIN_MS - 500;
+    /** The lease is renewed this often (an empty entry) while the node serves. */
+    static final long LEASE_RENEW_MS = 200;
     /** Largest log entry: a batch closes at this size (a bigger write is split). */
     static final int BATCH_BYTES_MAX = 4 << 20;
 
@@ -50,6 +58,9 @@ public final class ReplicaNode implements Closeable {
     private final RaftServer server;
     private final ReplicaStateMachine stateMachine;
     private final RaftClient client;
+    private volatile long leaseTerm = -1;
+    private volatile long leaseUntilNs;
+    private Thread leaseRenewal;
 
     private ReplicaNode(ReplicaPeers peers, RaftGroup group, RaftServer server, ReplicaStateMachine stateMachine,
                         RaftClient client) {
@@ -96,6 +107,7 @@ public final class ReplicaNode implements Closeable {
         GrpcConfigKeys.Server.setPort(p, peers.selfAddress().getPort());
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(ELECTION_TIMEOUT_MIN_MS, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.LeaderElection.setPreVote(p, true); // what the lease relies on (LEASE_MS)
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 2_000);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
@@ -200,8 +212,65 @@ public final class ReplicaNode implements Closeable {
         return null;
     }
 
+    /**
+     * Starts renewing this node's lease for {@code term} (an empty entry every {@link #LEASE_RENEW_MS}), ending any
+     * earlier renewal, and waits up to {@code waitMs} for the first renewal to succeed.
+     *
+     * @return true if the lease is held now
+     */
+    public synchronized boolean holdLease(long term, long waitMs) throws InterruptedException {
+        releaseLease();
+        leaseTerm = term;
+        leaseUntilNs = System.nanoTime();
+        leaseRenewal = Thread.ofPlatform().daemon().name("blockcache-replica-lease").start(() -> renew(term));
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        while (leaseProblem(term) != null && System.nanoTime() < deadlineNs) {
+            Thread.sleep(10); // polling the renewal thread's first answer, bounded by the deadline
+        }
+        return leaseProblem(term) == null;
+    }
+
+    /** Stops renewing; the lease lapses. */
+    public synchronized void releaseLease() {
+        leaseTerm = -1;
+        if (leaseRenewal != null) {
+            leaseRenewal.interrupt();
+            leaseRenewal = null;
+        }
+    }
+
+    /** Null while this node holds the lease of {@code term}, else why not: the backing fence's question. */
+    public String leaseProblem(long term) {
+        if (leaseTerm != term) {
+            return "this node does not serve its replication group in term " + term;
+        }
+        long overdueNs = System.nanoTime() - leaseUntilNs;
+        return overdueNs < 0 ? null : "this node's lease on its replication group lapsed " + overdueNs / 1_000_000
+                + " ms ago (no quorum answered in time): another member may serve now";
+    }
+
+    private void renew(long term) {
+        byte[] empty = new ReplicaRecords().toBytes(term);
+        while (leaseTerm == term && !Thread.currentThread().isInterrupted()) {
+            long sentNs = System.nanoTime();
+            try {
+                append(empty).get(LEASE_MS, TimeUnit.MILLISECONDS);
+                long until = sentNs + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+                if (leaseTerm == term && until - leaseUntilNs > 0) {
+                    leaseUntilNs = until;
+                }
+                Thread.sleep(LEASE_RENEW_MS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // Not renewed: the lease runs out on its own; the next attempt may succeed (a slow quorum).
+            }
+        }
+    }
+
     @Override
     public void close() throws IOException {
+        releaseLease();
         try {
             client.close();
         } finally {

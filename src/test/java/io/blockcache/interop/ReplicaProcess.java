@@ -89,6 +89,29 @@ final class ReplicaProcess {
         return log == null || !Files.exists(log) ? "" : Files.readString(log);
     }
 
+    /** SIGSTOP: the process freezes (a VM pause, a long stall, a partition that heals as if nothing happened). */
+    void freeze() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT after {@link #freeze}; nothing if not running. */
+    void resume() throws InterruptedException {
+        if (alive()) {
+            try {
+                signal("-CONT");
+            } catch (IOException e) {
+                throw new AssertionError("cannot resume member " + id, e);
+            }
+        }
+    }
+
+    private void signal(String which) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill " + which + " " + process.pid() + " failed");
+        }
+    }
+
     /** SIGKILL and wait. */
     void killMinusNine() throws InterruptedException {
         if (process == null) {

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -28,25 +27,19 @@ import java.util.stream.Stream;
  */
 final class ReplicationFuzz {
     static final String EXPORT = ProcessFuzz.EXPORT;
-    static final int MEMBERS = 3;
     static final int WORKERS = 2;
     static final int KILL_AFTER_OPERATIONS_MIN = 20;
     static final int KILL_AFTER_OPERATIONS_SPREAD = 150;
-    /** A new leader serves within this after the old one died (elections take 1-2 s; a loaded machine, more). */
-    static final long FAILOVER_TIMEOUT_MS = 60_000;
     static final long SEGMENT_TIMEOUT_MS = 60_000;
     static final long WORKER_JOIN_MS = 30_000;
-    private static final long POLL_MS = 50;
     private static final int NBD_REPLY_TIMEOUT_MS = 60_000;
     private static final int READ_BACK_BYTES = 1 << 20;
-    private static final Map<String, String> CHILD_ENVIRONMENT =
-            Map.of("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
 
     private final long seed;
     private final Path dir;
     private final ProcessFuzzCounters counters = new ProcessFuzzCounters();
     private final SplittableRandom random;
-    private final List<ReplicaProcess> members = new ArrayList<>();
+    private ReplicaGroup group;
     private ProcessFuzzModel model;
     private String where = "start";
     private long failoverMsMax;
@@ -79,23 +72,10 @@ final class ReplicationFuzz {
 
     /** Runs {@code rounds} leader kills, each followed by a whole-volume check on the new leader. */
     void run(int rounds) throws Exception {
-        try (RemoteNbdServer backing = RemoteNbdServer.nbdkit(dir, List.of("memory", "16M"))) {
-            StringBuilder peers = new StringBuilder();
-            int[] raftPorts = new int[MEMBERS];
-            for (int i = 0; i < MEMBERS; i++) {
-                raftPorts[i] = RemoteNbdServer.freePort();
-                peers.append(i == 0 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(raftPorts[i]);
-            }
-            // Congestion bypass off: on a loaded machine latency alone would send writes around the cache.
-            String config = "knob.volume.default.congested_read_threshold_us=0\n"
-                    + "knob.volume.default.congested_write_threshold_us=0\n";
-            for (int i = 0; i < MEMBERS; i++) {
-                ReplicaProcess member = ReplicaProcess.of("n" + i, dir.resolve("n" + i), peers.toString(),
-                        backing.uri(EXPORT), RemoteNbdServer.freePort(), RemoteNbdServer.freePort(), config,
-                        CHILD_ENVIRONMENT);
-                members.add(member);
-                member.start();
-            }
+        // Congestion bypass off: on a loaded machine latency alone would send writes around the cache.
+        try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "knob.volume.default.congested_read_threshold_us=0\n"
+                + "knob.volume.default.congested_write_threshold_us=0\n")) {
+            this.group = group;
             long term = -1;
             for (int round = 0; round <= rounds; round++) {
                 where = round < rounds ? "round " + round : "final segment";
@@ -111,58 +91,34 @@ final class ReplicationFuzz {
                     readBack(leader);
                     break;
                 }
-                awaitAllFollow(leader);
+                ReplicaProcess behind = group.awaitAllFollow(leader);
+                if (behind != null) {
+                    throw violation("member " + behind.id + " did not rejoin within " + ReplicaGroup.LEADER_TIMEOUT_MS
+                            + " ms" + group.logs());
+                }
                 segment(leader, KILL_AFTER_OPERATIONS_MIN + random.nextInt(KILL_AFTER_OPERATIONS_SPREAD), true);
                 long killedNs = System.nanoTime();
-                boolean machineLost = random.nextInt(4) == 0;
-                if (machineLost) {
-                    deleteTree(leader.dataDir);
+                if (random.nextInt(4) == 0) {
+                    deleteTree(leader.dataDir); // the machine is lost: cache, log and replica with it
                     machinesLost++;
                 }
-                ReplicaProcess next = awaitLeader(term);
+                awaitLeader(term);
                 long tookMs = (System.nanoTime() - killedNs) / 1_000_000;
                 failovers++;
                 failoverMsTotal += tookMs;
                 failoverMsMax = Math.max(failoverMsMax, tookMs);
                 leader.start(); // rejoins as a follower (with an empty directory: catches up from the others)
-                if (next == leader) {
-                    throw violation("the killed member leads again before it restarted");
-                }
-            }
-        } finally {
-            for (ReplicaProcess member : members) {
-                member.killMinusNine();
             }
         }
     }
 
-    /** Waits for a member that serves in a term after {@code afterTerm}. */
     private ReplicaProcess awaitLeader(long afterTerm) throws Exception {
-        long deadlineNs = System.nanoTime() + FAILOVER_TIMEOUT_MS * 1_000_000;
-        while (System.nanoTime() < deadlineNs) {
-            for (ReplicaProcess member : members) {
-                if (member.alive() && member.servingTerm() > afterTerm) {
-                    return member;
-                }
-            }
-            Thread.sleep(POLL_MS); // polling child processes' logs, bounded by the deadline
+        ReplicaProcess leader = group.awaitLeader(afterTerm);
+        if (leader == null) {
+            throw violation("no member served within " + ReplicaGroup.LEADER_TIMEOUT_MS + " ms after term "
+                    + afterTerm + group.logs());
         }
-        throw violation("no member served within " + FAILOVER_TIMEOUT_MS + " ms after term " + afterTerm
-                + logs());
-    }
-
-    /** Waits until every other member is up and follows (a kill with one member down would leave no quorum). */
-    private void awaitAllFollow(ReplicaProcess leader) throws Exception {
-        long deadlineNs = System.nanoTime() + FAILOVER_TIMEOUT_MS * 1_000_000;
-        for (ReplicaProcess member : members) {
-            while (member != leader && !(member.alive() && member.follows())) {
-                if (System.nanoTime() > deadlineNs) {
-                    throw violation("member " + member.id + " did not rejoin within " + FAILOVER_TIMEOUT_MS + " ms"
-                            + logs());
-                }
-                Thread.sleep(POLL_MS); // polling a child process's log, bounded by the deadline
-            }
-        }
+        return leader;
     }
 
     private void segment(ReplicaProcess leader, int operations, boolean kill) throws Exception {
@@ -182,7 +138,7 @@ final class ReplicationFuzz {
             }
             if (!counters.awaitOperations(target, SEGMENT_TIMEOUT_MS) && firstViolation(workers) == null) {
                 throw violation("only " + counters.operations() + " of " + target + " requests done after "
-                        + SEGMENT_TIMEOUT_MS + " ms" + logs());
+                        + SEGMENT_TIMEOUT_MS + " ms" + group.logs());
             }
             if (kill) {
                 killing.set(true);
@@ -205,7 +161,7 @@ final class ReplicationFuzz {
         }
         String wrong = firstViolation(workers);
         if (wrong != null) {
-            throw violation(wrong + logs());
+            throw violation(wrong + group.logs());
         }
     }
 
@@ -220,11 +176,11 @@ final class ReplicationFuzz {
                 NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_READ, at, length, null);
                 if (reply.error() != 0) {
                     throw violation("read-back of [" + at + ", +" + length + ") failed with NBD error "
-                            + reply.error() + " " + reply.message() + logs());
+                            + reply.error() + " " + reply.message() + group.logs());
                 }
                 String wrong = model.checkRecovered(at / sectorBytes, reply.data());
                 if (wrong != null) {
-                    throw violation("read-back on the new leader " + leader.id + ": " + wrong + logs());
+                    throw violation("read-back on the new leader " + leader.id + ": " + wrong + group.logs());
                 }
                 System.arraycopy(reply.data(), 0, image, (int) at, length);
             }
@@ -250,16 +206,6 @@ final class ReplicationFuzz {
             }
         }
         return null;
-    }
-
-    private String logs() throws IOException {
-        StringBuilder text = new StringBuilder();
-        for (ReplicaProcess member : members) {
-            String log = member.log();
-            text.append("\n--- member ").append(member.id).append(" (last lines)\n")
-                    .append(log.length() > 3000 ? log.substring(log.length() - 3000) : log);
-        }
-        return text.toString();
     }
 
     private static void deleteTree(Path root) throws IOException {
