@@ -36,7 +36,7 @@ import org.apache.ratis.util.TimeDuration;
  *
  * <p>Thread rule: any thread; Ratis runs its own.
  */
-public final class ReplicaNode implements Closeable {
+public final class ReplicaNode implements Closeable, ReplicaLog {
     /** Raft's election timeout range: a dead leader is replaced within about the upper bound plus an election. */
     public static final long ELECTION_TIMEOUT_MIN_MS = 2_000;
     public static final long ELECTION_TIMEOUT_MAX_MS = 4_000;
@@ -196,7 +196,8 @@ public final class ReplicaNode implements Closeable {
      * if it was refused, skipped as stale, or not committed within {@link #COMMIT_TIMEOUT_MS}. Completed on a Ratis
      * thread.
      */
-    CompletableFuture<Void> append(byte[] batch) {
+    @Override
+    public CompletableFuture<Void> append(byte[] batch) {
         return client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(batch)))
                 .orTimeout(COMMIT_TIMEOUT_MS, TimeUnit.MILLISECONDS)
                 .thenApply(ReplicaNode::check);

@@ -32,12 +32,17 @@ public final class ReplicatedServing {
      */
     public static void attach(EventLoop loop, Map<String, Volume> volumes, ReplicaNode node, long term,
                               IoCallback done) {
-        Iterator<Map.Entry<String, Volume>> next = volumes.entrySet().iterator();
-        attachNext(loop, next, node, term, done);
+        attach(loop, volumes, node, node.replica(), term, done);
     }
 
-    private static void attachNext(EventLoop loop, Iterator<Map.Entry<String, Volume>> next, ReplicaNode node,
-                                   long term, IoCallback done) {
+    /** As above, with the log and the replica given apart (a simulated group in tests). */
+    static void attach(EventLoop loop, Map<String, Volume> volumes, ReplicaLog log, DirtyReplica replica, long term,
+                       IoCallback done) {
+        attachNext(loop, volumes.entrySet().iterator(), log, replica, term, done);
+    }
+
+    private static void attachNext(EventLoop loop, Iterator<Map.Entry<String, Volume>> next, ReplicaLog log,
+                                   DirtyReplica replica, long term, IoCallback done) {
         if (!next.hasNext()) {
             done.complete(IoResult.OK);
             return;
@@ -47,13 +52,12 @@ public final class ReplicatedServing {
         Volume volume = entry.getValue();
         List<SectorMap.Piece> pieces = new ArrayList<>();
         long highestSeq;
-        DirtyReplica replica = node.replica();
         synchronized (replica) {
             DirtyReplica.VolumeState state = replica.volume(name);
             state.pieces.all().forEach(pieces::add);
             highestSeq = state.highestSeq;
         }
-        VolumeReplicator replicator = new VolumeReplicator(loop, name, volume, node, term, highestSeq);
+        VolumeReplicator replicator = new VolumeReplicator(loop, name, volume, log, term, highestSeq);
         new Replay(volume, pieces, result -> {
             if (!result.ok()) {
                 done.complete(result);
@@ -70,7 +74,7 @@ public final class ReplicatedServing {
                 }
                 replicator.replayFlushed();
                 volume.setReplicationHooks(replicator);
-                attachNext(loop, next, node, term, done);
+                attachNext(loop, next, log, replica, term, done);
             });
         }).start();
     }

@@ -37,7 +37,7 @@ public final class VolumeReplicator implements ReplicationHooks {
     private final EventLoop loop;
     private final String name;
     private final Volume volume;
-    private final ReplicaNode node;
+    private final ReplicaLog log;
     private final long term;
     private final SectorMap written = new SectorMap();
     private final Set<Long> unfinished = new HashSet<>();
@@ -68,14 +68,14 @@ public final class VolumeReplicator implements ReplicationHooks {
     }
 
     /**
-     * Replicates {@code volume} (named {@code name} in the log) through {@code node}, which serves since {@code term};
+     * Replicates {@code volume} (named {@code name} in the log) into {@code log}, its node serving since {@code term};
      * request numbers continue after {@code highestSeq}, the highest the replica has seen.
      */
-    VolumeReplicator(EventLoop loop, String name, Volume volume, ReplicaNode node, long term, long highestSeq) {
+    VolumeReplicator(EventLoop loop, String name, Volume volume, ReplicaLog log, long term, long highestSeq) {
         this.loop = loop;
         this.name = name;
         this.volume = volume;
-        this.node = node;
+        this.log = log;
         this.term = term;
         this.nextSeq = highestSeq + 1;
         this.appendedSeq = highestSeq;
@@ -250,7 +250,7 @@ public final class VolumeReplicator implements ReplicationHooks {
             settle();
             return;
         }
-        node.append(entry).whenComplete((ignored, error) -> loop.execute(() -> {
+        log.append(entry).whenComplete((ignored, error) -> loop.execute(() -> {
             batch.done = true;
             batch.failure = error == null ? null : "replication: " + rootMessage(error);
             settle();
