@@ -65,6 +65,9 @@ final class ServeCommand implements Callable<Integer> {
             return 0;
         }
         warnIfSizeIgnored(err, settings);
+        if (options.nodeId != null || options.peers != null) {
+            return ClusterServe.run(settings, options.nodeId, options.peers, out, err);
+        }
         ServeRuntime runtime;
         try {
             runtime = ServeRuntime.start(settings, options.force, err);

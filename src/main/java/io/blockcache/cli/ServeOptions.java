@@ -183,6 +183,15 @@ final class ServeOptions {
                     + "writes into new regions fail while it is away) or file (DIR/damage-map-NAME.img; default).")
     DamageMapPlacement damageMap;
 
+    @Option(names = "--node-id", paramLabel = "ID",
+            description = "This node's id in its replication group (with --peers; docs/SCALE.md \"Replication\").")
+    String nodeId;
+
+    @Option(names = "--peers", paramLabel = "ID=HOST:PORT,...",
+            description = "Every member of the replication group (3 or 5) and its replication port, this node"
+                    + " included. The leader serves the volumes; the others keep their dirty data.")
+    String peers;
+
     @Option(names = "--insecure", converter = Converters.Switch.class,
             description = "Serve a non-loopback address without --tls=require or an admin token (a trusted network"
                     + " only).")

@@ -56,11 +56,25 @@ final class ServeRuntime {
     private ServerSocketChannel nbdListener;
     private boolean stopping;
     private volatile boolean shutdownClean;
+    /** Runs after the cache set opened and before NBD serves (a replicated volume's replay); may refuse the start. */
+    private final BeforeServing beforeServing;
+    /** Null, or the fence of every backing device (a replicated volume's lease: {@code device.FencedDevice}). */
+    private final java.util.function.Supplier<String> backingFence;
 
-    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err) {
+    /** A step between the open and the first NBD client. */
+    @FunctionalInterface
+    interface BeforeServing {
+        /** @throws ServeException to refuse the start (everything opened is closed again) */
+        void run(CacheHost host) throws ServeException;
+    }
+
+    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing,
+                         java.util.function.Supplier<String> backingFence) {
         this.settings = settings;
         this.force = force;
         this.err = err;
+        this.beforeServing = beforeServing;
+        this.backingFence = backingFence;
     }
 
     /**
@@ -78,7 +92,16 @@ final class ServeRuntime {
      * hold blockcache metadata instead of refusing them ({@code host.MetadataGuard}).
      */
     static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err) throws ServeException {
-        ServeRuntime runtime = new ServeRuntime(settings, force, err);
+        return start(settings, force, err, host -> { }, null);
+    }
+
+    /**
+     * As {@link #start(ServeSettings, boolean, PrintWriter)}, running {@code beforeServing} before NBD serves, with the
+     * backing devices behind {@code backingFence} (null: none).
+     */
+    static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing,
+                              java.util.function.Supplier<String> backingFence) throws ServeException {
+        ServeRuntime runtime = new ServeRuntime(settings, force, err, beforeServing, backingFence);
         try {
             runtime.startAll();
             return runtime;
@@ -130,7 +153,8 @@ final class ServeRuntime {
 
     private void startAll() throws ServeException {
         HostFiles files = new HostFiles(settings.cacheFile(), settings.cacheSizeBytes(), settings.backings(),
-                settings.backingSizeBytes(), CacheSetOptions.defaults().withMode(settings.mode()), settings.knobs(),
+                settings.backingSizeBytes(),
+                CacheSetOptions.defaults().withMode(settings.mode()).withBackingFence(backingFence), settings.knobs(),
                 settings.damageMap(), settings.dataDir(), force);
         ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
         // Both ports are bound before any file is created, formatted or locked, so that a port in use refuses the
@@ -159,6 +183,7 @@ final class ServeRuntime {
         }
         admin.fileSpaces(() -> FileSpaces.measure(files));
         admin.start(adminEndpoint);
+        beforeServing.run(host);
         startNbd();
     }
 

@@ -29,6 +29,26 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
                      Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls, AccessSettings access,
                      DamageMapPlacement damageMap) {
     static final String EXPORT_DEFAULT = "default";
+    /**
+     * These settings for a replicated node that starts to serve: a fresh cache in {@code servingDir} (whatever an
+     * earlier term left there is stale), S3 volumes taken over (the group decided who serves), and writeback off
+     * until the old server is surely fenced ({@code cli.ClusterServe}).
+     */
+    ServeSettings forReplica(Path servingDir) {
+        Map<String, BackingLocation> taken = new java.util.LinkedHashMap<>();
+        Map<String, String> replicaKnobs = new java.util.LinkedHashMap<>(knobs);
+        for (Map.Entry<String, BackingLocation> e : backings.entrySet()) {
+            BackingLocation location = e.getValue();
+            if (location instanceof BackingLocation.S3 s3) {
+                location = s3.withOptions(s3.options().withTakeOver(true));
+            }
+            taken.put(e.getKey(), location);
+            replicaKnobs.put("writeback." + e.getKey() + ".running", "false");
+        }
+        return new ServeSettings(servingDir, servingDir.resolve("cache.img"), taken, cacheSizeBytes, backingSizeBytes,
+                nbdListen, adminListen, mode, replicaKnobs, nbdLimits, tls, access, damageMap);
+    }
+
 
     /**
      * Parses {@code serve}'s arguments (config file included) and resolves them.

@@ -9,6 +9,7 @@ import io.blockcache.cache.CacheSpace;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoJoin;
+import io.blockcache.device.FencedDevice;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
@@ -71,9 +72,12 @@ final class CacheSetBuilder {
         this.mapAreas = mapAreas;
         this.loop = loop;
         this.cacheDevice = cacheDevice;
-        // Flush errors stick per backing device (StickyFlushDevice): every user of a backing device sees them.
+        // Flush errors stick per backing device (StickyFlushDevice): every user of a backing device sees them. A
+        // replicated volume's backing is fenced below that (FencedDevice): a refused flush sticks too.
         this.backings = backings.stream().map(spec -> new BackingSpec(spec.name(),
-                new StickyFlushDevice(spec.device()), spec.inPlace(), spec.mapDevice())).toList();
+                new StickyFlushDevice(options.backingFence() == null ? spec.device()
+                        : new FencedDevice(spec.device(), loop, options.backingFence())),
+                spec.inPlace(), spec.mapDevice())).toList();
         this.options = options;
         this.superblock = superblock;
         this.recovery = recovery;

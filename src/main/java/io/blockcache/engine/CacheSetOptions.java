@@ -3,6 +3,7 @@ package io.blockcache.engine;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.volume.CacheMode;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Settings of a cache set, validated once here. Geometry fields apply when formatting; the rest when
@@ -19,9 +20,12 @@ import java.util.concurrent.TimeUnit;
  * @param damageMap keep each backing device's damage map (docs/FORMAT.md §4.1): off by default, because with it
  *     on a write-back write into an unmarked region fails while the backing device is unreachable, a trade-off
  *     not decided yet
+ * @param backingFence null, or asked before every backing write and flush: null lets it pass, else the reason it is
+ *     refused ({@code device.FencedDevice}; a replicated volume's server that lost its lease, docs/SCALE.md)
  */
 public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long journalDelayNs, int journalEntryBytesMax,
-                              CacheMode mode, boolean verifyIndexEachOperation, boolean damageMap) {
+                              CacheMode mode, boolean verifyIndexEachOperation, boolean damageMap,
+                              Supplier<String> backingFence) {
     public CacheSetOptions {
         if (bucketSizeBytes < CacheSuperblock.BUCKET_SIZE_BYTES_MIN
                 || bucketSizeBytes > CacheSuperblock.BUCKET_SIZE_BYTES_MAX
@@ -49,42 +53,49 @@ public record CacheSetOptions(int bucketSizeBytes, int journalBuckets, long jour
     /** Defaults: 1 MiB buckets, automatic journal size, 100 ms journal delay, write-back. */
     public static CacheSetOptions defaults() {
         return new CacheSetOptions(CacheSuperblock.BUCKET_SIZE_BYTES_DEFAULT, 0, TimeUnit.MILLISECONDS.toNanos(100),
-                256 * 1024, CacheMode.WRITEBACK, false, false);
+                256 * 1024, CacheMode.WRITEBACK, false, false, null);
     }
 
     /** A copy with another bucket size. */
     public CacheSetOptions withBucketSizeBytes(int newBucketSizeBytes) {
         return new CacheSetOptions(newBucketSizeBytes, journalBuckets, journalDelayNs,
-                Math.min(journalEntryBytesMax, newBucketSizeBytes), mode, verifyIndexEachOperation, damageMap);
+                Math.min(journalEntryBytesMax, newBucketSizeBytes), mode, verifyIndexEachOperation, damageMap,
+                backingFence);
     }
 
     /** A copy with another journal size (0 = automatic). */
     public CacheSetOptions withJournalBuckets(int newJournalBuckets) {
         return new CacheSetOptions(bucketSizeBytes, newJournalBuckets, journalDelayNs, journalEntryBytesMax, mode,
-                verifyIndexEachOperation, damageMap);
+                verifyIndexEachOperation, damageMap, backingFence);
     }
 
     /** A copy with the index self-check switched on or off. */
     public CacheSetOptions withVerifyIndex(boolean verify) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode, verify,
-                damageMap);
+                damageMap, backingFence);
     }
 
     /** A copy with another group-commit delay. */
     public CacheSetOptions withJournalDelayNs(long newJournalDelayNs) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, newJournalDelayNs, journalEntryBytesMax, mode,
-                verifyIndexEachOperation, damageMap);
+                verifyIndexEachOperation, damageMap, backingFence);
     }
 
     /** A copy with another initial cache mode. */
     public CacheSetOptions withMode(CacheMode newMode) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, newMode,
-                verifyIndexEachOperation, damageMap);
+                verifyIndexEachOperation, damageMap, backingFence);
+    }
+
+    /** A copy whose backing devices are fenced by {@code fence} (see {@code backingFence} above). */
+    public CacheSetOptions withBackingFence(Supplier<String> fence) {
+        return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode,
+                verifyIndexEachOperation, damageMap, fence);
     }
 
     /** A copy with the damage map switched on or off (see {@code damageMap} above). */
     public CacheSetOptions withDamageMap(boolean on) {
         return new CacheSetOptions(bucketSizeBytes, journalBuckets, journalDelayNs, journalEntryBytesMax, mode,
-                verifyIndexEachOperation, on);
+                verifyIndexEachOperation, on, backingFence);
     }
 }

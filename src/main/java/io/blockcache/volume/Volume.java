@@ -44,6 +44,8 @@ public final class Volume implements BlockDevice {
     private final WriteRouter router;
     private final RangeEraser eraser;
     private boolean closed;
+    /** Null unless the volume's dirty data is replicated to other nodes. */
+    private ReplicationHooks replication;
 
     /** A volume without a damage map (unit tests of the request paths). */
     public Volume(EventLoop loop, VolumeConfig config, BlockDevice cacheDevice, BlockDevice backingDevice,
@@ -164,6 +166,16 @@ public final class Volume implements BlockDevice {
      */
     public void setWritebackHooks(WritebackHooks hooks) {
         context.hooks = java.util.Objects.requireNonNull(hooks, "hooks");
+    }
+
+    /**
+     * Connects (or, with null, disconnects) a replication layer: from now on every write, write-zeroes, trim and
+     * FLUSH is reported to it at submission, and every clean marking after it. Thread rule: the loop thread.
+     */
+    public void setReplicationHooks(ReplicationHooks hooks) {
+        Checks.onLoop(context.loop, "Volume.setReplicationHooks");
+        this.replication = hooks;
+        context.index.setCleanListener(hooks == null ? null : hooks::cleaned);
     }
 
     /**
@@ -324,6 +336,9 @@ public final class Volume implements BlockDevice {
         if (fua) {
             context.index.epochs().close(); // a FUA write starts a new epoch: it and what follows come after
         }
+        if (replication != null) {
+            done = replication.writing(offsetBytes / SECTOR_BYTES, src, fua, done);
+        }
         router.write(offsetBytes / SECTOR_BYTES, src, fua, done);
     }
 
@@ -335,7 +350,7 @@ public final class Volume implements BlockDevice {
             return;
         }
         context.index.epochs().close(); // writes acknowledged before now belong to the closed epoch or older ones
-        flushes.flush(done);
+        flushes.flush(replication == null ? done : replication.flushing(done));
     }
 
     @Override
@@ -347,6 +362,9 @@ public final class Volume implements BlockDevice {
         if (lengthBytes == 0) {
             deliver(done, IoResult.OK);
             return;
+        }
+        if (replication != null) {
+            done = replication.trimming(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, done);
         }
         eraser.discard(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, lengthBytes, done);
     }
@@ -363,6 +381,9 @@ public final class Volume implements BlockDevice {
         if (lengthBytes == 0) {
             deliver(done, IoResult.OK);
             return;
+        }
+        if (replication != null) {
+            done = replication.zeroing(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, fua, done);
         }
         eraser.writeZeroes(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, fua, done);
     }

@@ -30,6 +30,8 @@ public final class VolumeIndex {
     private final MetadataJournal journal;
     private final CacheSpace space;
     private final EpochRecord record;
+    /** Told of every range a clean marking cleaned, or null (replication: docs/SCALE.md). */
+    private CleanListener cleanListener;
 
     /** Wraps {@code index} of volume {@code volumeId}, whose listener must be {@code space}. */
     public VolumeIndex(int volumeId, ExtentIndex index, MetadataJournal journal, CacheSpace space) {
@@ -226,6 +228,10 @@ public final class VolumeIndex {
     public long markClean(long startSector, int lengthSectors, int bucket, int offsetInBucketSectors,
                           int generation) {
         journal.appendClean(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
+        if (cleanListener != null) {
+            reportCleaning(startSector, lengthSectors, ExtentLocation.pack(bucket, offsetInBucketSectors, generation,
+                    true));
+        }
         long cleaned = index.markClean(startSector, lengthSectors, bucket, offsetInBucketSectors, generation);
         if (cleaned > 0 && epochs.tracking()) {
             // Only the sectors still at that location were cleaned; a newer write's stay dirty in their epoch.
@@ -246,6 +252,39 @@ public final class VolumeIndex {
         }
         checkEpochs();
         return cleaned;
+    }
+
+    /** Sets (or, with null, removes) the listener told of each range a clean marking cleans. Loop thread. */
+    public void setCleanListener(CleanListener listener) {
+        this.cleanListener = listener;
+    }
+
+    /** Told, before the marking, of each piece of the range that still holds exactly {@code expected} (shifted). */
+    private void reportCleaning(long startSector, int lengthSectors, long expected) {
+        java.util.List<long[]> pieces = new java.util.ArrayList<>(2);
+        index.lookup(startSector, lengthSectors, space, new LookupVisitor() {
+            @Override
+            public void hole(long start, int length) {
+            }
+
+            @Override
+            public void extent(long start, int length, long location, int crc32c, int crcOffsetInBucketSectors,
+                               int crcLengthSectors) {
+                if (location == ExtentLocation.shifted(expected, (int) (start - startSector))) {
+                    pieces.add(new long[] {start, length});
+                }
+            }
+        });
+        for (long[] piece : pieces) {
+            cleanListener.cleaned(piece[0], (int) piece[1]);
+        }
+    }
+
+    /** Told of each range a clean marking made clean. */
+    @FunctionalInterface
+    public interface CleanListener {
+        /** {@code [startSector, + lengthSectors)} is clean now: its data is on the flushed backing device. */
+        void cleaned(long startSector, int lengthSectors);
     }
 
     /**

@@ -22,14 +22,15 @@ import picocli.CommandLine.Model.OptionSpec;
 class ServeOptionsTest {
     /**
      * The config keys serve took before its options were typed (2026-12-07), plus {@code s3-retry-time} which was a
-     * key only and is now a flag too: a key dropped or renamed would break an operator's file.
+     * key only and is now a flag too, and the replication group's {@code node-id} and {@code peers}: a key dropped or
+     * renamed would break an operator's file.
      */
     private static final Set<String> KEYS = Set.of("data-dir", "cache", "backing", "cache-size", "backing-size",
             "nbd-listen", "admin-listen", "mode", "allow-remote", "admin-token-file", "damage-map", "s3-endpoint",
             "take-over", "nbd-backing-timeout", "s3-retry-time", "nbd-handshake-timeout", "nbd-idle-timeout",
             "nbd-reply-timeout", "nbd-keepalive", "nbd-connections-max", "nbd-connections-per-address-max",
             "nbd-buffer-max", "tls", "tls-certificates", "tls-psk", "tls-verify-peer", "insecure",
-            "export.NAME.allow-addresses", "export.NAME.allow-psk-users");
+            "node-id", "peers", "export.NAME.allow-addresses", "export.NAME.allow-psk-users");
     /** The flags that are never read from the file, each for its reason (ServeOptions). */
     private static final Set<String> FLAGS_ONLY = Set.of("--config", "--force", "--print-jvm-options", "--help",
             "--version");

@@ -39,6 +39,7 @@ class LayeringTest {
             Map.entry("engine", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "backinglog"}),
             Map.entry("nbd", new String[] {"loop", "device", "index", "volume"}),
+            Map.entry("replication", new String[] {"loop", "device", "index", "volume"}),
             Map.entry("backing", new String[] {"loop", "device", "nbd"}),
             Map.entry("admin", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "json"}),
@@ -52,7 +53,7 @@ class LayeringTest {
                 "writeback", "gc", "engine", "host"}),
             Map.entry("cli", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "sim", "nbd", "backing", "admin", "fuzz", "bench", "host", "embed",
-                "backinglog", "json"}));
+                "backinglog", "json", "replication"}));
 
     /** The layering rule: every package a layer of its own that may use only its {@link #ALLOWED} packages. */
     static ArchRule layering() {

@@ -1,0 +1,265 @@
+package io.blockcache.cli;
+
+import io.blockcache.backing.BackingLocation;
+import io.blockcache.device.IoResult;
+import io.blockcache.host.CacheHost;
+import io.blockcache.host.HostException;
+import io.blockcache.replication.ReplicaNode;
+import io.blockcache.replication.ReplicaPeers;
+import io.blockcache.replication.ReplicatedServing;
+import io.blockcache.volume.Volume;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * {@code serve --node-id ID --peers ...}: one member of a replication group (docs/SCALE.md, "Replication"). It runs
+ * its Raft member all along; while it leads, it serves the group's volumes from a fresh cache into which it first
+ * replays the replica (every write not yet known clean on the shared backing store); when it stops leading it stops
+ * serving at once. Writeback starts only {@link #FENCE_DELAY} after it began to serve, so that a former server that
+ * was cut off has stopped its own by then (it steps down once it misses its quorum for an election timeout).
+ *
+ * <p>Thread rule: the main thread; the shutdown hook.
+ */
+final class ClusterServe {
+    /** How often leadership is checked. */
+    static final Duration POLL = Duration.ofMillis(100);
+    /** Writeback of a new server waits this long: the old one's step-down (≤ 2 election timeouts) and a margin. */
+    static final Duration FENCE_DELAY = Duration.ofMillis(2 * ReplicaNode.ELECTION_TIMEOUT_MAX_MS + 2_000);
+
+    /** How long a new leader waits for its first lease renewal before it gives up this turn. */
+    static final Duration LEASE_WAIT = Duration.ofSeconds(5);
+
+    private final ServeSettings settings;
+    private final ReplicaNode node;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private volatile ServeRuntime runtime;
+    private volatile boolean stopping;
+
+    private ClusterServe(ServeSettings settings, ReplicaNode node, PrintWriter out, PrintWriter err) {
+        this.settings = settings;
+        this.node = node;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs the member until the process is stopped; the exit code. */
+    static int run(ServeSettings settings, String nodeId, String peerList, PrintWriter out, PrintWriter err) {
+        ReplicaPeers peers;
+        try {
+            peers = ReplicaPeers.parse(nodeId, peerList == null ? "" : peerList);
+        } catch (IllegalArgumentException e) {
+            return fail(err, e.getMessage(), 2);
+        }
+        for (Map.Entry<String, BackingLocation> b : settings.backings().entrySet()) {
+            if (b.getValue() instanceof BackingLocation.File) {
+                return fail(err, "replication needs a backing store every member reaches (s3:// or nbd://); "
+                        + b.getKey() + " is a file on this node, which a failover could not take along", 2);
+            }
+        }
+        ReplicaNode node;
+        try {
+            node = ReplicaNode.start(peers, groupName(settings), settings.dataDir().resolve("replica"));
+        } catch (IOException | RuntimeException e) {
+            return fail(err, "cannot start replication on " + peers.selfAddress() + ": " + e.getMessage(), 1);
+        }
+        ClusterServe member = new ClusterServe(settings, node, out, err);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            member.stopping = true;
+            member.stopServing("stopping");
+            try {
+                node.close();
+            } catch (IOException e) {
+                member.log("closing replication: " + e.getMessage());
+            }
+            err.flush();
+            Runtime.getRuntime().halt(0);
+        }, "blockcache-shutdown"));
+        member.log("node " + peers.self() + " of " + new TreeSet<>(peers.members().keySet()) + ", replication on "
+                + peers.selfAddress().getHostString() + ":" + peers.selfAddress().getPort() + "; waiting for a leader");
+        member.loop();
+        return 0;
+    }
+
+    /** The group's name: its volumes and their backing stores, the same on every member. */
+    static String groupName(ServeSettings settings) {
+        StringBuilder name = new StringBuilder();
+        for (Map.Entry<String, BackingLocation> b : new java.util.TreeMap<>(settings.backings()).entrySet()) {
+            name.append(b.getKey()).append('=').append(b.getValue()).append(';');
+        }
+        return name.toString();
+    }
+
+    private void loop() {
+        String leaderSeen = null;
+        while (!stopping) {
+            long term = node.servingTerm();
+            if (term >= 0) {
+                serve(term);
+                leaderSeen = null;
+                continue;
+            }
+            String leader = node.leaderId();
+            if (leader != null && !leader.equals(leaderSeen) && !leader.equals(node.id())) {
+                log("following " + leader);
+                leaderSeen = leader;
+            }
+            pause();
+        }
+    }
+
+    /** Serves while this node leads in {@code term}. */
+    private void serve(long term) {
+        Path servingDir = settings.dataDir().resolve("serving");
+        long replayBytes;
+        try {
+            deleteTree(servingDir);
+            replayBytes = node.status().replicaBytes();
+        } catch (IOException e) {
+            log("cannot clear " + servingDir + " to serve: " + e.getMessage());
+            pause();
+            return;
+        }
+        try {
+            if (!node.holdLease(term, LEASE_WAIT.toMillis())) {
+                log("leads (term " + term + ") but holds no lease: " + node.leaseProblem(term));
+                node.releaseLease();
+                pause();
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+            return;
+        }
+        log("leads (term " + term + "): replaying " + ByteSizes.human(replayBytes) + " of replicated dirty data");
+        ServeSettings serving = settings.forReplica(servingDir);
+        try {
+            runtime = ServeRuntime.start(serving, true, err, host -> replay(host, term),
+                    () -> node.leaseProblem(term));
+        } catch (ServeRuntime.ServeException e) {
+            log("cannot serve: " + e.getMessage());
+            runtime = null;
+            node.releaseLease();
+            pause();
+            return;
+        }
+        log("serving " + serving.backings().keySet() + " on nbd://" + ServeCommand.hostPort(runtime.nbdAddress())
+                + ", admin http://" + ServeCommand.hostPort(runtime.adminAddress()) + " (term " + term + ")");
+        out.flush();
+        long writebackAtNs = System.nanoTime() + FENCE_DELAY.toNanos();
+        boolean writebackOn = false;
+        while (!stopping && node.leads(term) && node.leaseProblem(term) == null && runtime.loop().failure() == null) {
+            if (!writebackOn && System.nanoTime() >= writebackAtNs) {
+                writebackOn = startWriteback(serving);
+            }
+            pause();
+        }
+        if (!stopping) {
+            Throwable failure = runtime.loop().failure();
+            String lease = node.leaseProblem(term);
+            stopServing(failure != null ? "the cache failed: " + failure
+                    : !node.leads(term) ? "no longer leads (leader: " + node.leaderId() + ")" : lease);
+        }
+    }
+
+    private void replay(CacheHost host, long term) throws ServeRuntime.ServeException {
+        Map<String, Volume> volumes = new LinkedHashMap<>();
+        IoResult result;
+        try {
+            result = host.onLoop(done -> {
+                for (String name : host.cacheSet().exportNames()) {
+                    volumes.put(name, host.cacheSet().volume(name));
+                }
+                ReplicatedServing.attach(host.loop(), volumes, node, term, done::accept);
+            });
+        } catch (HostException e) {
+            throw new ServeRuntime.ServeException("replay: " + e.getMessage());
+        }
+        if (!result.ok()) {
+            throw new ServeRuntime.ServeException("replay: " + result.message());
+        }
+    }
+
+    private boolean startWriteback(ServeSettings serving) {
+        Map<String, String> on = new LinkedHashMap<>();
+        for (String name : serving.backings().keySet()) {
+            on.put("writeback." + name + ".running", String.valueOf(settings.knobs()
+                    .getOrDefault("writeback." + name + ".running", "true")));
+        }
+        try {
+            String problem = runtime.host().applyKnobs(on);
+            if (problem != null) {
+                log("starting writeback: " + problem);
+            }
+        } catch (HostException e) {
+            log("starting writeback: " + e.getMessage());
+        }
+        return true;
+    }
+
+    /** Stops serving, if it does; the runtime's own stop keeps the order (NBD first, then the cache). */
+    private synchronized void stopServing(String why) {
+        ServeRuntime serving = runtime;
+        if (serving == null) {
+            return;
+        }
+        log(why + "; stops serving");
+        node.releaseLease(); // the backing fence closes now, whatever the stop below still does
+        try {
+            // No backing write from here on: the next server may already write the same store.
+            serving.host().applyKnobs(writebackOff(serving.settings()));
+        } catch (HostException | RuntimeException e) {
+            log("stopping writeback: " + e.getMessage());
+        }
+        serving.stop();
+        runtime = null;
+    }
+
+    private static Map<String, String> writebackOff(ServeSettings serving) {
+        Map<String, String> off = new LinkedHashMap<>();
+        for (String name : serving.backings().keySet()) {
+            off.put("writeback." + name + ".running", "false");
+        }
+        return off;
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(POLL.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private void log(String line) {
+        err.println("blockcache serve: " + line);
+        err.flush();
+    }
+
+    private static int fail(PrintWriter err, String message, int code) {
+        err.println("blockcache serve: " + message);
+        err.flush();
+        return code;
+    }
+}

@@ -1,0 +1,281 @@
+package io.blockcache.replication;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One member of a replication group: an embedded Apache Ratis server holding the replicated log and the
+ * {@link DirtyReplica} in {@code dir}, and the client through which the node appends while it serves. Leadership is
+ * Raft's: the leader serves the volumes, the others keep the replica.
+ *
+ * <p>Thread rule: any thread; Ratis runs its own.
+ */
+public final class ReplicaNode implements Closeable, ReplicaLog {
+    /** Raft's election timeout range: a dead leader is replaced within about the upper bound plus an election. */
+    public static final long ELECTION_TIMEOUT_MIN_MS = 2_000;
+    public static final long ELECTION_TIMEOUT_MAX_MS = 4_000;
+    /** A batch not committed within this long fails what waits for it (a leader cut off from its quorum). */
+    public static final long COMMIT_TIMEOUT_MS = 10_000;
+    /**
+     * How long a committed entry vouches for this node's lead, from the moment it was sent: no other member can be
+     * elected before a majority went an election timeout without hearing from this leader (pre-vote is on), so a lease
+     * shorter than the shortest election timeout, by a margin for clock rate differences, ends before one can.
+     */
+    public static final long LEASE_MS = ELECTION_TIMEOUT_MIN_MS - 500;
+    /** The lease is renewed this often (an empty entry) while the node serves. */
+    static final long LEASE_RENEW_MS = 200;
+    /** Largest log entry: a batch closes at this size (a bigger write is split). */
+    static final int BATCH_BYTES_MAX = 4 << 20;
+
+    private final ReplicaPeers peers;
+    private final RaftGroup group;
+    private final RaftServer server;
+    private final ReplicaStateMachine stateMachine;
+    private final RaftClient client;
+    private volatile long leaseTerm = -1;
+    private volatile long leaseUntilNs;
+    private Thread leaseRenewal;
+
+    private ReplicaNode(ReplicaPeers peers, RaftGroup group, RaftServer server, ReplicaStateMachine stateMachine,
+                        RaftClient client) {
+        this.peers = peers;
+        this.group = group;
+        this.server = server;
+        this.stateMachine = stateMachine;
+        this.client = client;
+    }
+
+    /**
+     * Starts this member: its log and snapshots in {@code dir} (created if new), listening on its address from
+     * {@code peers}. {@code groupName} must be the same on every member (it names the group).
+     *
+     * @throws IOException if the storage cannot be opened or the port cannot be bound
+     */
+    public static ReplicaNode start(ReplicaPeers peers, String groupName, Path dir) throws IOException {
+        List<RaftPeer> members = new ArrayList<>();
+        for (Map.Entry<String, java.net.InetSocketAddress> m : peers.members().entrySet()) {
+            members.add(RaftPeer.newBuilder().setId(m.getKey())
+                    .setAddress(m.getValue().getHostString() + ":" + m.getValue().getPort()).build());
+        }
+        UUID groupId = UUID.nameUUIDFromBytes(("blockcache:" + groupName).getBytes(StandardCharsets.UTF_8));
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(groupId), members);
+        RaftProperties properties = properties(peers, dir);
+        ReplicaStateMachine stateMachine = new ReplicaStateMachine();
+        boolean fresh = !Files.isDirectory(dir) || isEmpty(dir);
+        Files.createDirectories(dir);
+        RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(properties)
+                .setServerId(RaftPeerId.valueOf(peers.self())).setStateMachine(stateMachine)
+                .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
+        server.start();
+        // Requests go to this node only, and are never retried or redirected: a node that lost the lead must not
+        // have its batches appended through the new leader (they describe a volume it no longer serves).
+        RaftClient client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build();
+        return new ReplicaNode(peers, group, server, stateMachine, client);
+    }
+
+    private static RaftProperties properties(ReplicaPeers peers, Path dir) {
+        RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(p, List.of(dir.toFile()));
+        GrpcConfigKeys.Server.setHost(p, peers.selfAddress().getHostString());
+        GrpcConfigKeys.Server.setPort(p, peers.selfAddress().getPort());
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(ELECTION_TIMEOUT_MIN_MS, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.LeaderElection.setPreVote(p, true); // what the lease relies on (LEASE_MS)
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 2_000);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("16MB"));
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("32MB"));
+        RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf("256MB"));
+        return p;
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        try (var entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        }
+    }
+
+    /** This node's id. */
+    public String id() {
+        return peers.self();
+    }
+
+    private DivisionInfo info() throws IOException {
+        return server.getDivision(group.getGroupId()).getInfo();
+    }
+
+    /**
+     * The Raft term in which this node leads and may serve, or -1: it must be leader, have committed an entry of its
+     * term (so every earlier entry is committed), and have applied everything committed (so the replica is whole).
+     */
+    public long servingTerm() {
+        try {
+            RaftServer.Division division = server.getDivision(group.getGroupId());
+            DivisionInfo info = division.getInfo();
+            if (!info.isLeader() || !info.isLeaderReady()) {
+                return -1;
+            }
+            return info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex()
+                    ? info.getCurrentTerm() : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** True while this node leads in {@code term}. */
+    public boolean leads(long term) {
+        try {
+            DivisionInfo info = info();
+            return info.isLeader() && info.getCurrentTerm() == term;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The id of the member this node believes leads, or null. */
+    public String leaderId() {
+        try {
+            var id = info().getLeaderId();
+            return id == null ? null : id.toString();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** What {@link #status} reports. */
+    public record Status(String self, String role, String leader, long term, long committedIndex, long appliedIndex,
+                         long replicaBytes, long replicaPieces) {
+    }
+
+    /** Role, leader, term and log positions now. */
+    public Status status() throws IOException {
+        RaftServer.Division division = server.getDivision(group.getGroupId());
+        DivisionInfo info = division.getInfo();
+        return new Status(peers.self(), info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT), leaderId(),
+                info.getCurrentTerm(), division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
+                stateMachine.replica().dataBytes(), stateMachine.replica().pieceCount());
+    }
+
+    /** The replicated state (read it only while this node serves: nothing applies then but its own batches). */
+    DirtyReplica replica() {
+        return stateMachine.replica();
+    }
+
+    /**
+     * Appends one batch; the future completes normally once a quorum holds it and it was applied, and exceptionally
+     * if it was refused, skipped as stale, or not committed within {@link #COMMIT_TIMEOUT_MS}. Completed on a Ratis
+     * thread.
+     */
+    @Override
+    public CompletableFuture<Void> append(byte[] batch) {
+        return client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(batch)))
+                .orTimeout(COMMIT_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .thenApply(ReplicaNode::check);
+    }
+
+    private static Void check(RaftClientReply reply) {
+        if (!reply.isSuccess()) {
+            throw new ReplicationException("the replicated log refused the batch: " + reply.getException());
+        }
+        if (!ReplicaStateMachine.APPLIED.getContent().equals(reply.getMessage().getContent())) {
+            throw new ReplicationException("this node no longer leads: its batch was skipped");
+        }
+        return null;
+    }
+
+    /**
+     * Starts renewing this node's lease for {@code term} (an empty entry every {@link #LEASE_RENEW_MS}), ending any
+     * earlier renewal, and waits up to {@code waitMs} for the first renewal to succeed.
+     *
+     * @return true if the lease is held now
+     */
+    public synchronized boolean holdLease(long term, long waitMs) throws InterruptedException {
+        releaseLease();
+        leaseTerm = term;
+        leaseUntilNs = System.nanoTime();
+        leaseRenewal = Thread.ofPlatform().daemon().name("blockcache-replica-lease").start(() -> renew(term));
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        while (leaseProblem(term) != null && System.nanoTime() < deadlineNs) {
+            Thread.sleep(10); // polling the renewal thread's first answer, bounded by the deadline
+        }
+        return leaseProblem(term) == null;
+    }
+
+    /** Stops renewing; the lease lapses. */
+    public synchronized void releaseLease() {
+        leaseTerm = -1;
+        if (leaseRenewal != null) {
+            leaseRenewal.interrupt();
+            leaseRenewal = null;
+        }
+    }
+
+    /** Null while this node holds the lease of {@code term}, else why not: the backing fence's question. */
+    public String leaseProblem(long term) {
+        if (leaseTerm != term) {
+            return "this node does not serve its replication group in term " + term;
+        }
+        long overdueNs = System.nanoTime() - leaseUntilNs;
+        return overdueNs < 0 ? null : "this node's lease on its replication group lapsed " + overdueNs / 1_000_000
+                + " ms ago (no quorum answered in time): another member may serve now";
+    }
+
+    private void renew(long term) {
+        byte[] empty = new ReplicaRecords().toBytes(term);
+        while (leaseTerm == term && !Thread.currentThread().isInterrupted()) {
+            long sentNs = System.nanoTime();
+            try {
+                append(empty).get(LEASE_MS, TimeUnit.MILLISECONDS);
+                long until = sentNs + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+                if (leaseTerm == term && until - leaseUntilNs > 0) {
+                    leaseUntilNs = until;
+                }
+                Thread.sleep(LEASE_RENEW_MS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // Not renewed: the lease runs out on its own; the next attempt may succeed (a slow quorum).
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        releaseLease();
+        try {
+            client.close();
+        } finally {
+            server.close();
+        }
+    }
+}

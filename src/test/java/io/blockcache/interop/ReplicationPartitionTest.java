@@ -1,0 +1,94 @@
+package io.blockcache.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blockcache.nbd.NbdProtocol;
+import io.blockcache.nbd.NbdTestClient;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A frozen leader (SIGSTOP: a VM pause, a partition that heals) in a replication group (docs/SCALE.md). */
+class ReplicationPartitionTest {
+    private static final int BLOCK = 4096;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFrozenLeaderThatResumesAcknowledgesNothingAndItsWritesAreNeverServed() throws Exception {
+        // Proves: while the leader is frozen the others elect a new one, which serves the writes the old one had
+        // acknowledged; when the old leader resumes, a FLUSH on its old connection does not succeed, it stops serving,
+        // and neither its new write nor its writeback reaches what the new leader serves.
+        try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "")) {
+            ReplicaProcess old = group.awaitLeader(-1);
+            assertThat(old).as("a first leader" + group.logs()).isNotNull();
+            assertThat(group.awaitAllFollow(old)).as("all members follow" + group.logs()).isNull();
+            long oldTerm = old.servingTerm();
+            try (NbdTestClient toOld = connect(old)) {
+                write(toOld, 0, (byte) 0xA1);
+                assertThat(toOld.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+
+                old.freeze();
+                ReplicaProcess next = group.awaitLeader(oldTerm);
+                assertThat(next).as("a new leader while the old one is frozen" + group.logs()).isNotNull();
+                assertThat(next).isNotSameAs(old);
+                try (NbdTestClient toNext = connect(next)) {
+                    assertThat(read(toNext, 0)).as("acknowledged before the freeze").containsOnly((byte) 0xA1);
+                    write(toNext, 1, (byte) 0xB2);
+                    assertThat(toNext.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+                }
+
+                old.resume();
+                boolean flushSucceeded;
+                try {
+                    write(toOld, 2, (byte) 0xC3);
+                    flushSucceeded = toOld.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error() == 0;
+                } catch (IOException | AssertionError closed) {
+                    flushSucceeded = false; // the old leader stopped serving and closed the connection
+                }
+                assertThat(flushSucceeded).as("a FLUSH on the resumed old leader" + group.logs()).isFalse();
+                awaitLog(old, "stops serving", group);
+
+                try (NbdTestClient toNext = connect(next)) {
+                    assertThat(read(toNext, 0)).containsOnly((byte) 0xA1);
+                    assertThat(read(toNext, 1)).containsOnly((byte) 0xB2);
+                    assertThat(read(toNext, 2)).as("the old leader's write after it lost the lead" + group.logs())
+                            .containsOnly((byte) 0);
+                }
+            }
+        }
+    }
+
+    private static void awaitLog(ReplicaProcess member, String text, ReplicaGroup group) throws Exception {
+        long deadlineNs = System.nanoTime() + ReplicaGroup.LEADER_TIMEOUT_MS * 1_000_000;
+        while (!member.log().contains(text)) {
+            assertThat(System.nanoTime()).as("member " + member.id + " says \"" + text + "\"" + group.logs())
+                    .isLessThan(deadlineNs);
+            Thread.sleep(50); // polling a child process's log, bounded by the deadline
+        }
+    }
+
+    private static void write(NbdTestClient client, int block, byte value) throws IOException {
+        byte[] data = new byte[BLOCK];
+        Arrays.fill(data, value);
+        NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_WRITE, (long) block * BLOCK, BLOCK, data);
+        if (reply.error() != 0) {
+            throw new IOException("write of block " + block + ": NBD error " + reply.error());
+        }
+    }
+
+    private static byte[] read(NbdTestClient client, int block) throws IOException {
+        NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_READ, (long) block * BLOCK, BLOCK, null);
+        assertThat(reply.error()).as("read of block " + block).isZero();
+        return reply.data();
+    }
+
+    private static NbdTestClient connect(ReplicaProcess member) throws IOException {
+        return new NbdTestClient(new InetSocketAddress("127.0.0.1", member.nbdPort)).readTimeoutMs(60_000)
+                .go(ReplicaGroup.EXPORT, false);
+    }
+}
