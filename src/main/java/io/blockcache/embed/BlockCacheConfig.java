@@ -19,7 +19,7 @@ import java.util.concurrent.ForkJoinPool;
  *
  * @param cacheFile the cache device file (a file on fast storage, or a block device node)
  * @param backings volume name to backing store, in volume order: {@code file:PATH} (or a plain path),
- *     {@code nbd://HOST[:PORT]/EXPORT} or {@code s3://BUCKET/PREFIX} (README, {@code --backing})
+ *     {@code nbd://HOST[:PORT]/EXPORT} or {@code s3://BUCKET/PREFIX} (docs/CLI.md, {@code serve --backing})
  * @param cacheSizeBytes size of a new cache file, in bytes
  * @param backingSizeBytes size of the volume of a new (sparse) backing file or S3 volume, in bytes (the store gets its
  *     1 MiB header on top)

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * What the NBD server allows a client, validated once here. Defaults live in {@link #DEFAULTS} with their
- * reasons; {@code serve} sets them from its {@code --nbd-*} flags (README, docs/ARCHITECTURE.md "Limits").
+ * reasons; {@code serve} sets them from its {@code --nbd-*} flags (docs/CLI.md, docs/ARCHITECTURE.md "Limits").
  *
  * @param handshakeTimeout how long a connection may take from accept to the end of the handshake before it is
  *     closed (positive): a socket that never speaks holds a connection slot only this long

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The JVM sizing rule of bin/blockcache serve (README "Memory", docs/OPERATIONS.md). */
+/** The JVM sizing rule of bin/blockcache serve (docs/OPERATIONS.md §3 "Memory"). */
 class JvmSizingTest {
     private static final long MIB = 1L << 20;
 
