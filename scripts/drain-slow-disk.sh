@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# How long a drain takes over a disk that answers one request at a time in 4 ms (docs/BENCHMARKS.md "Session 11: a
-# modern pass waits for room for all of it"): serve over nbdkit memory + noparallel + delay, fio 4 KiB random writes
+# How long a drain takes over a disk that answers one request at a time in 4 ms (docs/bench-history/writeback.md
+# "2026-12-02: a modern pass waits for room for all of it"): serve over nbdkit memory + noparallel + delay, fio 4 KiB random writes
 # over 16 MiB at iodepth 16 for RT seconds (default 5), then a drain; prints its seconds and writeback's passes.
 #   scripts/drain-slow-disk.sh JAR
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where blockcache's own CPU goes in one bench nbd row, method by method (docs/BENCHMARKS.md "Session 21"): perf
+# Where blockcache's own CPU goes in one bench nbd row, method by method (docs/bench-history/nbd.md "2026-12-04: a third set on the final code"): perf
 # cannot see inside the JIT's inlining, async-profiler can. Starts `serve` (the launcher's JVM flags, a fresh 2 GiB
 # cache) with async-profiler's agent (tools.profiler:async-profiler from Maven Central, fetched once to /var/tmp),
 # writes WARM (8) s of 4 KiB random writes over 256 MiB at QD32 with writeback paused, then profiles RT (10) s more

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One server's paused 4 KiB random writes in 5-s windows (docs/BENCHMARKS.md "Session 22"): a fresh server, fio at
+# One server's paused 4 KiB random writes in 5-s windows (docs/bench-history/nbd.md "2026-12-04: a settled page cache"): a fresh server, fio at
 # QD32 over [768 MiB, 1 GiB) as bench nbd's paused row, and per window the IOPS, the server's CPU per request, the
 # whole machine's busy CPU per request (/proc/stat) and what the kernel wrote out (pgpgout). Shows how much one
 # server's cost varies on its own, which bench nbd's one cell per run cannot. For blockcache it also prints what

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the CPU of each bench nbd row goes (docs/BENCHMARKS.md, "Session 19"): blockcache serve (with the JVM flags
+# Where the CPU of each bench nbd row goes (docs/bench-history/nbd.md "2026-12-04: allocation-free misses"): blockcache serve (with the JVM flags
 # bin/blockcache gives it) and nbdkit-file side by side, regions prepared like `bench nbd --quick` (a quarter of each),
 # then each row for RT seconds (default 8) per server with `perf record -g` on the server; prints IOPS, server CPU per
 # request and the samples by category (scripts/perf-categories.py), in µs per request. Needs fio, nbdkit, perf, curl.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Per-thread CPU and sleeps of blockcache serve under one fio job (docs/BENCHMARKS.md "Fewer hand-offs"): JAR, RW = randread
-# (after a drained 256 MiB fill with FILL_BS writes, default 4k; NOFILL=1 SIZE=2g for misses) or randwrite (WBPAUSE=1 pauses
+# Per-thread CPU and sleeps of blockcache serve under one fio job (docs/bench-history/nbd.md "Fewer hand-offs"): JAR, RW =
+# randread (after a drained 256 MiB fill with FILL_BS writes, default 4k; NOFILL=1 SIZE=2g for misses) or randwrite (WBPAUSE=1 pauses
 # writeback), optional JVM flags. Prints IOPS, CPU us per request, and per thread group user/sys us and voluntary context
 # switches ("sleeps") per request; "rest" is threads that ended with the connection (its reader and writer).
 #   scripts/nbd-threads.sh JAR randread|randwrite [JOPTS]

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # 4 KiB random writes through `serve` (the launcher's JVM flags, a fresh 2 GiB cache file, writeback running unless
-# WBPAUSE=1), measured as in docs/BENCHMARKS.md "Session 12": fio's nbd engine over SIZE (256m) at OFF (768m), QD32,
+# WBPAUSE=1), measured as in docs/bench-history/nbd.md "2026-12-02: a log-structured cache on fresh pages": fio's nbd engine over SIZE (256m) at OFF (768m), QD32,
 # RT (10) seconds, no ramp; prints IOPS, the server's CPU per request and the /api/stats counters that
 # moved (bypass, throttle, writeback, GC's moved bytes and compacted buckets). PRE=1 fills the region once first;
 # WARM=N writes N s more before measuring; KNOBS="volume.default.throttle_start_percent=100 ..." sets live knobs; JOPTS adds JVM flags; PROF=1 records perf.
 # WARMARGS adds fio options to the WARM job (WARMARGS=--norandommap: the measured job's uniform overwrites, so a
 # WARM=60 run measures the cache after its first lap, in steady state); fincore prints how much of the cache file is
-# in the page cache before and after the measured job (docs/BENCHMARKS.md "Session 13": idle pages are paged out).
+# in the page cache before and after the measured job (docs/bench-history/nbd.md "2026-12-03: a machine that pages out idle memory": idle pages are paged out).
 #   scripts/randwrite-serve.sh JAR        (alternate two builds, one run each, to compare them: the machine is noisy)
 set -o pipefail
 JAR=$1

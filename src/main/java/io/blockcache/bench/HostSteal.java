@@ -7,8 +7,9 @@ import java.nio.file.Path;
 /**
  * CPU time the host took from this virtual machine ("steal", the eighth figure of {@code /proc/stat}'s {@code cpu}
  * line), as a share of all CPU time between two samples. On the bench machine the host at times stole 3–16 s of CPU
- * in a 40-s run, and one build's IOPS then swung from 27 k to 77 k (docs/BENCHMARKS.md "Session 17"): a ratio measured
- * under steal measures the host, so {@code bench nbd} reports the steal of every measured part beside its numbers.
+ * in a 40-s run, and one build's IOPS then swung from 27 k to 77 k (docs/bench-history/nbd.md "2026-12-03: the
+ * dirty-overlap look-up put off"): a ratio measured under steal measures the host, so {@code bench nbd} reports the
+ * steal of every measured part beside its numbers.
  */
 final class HostSteal {
     /** Above this share a row's figures say more about the host than about the servers. */

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
  * writes them out 30 s later ({@code vm.dirty_expire_centisecs}) — with 12-s cells, inside the cell of whichever
  * server runs two cells on. Measured here: 4 KiB random writes over 256 MiB left nbdkit's file dirty, and the kernel
  * wrote it out 25–30 s after they began, on the same two cores the next servers and fio run on; the bench's fills left
- * 0.9–1.8 GiB dirty (docs/BENCHMARKS.md "Session 22"). The costs a server causes inside its own cell (blockcache's
- * journal commits flush its cache file every 100 ms) stay in its cell.
+ * 0.9–1.8 GiB dirty (docs/bench-history/nbd.md "2026-12-04: a settled page cache"). The costs a server causes inside
+ * its own cell (blockcache's journal commits flush its cache file every 100 ms) stay in its cell.
  */
 final class PageCacheSettle {
     private static final Path MEMINFO = Path.of("/proc/meminfo");

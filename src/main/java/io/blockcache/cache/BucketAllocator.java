@@ -15,9 +15,10 @@ import io.blockcache.journal.GenerationJournal;
  * still in the page cache, and writing it again overwrites resident pages, where a bucket written for the first
  * time makes the kernel allocate a page per 4 KiB. On the development VM that allocation costs ~5 µs per 4 KiB
  * (the host backs each newly allocated guest page, and free guest memory is handed back to it), an overwrite
- * ~1.3 µs (docs/BENCHMARKS.md "Session 12"); a log-structured cache writing round-robin paid the former for every
- * write of its first lap over the device. On flash the order does not matter (the device remaps). An emptied
- * bucket is reusable only when it is sealed, holds no live sectors and no reader has it pinned.
+ * ~1.3 µs (docs/bench-history/nbd.md "2026-12-02: a log-structured cache on fresh pages"); a log-structured cache
+ * writing round-robin paid the former for every write of its first lap over the device. On flash the order does not
+ * matter (the device remaps). An emptied bucket is reusable only when it is sealed, holds no live sectors and no reader
+ * has it pinned.
  *
  * <p>Thread rule: owned by the cache's loop thread.
  */

@@ -15,7 +15,7 @@ import org.HdrHistogram.Histogram;
  * always on the loop thread), readers are rare (stats, the writeback governor). One uncontended monitor per update
  * costs a fraction of what atomic counters plus HdrHistogram's {@code Recorder} did (two atomic adds, a monitor, and
  * the recorder's phaser and atomic histogram: some six more atomic operations; 0.31 µs per paused 4 KiB write,
- * docs/BENCHMARKS.md "Session 21").
+ * docs/bench-history/nbd.md "2026-12-04: a third set on the final code").
  */
 public final class DeviceCounters {
     /** Highest latency the histogram tracks exactly: one hour, far above any sane device response. */

@@ -6,11 +6,11 @@ package io.blockcache.device;
  *
  * <p>Why: a 4 KiB {@code pread}/{@code pwrite} that the page cache serves takes 1–3 µs in the kernel, but the
  * hand-off to a parked I/O thread and back costs a futex wake-up and a context switch on each side. Measured on
- * the 2-core bench machine (docs/BENCHMARKS.md, "Small transfers on the loop thread"), the I/O threads spent about
- * 12 µs of system time per 4 KiB request, most of it waking and sleeping, against nbdkit's 9 µs for its whole
- * request. A transfer the kernel cannot serve from memory (a page to read from the disk, a write held back by
- * dirty-page throttling) would block the loop — every volume, timer and admin call behind it — for as long as the
- * disk takes, so the policy only inlines where the device has shown itself fast:
+ * the 2-core bench machine (docs/bench-history/nbd.md, "2026-12-02, quiet machine: small transfers on the loop
+ * thread"), the I/O threads spent about 12 µs of system time per 4 KiB request, most of it waking and sleeping, against
+ * nbdkit's 9 µs for its whole request. A transfer the kernel cannot serve from memory (a page to read from the disk, a
+ * write held back by dirty-page throttling) would block the loop — every volume, timer and admin call behind it — for
+ * as long as the disk takes, so the policy only inlines where the device has shown itself fast:
  * <ul>
  *   <li>only buffered devices (never O_DIRECT, where every call waits for the device), only reads and writes
  *       without FUA (a FUA write forces the file), and only transfers of at most {@link #INLINE_BYTES_MAX};</li>
@@ -26,10 +26,11 @@ package io.blockcache.device;
  *       buffered write takes the file's inode lock, so 32 writes handed to 32 threads at once queue behind each
  *       other and each one measures the queue: measured on the bench machine, 4 KiB writes at queue depth 32
  *       stayed on the threads for a whole run after one slow moment, though each took a few microseconds alone
- *       (docs/BENCHMARKS.md "Session 11"). So threaded times only ever bring inlining <em>on</em>; while inlining,
- *       the late threaded calls (handed off before it began) are not counted. A slow probe, or an inline spell
- *       that a probe began and that ends within {@link #PROBE_TRUSTED_CALLS} calls, doubles the interval up to
- *       {@link #PROBE_INTERVAL_MAX_NS}: a device that really is slow blocks the loop for one call per 10 s.</li>
+ *       (docs/bench-history/nbd.md "2026-12-02: small writes stuck on the I/O threads"). So threaded times only ever
+ *       bring inlining <em>on</em>; while inlining, the late threaded calls (handed off before it began) are not
+ *       counted. A slow probe, or an inline spell that a probe began and that ends within {@link #PROBE_TRUSTED_CALLS}
+ *       calls, doubles the interval up to {@link #PROBE_INTERVAL_MAX_NS}: a device that really is slow blocks the loop
+ *       for one call per 10 s.</li>
  * </ul>
  *
  * <p>Thread rule: {@link #inline} and {@link #recordInline} on the loop thread; {@link #recordThreaded} from any

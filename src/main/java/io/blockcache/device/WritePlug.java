@@ -8,9 +8,10 @@ import java.nio.ByteBuffer;
  *
  * <p>Why: a log-structured cache appends every front-end write just after the previous one in its open bucket, so
  * the writes one loop turn takes from the sockets are adjacent on the cache device. On the bench machine a system
- * call costs more than the 4 KiB it copies (docs/BENCHMARKS.md, "Session 16": the cache file's {@code pwrite} was
- * 22 % of the loop in 4 KiB random writes, the paravirtual syscall exit a fifth of all loop samples), so N adjacent
- * writes in one call save N − 1 calls, each with its own file-time update and inode lock.
+ * call costs more than the 4 KiB it copies (docs/bench-history/nbd.md "2026-12-03: writes and the NBD layer without
+ * allocation": the cache file's {@code pwrite} was 22 % of the loop in 4 KiB random writes, the paravirtual syscall
+ * exit a fifth of all loop samples), so N adjacent writes in one call save N − 1 calls, each with its own file-time
+ * update and inode lock.
  *
  * <p>Buffers: the first write is kept as the caller's own buffer, so a plug of one costs nothing over writing it at
  * once; when a second joins, both are copied into the plug's staging buffer (direct, made on the first join and kept

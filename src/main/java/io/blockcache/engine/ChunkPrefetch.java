@@ -9,9 +9,9 @@ import java.util.List;
 /**
  * Decodes a checkpoint's chunks one ahead of the replay, away from the loop thread ({@link EventLoop#offLoop}), so
  * that the loop only applies what is decoded. Why: decoding a 256 KiB chunk, a slice of its own on the loop, took
- * 4–9 ms of loop time in {@code bench recovery} where a replay slice takes about 1 (docs/BENCHMARKS.md "Recovery on
- * a machine with no steal"); {@link CheckpointCursor} is pure, so another thread can do it while the loop applies
- * the chunk before. Where the decode runs inline (a simulated loop), its result is there at once, as before.
+ * 4–9 ms of loop time in {@code bench recovery} where a replay slice takes about 1 (docs/bench-history/recovery.md
+ * "Recovery on a machine with no steal"); {@link CheckpointCursor} is pure, so another thread can do it while the loop
+ * applies the chunk before. Where the decode runs inline (a simulated loop), its result is there at once, as before.
  *
  * <p>The first chunk is decoded on the loop ({@link #takeFirst}), every later one ahead of it. At most one chunk is
  * decoded ahead. The cursor is used by one thread at a time: each decode starts only after

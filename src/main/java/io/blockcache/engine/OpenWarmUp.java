@@ -15,9 +15,9 @@ import java.util.function.Consumer;
  * open does not pay the JVM's one-time costs on its loop (issue 10 "recovery": the loop is not blocked for more than
  * 10 ms at a time while it replays). In a fresh JVM the first open that replays spent 17–25 ms in single loop tasks
  * loading classes, bootstrapping record methods and linking lambdas (`CacheOpener.matchBackings`,
- * `CacheSetBuilder.prepare`, `CacheOpener.finishOpen`; docs/BENCHMARKS.md "Recovery on a quiet machine"), costs of
- * the code, not of the cache. Here they are paid off the loop: an 8 MiB cache in memory is formatted, written and
- * flushed, opened again as after a power cut (a journal tail to replay) and again after a clean stop, on a
+ * `CacheSetBuilder.prepare`, `CacheOpener.finishOpen`; docs/bench-history/recovery.md "Recovery on a quiet machine"),
+ * costs of the code, not of the cache. Here they are paid off the loop: an 8 MiB cache in memory is formatted, written
+ * and flushed, opened again as after a power cut (a journal tail to replay) and again after a clean stop, on a
  * simulated loop driven by this thread; and one virtual thread is started. Tens of milliseconds, once per process.
  *
  * <p>Call it before opening a cache that may need recovery ({@code serve} does, see {@code host.CacheHost});

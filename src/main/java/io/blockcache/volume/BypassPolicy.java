@@ -83,7 +83,8 @@ final class BypassPolicy {
      * sync cutoff (and beyond it, capped by the throttle). Measured in dirty data, not buckets in use (see
      * {@link OccupancyGauge}): under small random overwrites the buckets in use passed the start mark with a
      * tenth of the cache dirty, and the throttle held 4,900-24,400 writes of a 10 s run at QD32 for up to 19 ms
-     * each (25-106 s of delay in all); paced by dirty data it held none (docs/BENCHMARKS.md "Session 12").
+     * each (25-106 s of delay in all); paced by dirty data it held none (docs/bench-history/nbd.md "2026-12-02: a
+     * log-structured cache on fresh pages").
      */
     double throttlePressure() {
         BypassSettings s = settings;

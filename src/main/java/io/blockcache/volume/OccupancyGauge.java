@@ -25,9 +25,10 @@ import io.blockcache.cache.BucketTable;
  * <p><b>Dirty data</b> (for the throttle, {@link #dirtyDataPercent}) = dirty sectors ÷ the data buckets' sectors,
  * from the same sweep. The two part under small random overwrites: the blocks not yet written again stay
  * scattered thinly over every bucket written in the last seconds, so 12 % of the cache in dirty data held 68 % of
- * the buckets (docs/BENCHMARKS.md "Session 10"). The cutoffs stay on buckets (a bucket with any dirty sector cannot
- * be evicted, and the full-cache experiment runs out of free buckets when they look at less); the throttle, which
- * the issue asks to slow writers "as dirty data nears its limit", looks at the dirty data.
+ * the buckets (docs/bench-history/nbd.md "2026-12-02: where a 4 KiB random write's time goes"). The cutoffs stay on
+ * buckets (a bucket with any dirty sector cannot be evicted, and the full-cache experiment runs out of free buckets
+ * when they look at less); the throttle, which the issue asks to slow writers "as dirty data nears its limit", looks at
+ * the dirty data.
  *
  * <p>Thread rule: the loop thread.
  */

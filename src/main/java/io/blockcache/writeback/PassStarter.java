@@ -168,9 +168,9 @@ final class PassStarter {
      * larger. Why: a pass clipped to the capacity free at the moment takes one key when one key's run just ended,
      * and its run ends alone again later, so once 64 one-key runs are in flight (a busy spell over a slow disk
      * leaves that) writeback stays at one key per pass for good. Measured over an NBD disk answering one request at
-     * a time in 4 ms: a drain of 16 MiB of 4 KiB keys took 15.4 s in 3,596 passes (docs/BENCHMARKS.md "Session
-     * 11"). bcache's read_dirty() never clips: it plans the pass first, then waits on its in_flight semaphore key
-     * by key. Classic passes keep being clipped, as before (its comparisons stay as measured).
+     * a time in 4 ms: a drain of 16 MiB of 4 KiB keys took 15.4 s in 3,596 passes (docs/bench-history/writeback.md
+     * "2026-12-02: a modern pass waits"). bcache's read_dirty() never clips: it plans the pass first, then waits on its
+     * in_flight semaphore key by key. Classic passes keep being clipped, as before (its comparisons stay as measured).
      */
     static int roomForAPass(int passKeys, int ioInFlightMax) {
         return Math.max(1, Math.min(passKeys, (ioInFlightMax + 1) / 2));

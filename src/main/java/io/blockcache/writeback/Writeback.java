@@ -498,7 +498,7 @@ public final class Writeback {
         long target = dirtyTargetSectors();
         // In use as bcache's gc_stats.in_use counts it: buckets holding dirty data. Clean buckets are reclaimable;
         // counting them fired the boost in a cache full of clean data and wrote everything back at once
-        // (docs/BENCHMARKS.md "Session 13").
+        // (docs/bench-history/nbd.md "2026-12-03: a machine that pages out idle memory").
         RateController.Space picture = new RateController.Space((int) volume.cacheInUsePercent(),
                 volume.cacheInUseBuckets(), space.table().bucketSectors());
         rate.update(index.extents().dirtySectors(), target, pacer.keepingUp(loop.nowNs()), picture, settings);

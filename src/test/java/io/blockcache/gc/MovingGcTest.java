@@ -171,7 +171,8 @@ class MovingGcTest {
     void aRoundOfPiecesIsCopiedWithOneWrite() {
         // Proves the rounds (MovingGc.PIECES_PER_ROUND): the sparse bucket's four live 4 KiB pieces are read, then
         // written to the GC write point back to back with one device write, in order, and re-pointed. (One write
-        // per piece was a system call each on the loop thread: docs/BENCHMARKS.md "Session 17".)
+        // per piece was a system call each on the loop thread: docs/bench-history/nbd.md "2026-12-03: the dirty-overlap
+        // look-up put off".)
         for (int i = 0; i < 32; i++) {
             h.write(i, GcHarness.block(i, 1), false);
         }
