@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13 item 8 (docs/TESTING.md "Keeping the suite green"): the README's test command from fresh clones, two at a
+# A suite that never flakes (docs/TESTING.md "Keeping the suite green"): the README's test command from fresh clones, two at a
 # time, each building and testing while the other runs beside it. Clones REPO's HEAD for every run (so a loop spans
 # the commits that land meanwhile), keeps each run's log in OUT, and the surefire reports of a red one; stops after 20
 # green in a row, or when no new pair may start (STOP_AT, epoch seconds). Results: OUT/results.txt, a line per run.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Resident memory of `serve` under load (issue 10, docs/BENCHMARKS.md "Process memory"): starts bin/blockcache serve
+# Resident memory of `serve` under load (docs/BENCHMARKS.md "Process memory"): starts bin/blockcache serve
 # with a 2 GiB cache on fresh files, runs fio's nbd engine (4 KiB random writes, QD32, one connection) for SECONDS
 # and samples VmRSS of /proc/PID/status every 0.5 s; prints idle RSS, the samples, the peak (VmHWM), heap and GC
 # figures, fio's IOPS and the server's CPU time per request (steadier than IOPS on a shared machine).

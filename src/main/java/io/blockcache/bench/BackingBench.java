@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * {@code bench backing} (issue 11 item 5, NBD rows): fio's 4 KiB random writes, then random reads, over a working set
+ * {@code bench backing} (NBD rows): fio's 4 KiB random writes, then random reads, over a working set
  * that fits in every cache, against three setups in front of the same kind of slow backing, {@code nbdkit memory}
  * behind its {@code delay} filter ({@link #DELAY_MS} ms per read and write), served two ways ({@link SlowBacking}): as
  * a disk answering one request at a time (the issue's "4 ms per request") and as a store answering every request at

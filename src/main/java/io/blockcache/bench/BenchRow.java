@@ -5,8 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One result row of a writeback experiment: which experiment and policy, and the measured fields that apply (issue 5
- * item 8 names them; a field that does not apply is absent, one that was measured as "did not happen" is null).
+ * One result row of a writeback experiment: which experiment and policy, and the measured fields that apply (the
+ * experiments name them; a field that does not apply is absent, one that was measured as "did not happen" is null).
  * Numbers are in the unit their name ends with.
  */
 final class BenchRow {

@@ -8,7 +8,7 @@ import io.blockcache.writeback.WritebackSettings;
 import java.util.List;
 
 /**
- * The cost of epoch ordering (issue 14 item 3; docs/WRITEBACK.md, "Epoch ordering"): idle drain, busy front end
+ * The cost of epoch ordering (docs/WRITEBACK.md, "Epoch ordering"): idle drain, busy front end
  * and bursts on the HDD model, the front end flushing every second, every 100 ms or after every write, each run
  * with the modern engine unordered ({@code modern}), ordered in place ({@code epochs}) and ordered through a backing
  * log of {@link BenchRig#JOURNALED_LOG_BYTES} ({@code journaled}), plus bcache's classic algorithm

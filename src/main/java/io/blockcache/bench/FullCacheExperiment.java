@@ -21,7 +21,7 @@ import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * A full cache in simulated time (issue 6 item 6): 4 KiB random writes at queue depth 8 over a span several
+ * A full cache in simulated time: 4 KiB random writes at queue depth 8 over a span several
  * times the cache, until 3x the cache size is written, onto a simulated SSD cache over the default HDD model.
  * Checks that it never deadlocks (the simulated clock keeps moving and every request is answered), that no
  * bucket with dirty sectors is ever evicted ({@link DirtyEvictionWatch}), and that every block reads back its
@@ -46,7 +46,7 @@ final class FullCacheExperiment {
      * @param cacheBytes the cache device's size
      * @param bucketSizeBytes the cache's bucket size
      * @param spanFactor the written span is this many times the cache
-     * @param writtenFactor the run writes this many times the cache (3 for issue 6)
+     * @param writtenFactor the run writes this many times the cache (3 in {@code bench gc})
      */
     record Settings(long cacheBytes, int bucketSizeBytes, int spanFactor, int writtenFactor, int depth, long seed) {
     }

@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * {@code bench gc}: the GC latency experiment (real time) and the full-cache experiment (simulated time) of
- * issue 6 item 6, printed as a table or as JSON lines, with PNG charts.
+ * the GC goals, printed as a table or as JSON lines, with PNG charts.
  *
  * <p>Thread rule: the caller's thread; the real-time experiment starts and stops its own loop thread.
  */

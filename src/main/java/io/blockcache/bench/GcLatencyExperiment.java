@@ -20,7 +20,7 @@ import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * GC latency in real time (issue 6 item 6): one cache set on sparse memory devices under a {@link RealLoop},
+ * GC latency in real time: one cache set on sparse memory devices under a {@link RealLoop},
  * its index prefilled with {@code extents} clean 4 KiB extents ({@link IndexPrefill}), a closed-loop front end
  * of 4 KiB random reads and writes at queue depth 8 over all of them, and, side by side in the same run, a
  * forced GC with the sliced settings, one with the whole mark in one slice, and a window without GC.
@@ -168,7 +168,7 @@ final class GcLatencyExperiment {
      * Turns the congestion bypass and the occupancy cutoffs off: a loaded machine's request latency alone passes
      * bcache's thresholds, and writes sent around the cache would remove extents, so the index would no longer hold
      * the size measured (GcBenchTest saw 18,737 of 20,000 extents at load 17). The experiment measures GC, not
-     * bypass. The cutoffs too since session 12: with writeback stopped, random 4 KiB writes leave dirty blocks in
+     * bypass. The cutoffs too since 2026-12-02: with writeback stopped, random 4 KiB writes leave dirty blocks in
      * ever more buckets (9–21 % in use at the end of a quick tiny run, more the longer a loaded run lasts), and the
      * throttle that had slowed them from 30 % in use now paces by dirty data; GcBenchTest saw 18,493 of 20,000 once
      * in a loaded run, the likely cause though not caught (the run's log now says what removed extents). The cache
@@ -183,7 +183,7 @@ final class GcLatencyExperiment {
 
     /**
      * What could have taken extents out of the index during the run (GcBenchTest asserts the index keeps its size;
-     * it failed once in session 12 with 18,493 of 20,000 and no cause on record): writes sent around the cache by
+     * it failed once on 2026-12-02 with 18,493 of 20,000 and no cause on record): writes sent around the cache by
      * reason, evicted buckets and the stale keys GC dropped.
      */
     private static String whatRemovedExtents(CacheSet set, Volume volume) {

@@ -10,7 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What <em>journaled</em> write-back would cost at best on the HDD model (issue 14 item 3; docs/WRITEBACK.md "Why
+ * What <em>journaled</em> write-back would cost at best on the HDD model (docs/WRITEBACK.md "Why
  * epochs cost what they cost"): the I/O pattern alone, on a fresh disk, with no cache reads and no engine. It is a
  * bound to decide whether the format change is worth building, not a measurement of built code.
  *

@@ -12,7 +12,7 @@ import java.util.function.ToDoubleFunction;
  * One server's row of {@code bench nbd --runs N}: the median over the runs of each figure, each ratio to nbdkit
  * taken within its own run first (so the median of ratios, never a ratio of medians: nbdkit's own numbers swing
  * ±50 % between runs on a shared machine, and only neighbouring cells compare), and whether that meets
- * {@link NbdGoal}. This is issue 10's "run it three times; the median must meet every row".
+ * {@link NbdGoal}. This is the goal's "run it three times; the median must meet every row".
  *
  * @param server       server name as in {@link NbdBenchResult}
  * @param workload     the row

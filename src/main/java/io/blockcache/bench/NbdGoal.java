@@ -1,7 +1,7 @@
 package io.blockcache.bench;
 
 /**
- * Issue 10's target for one {@code bench nbd} row, as ratios to nbdkit-file measured in the same run: the least
+ * The target for one {@code bench nbd} row, as ratios to nbdkit-file measured in the same run: the least
  * IOPS ratio, the most CPU per request ratio, and (for the miss row only) the most p99 latency ratio.
  *
  * @param iopsRatioMin blockcache's IOPS ÷ nbdkit's must be at least this

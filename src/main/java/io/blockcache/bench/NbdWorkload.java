@@ -1,7 +1,7 @@
 package io.blockcache.bench;
 
 /**
- * The rows of {@code bench nbd} (issue 10 item 1), in the order they run and print: reads first (of data the
+ * The rows of {@code bench nbd}, in the order they run and print: reads first (of data the
  * fills prepared), then writes. Each row is one fio job group over one {@link NbdRegion}.
  */
 public enum NbdWorkload {

@@ -19,7 +19,7 @@ import org.HdrHistogram.Histogram;
  * <p>Thread rule: every method on the loop's thread.
  */
 final class RandomIoWorkload {
-    /** Request size: 4 KiB, the block size of the experiments (issue 6 item 6). */
+    /** Request size: 4 KiB, the block size of the experiments. */
     static final int BLOCK_BYTES = 4096;
     /** Latency recorded up to 1 hour with 3 significant digits (simulated throttling can be long). */
     static final long LATENCY_NS_MAX = 3_600_000_000_000L;

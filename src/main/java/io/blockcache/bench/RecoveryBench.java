@@ -17,7 +17,7 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * {@code bench recovery} (issue 10): seconds from {@code CacheSet.open} to serving for a cache of N extents, after a
+ * {@code bench recovery}: seconds from {@code CacheSet.open} to serving for a cache of N extents, after a
  * crash (checkpoint + journal tail; clean extents would be dropped, docs/FORMAT.md §7 rule 10) and after a clean
  * stop (everything in the shutdown checkpoint), with how the replay was sliced and the longest time the loop kept a
  * task waiting meanwhile ({@link LoopLagProbe}). The image is built by {@link RecoveryImage}.
@@ -35,7 +35,7 @@ public final class RecoveryBench {
      * @param dir where the sparse cache and backing files go (deleted at the end)
      */
     public record Plan(long extents, Path dir) {
-        /** Issue 10's size: 10 million extents. */
+        /** The recovery goal's size: 10 million extents. */
         public static Plan full(Path dir) {
             return new Plan(10_000_000, dir);
         }

@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * {@code bench writeback}: the four writeback experiments of issue 5 item 8, in simulated time on the HDD and SSD
+ * {@code bench writeback}: the four writeback experiments, in simulated time on the HDD and SSD
  * models. Every experiment builds its dirty set from one seed and runs each policy on a fresh cache set holding
  * that same set, so policies differ in nothing else. Rows go to {@code out} as each experiment finishes.
  */
@@ -189,7 +189,7 @@ public final class WritebackBench {
     }
 
     /**
-     * Ordering on an object store (issue 14 item 7; docs/WRITEBACK.md "Journaled write-back", on an object store): a
+     * Ordering on an object store (docs/WRITEBACK.md "Journaled write-back", on an object store): a
      * quarter of the region rewritten whole by an application flushing every second or every 100 ms (at the bursts'
      * write rate), drained idle unordered, in strict epochs and through a backing log of a quarter of the set (groups
      * of a few hundred epochs) and of twice the set (one group). A quarter, because every byte a group logs is held

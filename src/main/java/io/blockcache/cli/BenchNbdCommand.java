@@ -16,10 +16,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code blockcache bench nbd}: fio's nbd engine against blockcache serve, nbdkit's file plugin and qemu-nbd in
- * one run (see {@link NbdBench}), or in {@code --runs N} runs and their medians against issue 10's goals
- * ({@link NbdBenchMedian}). Needs {@code fio}, {@code nbdkit} and {@code qemu-nbd} on the PATH. Exit 0 when every
- * cell was measured (whether or not the goals are met: this is a measurement), 1 when a server or fio failed, 2 for
- * a bad option.
+ * one run (see {@link NbdBench}), or in {@code --runs N} runs and their medians against the goals ({@link
+ * io.blockcache.bench.NbdGoal}) ({@link NbdBenchMedian}). Needs {@code fio}, {@code nbdkit} and {@code qemu-nbd} on the
+ * PATH. Exit 0 when every cell was measured (whether or not the goals are met: this is a measurement), 1 when a server
+ * or fio failed, 2 for a bad option.
  */
 @Command(name = "nbd", mixinStandardHelpOptions = true,
         description = {"Benchmark NBD servers side by side with fio's nbd engine: blockcache serve (write-back),",

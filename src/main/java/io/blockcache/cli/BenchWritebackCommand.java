@@ -9,8 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code blockcache bench writeback [--quick] [--json] [--charts DIR] [--seed N]}: the writeback experiments of
- * issue 5 item 8 in simulated time (idle drain, busy, block-size sweep, bursts), modern vs classic and the order
+ * {@code blockcache bench writeback [--quick] [--json] [--charts DIR] [--seed N]}: the writeback experiments
+ * in simulated time (idle drain, busy, block-size sweep, bursts), modern vs classic and the order
  * policies in the same run. Prints Markdown tables, or with {@code --json} one JSON object per row.
  */
 @Command(name = "writeback", description = "Writeback experiments in simulated time on the HDD/SSD models.",

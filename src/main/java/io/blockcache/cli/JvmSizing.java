@@ -156,7 +156,7 @@ record JvmSizing(long heapBytesMax, long directBytesMax) {
      * resident memory lowest of G1, ZGC and Serial), a small initial heap, the two limits, and exit on an
      * OutOfMemoryError all the same (a cache that cannot allocate must stop; the next start recovers from the
      * journal). Three more keep what is resident near what is used (docs/BENCHMARKS.md, "Process memory",
-     * session 8: a bench-like sequence ended with 250 MiB of heap committed for 27 MiB in use): 4 MiB regions, so
+     * 2026-12-02: a bench-like sequence ended with 250 MiB of heap committed for 27 MiB in use): 4 MiB regions, so
      * writeback's run buffers of up to 1 MiB are not humongous (with 1 MiB regions they started 114 concurrent
      * cycles and held up to 95 regions); a GC time ratio of {@value #G1_GC_TIME_RATIO}; and a cap on the JDK's
      * per-thread cache of temporary direct buffers, which kept one buffer of the largest transfer per I/O thread.

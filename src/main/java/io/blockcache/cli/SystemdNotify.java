@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * which is why the unit says {@code NotifyAccess=all}, and names ours with {@code MAINPID=} ({@code --pid}).
  * Since systemd 246 it then waits on a notify barrier until the manager has read the message, so the message is
  * attributed to the unit even though the sender exits at once (systemd commit 12705693, "Introduce
- * sd_notify_barrier", fixing systemd issue #2739; systemd-notify(1), {@code --no-block}).
+ * sd_notify_barrier", fixing https://github.com/systemd/systemd/issues/2739; systemd-notify(1), {@code --no-block}).
  *
  * <p>Thread rule: any thread; {@link #notify} blocks for at most {@link #WAIT}.
  */

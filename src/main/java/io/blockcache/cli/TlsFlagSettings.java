@@ -50,7 +50,7 @@ final class TlsFlagSettings {
     }
 
     /**
-     * Issue 12: {@code --allow-remote} (which any non-loopback listen address needs) refuses to start without both
+     * {@code --allow-remote} (which any non-loopback listen address needs) refuses to start without both
      * TLS required for NBD ({@code --tls=require}: plain text can be read and, with {@code --tls=on}, a man in the
      * middle can keep a client from upgrading) and an admin token ({@code --admin-token-file}: the admin API can
      * switch modes and start drains), unless {@code --insecure} says the network is trusted. The one line names

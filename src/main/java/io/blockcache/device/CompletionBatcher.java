@@ -44,7 +44,7 @@ public final class CompletionBatcher {
     /**
      * Completions offered on the loop thread itself (a {@link FileDevice}'s inline transfers): no other thread
      * touches them, so they skip the concurrent queue's node and compare-and-set, and are kept as two parallel
-     * queues rather than one object each (issue 10: nothing allocated per request on the loop thread). Loop thread
+     * queues rather than one object each (nothing allocated per request on the loop thread). Loop thread
      * only.
      */
     private final ArrayDeque<IoCallback> localCallbacks = new ArrayDeque<>();

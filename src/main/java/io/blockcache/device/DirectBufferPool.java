@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Why direct: such a buffer is written to a device (and read into) as it is. A heap buffer goes through a JDK
  * temporary direct buffer on every call (an extra copy of every byte), and a new one per request is garbage the
- * collector must chase (issue 10: "nothing allocated per steady-state request"). Buffers start at a 4 KiB address,
+ * collector must chase ("nothing allocated per steady-state request"). Buffers start at a 4 KiB address,
  * so a device opened with O_DIRECT needs no bounce buffer either.
  *
  * <p>Contents: a buffer is handed out with old bytes in it; the caller overwrites what it uses.

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  * <p>Its state moves QUEUED → EXECUTING → DONE, or QUEUED → DONE when {@code close()} cancels it; each
  * move is a compare-and-set, so exactly one party completes it and its callback runs exactly once.
  * Thread rule: created on the loop thread, then owned by whoever won the last transition. The one request a
- * device performs inline on the loop thread is {@link #reuse reused} for every inline transfer (issue 10: nothing
+ * device performs inline on the loop thread is {@link #reuse reused} for every inline transfer (nothing
  * allocated per request on the loop thread): an inline transfer is over before the next can start.
  */
 final class FileRequest {

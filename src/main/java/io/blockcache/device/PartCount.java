@@ -1,7 +1,7 @@
 package io.blockcache.device;
 
 /**
- * The counting half of {@link IoJoin}, for a reused request that is its own join (issue 10: nothing allocated per
+ * The counting half of {@link IoJoin}, for a reused request that is its own join (nothing allocated per
  * steady-state request on the loop thread): parts are counted from {@link #begin} (which counts the seal as one, so
  * an early part cannot finish the request too soon), and {@link #complete} says when the last one is in and with
  * what outcome.

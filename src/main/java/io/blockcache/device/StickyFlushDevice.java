@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * first failure. Why: a device (like Linux after a writeback error) may report a failed flush to one caller
  * only and let the next flush succeed, although writes acknowledged before the failure never reached stable
  * media. Without this, writeback could swallow the error of its own flush, and a client's later FLUSH would
- * then succeed over writes that were lost (issue 9: "flush errors are sticky per backing device"). Everything
+ * then succeed over writes that were lost ("flush errors are sticky per backing device"). Everything
  * completed before the failure is treated as possibly lost for good: dirty data stays dirty (writeback never
  * marks it clean, since its flushes fail), and no FLUSH or FUA write on the device succeeds until a restart.
  *

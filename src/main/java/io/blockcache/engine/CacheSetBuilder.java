@@ -129,8 +129,8 @@ final class CacheSetBuilder {
      * space, checkpoints, volumes, writeback and GC, in steps that each run in a loop task of their own. Each is
      * O(buckets) and runs once per open, before the JIT has compiled it: at 56,000 buckets after a crash the whole
      * wiring took 12–13 ms in one task (writeback's and GC's per-bucket state ~4 ms each, bucket states and the free
-     * set ~3 ms), so the admin API waited longer than the 10 ms issue 10 allows. Call the steps in order, each after
-     * the previous one returned; {@link #finishedSet()} after the last.
+     * set ~3 ms), so the admin API waited longer than the 10 ms recovery goal allows. Call the steps in order, each
+     * after the previous one returned; {@link #finishedSet()} after the last.
      *
      * @throws IllegalStateException from a step, if replay left a bucket that breaks an invariant
      */

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 /**
  * The one walk over a cache device's metadata that both {@link CacheSet#open} ({@link CacheOpener}) and
  * {@code blockcache check} ({@link CacheInspector}) make, so that check can never call consistent a cache that
- * open refuses, or the reverse (issue 13). Steps (docs/FORMAT.md §8): both superblock copies (read past
+ * open refuses, or the reverse. Steps (docs/FORMAT.md §8): both superblock copies (read past
  * latent sector errors: an unreadable copy counts as invalid), the journal ring (read past latent sector
  * errors, see {@link JournalRecovery#recover(byte[], int, java.util.BitSet)}), the newest checkpoint's buckets.
  * It only reads. The checkpoint's chunks are decoded and verified by the caller, through one

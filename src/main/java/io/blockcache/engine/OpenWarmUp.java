@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * Runs a cache's open once on a throwaway cache in memory, in the calling thread, so that a process's first real
- * open does not pay the JVM's one-time costs on its loop (issue 10 "recovery": the loop is not blocked for more than
+ * open does not pay the JVM's one-time costs on its loop (the recovery goal: the loop is not blocked for more than
  * 10 ms at a time while it replays). In a fresh JVM the first open that replays spent 17–25 ms in single loop tasks
  * loading classes, bootstrapping record methods and linking lambdas (`CacheOpener.matchBackings`,
  * `CacheSetBuilder.prepare`, `CacheOpener.finishOpen`; docs/bench-history/recovery.md "Recovery on a quiet machine"),

@@ -41,7 +41,8 @@ public final class RecoveryProgress {
         }
     }
 
-    /** The most loop time a slice should take: issue 10's 10 ms (measured, not enforced: slices count work units). */
+    /** The most loop time a slice should take: the recovery goal's 10 ms (measured, not enforced: slices count work
+     * units). */
     public static final long SLICE_NS_BUDGET = 10_000_000L;
 
     private Phase phase = Phase.WAITING;

@@ -15,8 +15,8 @@ import java.util.function.Consumer;
 /**
  * Replays a checkpoint and the journal into fresh indexes as bounded duty cycles on the loop (Agrona's habit): each
  * slice does at most {@link #SLICE_UNITS_MAX} work units and then yields with {@code loop.execute}, so that a
- * recovery of millions of extents never holds the loop for long and the admin API answers while it runs (issue
- * 10). The steps are those of docs/FORMAT.md §8 step 5, in order: the checkpoint chunk by chunk
+ * recovery of millions of extents never holds the loop for long and the admin API answers while it runs. The
+ * steps are those of docs/FORMAT.md §8 step 5, in order: the checkpoint chunk by chunk
  * ({@link CheckpointCursor}; the first chunk decoded on the loop, each later one ahead of it off the loop by
  * {@link ChunkPrefetch}: a chunk's items are applied once it is decoded, the digest and extent count are checked
  * when the last chunk was read, and nothing is written before that), the journal record by record, after an unclean

@@ -1,9 +1,9 @@
 package io.blockcache.engine;
 
 /**
- * How many work units the next recovery slice may do, from what the slices before it cost in loop time (issue 10:
- * the loop is not held for more than 10 ms at a time while it replays). A warm slice of 4096 units takes 0.2–0.6 ms
- * ({@code bench recovery}), but the first slices of a phase run code the JIT has not compiled yet and took 6–8 ms
+ * How many work units the next recovery slice may do, from what the slices before it cost in loop time (the
+ * goal: the loop is not held for more than 10 ms at a time while it replays). A warm slice of 4096 units takes 0.2–0.6
+ * ms ({@code bench recovery}), but the first slices of a phase run code the JIT has not compiled yet and took 6–8 ms
  * (docs/BENCHMARKS.md "Recovery"), which left the probe's longest wait at 7–11 ms once a thread of the JIT or GC
  * took a core too. So each phase starts at {@link #UNITS_START}; a slice that took more than {@link #TARGET_NS}
  * sets the next to the units that would have fit the target (at least {@link #UNITS_MIN}); one that took at most half

@@ -59,7 +59,7 @@ public final class CheckpointEncoder {
     /**
      * Encodes the next chunk into the start of {@code bytes}, whatever they held before, and returns its length (a
      * multiple of 4096, at most chunkBytesMax): what {@link #nextChunk()} returns, without a new array per chunk.
-     * The checkpoint writer reuses one array for every chunk of every checkpoint (issue 10: a checkpoint's 256 KiB
+     * The checkpoint writer reuses one array for every chunk of every checkpoint (a checkpoint's 256 KiB
      * arrays were most of what the loop thread still allocated under a steady stream of writes).
      *
      * @throws IllegalArgumentException if {@code bytes} is shorter than chunkBytesMax

@@ -92,7 +92,7 @@ public record JournalEntry(long sequence, long checkpointSequence, int previousE
      * Completes an entry whose {@code recordCount} records are already encoded back to back from {@link #HEADER_BYTES}
      * in {@code bytes} ({@code recordsBytes} of them): writes the header, zeroes the padding up to {@code entryBytes}
      * and the CRC over it. The bytes are then exactly what {@link #encode} returns for those records; the journal
-     * writer encodes records as they are appended and seals in place (issue 10: nothing allocated per record).
+     * writer encodes records as they are appended and seals in place (nothing allocated per record).
      *
      * @throws IllegalArgumentException if a header field is out of range or the records do not fit {@code entryBytes}
      */

@@ -95,7 +95,7 @@ public final class JournalRecordCodec {
     /**
      * Writes the insert record these fields make (what {@link #encode} writes for the {@link ExtentInsert} of the same
      * fields) at the buffer's position and advances it, without the record object: the journal appends one per
-     * front-end write (issue 10: nothing allocated per steady-state request on the loop thread).
+     * front-end write (nothing allocated per steady-state request on the loop thread).
      *
      * @throws IllegalArgumentException if a field is out of range, as the record's constructor would; then the
      *     buffer is unchanged

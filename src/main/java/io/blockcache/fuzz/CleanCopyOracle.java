@@ -12,8 +12,8 @@ import java.util.Arrays;
 import java.util.BitSet;
 
 /**
- * Oracles (b) and (c) of issue 9: every sector of a volume that the cache does not hold dirty reads the same
- * through the volume as straight from the backing device. That is (b), a clean copy equals the backing bytes,
+ * Oracles (b) and (c) of the fuzz (docs/TESTING.md): every sector of a volume that the cache does not hold dirty reads
+ * the same through the volume as straight from the backing device. That is (b), a clean copy equals the backing bytes,
  * and (c), evicting every clean bucket and re-reading changes nothing, in one check: a read after eviction is
  * exactly the backing read made here. Run it when nothing is in flight (after a recovery, after a drain).
  * Thread rule: the scenario's thread.

@@ -24,7 +24,7 @@ import java.util.BitSet;
  *       one submitted since, exactly the promise recovery keeps with the cache ({@link
  *       ReferenceModel#checkDurable}).</li>
  * </ul>
- * A map flagged "consistent as of epoch E" (ordering=epochs, issue 14 item 5) lists nothing stale: it vouches that
+ * A map flagged "consistent as of epoch E" (ordering=epochs) lists nothing stale: it vouches that
  * the backing device alone is the volume at some FLUSH boundary plus part of the epoch after it, so it is judged by
  * the prefix check instead ({@link PrefixCheck}; at a power cut against the history a crash leaves, {@link
  * ReferenceModel#copyAfterCrash}).

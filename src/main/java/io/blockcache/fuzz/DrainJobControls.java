@@ -11,12 +11,12 @@ import io.blockcache.writeback.Writeback;
 import java.util.function.BiFunction;
 
 /**
- * Steers drain jobs as an operator does (issue 14 item 4; docs/WRITEBACK.md "Drain jobs"): starts one with a rate
+ * Steers drain jobs as an operator does (docs/WRITEBACK.md "Drain jobs"): starts one with a rate
  * cap, pauses, resumes and cancels it, and after every open takes up the job the previous incarnation had, paused or
  * not, as {@code serve} restores its saved jobs ({@code Writeback.restoreDrain}). So paused writeback, capped passes,
  * cancellations and restored jobs meet crashes, faults and epoch ordering, and a drain that never ends is caught as
  * a stall. Draws from its own stream, from the seed, so that every other draw of a seed keeps its value; off for the
- * generators before session 7. Thread rule: the scenario's thread.
+ * generators before 2026-12-02. Thread rule: the scenario's thread.
  */
 final class DrainJobControls {
     /** Chance per control slot (64 loop events) of starting a job, in seeds that steer drains. */

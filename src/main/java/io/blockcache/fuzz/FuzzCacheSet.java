@@ -47,7 +47,7 @@ final class FuzzCacheSet {
     // the map on the backing.
     private final List<BlockDevice> mapViews = new ArrayList<>();
     private final List<FaultyDevice> faultyMaps = new ArrayList<>();
-    // The map files' fault stream, from a seed of its own (null: map files get no faults, as before session 6).
+    // The map files' fault stream, from a seed of its own (null: map files get no faults, as before 2026-12-02).
     private final Prng mapFate;
     // What the engine talks to: the backing devices themselves, or a tracing wrapper for a watched sector.
     private final List<BlockDevice> backingViews = new ArrayList<>();
@@ -66,7 +66,7 @@ final class FuzzCacheSet {
 
     /**
      * @param mapFaultSeed the seed of the map files' fault stream, or null for no faults on map files (the generator
-     *     before session 6, which some pinned seeds were found with)
+     *     before 2026-12-02, which some pinned seeds were found with)
      * @param storeLatencySeed the seed of the object stores' latency stream (used only by volumes the setup puts on
      *     an object store)
      */

@@ -6,27 +6,27 @@ package io.blockcache.fuzz;
  * it was found with, and replays under it (docs/TESTING.md "Bugs the fuzz found").
  */
 enum FuzzGenerator {
-    /** Before issue 14: every volume {@code ordering=none}, every damage map on its backing device. */
+    /** The first generator: every volume {@code ordering=none}, every damage map on its backing device. */
     UNORDERED(false, false, false, false, false, false, false),
-    /** Issue 14 item 1 on: {@code ordering} drawn; every damage map on its backing device (sessions 3 and 4). */
+    /** From epoch ordering on: {@code ordering} drawn; every damage map on its backing device (2026-12-01). */
     MAPS_ON_BACKING(true, false, false, false, false, false, false),
-    /** Session 5: damage maps placed in files or on the backing as drawn; no faults on the map files. */
+    /** 2026-12-01, later: damage maps placed in files or on the backing as drawn; no faults on the map files. */
     NO_MAP_FAULTS(true, true, false, false, false, false, false),
-    /** Session 6: faults on the map files too; every backing device a disk or an SSD model, no drain jobs steered. */
+    /** 2026-12-02: faults on the map files too; every backing device a disk or an SSD model, no drain jobs steered. */
     NO_OBJECT_STORES(true, true, true, false, false, false, false),
     /**
-     * Sessions 7 to 22: some volumes' backing devices are object store models (the chunk writeback path), and some
-     * seeds steer drain jobs ({@link DrainJobControls}); no backing logs.
+     * 2026-12-02 to 2026-12-04: some volumes' backing devices are object store models (the chunk writeback path), and
+     * some seeds steer drain jobs ({@link DrainJobControls}); no backing logs.
      */
     NO_JOURNALED(true, true, true, true, false, false, false),
     /**
-     * Session 23: some volumes have a backing log, {@code ordering=journaled} ({@link FuzzSetup#withJournaled}), but
-     * only volumes on a disk or an SSD model.
+     * 2026-12-04, journaled write-back: some volumes have a backing log, {@code ordering=journaled} ({@link
+     * FuzzSetup#withJournaled}), but only volumes on a disk or an SSD model.
      */
     JOURNALED_ON_DISKS(true, true, true, true, true, false, false),
     /**
-     * Session 24 to 2026-12-07: an object store volume may draw a backing log and {@code ordering=journaled} too;
-     * 17 knobs per volume drawn by hand ({@link FuzzSetup#draw}).
+     * 2026-12-04 (journaled object stores) to 2026-12-07: an object store volume may draw a backing log and {@code
+     * ordering=journaled} too; 17 knobs per volume drawn by hand ({@link FuzzSetup#draw}).
      */
     JOURNALED_OBJECT_STORES(true, true, true, true, true, true, false),
     /**

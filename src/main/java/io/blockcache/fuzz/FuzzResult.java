@@ -29,7 +29,7 @@ import java.util.Set;
  *     recovered with its epochs was being written back)
  * @param orderingSwitches live switches of a volume's {@code ordering} knob
  * @param damageChecksConsistent of {@code damageChecks}, checks of a map flagged "consistent as of epoch E" (judged by
- *     the prefix check, issue 14 item 5)
+ *     the prefix check)
  * @param damageMapFiles volumes whose damage map lived in a map file ({@code damage-map=file})
  * @param objectStoreVolumes volumes whose backing device was an object store model
  * @param chunkPasses writeback passes of a whole or partial chunk (the object-store path)

@@ -92,10 +92,10 @@ public final class FuzzScenario {
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
         // Its own stream, from the seed: checking changes nothing, and drawing must not shift the other draws.
         this.prefixOracle = new PrefixOracle(cacheSet, models, drivers, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
-        // Its own stream too: live ordering switches (issue 14) must not shift any earlier draw of a seed.
+        // Its own stream too: live ordering switches must not shift any earlier draw of a seed.
         this.orderingSwitches = new OrderingSwitches(cacheSet, setup.volumeCount(),
                 new Prng(seed * 0x9E3779B97F4A7C15L + 3), trace, generator.drawsOrdering);
-        // Its own stream too: steering drain jobs (session 7) must not shift any earlier draw of a seed.
+        // Its own stream too: steering drain jobs (2026-12-02) must not shift any earlier draw of a seed.
         this.drainJobs = new DrainJobControls(cacheSet, setup.volumeCount(), new Prng(seed * 0x9E3779B97F4A7C15L + 8),
                 trace, this::violation, generator.steersDrainJobs);
         controls.drainsMayBeCancelled(drainJobs.enabled());
@@ -167,48 +167,51 @@ public final class FuzzScenario {
     }
 
     /**
-     * Runs seed {@code seed} as the generator before issue 14 drew it: no volume gets {@code ordering=epochs}, and
-     * everything else is drawn exactly as then. The seeds of {@code FuzzRegressionTest} were found with it.
+     * Runs seed {@code seed} as the generator before epoch ordering drew it ({@code UNORDERED}): no volume gets {@code
+     * ordering=epochs}, and everything else is drawn exactly as then. The seeds of {@code FuzzRegressionTest} were
+     * found with it.
      */
     public static FuzzResult runUnordered(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.UNORDERED).runReporting();
     }
 
     /**
-     * Runs seed {@code seed} as the generator before issue 14 item 3 drew it: {@code ordering} drawn, every damage map
-     * on its backing device. The seeds of {@code FuzzRegressionTest} found in sessions 3 and 4 were found with it.
+     * Runs seed {@code seed} as the generator before damage maps were placed drew it ({@code MAPS_ON_BACKING}): {@code
+     * ordering} drawn, every damage map on its backing device. The seeds of {@code FuzzRegressionTest} found on
+     * 2026-12-01 were found with it.
      */
     public static FuzzResult runWithMapsOnBacking(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.MAPS_ON_BACKING).runReporting();
     }
 
     /**
-     * Runs seed {@code seed} as the generator of session 5 drew it: maps placed as drawn, but no faults on the map
-     * files. The seeds of {@code FuzzRegressionTest} found in session 5 were found with it.
+     * Runs seed {@code seed} as the generator of 2026-12-01 drew it ({@code NO_MAP_FAULTS}): maps placed as drawn, but
+     * no faults on the map files. The seeds of {@code FuzzRegressionTest} found on 2026-12-01 were found with it.
      */
     public static FuzzResult runWithoutMapFaults(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_MAP_FAULTS).runReporting();
     }
 
     /**
-     * Runs seed {@code seed} as the generator before journaled write-back drew it (sessions 7 to 22): no backing logs;
-     * the seeds found then replay as they were found.
+     * Runs seed {@code seed} as the generator before journaled write-back drew it ({@code NO_JOURNALED}, 2026-12-02 to
+     * 2026-12-04): no backing logs; the seeds found then replay as they were found.
      */
     public static FuzzResult runWithoutJournaled(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_JOURNALED).runReporting();
     }
 
     /**
-     * Runs seed {@code seed} as the generator of session 23 drew it: backing logs on disk and SSD volumes only; the
-     * seeds found then replay as they were found.
+     * Runs seed {@code seed} as the generator of 2026-12-04 drew it ({@code JOURNALED_ON_DISKS}): backing logs on disk
+     * and SSD volumes only; the seeds found then replay as they were found.
      */
     public static FuzzResult runJournaledOnDisks(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.JOURNALED_ON_DISKS).runReporting();
     }
 
     /**
-     * Runs seed {@code seed} as the generator of sessions 24 to 2026-12-07 drew it: the hand-picked knobs of {@link
-     * FuzzSetup#draw}, not the knob table's; the seeds found then replay as they were found.
+     * Runs seed {@code seed} as the generator of 2026-12-04 to 2026-12-07 drew it ({@code JOURNALED_OBJECT_STORES}):
+     * the hand-picked knobs of {@link FuzzSetup#draw}, not the knob table's; the seeds found then replay as they were
+     * found.
      */
     public static FuzzResult runJournaledObjectStores(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.JOURNALED_OBJECT_STORES)
@@ -216,8 +219,9 @@ public final class FuzzScenario {
     }
 
     /**
-     * Runs seed {@code seed} as the generator of session 6 drew it: every backing device a disk or an SSD model, no
-     * object store. The seeds of {@code FuzzRegressionTest} found in session 6 were found with it.
+     * Runs seed {@code seed} as the generator of 2026-12-02 drew it ({@code NO_OBJECT_STORES}): every backing device a
+     * disk or an SSD model, no object store. The seeds of {@code FuzzRegressionTest} found on 2026-12-02 were found
+     * with it.
      */
     public static FuzzResult runWithoutObjectStores(long seed) {
         return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.NO_OBJECT_STORES).runReporting();

@@ -68,8 +68,8 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
 
     /**
      * Draws a setup from {@code prng}; without {@code drawOrdering} every volume keeps {@code ordering=none} and
-     * nothing is drawn for it: the generator as it was before issue 14, with which the seeds of
-     * {@code FuzzRegressionTest} were found (everything else it draws is the same, in the same order).
+     * nothing is drawn for it: the generator as it was before epoch ordering ({@code UNORDERED}), with which the seeds
+     * of {@code FuzzRegressionTest} were found (everything else it draws is the same, in the same order).
      */
     public static FuzzSetup draw(Prng prng, boolean drawOrdering) {
         int bucketBytes = BUCKET_BYTES[prng.nextInt(BUCKET_BYTES.length)];
@@ -121,7 +121,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
         for (String name : names) {
             knobs.put("writeback." + name + ".ordering", drawOrdering ? pick(prng, "none", "epochs") : "none");
         }
-        // Later still (session 13): the scan's rest, off, bcache-like or the default.
+        // Later still (2026-12-03): the scan's rest, off, bcache-like or the default.
         for (String name : names) {
             knobs.put("writeback." + name + ".rescan_delay_ms", pick(prng, "0", "1000", "30000"));
         }
@@ -132,7 +132,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
 
     /**
      * This setup with each volume's damage map placed in a map file with even chance, drawn from {@code placement}
-     * (a stream of its own, issue 14: the generator before it kept every map on the backing device, and every other
+     * (a stream of its own: the generator before it kept every map on the backing device, and every other
      * draw of a seed stays as it was).
      */
     public FuzzSetup withMapPlacement(Prng placement) {
@@ -142,7 +142,7 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
 
     /**
      * This setup with each volume's backing device an object store with chance 1/4, drawn from {@code placement} (a
-     * stream of its own: the generator before session 7 had none, and every other draw of a seed stays as it was).
+     * stream of its own: the generator before 2026-12-02 had none, and every other draw of a seed stays as it was).
      */
     public FuzzSetup withObjectStores(Prng placement) {
         return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
@@ -152,9 +152,10 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
     /**
      * This setup with each volume given {@code ordering=journaled} and a backing log of 1, 2 or 4 MiB with chance
      * 1/3, drawn from {@code drawn} (a stream of its own: the generator before journaled write-back had none, and
-     * every other draw of a seed stays as it was); object store volumes only {@code withObjectStores} (session 24 on:
-     * the draws are the same, so a seed whose object stores drew none replays as before). The logs are small next to
-     * the volumes (1 to 3 MiB), so groups that outgrow them, and epochs written in order without a log, are common.
+     * every other draw of a seed stays as it was); object store volumes only {@code withObjectStores} ({@code
+     * JOURNALED_OBJECT_STORES} on: the draws are the same, so a seed whose object stores drew none replays as before).
+     * The logs are small next to the volumes (1 to 3 MiB), so groups that outgrow them, and epochs written in order
+     * without a log, are common.
      */
     public FuzzSetup withJournaled(Prng drawn, boolean withObjectStores) {
         Map<String, String> newKnobs = new LinkedHashMap<>(knobs);

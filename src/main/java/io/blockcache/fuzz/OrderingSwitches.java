@@ -4,7 +4,7 @@ import io.blockcache.loop.Prng;
 import io.blockcache.writeback.WritebackOrdering;
 
 /**
- * Switches a volume's {@code writeback.NAME.ordering} live, as an operator may (issue 14: the knob is live, and the
+ * Switches a volume's {@code writeback.NAME.ordering} live, as an operator may (the knob is live, and the
  * dirty data already there then has no known order). Draws from its own stream, from the seed, so that every other
  * draw of a seed keeps its value; off for the generator of the regression seeds ({@code drawOrdering} false), whose
  * runs must stay as they were found. Thread rule: the scenario's thread.

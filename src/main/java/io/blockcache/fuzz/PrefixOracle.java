@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Oracle (f), issue 14 item 2: at random points of the workload, throw the cache device away (in thought: the
+ * Oracle (f), prefix consistency: at random points of the workload, throw the cache device away (in thought: the
  * backing device is only looked at, nothing changes) and check that the backing device alone is the volume as of
  * some FLUSH boundary plus part of the next epoch ({@link PrefixCheck}). It applies to volumes whose writeback
  * keeps epoch order; on the others it runs too, and its violations are only counted: they show the oracle is not

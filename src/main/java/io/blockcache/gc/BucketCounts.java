@@ -1,7 +1,7 @@
 package io.blockcache.gc;
 
 /**
- * How the buckets of a cache are used at one moment (issue 6 item 5).
+ * How the buckets of a cache are used at one moment.
  *
  * @param free allocatable now
  * @param reusePending emptied, waiting for their generation bump to be durable

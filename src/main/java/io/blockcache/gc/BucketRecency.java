@@ -4,7 +4,7 @@ import io.blockcache.loop.Clock;
 
 /**
  * When each bucket was last used, in coarse loop-time ticks: the moment it was opened for writing, then every
- * front-end read hit. Eviction keeps recently used buckets longer (issue 6 item 2). One int per bucket; tick
+ * front-end read hit. Eviction keeps recently used buckets longer. One int per bucket; tick
  * numbers start at 1 so that 0 means "never".
  *
  * <p>Thread rule: the cache's loop thread.

@@ -6,7 +6,7 @@ import io.blockcache.cache.BucketTable;
 import java.util.Arrays;
 
 /**
- * Evicts clean buckets when free space runs low (issue 6 item 2, docs/GC.md).
+ * Evicts clean buckets when free space runs low (docs/GC.md).
  *
  * <p><b>Priority</b> (after bcache's {@code bucket_prio} x sectors used): a bucket's warmth is
  * {@code recencyWarmTicks - ticks since its last use} (never below 0; use = opened for writing or a read hit);

@@ -63,17 +63,17 @@ public record GcConfig(int nodesPerSliceMin, long sliceSleepNs, long sliceCostNs
 
     /**
      * Defaults: 10 nodes per slice and 10 ms sleeps (bcache's GC-latency patch); slices of 0.5 ms measured loop time (a
-     * quarter of issue 6's 2 ms front-end latency target, leaving room for the front end's own work queued behind a
-     * slice) and a sliced mark at most 1.3 times as long as an unsliced one (issue 6 item 6); eviction below
-     * 10 % free up to 15 % (issue 6, a margin so that eviction runs in batches); moving GC of buckets at most
+     * quarter of the GC's 2 ms front-end latency target, leaving room for the front end's own work queued behind a
+     * slice) and a sliced mark at most 1.3 times as long as an unsliced one; eviction below
+     * 10 % free up to 15 % (a margin so that eviction runs in batches); moving GC of buckets at most
      * 25 % live, 16 per run, while
      * free buckets are below 25 % (ours: copying costs cache writes, so only when space is wanted); recency in
      * 100 ms ticks, warm for 60 s (ours; bcache keeps a 16-bit priority that decays with I/O); a generation
      * distance of 16384 = 1/4 of the 16-bit space (bcache: BUCKET_GC_GEN_MAX 96 of 8-bit generations); a GC
      * after 1/16 of the capacity was written (bcache: sectors_to_gc); compaction above 35 % of the buckets dirty (ours:
      * below the 40 % occupancy cutoff, where writes would start going around the cache, and the fragmentation
-     * boost's 50 %, where writeback would start writing everything back; 35 rather than session 14's 30 because the
-     * later the start, the older and sparser the buckets it empties: under 4 KiB random overwrites it copied 9.6 %
+     * boost's 50 %, where writeback would start writing everything back; 35 rather than the 30 of 2026-12-03 because
+     * the later the start, the older and sparser the buckets it empties: under 4 KiB random overwrites it copied 9.6 %
      * of what the front end wrote instead of 14.5 %; docs/GC.md "Compaction").
      */
     public static GcConfig defaults() {

@@ -15,7 +15,8 @@ final class GcPacing {
     /**
      * Behind its duration budget, a mark's slices may take this many times {@code sliceCostNsTarget}: each yield
      * costs the front end's queued work (measured: ~1.3 ms of loop time per yield on the loaded 2-core bench
-     * machine), so fewer, longer slices finish sooner; 2 x 0.5 ms is still half of issue 6's 2 ms target.
+     * machine), so fewer, longer slices finish sooner; 2 x 0.5 ms is still half of the GC's 2 ms front-end latency
+     * target.
      */
     static final int BEHIND_BUDGET_COST_FACTOR = 2;
     /** Returned by {@link #durationBudgetNs} and {@link #slackNs} when no bound is known. */
@@ -60,8 +61,8 @@ final class GcPacing {
     }
 
     /**
-     * How long a whole sliced mark may take: {@code durationPercentMax} % of the unsliced estimate (issue 6:
-     * 130 %), or half the average interval between GCs (bcache's GC-latency patch), whichever is tighter.
+     * How long a whole sliced mark may take: {@code durationPercentMax} % of the unsliced estimate (the GC
+     * goal: 130 %), or half the average interval between GCs (bcache's GC-latency patch), whichever is tighter.
      *
      * @param unslicedEstimateNs the mark's measured plus estimated remaining work, or -1 if not measurable
      * @param intervalNsAverage average interval between GC starts, 0 if not known yet

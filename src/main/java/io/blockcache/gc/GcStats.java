@@ -1,7 +1,7 @@
 package io.blockcache.gc;
 
 /**
- * Garbage-collection statistics (issue 6 item 5), in loop time. Averages are exponentially weighted with
+ * Garbage-collection statistics, in loop time. Averages are exponentially weighted with
  * weight 1/8, as bcache's {@code time_stats} do, so they follow a changing workload.
  *
  * <p>Thread rule: written on the cache's loop thread; readers on other threads may see a torn snapshot of

@@ -5,7 +5,7 @@ import io.blockcache.cache.BumpGuard;
 import io.blockcache.loop.Checks;
 
 /**
- * Keeps 16-bit bucket generations from lapping a key that is still stored (issue 6 item 1).
+ * Keeps 16-bit bucket generations from lapping a key that is still stored.
  *
  * <p><b>Rule.</b> For every bucket we keep a floor: no stored key of the bucket — in memory, in the newest
  * durable checkpoint, or in the journal after it — carries a generation older than the floor. A bump is

@@ -12,7 +12,7 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * One mark (issue 6 item 1): walks every volume's index in slices of index leaves, drops stale keys,
+ * One mark: walks every volume's index in slices of index leaves, drops stale keys,
  * recounts each bucket's live and dirty sectors, and collects the extents of the moving-GC candidates.
  *
  * <p><b>Why the recount can be compared although the index changes between slices:</b> every change of a

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * Moving GC (issue 6 item 2): copies the live extents of sparsely used buckets to the GC write point so the
+ * Moving GC: copies the live extents of sparsely used buckets to the GC write point so the
  * buckets empty and are released. In rounds of up to {@link #PIECES_PER_ROUND} pieces: for each piece, check the old
  * bucket still has the generation the piece was found under, pin it, read the range its CRC covers and verify it (all
  * of a round's reads at once); then write the round's verified pieces back to back to the GC write point, with one

@@ -1,5 +1,5 @@
 /**
- * Garbage collection of one cache set (docs/GC.md, issue 6): the sliced mark over every volume's index, the
+ * Garbage collection of one cache set (docs/GC.md): the sliced mark over every volume's index, the
  * generation-wrap guard, eviction of clean buckets by priority, moving GC out of sparse buckets, pacing after bcache's
  * GC-latency patch (linux-bcache, 2025), triggers and statistics. {@link io.blockcache.gc.GarbageCollector} is the
  * entry point; docs/GC.md explains the whole and docs/ARCHITECTURE.md §1.1 cites the patch.

@@ -16,7 +16,7 @@ public enum DamageMapPlacement {
     BACKING,
     /**
      * In a small file in the data directory ({@link #fileName}), fsync'd (FUA) like the map on a device: survives
-     * the loss of the cache device but not of the node; writes never need the backing device (issue 11: while the
+     * the loss of the cache device but not of the node; writes never need the backing device (while the
      * remote is away, dirty data stays in the cache). The default of {@code serve}.
      */
     FILE;

@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * One journal entry of {@link JournalWriter} between its first record and its durable write: the records, encoded as
- * they are appended after the room its header takes, and who waits for them. Reused once written (issue 10: nothing
+ * they are appended after the room its header takes, and who waits for them. Reused once written (nothing
  * allocated per record): its array grows to the largest entry it held and the entry is sealed and written from it in
  * place.
  *

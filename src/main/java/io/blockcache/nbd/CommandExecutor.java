@@ -17,7 +17,7 @@ import java.nio.ByteBuffer;
  * <p>Decisions: NO_HOLE needs nothing: zeroes are always written, never punched. TRIM only discards the whole
  * sectors inside its range (it is a hint). FUA is accepted on every command.
  *
- * <p>Allocation (issue 10): READ, WRITE, WRITE_ZEROES, FLUSH and CACHE complete through the request object itself
+ * <p>Allocation: READ, WRITE, WRITE_ZEROES, FLUSH and CACHE complete through the request object itself
  * ({@link #completed}); TRIM and BLOCK_STATUS, rare, still allocate their callbacks and chunks.
  *
  * <p>Thread rule: the volumes' loop thread.
@@ -51,7 +51,7 @@ final class CommandExecutor {
 
     /**
      * A volume call made with {@link InFlightRequest#awaitVolume} as its callback has completed: answers. A READ's
-     * data is the request's own buffer, positioned on the bytes asked for (no view: issue 10).
+     * data is the request's own buffer, positioned on the bytes asked for (no view: nothing allocated per request).
      */
     static void completed(InFlightRequest request, IoResult result) {
         if (request.type() == CMD_READ && result.ok()) {

@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
  * to answer it. Encodes replies in the form the session agreed on (simple, or structured with an error message).
  * Exactly one reply per request; a second is a broken invariant.
  *
- * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread). A connection the loop serves
+ * <p>Reused (nothing allocated per steady-state request on the loop thread). A connection the loop serves
  * takes its requests from a {@link RequestPool}; each object holds what a 4 KiB READ or WRITE needs: the header
  * fields (decoded into it), its reply header in a small direct buffer of its own, the buffers of its gathering
  * write, its {@link SectorWriter}, and it is itself the callback the volume completes. It goes back to the pool

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * elsewhere ({@link #dropAll}), every queued and later reply is dropped; either way each is reported once, so its
  * request's permit, budget and buffer come back.
  *
- * <p>Allocation (issue 10): replies wait in a ring of the requests holding them (bounded by the requests in
+ * <p>Allocation: replies wait in a ring of the requests holding them (bounded by the requests in
  * flight), and are gathered into one reused array; what is left per batch of replies is the loop task that flushes
  * them after the turn (the loop's queue node).
  *

@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * request frames from the non-blocking socket when it is ready, carries each request out at once and writes the
  * replies, so a request the page cache serves (see {@code device.InlineIoPolicy}) never leaves the loop thread.
  * The threaded path (a reader and a {@link ReplyWriter} per connection, on virtual threads) paid two thread
- * wake-ups per request round (docs/BENCHMARKS.md, issue 10); TLS connections still take it.
+ * wake-ups per request round (docs/BENCHMARKS.md); TLS connections still take it.
  *
  * <p>The same rules as the threaded reader: at most {@link Connection#REQUESTS_IN_FLIGHT_MAX} requests in flight;
  * a request takes its budget before its buffer is allocated; nothing half-received reaches a volume; a refused
@@ -30,7 +30,7 @@ import java.util.function.Consumer;
  * shutdown) reading stops for good and the connection's own thread is told; it then waits for every reply as
  * before ({@link Connection}).
  *
- * <p>Allocation (issue 10): requests are {@link InFlightRequest} objects reused from this connection's
+ * <p>Allocation: requests are {@link InFlightRequest} objects reused from this connection's
  * {@link RequestPool}; a header is decoded straight into one, and one goes back to the pool once its reply has been
  * written or dropped and reported (which frees its permit, budget and buffer first). Refusals, budget waits and
  * buffers too large for the pool still allocate (rare paths).

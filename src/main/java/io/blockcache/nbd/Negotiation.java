@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * {@link TlsMode#REQUIRE}, before the upgrade every option but STARTTLS and ABORT gets NBD_REP_ERR_TLS_REQD, and
  * NBD_OPT_EXPORT_NAME, which cannot carry an error, ends the connection, as the spec's FORCEDTLS mode says.
  *
- * <p>Access ({@link ExportAccess}, issue 12): an export the client may not use (its address is outside the export's
+ * <p>Access ({@link ExportAccess}): an export the client may not use (its address is outside the export's
  * ranges, or its PSK identity is not allowed) is left out of NBD_OPT_LIST and answered NBD_REP_ERR_POLICY to
  * NBD_OPT_INFO, NBD_OPT_GO and the metadata-context options; NBD_OPT_EXPORT_NAME, which cannot carry an error, ends
  * the connection. Each export refused is counted and logged once per connection. The PSK identity is the one the

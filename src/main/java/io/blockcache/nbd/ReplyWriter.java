@@ -32,7 +32,7 @@ final class ReplyWriter implements ReplySink {
 
     /**
      * One queued reply: the request holding it. A TLS connection's replies still take one of these each (and the
-     * queue's node): issue 10's reuse is for the connections the loop serves.
+     * queue's node): the reuse of requests is for the connections the loop serves.
      */
     private record Reply(InFlightRequest request) {
     }

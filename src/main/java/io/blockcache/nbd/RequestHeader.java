@@ -2,7 +2,7 @@ package io.blockcache.nbd;
 
 /**
  * The fields of one transmission-phase request header, whoever holds them: a decoded {@link NbdRequest} value, or
- * a reused {@link InFlightRequest} of a connection the loop serves (issue 10: no record per request there). What
+ * a reused {@link InFlightRequest} of a connection the loop serves (no record per request there). What
  * decides about a request ({@link RequestCheck}, {@link ConnectionBudget}, {@link BlockStatusReporter}) reads it
  * through this view, so both paths share one set of rules.
  *

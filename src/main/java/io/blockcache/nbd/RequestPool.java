@@ -3,7 +3,7 @@ package io.blockcache.nbd;
 import java.util.ArrayDeque;
 
 /**
- * The reused {@link InFlightRequest} objects of one connection the loop serves (issue 10: nothing allocated per
+ * The reused {@link InFlightRequest} objects of one connection the loop serves (nothing allocated per
  * steady-state request on the loop thread). A connection has at most {@link Connection#REQUESTS_IN_FLIGHT_MAX}
  * requests at once (each holds a permit), so in steady state it makes that many objects at most and then only
  * reuses them.

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * Bound: every holder and waiter is an NBD request in flight, so both lists hold at most
  * connections x {@link Connection#REQUESTS_IN_FLIGHT_MAX} entries; lookups are linear scans over them.
  *
- * <p>Allocation (issue 10): a caller may own a {@link Range} and lock it again and again ({@link #acquire(Range,
+ * <p>Allocation: a caller may own a {@link Range} and lock it again and again ({@link #acquire(Range,
  * long, long)}; {@link SectorWriter} does), and the scans index the lists instead of iterating them, so an
  * uncontended lock and release allocate nothing. Granting waiters after a release still makes two short lists.
  *

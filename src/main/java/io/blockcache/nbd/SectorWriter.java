@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * <p>Each sector is written whole, so a reader never sees a mix of old and new inside a sector. Pieces are
  * written in parallel; with FUA each piece is FUA, so the request is durable when all of them are.
  *
- * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread): one writer carries one write
+ * <p>Reused (nothing allocated per steady-state request on the loop thread): one writer carries one write
  * at a time, again and again ({@link InFlightRequest#sectorWriter} keeps one per request object). It is its own lock
  * range's grant callback and its own join of pieces; an aligned write goes to the volume as the caller's buffer
  * itself. It is idle again just before it calls its caller, having released the lock. Unaligned writes still

@@ -41,7 +41,7 @@ public final class TransmissionCodec {
                 frame.getLong(), frame.getLong(), Integer.toUnsignedLong(frame.getInt()));
     }
 
-    /** As {@link #decodeRequest(ByteBuffer)}, into {@code into} instead of a new record (issue 10). */
+    /** As {@link #decodeRequest(ByteBuffer)}, into {@code into} instead of a new record. */
     static void decodeRequest(ByteBuffer frame, HeaderFields into) throws ProtocolException {
         checkRequestMagic(frame);
         into.header(Short.toUnsignedInt(frame.getShort()), Short.toUnsignedInt(frame.getShort()), frame.getLong(),

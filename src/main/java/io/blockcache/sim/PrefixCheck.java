@@ -6,7 +6,7 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * The prefix oracle (issue 14 item 2): is a device's content — typically the backing device alone, the cache
+ * The prefix oracle: is a device's content — typically the backing device alone, the cache
  * device thrown away — a state the volume could have crashed into at some FLUSH boundary? That is: for some cut
  * n, every sector holds its newest value acknowledged before boundary n was submitted, or a newer value submitted
  * before boundary n+1 was (the epoch after the cut, written in part). A disk with a volatile write cache promises

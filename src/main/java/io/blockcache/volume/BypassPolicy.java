@@ -5,7 +5,7 @@ import io.blockcache.loop.EventLoop;
 import java.util.Objects;
 
 /**
- * The bypass decisions of one volume (docs/GC.md, issue 6 item 4), made once per request at submission:
+ * The bypass decisions of one volume (docs/GC.md), made once per request at submission:
  * sequential streams past the cutoff, a congested cache device, and the occupancy cutoffs; and the throttle's
  * pressure. Each says only what a request <em>would</em> do: the volume still caches every write that overlaps
  * dirty data, whatever the policy says (docs/ARCHITECTURE.md §1.2 items 3 and 5), and a bypassed write invalidates what

@@ -3,7 +3,7 @@ package io.blockcache.volume;
 import static io.blockcache.loop.Checks.require;
 
 /**
- * The bypass and throttling settings of one volume (docs/GC.md, issue 6 item 4), validated here once;
+ * The bypass and throttling settings of one volume (docs/GC.md), validated here once;
  * defaults and their sources in {@link #defaults()}. Immutable: a live knob builds a new one.
  *
  * @param sequentialCutoffBytes a stream whose sequential run reaches this many bytes goes around the cache

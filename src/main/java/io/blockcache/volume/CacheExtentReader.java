@@ -165,7 +165,7 @@ public final class CacheExtentReader {
 
     /**
      * One cache read in flight: the pinned bucket, and for a verified read the span to check and where the piece
-     * goes. Reused once the read completed (issue 10: nothing allocated per request on the loop thread).
+     * goes. Reused once the read completed (nothing allocated per request on the loop thread).
      */
     private final class PendingRead implements IoCallback {
         private int bucket;

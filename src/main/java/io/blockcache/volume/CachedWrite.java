@@ -20,7 +20,7 @@ import java.util.Arrays;
  * fills. Space is reserved up front: if the cache runs out part-way, nothing is written and
  * {@link #reserve()} says so, so the caller can go around the cache instead.
  *
- * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread): {@link #take} hands out
+ * <p>Reused (nothing allocated per steady-state request on the loop thread): {@link #take} hands out
  * one from the volume's free list, and it goes back there when {@link #reserve()} fails or when its
  * {@link #write} completes, just before its callback runs; a caller never touches it after either. Its pieces
  * live in arrays that grow once, it is its own join of piece writes and its own visitor of the visible parts, and

@@ -5,7 +5,7 @@ import java.util.zip.CRC32C;
 
 /**
  * CRC32C of buffer contents, without moving the caller's position, and without allocating: one checksum object per
- * thread is reused (the front end computes one per 4 KiB request; issue 10 "hot path without allocation").
+ * thread is reused (the front end computes one per 4 KiB request; the hot path allocates nothing).
  */
 final class Crc {
     private static final ThreadLocal<CRC32C> CHECKSUMS = ThreadLocal.withInitial(CRC32C::new);

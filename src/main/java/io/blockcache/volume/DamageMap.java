@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With ordering=epochs the backing device holds a prefix of the writes up to a flush epoch, so nothing on it is
  * stale, only old: the map then says so with {@link DamageMapBlock#FLAG_CONSISTENT_AS_OF_EPOCH} and the epoch, which
- * {@code check --damage} reports as consistent (issue 14 item 5). Set lazily, at a sweep, when the volume says the
+ * {@code check --damage} reports as consistent. Set lazily, at a sweep, when the volume says the
  * order holds ({@code VolumeContext.backingConsistentAsOfEpoch}: E = the newest epoch written back and flushed, a lower
  * bound); cleared durably before anything may break the order ({@link #clearConsistent}: the volume holds writeback
  * and writes around the cache until then) and at every open, before the volume serves. The bits are kept as without

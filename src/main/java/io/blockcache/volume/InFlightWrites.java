@@ -195,7 +195,7 @@ public final class InFlightWrites {
     /**
      * Records that a write around the cache failed: every older write it hid has lost the hidden part (neither its
      * data nor the newer write's is kept), so it must not be acknowledged as written. Call before {@link #end}.
-     * Found by the fuzz (seed 23011 of session 3): the older write was acknowledged, flushed, and read as zero.
+     * Found by the fuzz (seed 23011 of 2026-12-01): the older write was acknowledged, flushed, and read as zero.
      */
     public void aroundWriteFailed(Entry around) {
         if (around.hid != null) {
@@ -274,7 +274,7 @@ public final class InFlightWrites {
     }
 
     /**
-     * Takes back an ended entry for reuse (issue 10: nothing allocated per steady-state write on the loop thread), if
+     * Takes back an ended entry for reuse (nothing allocated per steady-state write on the loop thread), if
      * nothing can still reach it: no write around the cache holds it to mark later. The caller must hold no reference
      * to it afterwards.
      */

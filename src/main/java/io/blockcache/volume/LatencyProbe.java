@@ -57,7 +57,7 @@ final class LatencyProbe extends ForwardingDevice {
     }
 
     /**
-     * One request's latency measurement, reused once the request completed (issue 10: nothing allocated per
+     * One request's latency measurement, reused once the request completed (nothing allocated per
      * request on the loop thread).
      */
     private final class Timer implements IoCallback {

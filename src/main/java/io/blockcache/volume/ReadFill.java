@@ -12,7 +12,7 @@ import java.util.ArrayDeque;
  * its buffer and reuses it once the read completes), written as a clean {@link CachedWrite}, and the end of its
  * in-flight entry when that write is done.
  *
- * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread): a fill comes from the
+ * <p>Reused (nothing allocated per steady-state request on the loop thread): a fill comes from the
  * volume's free list and goes back there when its write completes; its copy is a buffer from the volume's
  * {@link DirectBufferPool} (direct: the cache device writes it as it is, where a heap copy took a JDK temporary
  * direct buffer and one more copy per fill), given back at the same moment.

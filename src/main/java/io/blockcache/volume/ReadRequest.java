@@ -18,7 +18,7 @@ import java.util.ArrayDeque;
  * bad), clean data is read from the backing device instead. Every bucket read from is pinned until its read
  * completes, so it cannot be reused under the read.
  *
- * <p>Reused (issue 10: nothing allocated per steady-state request on the loop thread): {@link #take} hands out a
+ * <p>Reused (nothing allocated per steady-state request on the loop thread): {@link #take} hands out a
  * request from the volume's free list, and the request goes back there when it completes, just before its caller is
  * called. What a 4 KiB read needs is held in fields: the request is its own join of parts, its own callback for
  * its first cached piece, has one made with it for its first hole, and reads a piece straight into the caller's

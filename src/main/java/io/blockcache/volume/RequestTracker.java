@@ -10,7 +10,7 @@ import java.util.ArrayDeque;
 /**
  * Counts a volume's front-end requests in its {@link DeviceCounters}: the submission when {@link #track} is called,
  * the completion and its latency when the callback it returns is called. That callback is an object reused once
- * its request completed (issue 10: nothing allocated per steady-state request on the loop thread), so it must be
+ * its request completed (nothing allocated per steady-state request on the loop thread), so it must be
  * called exactly once; a second call fails loudly instead of counting a stranger's request.
  *
  * <p>Thread rule: the loop thread (requests and their completions).

@@ -304,7 +304,7 @@ public final class VolumeIndex {
     }
 
     /**
-     * The visitor of {@link #overlapsDirty}, one reused for every call (asked for every front-end write; issue 10:
+     * The visitor of {@link #overlapsDirty}, one reused for every call (asked for every front-end write:
      * nothing allocated per request on the loop thread). A look-up does not call back into this index.
      */
     private static final class DirtyFinder implements LookupVisitor {

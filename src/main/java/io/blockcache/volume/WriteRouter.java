@@ -47,7 +47,7 @@ final class WriteRouter {
     }
 
     /**
-     * One write between the throttle and its outcome, reused (issue 10: nothing allocated per steady-state request on
+     * One write between the throttle and its outcome, reused (nothing allocated per steady-state request on
      * the loop thread): the throttle's task, the epoch gate's attempt, and the callback of its cached write. It goes
      * back to the free list when it is handed on (around the cache: the paths there keep what they need) or when its
      * cached write completes, before its caller hears of it. A write the gate refuses is left to the garbage

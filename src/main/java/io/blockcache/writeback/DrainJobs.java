@@ -107,12 +107,12 @@ final class DrainJobs {
     /** Lets a paused job go on; idempotent (a finishing job included: it ends in moments either way). */
     void resume() {
         if (job != null && job.finishing()) {
-            return; // nothing is left to hold or let go; refusing would contradict "idempotent" (fuzz, session 7)
+            return; // nothing is left to hold or let go; refusing would contradict "idempotent" (fuzz, 2026-12-02)
         }
         active("resume").resume(loop.nowNs());
         engine.resumeNow(loop.nowNs());
         // As pause does: until the next periodic report, status would show the paused report's figures (no ceiling)
-        // under a running state (DrainJobRestartTest failed at random on exactly that, session 17).
+        // under a running state (DrainJobRestartTest failed at random on exactly that, 2026-12-03).
         report(false);
     }
 

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * <p>Why: a run's buffer is read from the cache device and written to the backing device. A heap buffer goes
  * through a JDK temporary direct buffer on both calls (two extra copies of every byte written back), and runs of
  * up to 1 MiB were G1's "humongous" objects, which started concurrent cycles and held regions (docs/BENCHMARKS.md,
- * "Process memory", session 8). A direct buffer is read into and written from as it is. Buffers start at a 4 KiB
+ * "Process memory", 2026-12-02). A direct buffer is read into and written from as it is. Buffers start at a 4 KiB
  * address, so a device opened with O_DIRECT needs no bounce buffer either.
  *
  * <p>Sizes: power-of-two classes from {@value #SMALLEST_CLASS_BYTES} to {@value #LARGEST_CLASS_BYTES} bytes; a

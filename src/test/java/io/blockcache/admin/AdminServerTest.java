@@ -64,9 +64,10 @@ class AdminServerTest {
 
     @Test
     void statsAndMetricsShowTheMapsConsistentEpochAndAVolumeHeldForAnOrderingSwitch() throws Exception {
-        // Proves issue 14's two states reach /api/stats and /metrics: an ordered volume written back and swept says
-        // "consistent as of flush epoch E" (E from the map itself); a switch to ordering=none whose flag clear cannot
-        // be written (the backing device fails writes) holds the volume, visibly, until a retried clear lands.
+        // Proves the two states of an ordered volume reach /api/stats and /metrics: an ordered volume written back and
+        // swept says "consistent as of flush epoch E" (E from the map itself); a switch to ordering=none whose flag
+        // clear cannot be written (the backing device fails writes) holds the volume, visibly, until a retried clear
+        // lands.
         cache.setKnob("writeback.default.ordering", "epochs");
         assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
         assertThat(cache.io(done -> cache.set.volume("default").flush(done))).isEqualTo(IoResult.OK);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admin API's bearer token (issue 12 item 2): with a token every request but the dashboard page needs
+ * The admin API's bearer token: with a token every request but the dashboard page needs
  * {@code Authorization: Bearer TOKEN}; a missing or wrong one gets 401 with a one-line JSON error, changes nothing,
  * and is counted in {@code /api/stats} and {@code /metrics}.
  */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The admin token file and the exports' allow-lists as {@code serve} reads them (issue 12 items 2 and bad input):
+ * The admin token file and the exports' allow-lists as {@code serve} reads them (the rules, and bad input):
  * flags and config keys, and a one-line error for each mistake.
  */
 class AccessSettingsTest {

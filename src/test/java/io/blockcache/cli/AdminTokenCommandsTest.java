@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The commands that talk to the admin API ({@code stats}, {@code get}, {@code set}, {@code drain}, {@code reload})
- * against a server that requires a bearer token (issue 12 item 2): with {@code --admin-token-file} they work;
+ * against a server that requires a bearer token: with {@code --admin-token-file} they work;
  * without it, or with a wrong or badly kept file, they fail in one line and change nothing.
  */
 class AdminTokenCommandsTest {

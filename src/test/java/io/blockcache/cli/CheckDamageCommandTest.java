@@ -164,7 +164,7 @@ class CheckDamageCommandTest {
 
     @Test
     void anOrderedVolumeIsConsistentAfterLosingTheCacheFileThoughItsLastEpochWasNeverWrittenBack() throws IOException {
-        // Proves issue 14 item 5: with ordering=epochs, one epoch written back and a newer one still dirty when the
+        // Proves with ordering=epochs, one epoch written back and a newer one still dirty when the
         // cache file is lost, check --damage says consistent as of a flush epoch and exits 0: the backing file holds
         // the first write and nothing of the second, an older state of the volume, not a damaged one.
         format();

@@ -40,7 +40,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import java.util.logging.Level;
 
 /**
- * The dashboard in a real browser (issue 12 item 6): Debian's headless Chromium, driven through chromedriver,
+ * The dashboard in a real browser: Debian's headless Chromium, driven through chromedriver,
  * against a live {@code serve} runtime while a load thread writes and reads. Shows that the page loads without
  * console errors, that every chart draws and keeps updating, and that the numbers in its tables are those of
  * {@code /api/stats}. Without chromium and chromedriver the test is skipped, naming them, except under CI

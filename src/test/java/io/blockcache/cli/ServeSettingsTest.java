@@ -201,7 +201,7 @@ class ServeSettingsTest {
 
     @Test
     void allowRemoteNeedsTlsRequireAndAnAdminTokenOrInsecure() throws Exception {
-        // Proves issue 12 item 2: --allow-remote refuses to start without --tls=require and an admin token, naming
+        // Proves --allow-remote refuses to start without --tls=require and an admin token, naming
         // each part that is missing in one line, even with both listeners on loopback; --insecure overrides it;
         // with both it starts, the admin API off loopback included.
         Path keys = Files.writeString(dir.resolve("keys.psk"), "alice:" + "ab".repeat(32) + "\n");

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** Issue 9: {@code simulate fuzz} runs seeds, prints the summary (or one JSON object) and exits 0 when clean. */
+/** {@code simulate fuzz} runs seeds, prints the summary (or one JSON object) and exits 0 when clean. */
 class SimulateFuzzCommandTest {
     @Test
     void aFewSeedsPrintTheJsonSummaryTheIssueAsksFor() {
-        // Proves the JSON object carries every field of issue 9, counts the seeds asked for, and exit code 0.
+        // Proves the JSON object carries every field of the fuzz summary, counts the seeds asked for, and exit code 0.
         CliRun run = CliRun.of("simulate", "fuzz", "--seeds", "4", "--jobs", "1", "--json");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("{\"seeds\":4,\"violations\":0,").contains("\"crashes\":")

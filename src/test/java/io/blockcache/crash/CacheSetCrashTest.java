@@ -12,7 +12,7 @@ import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 3, "must hold": the durability contract (docs/ARCHITECTURE.md §5) across crashes, nested ones during recovery
+ * The durability contract (docs/ARCHITECTURE.md §5) across crashes, nested ones during recovery
  * too.
  */
 class CacheSetCrashTest {

@@ -6,7 +6,7 @@ import io.blockcache.sim.CrashScenario;
 import io.blockcache.sim.ScenarioConfig;
 import org.junit.jupiter.api.Test;
 
-/** Issue 3, "must hold": the engine against the reference model in simulated time, without crashes. */
+/** The engine against the reference model in simulated time, without crashes. */
 class CacheSetModelTest {
     @Test
     void everyReadOfAVolumeMatchesTheModelOver200Seeds() {

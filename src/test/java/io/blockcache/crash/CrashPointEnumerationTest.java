@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 9 item 5, crash-point enumeration: every scripted trace ({@link ScriptedTrace#all()}) in every cache mode
+ * Crash-point enumeration: every scripted trace ({@link ScriptedTrace#all()}) in every cache mode
  * and both journal delays, cut at every device-operation boundary with every subset of the pending volatile
  * writes, recovers with flushed and FUA data intact and its clean copies equal to the disk (docs/TESTING.md).
  *
@@ -68,7 +68,7 @@ class CrashPointEnumerationTest {
 
     @Test
     void everyCrashStateOfAnEpochOrderedVolumeKeepsItsEpochsAndTheBackingDeviceAPrefix() {
-        // Proves issue 14 across crashes: with ordering=epochs, at every crash point and surviving subset, the
+        // Proves epoch ordering across crashes: with ordering=epochs, at every crash point and surviving subset, the
         // backing device alone is the volume at some FLUSH boundary, recovery restores every dirty extent's epoch,
         // and writing the recovered data back keeps the backing device a prefix at every step.
         List<String> failures = new ArrayList<>();

@@ -10,7 +10,7 @@ import java.util.List;
  * @param steps the operations, in order
  */
 record ScriptedTrace(String name, List<Step> steps) {
-    /** Issue 9 item 5: traces short enough to enumerate every crash state. */
+    /** Traces short enough to enumerate every crash state. */
     static final int STEPS_MAX = 4;
     private static final long KIB = 1024;
     private static final long SECTOR_BYTES = 512;
@@ -95,7 +95,7 @@ record ScriptedTrace(String name, List<Step> steps) {
     }
 
     /**
-     * Traces for a volume with {@code ordering=epochs} (issue 14): two or three epochs, the later ones at lower LBAs
+     * Traces for a volume with {@code ordering=epochs}: two or three epochs, the later ones at lower LBAs
      * (so LBA order alone would invert them), crashed while writeback writes them back, while an overwrite of an
      * older epoch waits for it, and around a FUA write (which closes an epoch too).
      */

@@ -83,7 +83,7 @@ class InlineIoPolicyTest {
 
     @Test
     void writesThatOnlyLookSlowBecauseTheyQueueOnTheThreadsAreProbedAndInlinedAgain() {
-        // Proves the session-11 trap is gone: after one slow moment, threaded calls measured behind each other's
+        // Proves the 2026-12-02 trap is gone: after one slow moment, threaded calls measured behind each other's
         // inode lock (60 us each) keep a fast file off the loop only until the next probe, and the threaded calls
         // that finish after inlining began do not stop it.
         InlineIoPolicy policy = fastPolicy(false);

@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Issue 9: flush errors stick per backing device, whoever's flush failed and whatever flushes were in flight. */
+/** Flush errors stick per backing device, whoever's flush failed and whatever flushes were in flight. */
 class StickyFlushDeviceTest {
     private final SimLoop loop = new SimLoop();
     private final SsdModel disk = SmallDevices.ssd(loop, 1 << 20);

@@ -45,7 +45,7 @@ class DamageMapPlacementTest {
 
     @Test
     void withTheMapInAFileWritesSucceedWhileTheBackingDeviceIsUnreachable() {
-        // Proves the file placement keeps the volume writable without the backing device (issue 11), and that the
+        // Proves the file placement keeps the volume writable without the backing device, and that the
         // file alone (a header copy, then the map) lists the newly dirtied region as check --damage reads it.
         Volume volume = formatAndOpen(true);
         backing.away = true;

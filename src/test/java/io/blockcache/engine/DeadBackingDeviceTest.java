@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9, the failure policy: a backing device that dies (every request fails) fails FLUSH and FUA on its own
+ * The failure policy: a backing device that dies (every request fails) fails FLUSH and FUA on its own
  * volume with EIO at once, keeps dirty data in the cache, ends a drain with the error and says why in the
  * volume's writeback state; the other volume of the same cache set goes on as before (nothing hangs).
  */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bytes the loop thread allocates per steady-state 4 KiB request (issue 10: "hot path without allocation"),
+ * Bytes the loop thread allocates per steady-state 4 KiB request ("hot path without allocation"),
  * measured with the JVM's per-thread allocation counter on a real loop over files, 32 requests in flight.
  * A read hit allocates nothing of its own (its request, timers and pending cache read are reused objects); what
  * is left is the loop's task queue node for each batch of completions, a few bytes per request on average, so

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9: recovery survives a latent sector error (a block whose reads fail) where the block is not needed — a
+ * Recovery survives a latent sector error (a block whose reads fail) where the block is not needed — a
  * superblock copy, a journal block outside the replay range, a superseded checkpoint's chunk — and refuses,
  * saying where, when the unreadable block may hold durable journal entries.
  */

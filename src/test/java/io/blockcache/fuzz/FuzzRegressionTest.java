@@ -3,11 +3,11 @@ package io.blockcache.fuzz;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9: every bug the fuzz found, replayed from seeds that fail without its fix (checked by disabling each
+ * Every bug the fuzz found, replayed from seeds that fail without its fix (checked by disabling each
  * fix and searching seeds, docs/TESTING.md "Bugs the fuzz found"). A seed names a scenario only for the
  * generator it was found with: whoever changes what {@code FuzzSetup} or {@code FuzzScenario} draw must find
  * the seeds again the same way. Each test fails with the seed, the setup, the trace and the replay command.
- * They run with the generator they were found with: before issue 14 drew {@code ordering} ({@code runUnordered}).
+ * They run with the generator they were found with: before {@code ordering} was drawn ({@code runUnordered}).
  */
 class FuzzRegressionTest {
     @Test
@@ -74,7 +74,7 @@ class FuzzRegressionTest {
         // Proves an older cached write hidden by a newer write around the cache that then failed is not
         // acknowledged: its hidden part was never installed and the newer data never landed (a stale read, a
         // sector read as zero after recovery, a broken epoch prefix). Found with the damage map and epochs on
-        // (session 3), whose extra waits made the overlap likely; the generator they were found with (ordering
+        // (2026-12-01), whose extra waits made the overlap likely; the generator they were found with (ordering
         // drawn, every damage map on its backing device).
         for (long seed : new long[] {20043, 23011, 23181, 23930, 26440, 27583}) {
             FuzzScenario.runWithMapsOnBacking(seed);
@@ -86,7 +86,7 @@ class FuzzRegressionTest {
      * recorded epoch order (journal record type 8, docs/FORMAT.md §7 rule 15): each seed switched vol0 to none, wrote
      * back out of order, lost power before a checkpoint, and recovery restored the epochs of the records from before
      * the switch, so the strict prefix oracle found the backing device no prefix of them. Found by the 2,000- and
-     * 6,000-seed runs of session 4 (docs/TESTING.md); each fails with {@code EpochRecord.coarsened} doing nothing
+     * 6,000-seed runs of 2026-12-01 (docs/TESTING.md); each fails with {@code EpochRecord.coarsened} doing nothing
      * (checked once by hand). The generator they were found with: ordering drawn, maps on the backing device.
      */
     @Test
@@ -100,8 +100,8 @@ class FuzzRegressionTest {
      * Proves writeback starts only once the open has handed the set over with its knobs set: started earlier, its
      * sample fired while the open still wrote the damage maps, an unordered pass with the default knobs voided the
      * recovered epochs of a volume configured with ordering=epochs, and the strict oracle found them lost. Found by
-     * the first run with map files drawn (seed 43, session 5's generator); fails with {@code CacheSet.startWriteback}
-     * called where the set is built (checked once by hand).
+     * the first run with map files drawn (seed 43, generator {@code NO_MAP_FAULTS}); fails with {@code
+     * CacheSet.startWriteback} called where the set is built (checked once by hand).
      */
     @Test
     void writebackWaitsForTheKnobsTheOpenHandsOver() {
@@ -111,7 +111,7 @@ class FuzzRegressionTest {
     /**
      * Proves requests held for the damage map's clear of its consistency flag do not wait forever when the map's
      * device can no longer flush (a failed backing flush sticks until restart): each failed attempt refuses them
-     * with the reason. Found by the 4,000-seed run at the end of session 5 (the workload stalled: writes over older
+     * with the reason. Found by the 4,000-seed run at the end of 2026-12-01 (the workload stalled: writes over older
      * epochs, trims and write-zeroes held while the clear failed every second); fails with the held requests left
      * waiting after a failed clear (checked once by hand).
      */
@@ -125,7 +125,7 @@ class FuzzRegressionTest {
      * live switch to ordering=epochs: tagged with the current epoch, it overwrote data dirty at the switch without
      * waiting and hid it behind a later epoch, while a FUA write routed around the cache before the switch was
      * already on the backing device; the strict prefix oracle found the backing device at no FLUSH boundary. Found
-     * by the first run of session 6 (seed 90249; no faults drawn, so the map-file faults added then change
+     * by the first run of 2026-12-02 (seed 90249; no faults drawn, so the map-file faults added then change
      * nothing); fails without {@code CachedWrite}'s unknown-order tag (checked: main at ee96835 fails it).
      */
     @Test
@@ -136,8 +136,9 @@ class FuzzRegressionTest {
     /**
      * Proves a drain asked for on a volume whose writeback is held until a restart (a live switch to ordering=none
      * whose void record met a failed cache-device flush) ends at once as failed, with the hold's reason, instead of
-     * never progressing: the fuzz's quiesce waited for it for ever. Found by the 2,000-seed run at the end of session 9
-     * (seed 214430, failing on that session's start too); fails without {@code DrainJobs.begin}'s check (checked).
+     * never progressing: the fuzz's quiesce waited for it for ever. Found by the 2,000-seed run at the end of
+     * 2026-12-02 (seed 214430, failing on that session's start too); fails without {@code DrainJobs.begin}'s check
+     * (checked).
      */
     @Test
     void aDrainOnAVolumeHeldUntilRestartEndsWithTheHoldsReason() {
@@ -186,7 +187,7 @@ class FuzzRegressionTest {
      * Proves a power cut leaves no request "in flight" in the counters writeback reads after it: the fault injector
      * around the backing disk kept the 22 requests the cut dropped as in flight, so the queue governor (which
      * re-bases its backing queue only when it sees the device empty) saw the disk's queue above its high goal for
-     * good and held every pass, and a drain job never ended (seed 404872, found in session 26's first 12,000 seeds).
+     * good and held every pass, and a drain job never ended (seed 404872, found on 2026-12-04's first 12,000 seeds).
      * Fails without {@code FaultyDevice.powerOn} in {@code FuzzCacheSet.powerOn} (checked).
      */
     @Test

@@ -16,11 +16,11 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9: the adversarial whole-cache simulator ({@code simulate fuzz}) over many seeds in CI, with its
+ * The adversarial whole-cache simulator ({@code simulate fuzz}) over many seeds in CI, with its
  * coverage asserted so that it cannot pass by doing nothing, and planted bugs it must catch.
  */
 class FuzzTest {
-    /** Seeds run by default (issue 9: at least 500 in CI); more with {@code -Dblockcache.fuzzSeeds=N}. */
+    /** Seeds run by default (at least 500 in CI); more with {@code -Dblockcache.fuzzSeeds=N}. */
     private static final int SEEDS = Integer.getInteger("blockcache.fuzzSeeds", 500);
     /** Seeds tried with a planted bug before giving up on catching it. */
     private static final int SABOTAGE_SEEDS = 60;
@@ -56,7 +56,7 @@ class FuzzTest {
         assertThat(totals.orderingSwitches()).as("live ordering switches").isPositive();
         assertThat(totals.damageChecks()).as("damage-map oracle checks").isGreaterThan(SEEDS);
         assertThat(totals.damageChecksStale()).as("damage-map checks with dirty data at stake").isPositive();
-        // Issue 14 items 3 and 5: maps in files as well as on the backing devices, and maps flagged consistent,
+        // Maps in files as well as on the backing devices, and maps flagged consistent,
         // judged by the prefix check.
         assertThat(totals.damageMapFiles()).as("volumes with the map in a file").isPositive();
         assertThat(totals.damageChecksConsistent()).as("checks of a map flagged consistent").isPositive();
@@ -96,7 +96,7 @@ class FuzzTest {
     void writebackThatIgnoresEpochBoundariesIsCaught() throws Exception {
         // Proves the prefix oracle bites: with writeback taking keys of any epoch although the knob says epochs
         // (the front end still holds what it must), the backing device alone matches no FLUSH boundary. Found by the
-        // prefix oracle, or by the damage oracle judging a map that says consistent (issue 14 item 5).
+        // prefix oracle, or by the damage oracle judging a map that says consistent.
         FuzzTotals totals = FuzzSeeds.run(1, SABOTAGE_SEEDS, Long.MAX_VALUE, 2,
                 seed -> FuzzScenario.run(seed, null, UnaryOperator.identity(), true), t -> { });
         assertThat(totals.violations()).as("violations with epoch boundaries ignored").isNotEmpty();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Per-export allow-lists with real clients (issue 12 item 2): libnbd's {@code nbdinfo} and {@code nbdsh} from
+ * Per-export allow-lists with real clients: libnbd's {@code nbdinfo} and {@code nbdsh} from
  * 127.0.0.1 against {@code serve} with {@code export.NAME.allow-addresses} (an allowed and a refused range) and,
  * over TLS-PSK, {@code export.NAME.allow-psk-users} (alice allowed, bob refused). A refused client gets an error for
  * that export only, does not see it listed, is counted in {@code /api/stats} and logged; the others are served.

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Issue 13: the one check utility says what failed, and the loop-thread check refuses other threads. */
+/** The one check utility says what failed, and the loop-thread check refuses other threads. */
 class ChecksTest {
     @Test
     void failedChecksThrowTheRightKindWithTheirNumbers() {

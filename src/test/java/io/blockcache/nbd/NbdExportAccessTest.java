@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Per-export address allow-lists on the wire (issue 12 item 2): a client outside an export's ranges does not see it
+ * Per-export address allow-lists on the wire: a client outside an export's ranges does not see it
  * in NBD_OPT_LIST, gets NBD_REP_ERR_POLICY for it to INFO, GO and SET_META_CONTEXT, is cut off by EXPORT_NAME, and
  * is counted and logged once per export and connection, while the exports it may use keep serving it and others.
  */

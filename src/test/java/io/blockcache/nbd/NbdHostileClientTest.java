@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * The server under clients that try to exhaust it (issue 12 item 3): timeouts, connection limits, the buffer
+ * The server under clients that try to exhaust it: timeouts, connection limits, the buffer
  * budget, allocation failures and 64 MiB requests. Real time with short timeouts; every wait is for an
  * observable event (a closed socket, a counter) and bounded.
  */

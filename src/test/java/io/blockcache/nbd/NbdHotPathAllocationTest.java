@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bytes the loop thread allocates per steady-state 4 KiB request served over NBD (issue 10: "hot path without
+ * Bytes the loop thread allocates per steady-state 4 KiB request served over NBD ("hot path without
  * allocation", the NBD layer): a real {@link NbdServer} over a file-backed cache set, a client on a loopback socket
  * with 24 to 32 requests in flight, measured with the JVM's per-thread allocation counter, best of ten rounds, for
  * a session with simple replies and one with structured replies. The loop thread runs the whole request there:
@@ -67,7 +67,7 @@ class NbdHotPathAllocationTest {
     @Test
     void steadyStateRequestsAllocateLittleOnTheLoopThread() throws Exception {
         // Proves the bounds: an NBD layer that allocates a request record, a reply header or a view per request
-        // (the code before issue 10's change: ~380 B per read) pushes the best round far above them.
+        // (the code before the reuse: ~380 B per read) pushes the best round far above them.
         RealLoop loop = new RealLoop("nbd-alloc-loop");
         try {
             FileDevice cache = FileDevice.create(loop, dir.resolve("cache"), CACHE_BYTES, DEVICE_OPTIONS);

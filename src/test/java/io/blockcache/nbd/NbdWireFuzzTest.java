@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 4: a million malformed or random frames over the wire, in both phases, while well-formed clients
+ * A million malformed or random frames over the wire, in both phases, while well-formed clients
  * work beside them. Replay a failure with {@code -Dblockcache.wireFuzzSeed=S} (each worker's frames are a function
  * of the seed; only the interleaving of the workers differs); {@code -Dblockcache.wireFuzzFrames=N} for more.
  */

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reused request objects of a connection the loop serves (issue 10, {@link RequestPool}) never mix two requests:
+ * The reused request objects of a connection the loop serves ({@link RequestPool}) never mix two requests:
  * seeded batches of 32 pipelined requests of every kind a connection sees in steady state and on its error paths
  * (aligned and unaligned READ and WRITE, FUA, zero-length READ, FLUSH, out-of-range READ and WRITE refused before
  * they reach the volume), each checked against a model by its handle, so an object given back too early or a

@@ -26,7 +26,7 @@ class SectorLockAndSpanTest {
 
     @Test
     void aReusedRangeLocksAgainOnlyAfterItsReleaseAndAllocatesNothing() {
-        // Proves issue 10's reuse: a caller's own range can be locked again and again without allocation, a second
+        // Proves the lock's reuse: a caller's own range can be locked again and again without allocation, a second
         // lock before its release fails loudly, and a reused range still waits behind an overlapping one.
         SectorRangeLock lock = new SectorRangeLock();
         List<String> granted = new ArrayList<>();

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 item 5: the damage map of a volume with {@code ordering=epochs} says "consistent as of flush epoch E"
+ * The damage map of a volume with {@code ordering=epochs} says "consistent as of flush epoch E"
  * (docs/FORMAT.md §4.1), set lazily at a sweep, and the flag is cleared durably before anything may break the order
  * (a switch to {@code none}) and at every open, so that a map read after a cache loss never vouches for more than the
  * backing device holds.

@@ -170,8 +170,8 @@ class DrainJobTest {
     void aFinishingDrainRefusesPauseAndCancelByNameAndTakesResumeAsANoOp() {
         // Proves what an operator meets in the moment between "nothing left to write back" and "clean markings
         // committed": the job still reads running, pause and cancel are refused saying it is finishing (they said
-        // "no drain to pause (the last one is running)" before, and resume threw although it is idempotent: fuzz,
-        // session 7), resume does nothing, and the job ends DONE.
+        // "no drain to pause (the last one is running)" before, and resume threw although it is idempotent: found by
+        // the fuzz), resume does nothing, and the job ends DONE.
         WritebackRig rig = dirtyRig();
         IoResult[] result = start(rig, DrainLimits.NONE, new ArrayList<>());
         DrainJob job = rig.writeback().drainJob();

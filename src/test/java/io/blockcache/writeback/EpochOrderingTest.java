@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Issue 14 item 1: writeback with {@code ordering=epochs} keeps the order of the client's FLUSHes. */
+/** Writeback with {@code ordering=epochs} keeps the order of the client's FLUSHes. */
 class EpochOrderingTest {
     private static final long MS = 1_000_000L;
     private static final int BLOCK = 4096;

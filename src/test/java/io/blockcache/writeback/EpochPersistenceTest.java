@@ -8,7 +8,7 @@ import io.blockcache.volume.DirtyEpochs;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14: the epochs of dirty data are persisted (journal records and checkpoint runs, docs/FORMAT.md §5.2, §6),
+ * The epochs of dirty data are persisted (journal records and checkpoint runs, docs/FORMAT.md §5.2, §6),
  * so after a crash or a clean stop writeback goes on in the order of the client's FLUSHes.
  */
 class EpochPersistenceTest {

@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, the fuzz's seeds 40725, 41231 and 51661: whenever a volume stops following the epochs it put on record
+ * The fuzz's seeds 40725, 41231 and 51661: whenever a volume stops following the epochs it put on record
  * (a live switch of {@code ordering} to {@code none}, or recovered epochs dropped because the volume changed without
  * ordering), the journal records that they are void before anything reaches the backing device out of their order,
  * so that a power cut never restores an order the backing device no longer follows (docs/FORMAT.md §7 rule 15).

@@ -104,8 +104,8 @@ class JournaledWritebackTest {
     @Test
     void aGroupIsPlacedWholeWhenAKnobReappliesTheOrderMidway() {
         // Proves the group keeps its epochs while a knob re-applies the volume's order (which narrows passes to the
-        // oldest epoch outside a group): one group places all three epochs. Found by the fuzz (seed 970, session
-        // 23): the group ended with two epochs unwritten; here that shows as a second group.
+        // oldest epoch outside a group): one group places all three epochs. Found by the fuzz (seed 970,
+        // 2026-12-04): the group ended with two epochs unwritten; here that shows as a second group.
         WritebackRig rig = rig();
         EpochOrderingTest.writeEpochs(rig);
         rig.tune(b -> b.running(true));

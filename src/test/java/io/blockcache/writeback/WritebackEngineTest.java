@@ -135,7 +135,7 @@ class WritebackEngineTest {
         // Proves a modern pass waits for room for a whole pass (here half the cap of 8): the first pass takes 8
         // scattered keys, 8 one-key runs that the disk completes one at a time; the 64 adjacent keys after them go
         // out merged in passes of at least 4 keys. Clipped to the room of the moment, each of those passes took the
-        // one key a completion had just freed, and the 64 keys went out as about 60 writes (session 11).
+        // one key a completion had just freed, and the 64 keys went out as about 60 writes (2026-12-02).
         WritebackRig rig = rig();
         rig.tune(b -> b.ioInFlightMax(8).running(false));
         for (int i = 0; i < 8; i++) {
