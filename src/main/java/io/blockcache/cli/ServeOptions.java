@@ -37,8 +37,9 @@ final class ServeOptions {
     Path cache;
 
     @Option(names = "--backing", paramLabel = "NAME=URI", split = ",", converter = Converters.NamedBacking.class,
-            description = "Export name and its backing store: a file or block device (PATH or file:PATH) or an NBD"
-                    + " export (nbd://HOST[:PORT]/EXPORT); repeatable, or a comma-separated list (default:"
+            description = "Export name and its backing store: a file or block device (PATH or file:PATH), an NBD"
+                    + " export (nbd://HOST[:PORT]/EXPORT) or an S3 volume (s3://BUCKET/PREFIX, created with"
+                    + " --backing-size when the cache is new); repeatable, or a comma-separated list (default:"
                     + " default=DIR/backing.img).")
     List<Named<BackingLocation>> backings;
 
