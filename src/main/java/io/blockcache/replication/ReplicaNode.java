@@ -57,18 +57,33 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     private final RaftGroup group;
     private final RaftServer server;
     private final ReplicaStateMachine stateMachine;
-    private final RaftClient client;
+    private final RaftProperties properties;
+    /**
+     * The client of the current serving session: a new one per session, because Ratis's ordered client fails every
+     * request after one that failed (a lapsed lease, a lost quorum) — a session ends at its first failure anyway.
+     */
+    private volatile RaftClient client;
     private volatile long leaseTerm = -1;
     private volatile long leaseUntilNs;
     private Thread leaseRenewal;
 
     private ReplicaNode(ReplicaPeers peers, RaftGroup group, RaftServer server, ReplicaStateMachine stateMachine,
-                        RaftClient client) {
+                        RaftProperties properties) {
         this.peers = peers;
         this.group = group;
         this.server = server;
         this.stateMachine = stateMachine;
-        this.client = client;
+        this.properties = properties;
+        this.client = newClient();
+    }
+
+    /**
+     * A client that sends to this node only and never retries or redirects: a node that lost the lead must not have
+     * its batches appended through the new leader (they describe a volume it no longer serves).
+     */
+    private RaftClient newClient() {
+        return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build();
     }
 
     /**
@@ -93,11 +108,7 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
                 .setServerId(RaftPeerId.valueOf(peers.self())).setStateMachine(stateMachine)
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
         server.start();
-        // Requests go to this node only, and are never retried or redirected: a node that lost the lead must not
-        // have its batches appended through the new leader (they describe a volume it no longer serves).
-        RaftClient client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build();
-        return new ReplicaNode(peers, group, server, stateMachine, client);
+        return new ReplicaNode(peers, group, server, stateMachine, properties);
     }
 
     private static RaftProperties properties(ReplicaPeers peers, Path dir) {
@@ -221,6 +232,13 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
      */
     public synchronized boolean holdLease(long term, long waitMs) throws InterruptedException {
         releaseLease();
+        RaftClient old = client;
+        client = newClient();
+        try {
+            old.close();
+        } catch (IOException e) {
+            // the old session's client: nothing of it is needed any more
+        }
         leaseTerm = term;
         leaseUntilNs = System.nanoTime();
         leaseRenewal = Thread.ofPlatform().daemon().name("blockcache-replica-lease").start(() -> renew(term));

@@ -79,6 +79,27 @@ final class ReplicaProcess {
         return term;
     }
 
+    /** How many times this incarnation said it serves. */
+    int servingCount() throws IOException {
+        Matcher m = SERVING.matcher(log());
+        int count = 0;
+        while (m.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    /** True if this incarnation's last word on serving is that it serves (not that it stopped). */
+    boolean serves() throws IOException {
+        String text = log();
+        int served = -1;
+        Matcher m = SERVING.matcher(text);
+        while (m.find()) {
+            served = m.start();
+        }
+        return served >= 0 && text.lastIndexOf("stops serving") < served;
+    }
+
     /** True once this incarnation said whom it follows (it hears the leader). */
     boolean follows() throws IOException {
         return log().contains("following ");
