@@ -42,15 +42,16 @@ final class ReplicaProcess {
      * A member on {@code dataDir} with the given ports, backing {@code default=backingUri}, and {@code config} lines.
      */
     static ReplicaProcess of(String id, Path dataDir, String peers, String backingUri, int nbdPort, int adminPort,
-                             String config, Map<String, String> environment) throws IOException {
+                             String config, Map<String, String> environment, String... moreArgs) throws IOException {
         Path configFile = dataDir.resolveSibling(dataDir.getFileName() + ".properties");
         Files.writeString(configFile, config);
         String java = ProcessHandle.current().info().command().orElseThrow();
-        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"), "io.blockcache.cli.Main",
-                "serve", "--node-id", id, "--peers", peers, "--data-dir", dataDir.toString(),
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "io.blockcache.cli.Main", "serve", "--node-id", id, "--peers", peers, "--data-dir", dataDir.toString(),
                 "--backing", "default=" + backingUri, "--cache-size", "64M",
                 "--nbd-listen", "127.0.0.1:" + nbdPort, "--admin-listen", "127.0.0.1:" + adminPort,
-                "--config", configFile.toString());
+                "--config", configFile.toString()));
+        command.addAll(List.of(moreArgs));
         return new ReplicaProcess(id, dataDir, nbdPort, adminPort, command, environment);
     }
 
