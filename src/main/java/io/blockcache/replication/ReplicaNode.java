@@ -123,6 +123,10 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 2_000);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
+        // The log before a snapshot holds nothing the snapshot lacks: drop it, or the disk fills with every write
+        // ever made (a member far behind gets the snapshot instead).
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, 256);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("16MB"));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("32MB"));
