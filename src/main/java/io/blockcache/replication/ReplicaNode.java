@@ -50,6 +50,10 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     public static final long LEASE_MS = ELECTION_TIMEOUT_MIN_MS - 500;
     /** The lease is renewed this often (an empty entry) while the node serves. */
     static final long LEASE_RENEW_MS = 200;
+    /** Log entries between two snapshots of the replica (each writes the whole replica, on Ratis's thread). */
+    static final long SNAPSHOT_ENTRIES_DEFAULT = 2_000;
+    /** A system property that overrides {@link #SNAPSHOT_ENTRIES_DEFAULT}: tests make snapshots frequent with it. */
+    public static final String SNAPSHOT_ENTRIES_PROPERTY = "blockcache.replicaSnapshotEntries";
     /** Largest log entry: a batch closes at this size (a bigger write is split). */
     static final int BATCH_BYTES_MAX = 4 << 20;
 
@@ -120,7 +124,8 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.LeaderElection.setPreVote(p, true); // what the lease relies on (LEASE_MS)
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 2_000);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Long.getLong(SNAPSHOT_ENTRIES_PROPERTY,
+                SNAPSHOT_ENTRIES_DEFAULT));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
         // The log before a snapshot holds nothing the snapshot lacks: drop it, or the disk fills with every write

@@ -16,8 +16,13 @@ final class ReplicaGroup implements AutoCloseable {
     /** A new leader serves within this (elections take 2-4 s; a loaded machine, more). */
     static final long LEADER_TIMEOUT_MS = 60_000;
     private static final long POLL_MS = 50;
-    private static final Map<String, String> CHILD_ENVIRONMENT =
-            Map.of("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    /**
+     * C1 and the serial collector (starts take half the time); snapshots of the replica every 50 log entries, so that
+     * a member that comes back empty catches up from a snapshot, not only from the log.
+     */
+    private static final Map<String, String> CHILD_ENVIRONMENT = Map.of("JAVA_TOOL_OPTIONS",
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -D" + io.blockcache.replication.ReplicaNode.SNAPSHOT_ENTRIES_PROPERTY
+                    + "=50");
 
     final List<ReplicaProcess> members = new ArrayList<>();
     /** The nbdkit backing store, or null over S3. */
