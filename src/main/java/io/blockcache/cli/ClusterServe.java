@@ -23,15 +23,16 @@ import java.util.stream.Stream;
  * {@code serve --node-id ID --peers ...}: one member of a replication group (docs/SCALE.md, "Replication"). It runs
  * its Raft member all along; while it leads, it serves the group's volumes from a fresh cache into which it first
  * replays the replica (every write not yet known clean on the shared backing store); when it stops leading it stops
- * serving at once. Writeback starts only {@link #FENCE_DELAY} after it began to serve, so that a former server that
- * was cut off has stopped its own by then (it steps down once it misses its quorum for an election timeout).
+ * serving at once. The backing store is fenced by the group's lease ({@code device.FencedDevice}); writeback starts
+ * only {@link #FENCE_DELAY} after this node began to serve, so that requests a former server had already sent when its
+ * lease lapsed have landed before this one writes the same blocks.
  *
  * <p>Thread rule: the main thread; the shutdown hook.
  */
 final class ClusterServe {
     /** How often leadership is checked. */
     static final Duration POLL = Duration.ofMillis(100);
-    /** Writeback of a new server waits this long: the old one's step-down (≤ 2 election timeouts) and a margin. */
+    /** Writeback of a new server waits this long: two election timeouts and a margin for requests on the wire. */
     static final Duration FENCE_DELAY = Duration.ofMillis(2 * ReplicaNode.ELECTION_TIMEOUT_MAX_MS + 2_000);
 
     /** How long a new leader waits for its first lease renewal before it gives up this turn. */

@@ -33,7 +33,11 @@ final class DirtyReplica {
             VolumeState state = volumes.computeIfAbsent(r.volume(), v -> new VolumeState());
             state.highestSeq = Math.max(state.highestSeq, r.seq());
             switch (r.type()) {
-                case ReplicaRecords.WRITE -> state.pieces.put(r.start(), r.length(), r.seq(), r.data(), r.dataOffset());
+                // A copy of its own: pieces live until pruned, and a piece sharing its batch's array would keep the
+                // whole batch (up to 4 MiB) alive for one surviving sector.
+                case ReplicaRecords.WRITE -> state.pieces.put(r.start(), r.length(), r.seq(),
+                        java.util.Arrays.copyOfRange(r.data(), r.dataOffset(),
+                                r.dataOffset() + (int) (r.length() * SectorMap.SECTOR_BYTES)), 0);
                 case ReplicaRecords.ZEROES -> state.pieces.put(r.start(), r.length(), r.seq(), null, 0);
                 case ReplicaRecords.TRIM -> state.pieces.remove(r.start(), r.length());
                 case ReplicaRecords.PRUNE -> {

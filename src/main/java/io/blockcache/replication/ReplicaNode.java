@@ -50,6 +50,10 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     public static final long LEASE_MS = ELECTION_TIMEOUT_MIN_MS - 500;
     /** The lease is renewed this often (an empty entry) while the node serves. */
     static final long LEASE_RENEW_MS = 200;
+    /** Log entries between two snapshots of the replica (each writes the whole replica, on Ratis's thread). */
+    static final long SNAPSHOT_ENTRIES_DEFAULT = 2_000;
+    /** A system property that overrides {@link #SNAPSHOT_ENTRIES_DEFAULT}: tests make snapshots frequent with it. */
+    public static final String SNAPSHOT_ENTRIES_PROPERTY = "blockcache.replicaSnapshotEntries";
     /** Largest log entry: a batch closes at this size (a bigger write is split). */
     static final int BATCH_BYTES_MAX = 4 << 20;
 
@@ -57,18 +61,33 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     private final RaftGroup group;
     private final RaftServer server;
     private final ReplicaStateMachine stateMachine;
-    private final RaftClient client;
+    private final RaftProperties properties;
+    /**
+     * The client of the current serving session: a new one per session, because Ratis's ordered client fails every
+     * request after one that failed (a lapsed lease, a lost quorum) — a session ends at its first failure anyway.
+     */
+    private volatile RaftClient client;
     private volatile long leaseTerm = -1;
     private volatile long leaseUntilNs;
     private Thread leaseRenewal;
 
     private ReplicaNode(ReplicaPeers peers, RaftGroup group, RaftServer server, ReplicaStateMachine stateMachine,
-                        RaftClient client) {
+                        RaftProperties properties) {
         this.peers = peers;
         this.group = group;
         this.server = server;
         this.stateMachine = stateMachine;
-        this.client = client;
+        this.properties = properties;
+        this.client = newClient();
+    }
+
+    /**
+     * A client that sends to this node only and never retries or redirects: a node that lost the lead must not have
+     * its batches appended through the new leader (they describe a volume it no longer serves).
+     */
+    private RaftClient newClient() {
+        return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build();
     }
 
     /**
@@ -93,11 +112,7 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
                 .setServerId(RaftPeerId.valueOf(peers.self())).setStateMachine(stateMachine)
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
         server.start();
-        // Requests go to this node only, and are never retried or redirected: a node that lost the lead must not
-        // have its batches appended through the new leader (they describe a volume it no longer serves).
-        RaftClient client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build();
-        return new ReplicaNode(peers, group, server, stateMachine, client);
+        return new ReplicaNode(peers, group, server, stateMachine, properties);
     }
 
     private static RaftProperties properties(ReplicaPeers peers, Path dir) {
@@ -109,9 +124,14 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.LeaderElection.setPreVote(p, true); // what the lease relies on (LEASE_MS)
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 2_000);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Long.getLong(SNAPSHOT_ENTRIES_PROPERTY,
+                SNAPSHOT_ENTRIES_DEFAULT));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
+        // The log before a snapshot holds nothing the snapshot lacks: drop it, or the disk fills with every write
+        // ever made (a member far behind gets the snapshot instead).
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, 256);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("16MB"));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("32MB"));
@@ -221,6 +241,13 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
      */
     public synchronized boolean holdLease(long term, long waitMs) throws InterruptedException {
         releaseLease();
+        RaftClient old = client;
+        client = newClient();
+        try {
+            old.close();
+        } catch (IOException e) {
+            // the old session's client: nothing of it is needed any more
+        }
         leaseTerm = term;
         leaseUntilNs = System.nanoTime();
         leaseRenewal = Thread.ofPlatform().daemon().name("blockcache-replica-lease").start(() -> renew(term));

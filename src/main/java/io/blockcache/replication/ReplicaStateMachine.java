@@ -99,8 +99,10 @@ final class ReplicaStateMachine extends BaseStateMachine {
             channel.force(true); // the snapshot replaces log entries: it must be on the disk before they go
         }
         Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+        // The digest goes with the file when Ratis sends the snapshot to a member far behind, which checks it.
+        org.apache.ratis.io.MD5Hash digest = org.apache.ratis.util.MD5FileUtil.computeAndSaveMd5ForFile(file);
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
-                new org.apache.ratis.server.storage.FileInfo(file.toPath(), null), last));
+                new org.apache.ratis.server.storage.FileInfo(file.toPath(), digest), last));
         return last.getIndex();
     }
 

@@ -42,15 +42,16 @@ final class ReplicaProcess {
      * A member on {@code dataDir} with the given ports, backing {@code default=backingUri}, and {@code config} lines.
      */
     static ReplicaProcess of(String id, Path dataDir, String peers, String backingUri, int nbdPort, int adminPort,
-                             String config, Map<String, String> environment) throws IOException {
+                             String config, Map<String, String> environment, String... moreArgs) throws IOException {
         Path configFile = dataDir.resolveSibling(dataDir.getFileName() + ".properties");
         Files.writeString(configFile, config);
         String java = ProcessHandle.current().info().command().orElseThrow();
-        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"), "io.blockcache.cli.Main",
-                "serve", "--node-id", id, "--peers", peers, "--data-dir", dataDir.toString(),
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "io.blockcache.cli.Main", "serve", "--node-id", id, "--peers", peers, "--data-dir", dataDir.toString(),
                 "--backing", "default=" + backingUri, "--cache-size", "64M",
                 "--nbd-listen", "127.0.0.1:" + nbdPort, "--admin-listen", "127.0.0.1:" + adminPort,
-                "--config", configFile.toString());
+                "--config", configFile.toString()));
+        command.addAll(List.of(moreArgs));
         return new ReplicaProcess(id, dataDir, nbdPort, adminPort, command, environment);
     }
 
@@ -77,6 +78,27 @@ final class ReplicaProcess {
             term = Long.parseLong(m.group(3));
         }
         return term;
+    }
+
+    /** How many times this incarnation said it serves. */
+    int servingCount() throws IOException {
+        Matcher m = SERVING.matcher(log());
+        int count = 0;
+        while (m.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    /** True if this incarnation's last word on serving is that it serves (not that it stopped). */
+    boolean serves() throws IOException {
+        String text = log();
+        int served = -1;
+        Matcher m = SERVING.matcher(text);
+        while (m.find()) {
+            served = m.start();
+        }
+        return served >= 0 && text.lastIndexOf("stops serving") < served;
     }
 
     /** True once this incarnation said whom it follows (it hears the leader). */

@@ -63,6 +63,66 @@ class ReplicationPartitionTest {
         }
     }
 
+    @Test
+    void aLeaderCutOffFromItsQuorumStopsAcknowledgingAndServing() throws Exception {
+        // Proves: when both followers freeze (the leader is a minority of one), a FLUSH on the leader does not
+        // succeed, the leader says its lease lapsed and stops serving; when they come back a member serves again and
+        // every write acknowledged before the cut reads back.
+        try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "")) {
+            ReplicaProcess leader = group.awaitLeader(-1);
+            assertThat(leader).as("a first leader" + group.logs()).isNotNull();
+            assertThat(group.awaitAllFollow(leader)).as("all members follow" + group.logs()).isNull();
+            try (NbdTestClient client = connect(leader)) {
+                write(client, 0, (byte) 0xA1);
+                assertThat(client.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+                for (ReplicaProcess member : group.members) {
+                    if (member != leader) {
+                        member.freeze();
+                    }
+                }
+                boolean flushSucceeded;
+                try {
+                    write(client, 1, (byte) 0xB2);
+                    flushSucceeded = client.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error() == 0;
+                } catch (IOException | AssertionError closed) {
+                    flushSucceeded = false;
+                }
+                assertThat(flushSucceeded).as("a FLUSH on a leader without its quorum" + group.logs()).isFalse();
+                awaitLog(leader, "lapsed", group);
+                awaitLog(leader, "stops serving", group);
+            }
+            int servedBefore = 0;
+            for (ReplicaProcess member : group.members) {
+                servedBefore += member.servingCount();
+                member.resume();
+            }
+            ReplicaProcess next = awaitServing(group, servedBefore);
+            try (NbdTestClient client = connect(next)) {
+                assertThat(read(client, 0)).as("acknowledged before the cut").containsOnly((byte) 0xA1);
+            }
+        }
+    }
+
+    /** Waits until the members together said "serving" more than {@code before} times; the one that said it last. */
+    private static ReplicaProcess awaitServing(ReplicaGroup group, int before) throws Exception {
+        long deadlineNs = System.nanoTime() + ReplicaGroup.LEADER_TIMEOUT_MS * 1_000_000;
+        while (true) {
+            int now = 0;
+            ReplicaProcess latest = null;
+            for (ReplicaProcess member : group.members) {
+                now += member.servingCount();
+                if (member.alive() && member.serves()) {
+                    latest = member;
+                }
+            }
+            if (now > before && latest != null) {
+                return latest;
+            }
+            assertThat(System.nanoTime()).as("a member serves again" + group.logs()).isLessThan(deadlineNs);
+            Thread.sleep(50); // polling child processes' logs, bounded by the deadline
+        }
+    }
+
     private static void awaitLog(ReplicaProcess member, String text, ReplicaGroup group) throws Exception {
         long deadlineNs = System.nanoTime() + ReplicaGroup.LEADER_TIMEOUT_MS * 1_000_000;
         while (!member.log().contains(text)) {
