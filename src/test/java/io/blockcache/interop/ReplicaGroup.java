@@ -21,8 +21,8 @@ final class ReplicaGroup implements AutoCloseable {
      * a member that comes back empty catches up from a snapshot, not only from the log.
      */
     private static final Map<String, String> CHILD_ENVIRONMENT = Map.of("JAVA_TOOL_OPTIONS",
-            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -D" + io.blockcache.replication.ReplicaNode.SNAPSHOT_ENTRIES_PROPERTY
-                    + "=50");
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -D"
+                    + io.blockcache.replication.ReplicaNode.SNAPSHOT_ENTRIES_PROPERTY + "=50");
 
     final List<ReplicaProcess> members = new ArrayList<>();
     /** The nbdkit backing store, or null over S3. */
