@@ -1,6 +1,7 @@
 package io.blockcache.admin;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
@@ -45,6 +46,9 @@ public final class AdminServer implements AutoCloseable {
     /** Largest request body accepted (a knob value); anything longer is not a knob value. */
     static final int REQUEST_BODY_BYTES_MAX = 4096;
     private static final String VOLUMES_PREFIX = "/api/volumes/";
+    /** A replication group member's state ({@link #clusterStatus}). */
+    public static final String CLUSTER_PATH = "/api/cluster";
+    private volatile Supplier<String> clusterStatus;
     private static final String DRAIN_SUFFIX = "/drain";
     private static final java.util.Set<String> DRAIN_ACTIONS = java.util.Set.of("pause", "resume", "cancel");
     /** How long an answer waits for the drain-job file: a few fsyncs on a healthy disk. */
@@ -162,13 +166,21 @@ public final class AdminServer implements AutoCloseable {
                 } else {
                     sendJson(exchange, 404, error("no such drain action: " + rest + " (pause, resume or cancel)"));
                 }
+            } else if (path.equals(CLUSTER_PATH)) {
+                Supplier<String> status = clusterStatus;
+                if (status == null) {
+                    sendJson(exchange, 404, error("this server is not a member of a replication group"
+                            + " (serve --node-id, --peers; docs/SCALE.md)"));
+                } else {
+                    requireGet(exchange, method, status::get, "application/json");
+                }
             } else if (path.equals("/api/reload")) {
                 reload(exchange, method);
             } else if (path.equals("/") || path.equals("/index.html")) {
                 requireGet(exchange, method, () -> Dashboard.HTML, "text/html; charset=utf-8");
             } else {
-                sendJson(exchange, 404, error("no such endpoint: " + path
-                        + " (try /api/stats, /metrics, /api/knobs, /api/volumes/NAME/drain, /api/reload or /)"));
+                sendJson(exchange, 404, error("no such endpoint: " + path + " (try /api/stats, /metrics, /api/knobs,"
+                        + " /api/volumes/NAME/drain, /api/cluster, /api/reload or /)"));
             }
         } catch (Unavailable e) {
             sendJson(exchange, 503, error(e.getMessage()));
@@ -285,6 +297,33 @@ public final class AdminServer implements AutoCloseable {
      */
     public void nbdCounters(Supplier<NbdSnapshot> counters) {
         this.nbdCounters = counters;
+    }
+
+    /** Answers {@code GET /api/cluster} with {@code status} (a JSON object): a member of a replication group. */
+    public void clusterStatus(Supplier<String> status) {
+        this.clusterStatus = status;
+    }
+
+    /**
+     * What a member of a replication group that does not serve answers on its admin port: {@code GET /api/cluster}
+     * with {@code status}, and 503 naming the leader ({@code leader} says who it is, or null) on every other path.
+     */
+    public static HttpHandler following(Supplier<String> status, Supplier<String> leader) {
+        return exchange -> {
+            try {
+                String path = exchange.getRequestURI().getPath();
+                if (path.equals(CLUSTER_PATH) && exchange.getRequestMethod().equals("GET")) {
+                    sendJson(exchange, 200, status.get());
+                } else {
+                    String who = leader.get();
+                    sendJson(exchange, 503, error("this member of a replication group does not serve: "
+                            + (who == null ? "no leader is elected yet" : "member " + who + " serves the volumes")
+                            + "; GET " + CLUSTER_PATH + " says more"));
+                }
+            } finally {
+                exchange.close();
+            }
+        };
     }
 
     private <T> T onLoop(Supplier<T> task) {

@@ -1,9 +1,12 @@
 package io.blockcache.cli;
 
+import io.blockcache.admin.AdminEndpoint;
+import io.blockcache.admin.AdminServer;
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.device.IoResult;
 import io.blockcache.host.CacheHost;
 import io.blockcache.host.HostException;
+import io.blockcache.json.JsonWriter;
 import io.blockcache.replication.ReplicaNode;
 import io.blockcache.replication.ReplicaPeers;
 import io.blockcache.replication.ReplicatedServing;
@@ -43,6 +46,9 @@ final class ClusterServe {
     private final PrintWriter out;
     private final PrintWriter err;
     private volatile ServeRuntime runtime;
+    /** The admin address while this member follows (null while it serves, or if it could not bind). */
+    private AdminEndpoint followerAdmin;
+    private String followerAdminProblem;
     private volatile boolean stopping;
 
     private ClusterServe(ServeSettings settings, ReplicaNode node, PrintWriter out, PrintWriter err) {
@@ -76,6 +82,7 @@ final class ClusterServe {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             member.stopping = true;
             member.stopServing("stopping");
+            member.closeFollowerAdmin();
             try {
                 node.close();
             } catch (IOException e) {
@@ -104,10 +111,12 @@ final class ClusterServe {
         while (!stopping) {
             long term = node.servingTerm();
             if (term >= 0) {
+                closeFollowerAdmin(); // serve binds the same address for the whole API
                 serve(term);
                 leaderSeen = null;
                 continue;
             }
+            openFollowerAdmin();
             String leader = node.leaderId();
             if (leader != null && !leader.equals(leaderSeen) && !leader.equals(node.id())) {
                 log("following " + leader);
@@ -153,6 +162,7 @@ final class ClusterServe {
             pause();
             return;
         }
+        runtime.clusterStatus(this::statusJson);
         log("serving " + serving.backings().keySet() + " on nbd://" + ServeCommand.hostPort(runtime.nbdAddress())
                 + ", admin http://" + ServeCommand.hostPort(runtime.adminAddress()) + " (term " + term + ")");
         out.flush();
@@ -170,6 +180,64 @@ final class ClusterServe {
             stopServing(failure != null ? "the cache failed: " + failure
                     : !node.leads(term) ? "no longer leads (leader: " + node.leaderId() + ")" : lease);
         }
+    }
+
+    /**
+     * While following: the admin address answers {@code GET /api/cluster} (and 503 naming the leader elsewhere). A
+     * failure to bind is logged once and tried again on the next turn.
+     */
+    private synchronized void openFollowerAdmin() {
+        if (followerAdmin != null) {
+            return;
+        }
+        try {
+            followerAdmin = AdminEndpoint.bind(settings.adminListen(), AdminServer.following(this::statusJson,
+                    node::leaderId), ServeRuntime.adminGuard(settings, err));
+            followerAdminProblem = null;
+        } catch (IOException e) {
+            String problem = "cannot listen for the admin API on " + ServeCommand.hostPort(settings.adminListen())
+                    + " while following: " + e.getMessage();
+            if (!problem.equals(followerAdminProblem)) {
+                log(problem);
+                followerAdminProblem = problem;
+            }
+        }
+    }
+
+    private synchronized void closeFollowerAdmin() {
+        if (followerAdmin != null) {
+            followerAdmin.close();
+            followerAdmin = null;
+        }
+    }
+
+    /** {@code GET /api/cluster}: this member's view of the group. */
+    String statusJson() {
+        JsonWriter json = new JsonWriter().beginObject();
+        try {
+            ReplicaNode.Status s = node.status();
+            json.name("node").value(s.self()).name("role").value(s.role()).name("serving").value(runtime != null)
+                    .name("leader").value(s.leader() == null ? "" : s.leader()).name("term").value(s.term())
+                    .name("lastIndex").value(s.lastIndex()).name("committedIndex").value(s.committedIndex())
+                    .name("appliedIndex").value(s.appliedIndex()).name("replicaBytes").value(s.replicaBytes())
+                    .name("replicaPieces").value(s.replicaPieces()).name("members").beginArray();
+            for (Map.Entry<String, java.net.InetSocketAddress> m : new java.util.TreeMap<>(node.peers().members())
+                    .entrySet()) {
+                json.beginObject().name("id").value(m.getKey()).name("address")
+                        .value(m.getValue().getHostString() + ":" + m.getValue().getPort());
+                for (ReplicaNode.Follower f : s.followers()) {
+                    if (f.id().equals(m.getKey())) {
+                        json.name("behindEntries").value(f.behindEntries()).name("lastContactMs")
+                                .value(f.lastContactMs());
+                    }
+                }
+                json.endObject();
+            }
+            json.endArray();
+        } catch (IOException e) {
+            json.name("error").value("replication is not running: " + e.getMessage());
+        }
+        return json.endObject().toString();
     }
 
     private void replay(CacheHost host, long term) throws ServeRuntime.ServeException {

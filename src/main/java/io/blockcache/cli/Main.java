@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
     /** Every subcommand, in the order {@code --help} lists them ({@link #command} makes each). */
     static final List<String> COMMANDS = List.of("format", "check", "salvage", "replay-log", "serve", "stats", "drain",
-            "get", "set", "reload", "simulate", "bench", "help");
+            "get", "set", "reload", "cluster", "simulate", "bench", "help");
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -62,6 +62,7 @@ public final class Main implements Runnable {
             case "get" -> new GetCommand();
             case "set" -> new SetCommand();
             case "reload" -> new ReloadCommand();
+            case "cluster" -> new ClusterCommand();
             case "simulate" -> new SimulateCommand();
             case "bench" -> new BenchCommand();
             case "help" -> new CommandLine.HelpCommand();

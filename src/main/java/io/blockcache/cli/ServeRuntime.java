@@ -126,6 +126,11 @@ final class ServeRuntime {
         return host;
     }
 
+    /** Answers {@code GET /api/cluster} with {@code status} (a replication group's member, {@link ClusterServe}). */
+    void clusterStatus(java.util.function.Supplier<String> status) {
+        admin.clusterStatus(status);
+    }
+
     /** Serves {@code POST /api/reload} with {@code reloader}. */
     void setReloader(io.blockcache.admin.Reloader reloader) {
         admin.setReloader(reloader);
@@ -215,6 +220,11 @@ final class ServeRuntime {
 
     /** The admin API's door: the token if one is configured; refusals logged (rate-limited) on stderr. */
     private AdminGuard adminGuard() {
+        return adminGuard(settings, err);
+    }
+
+    /** The admin API's door for {@code settings}: the token if one is configured; refusals logged on {@code err}. */
+    static AdminGuard adminGuard(ServeSettings settings, PrintWriter err) {
         AdminToken token = settings.access().adminToken();
         return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> {
             err.println("blockcache serve: " + line);

@@ -145,6 +145,11 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         }
     }
 
+    /** Every member's id and replication address. */
+    public ReplicaPeers peers() {
+        return peers;
+    }
+
     /** This node's id. */
     public String id() {
         return peers.self();
@@ -192,18 +197,41 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         }
     }
 
-    /** What {@link #status} reports. */
-    public record Status(String self, String role, String leader, long term, long committedIndex, long appliedIndex,
-                         long replicaBytes, long replicaPieces) {
+    /**
+     * What {@link #status} reports; {@code followers} only on the leader.
+     *
+     * @param lastIndex the last entry in this member's log
+     */
+    public record Status(String self, String role, String leader, long term, long lastIndex, long committedIndex,
+                         long appliedIndex, long replicaBytes, long replicaPieces, List<Follower> followers) {
+    }
+
+    /**
+     * A follower as the leader sees it: {@code behindEntries} log entries still to send it (0: caught up), and how long
+     * ago it last answered.
+     */
+    public record Follower(String id, long behindEntries, long lastContactMs) {
     }
 
     /** Role, leader, term and log positions now. */
     public Status status() throws IOException {
         RaftServer.Division division = server.getDivision(group.getGroupId());
         DivisionInfo info = division.getInfo();
+        long lastIndex = division.getRaftLog().getNextIndex() - 1;
+        List<Follower> followers = new ArrayList<>();
+        if (info.isLeader()) {
+            var rpcs = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+            long[] next = info.getFollowerNextIndices();
+            for (int i = 0; i < rpcs.size(); i++) {
+                long behind = i < next.length ? Math.max(0, lastIndex + 1 - next[i]) : -1;
+                followers.add(new Follower(rpcs.get(i).getId().getId().toStringUtf8(), behind,
+                        rpcs.get(i).getLastRpcElapsedTimeMs()));
+            }
+        }
         return new Status(peers.self(), info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT), leaderId(),
-                info.getCurrentTerm(), division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
-                stateMachine.replica().dataBytes(), stateMachine.replica().pieceCount());
+                info.getCurrentTerm(), lastIndex, division.getRaftLog().getLastCommittedIndex(),
+                info.getLastAppliedIndex(), stateMachine.replica().dataBytes(), stateMachine.replica().pieceCount(),
+                followers);
     }
 
     /** The replicated state (read it only while this node serves: nothing applies then but its own batches). */
