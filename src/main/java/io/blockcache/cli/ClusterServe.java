@@ -289,7 +289,7 @@ final class ClusterServe {
         } catch (HostException | RuntimeException e) {
             log("stopping writeback: " + e.getMessage());
         }
-        serving.stop();
+        serving.stop(false);
         runtime = null;
     }
 

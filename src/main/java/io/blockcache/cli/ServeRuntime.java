@@ -287,6 +287,15 @@ final class ServeRuntime {
      * @return true if the cache set was shut down cleanly
      */
     boolean stop() {
+        return stop(true);
+    }
+
+    /**
+     * As {@link #stop()}; without {@code shutdown} the cache set is closed without its clean shutdown (no journal
+     * commit, no checkpoint): a replication group's member that stops serving leaves a cache no one will open again
+     * (the next term formats a fresh one), and its backing store is fenced already.
+     */
+    boolean stop(boolean shutdown) {
         synchronized (this) {
             if (stopping) {
                 awaitStopped();
@@ -305,8 +314,8 @@ final class ServeRuntime {
             if (admin != null) {
                 admin.close();
             }
-            IoResult result = host.shutdown();
-            shutdownClean = result.ok();
+            IoResult result = shutdown ? host.shutdown() : IoResult.OK;
+            shutdownClean = shutdown && result.ok();
             if (!result.ok()) {
                 // A cache file that changed under us has its own what-next in the message.
                 boolean cacheChanged = host.cacheDevice().changeFound() != null;

@@ -38,8 +38,8 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class ReplicaNode implements Closeable, ReplicaLog {
     /** Raft's election timeout range: a dead leader is replaced within about the upper bound plus an election. */
-    public static final long ELECTION_TIMEOUT_MIN_MS = 2_000;
-    public static final long ELECTION_TIMEOUT_MAX_MS = 4_000;
+    public static final long ELECTION_TIMEOUT_MIN_MS = 3_000;
+    public static final long ELECTION_TIMEOUT_MAX_MS = 6_000;
     /** A batch not committed within this long fails what waits for it (a leader cut off from its quorum). */
     public static final long COMMIT_TIMEOUT_MS = 10_000;
     /**

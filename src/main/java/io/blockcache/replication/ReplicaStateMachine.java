@@ -20,6 +20,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 
 /**
  * The Raft state machine of a replication group: applies each committed entry to the {@link DirtyReplica}, and saves
@@ -42,14 +43,34 @@ final class ReplicaStateMachine extends BaseStateMachine {
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-        super.initialize(server, groupId, raftStorage);
-        storage.init(raftStorage);
-        load(storage.loadLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            load(storage.loadLatestSnapshot());
+        });
     }
 
+    /**
+     * Ratis pauses the state machine before it installs a snapshot sent by the leader (a member too far behind), and
+     * then asks {@link #reinitialize} to take it up: the lifecycle must say PAUSED in between, or Ratis shuts the
+     * member down.
+     */
     @Override
-    public void reinitialize() throws IOException {
-        load(storage.loadLatestSnapshot());
+    public synchronized void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /** Loads the newest snapshot (one just installed) in place of what the replica held. */
+    @Override
+    public synchronized void reinitialize() throws IOException {
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            load(storage.loadLatestSnapshot());
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
     }
 
     @Override

@@ -16,7 +16,7 @@ class ClusterStatusTest {
         // Proves: a follower's admin address answers cluster status (and names the leader on other paths), the
         // leader's answers with each follower's catch-up, and --json gives the API's object.
         try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "")) {
-            ReplicaProcess leader = group.awaitLeader(-1);
+            ReplicaProcess leader = group.awaitLeader(null);
             assertThat(leader).as("a leader" + group.logs()).isNotNull();
             assertThat(group.awaitAllFollow(leader)).as("all follow" + group.logs()).isNull();
             ReplicaProcess follower = group.members.stream().filter(m -> m != leader).findFirst().orElseThrow();

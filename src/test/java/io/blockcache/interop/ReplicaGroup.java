@@ -72,12 +72,15 @@ final class ReplicaGroup implements AutoCloseable {
         }
     }
 
-    /** Waits for a live member that serves in a term after {@code afterTerm}; null if none within the bound. */
-    ReplicaProcess awaitLeader(long afterTerm) throws IOException, InterruptedException {
+    /**
+     * Waits for a live member other than {@code not} (null: any) that serves now (its last word is that it serves, not
+     * that it stopped); null if none within the bound.
+     */
+    ReplicaProcess awaitLeader(ReplicaProcess not) throws IOException, InterruptedException {
         long deadlineNs = System.nanoTime() + LEADER_TIMEOUT_MS * 1_000_000;
         while (System.nanoTime() < deadlineNs) {
             for (ReplicaProcess member : members) {
-                if (member.alive() && member.servingTerm() > afterTerm) {
+                if (member != not && member.alive() && member.serves()) {
                     return member;
                 }
             }

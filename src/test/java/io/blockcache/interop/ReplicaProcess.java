@@ -70,16 +70,6 @@ final class ReplicaProcess {
         return process != null && process.isAlive();
     }
 
-    /** The term in which this incarnation last said it serves, or -1. */
-    long servingTerm() throws IOException {
-        Matcher m = SERVING.matcher(log());
-        long term = -1;
-        while (m.find()) {
-            term = Long.parseLong(m.group(3));
-        }
-        return term;
-    }
-
     /** How many times this incarnation said it serves. */
     int servingCount() throws IOException {
         Matcher m = SERVING.matcher(log());

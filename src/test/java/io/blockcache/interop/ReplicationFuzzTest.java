@@ -28,7 +28,8 @@ class ReplicationFuzzTest {
         ReplicationFuzz fuzz = new ReplicationFuzz(seed, dir);
         fuzz.run(rounds);
         System.out.println("replication fuzz: seed " + seed + " passed: " + fuzz.counters().summary() + "; "
-                + fuzz.failoverSummary() + "; " + fuzz.machinesLost() + " machines lost; "
+                + fuzz.failoverSummary() + "; " + fuzz.machinesLost() + " machines lost; " + fuzz.selfStops()
+                + " leaders stopped by a lapsed lease; "
                 + fuzz.durableWrittenSectorsChecked() + " durable written sectors checked after failovers");
 
         // Not vacuous: each round was a kill, flushes happened, and the oracle met acknowledged written data.

@@ -24,16 +24,15 @@ class ReplicationPartitionTest {
         // acknowledged; when the old leader resumes, a FLUSH on its old connection does not succeed, it stops serving,
         // and neither its new write nor its writeback reaches what the new leader serves.
         try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "")) {
-            ReplicaProcess old = group.awaitLeader(-1);
+            ReplicaProcess old = group.awaitLeader(null);
             assertThat(old).as("a first leader" + group.logs()).isNotNull();
             assertThat(group.awaitAllFollow(old)).as("all members follow" + group.logs()).isNull();
-            long oldTerm = old.servingTerm();
             try (NbdTestClient toOld = connect(old)) {
                 write(toOld, 0, (byte) 0xA1);
                 assertThat(toOld.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
 
                 old.freeze();
-                ReplicaProcess next = group.awaitLeader(oldTerm);
+                ReplicaProcess next = group.awaitLeader(old);
                 assertThat(next).as("a new leader while the old one is frozen" + group.logs()).isNotNull();
                 assertThat(next).isNotSameAs(old);
                 try (NbdTestClient toNext = connect(next)) {
@@ -69,7 +68,7 @@ class ReplicationPartitionTest {
         // succeed, the leader says its lease lapsed and stops serving; when they come back a member serves again and
         // every write acknowledged before the cut reads back.
         try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "")) {
-            ReplicaProcess leader = group.awaitLeader(-1);
+            ReplicaProcess leader = group.awaitLeader(null);
             assertThat(leader).as("a first leader" + group.logs()).isNotNull();
             assertThat(group.awaitAllFollow(leader)).as("all members follow" + group.logs()).isNull();
             try (NbdTestClient client = connect(leader)) {

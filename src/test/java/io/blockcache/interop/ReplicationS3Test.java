@@ -32,7 +32,7 @@ class ReplicationS3Test {
             proxy.createBucket(BUCKET);
             try (ReplicaGroup group = ReplicaGroup.startOnS3(dir, "s3://" + BUCKET + "/vol", proxy.endpoint(),
                     proxy.environment(), "16M", "")) {
-                ReplicaProcess first = group.awaitLeader(-1);
+                ReplicaProcess first = group.awaitLeader(null);
                 assertThat(first).as("a first leader" + group.logs()).isNotNull();
                 assertThat(group.awaitAllFollow(first)).as("all follow" + group.logs()).isNull();
                 try (NbdTestClient client = connect(first)) {
@@ -41,7 +41,7 @@ class ReplicationS3Test {
                 }
                 first.killMinusNine();
                 deleteTree(first.dataDir);
-                ReplicaProcess second = group.awaitLeader(first.servingTerm());
+                ReplicaProcess second = group.awaitLeader(first);
                 assertThat(second).as("a second leader" + group.logs()).isNotNull();
                 first.start();
                 try (NbdTestClient client = connect(second)) {
@@ -51,7 +51,7 @@ class ReplicationS3Test {
                 }
                 assertThat(group.awaitAllFollow(second)).as("the first rejoined" + group.logs()).isNull();
                 second.killMinusNine();
-                ReplicaProcess third = group.awaitLeader(second.servingTerm());
+                ReplicaProcess third = group.awaitLeader(second);
                 assertThat(third).as("a third leader" + group.logs()).isNotNull();
                 try (NbdTestClient client = connect(third)) {
                     assertThat(read(client, 0)).containsOnly((byte) 0xA1);
