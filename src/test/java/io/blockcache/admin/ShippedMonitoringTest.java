@@ -1,0 +1,127 @@
+package io.blockcache.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Grafana dashboard and the Prometheus alert rules shipped in {@code packaging/}: they parse, have the parts
+ * Grafana and Prometheus need, and name only series that {@code /metrics} exports.
+ */
+class ShippedMonitoringTest {
+    private static final Path DASHBOARD = Path.of("packaging/grafana/blockcache.json");
+    private static final Path ALERTS = Path.of("packaging/prometheus/alerts.yml");
+    /** A metric name in PromQL: blockcache's, the client's process and JVM families, or Prometheus's own up. */
+    private static final Pattern METRIC = Pattern.compile(
+            "(?<![A-Za-z0-9_$])((?:blockcache|process|jvm)_[a-z0-9_]+|up(?=\\{))");
+
+    @Test
+    void everyExpressionOfTheDashboardAndTheAlertsNamesAnExportedSeries() throws Exception {
+        // Proves a panel or an alert cannot name a metric that does not exist (a typo, a renamed or deprecated
+        // family): each name is a series of /metrics rendered from a snapshot with every part present.
+        Set<String> exported = seriesNames(PrometheusText.render(StatsSamples.full(1000)));
+        exported.add("up");
+        Set<String> deprecated = new HashSet<>();
+        for (MetricDescriptor<?> metric : Metrics.ALL) {
+            if (metric.deprecatedAs() != null) {
+                deprecated.add(metric.deprecatedAs().name());
+            }
+        }
+        deprecated.add(VolumeMetrics.LATENCY.name());
+        List<String> expressions = new ArrayList<>(dashboardExpressions());
+        expressions.addAll(alertExpressions());
+        Set<String> used = new TreeSet<>();
+        for (String expression : expressions) {
+            Matcher name = METRIC.matcher(expression);
+            while (name.find()) {
+                used.add(name.group(1));
+            }
+        }
+        assertThat(used).as("names in the shipped expressions").isNotEmpty().allSatisfy(name -> {
+            assertThat(exported).as("exported").contains(name);
+            assertThat(deprecated).as("deprecated").doesNotContain(name);
+        });
+        assertThat(used).contains("blockcache_request_duration_seconds_bucket", "blockcache_volume_health",
+                "blockcache_volume_health_reason", "blockcache_dirty_bytes", "blockcache_writeback_written_bytes_total",
+                "blockcache_backing_requests_in_flight", "blockcache_read_hit_bytes_total",
+                "blockcache_writeback_errors_total", "blockcache_build_info", "process_start_time_seconds", "up");
+    }
+
+    @Test
+    void theDashboardIsAGrafanaDashboardWithAQueryInEveryPanel() throws Exception {
+        // Proves the JSON parses and has what Grafana's import needs: a uid, a data source variable, panels with
+        // unique ids inside the 24-column grid, each (but rows) with at least one query.
+        JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+        assertThat(dashboard.path("uid").asText()).isEqualTo("blockcache");
+        assertThat(dashboard.path("templating").path("list").findValuesAsText("type")).contains("datasource");
+        Set<Integer> ids = new HashSet<>();
+        int queries = 0;
+        for (JsonNode panel : dashboard.path("panels")) {
+            assertThat(ids.add(panel.path("id").asInt())).as("unique id " + panel.path("id")).isTrue();
+            JsonNode grid = panel.path("gridPos");
+            assertThat(grid.path("x").asInt() + grid.path("w").asInt()).as(panel.path("title").asText())
+                    .isBetween(1, 24);
+            if (!panel.path("type").asText().equals("row")) {
+                assertThat(panel.path("targets").size()).as(panel.path("title").asText()).isPositive();
+                queries += panel.path("targets").size();
+            }
+        }
+        assertThat(queries).isGreaterThan(30);
+    }
+
+    @Test
+    void theAlertRulesAreARuleFileWithASeverityAndASummaryEach() throws Exception {
+        // Proves the YAML parses as Prometheus's rule file shape: groups of rules, each with a unique alert name, an
+        // expression, a severity label and a summary.
+        JsonNode rules = new ObjectMapper(new YAMLFactory()).readTree(ALERTS.toFile());
+        Set<String> names = new HashSet<>();
+        for (JsonNode group : rules.path("groups")) {
+            assertThat(group.path("name").asText()).isNotBlank();
+            for (JsonNode rule : group.path("rules")) {
+                String alert = rule.path("alert").asText();
+                assertThat(names.add(alert)).as("unique alert " + alert).isTrue();
+                assertThat(rule.path("expr").asText()).as(alert).isNotBlank();
+                assertThat(rule.path("labels").path("severity").asText()).as(alert).isIn("critical", "warning", "info");
+                assertThat(rule.path("annotations").path("summary").asText()).as(alert).isNotBlank();
+                if (rule.has("for")) {
+                    assertThat(rule.path("for").asText()).as(alert).matches("[0-9]+[smh]");
+                }
+            }
+        }
+        assertThat(names).contains("BlockcacheDown", "BlockcacheVolumeFailed", "BlockcacheVolumeDegraded",
+                "BlockcacheDirtyDataNearLimit", "BlockcacheWritebackStalled", "BlockcacheDeviceErrors");
+    }
+
+    /** The names of every sample line (histograms' _bucket, _sum, _count; counters' _total). */
+    private static Set<String> seriesNames(String exposition) {
+        Set<String> names = new HashSet<>();
+        for (String line : exposition.split("\n")) {
+            if (!line.isEmpty() && !line.startsWith("#")) {
+                names.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return names;
+    }
+
+    private static List<String> dashboardExpressions() throws Exception {
+        JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+        List<String> expressions = new ArrayList<>(dashboard.findValuesAsText("expr"));
+        expressions.addAll(dashboard.path("templating").findValuesAsText("definition"));
+        return expressions;
+    }
+
+    private static List<String> alertExpressions() throws Exception {
+        return new ObjectMapper(new YAMLFactory()).readTree(ALERTS.toFile()).findValuesAsText("expr");
+    }
+}
