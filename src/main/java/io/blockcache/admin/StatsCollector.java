@@ -85,7 +85,7 @@ final class StatsCollector {
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
                 counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain,
-                epochs(settings, volume, writeback), writeback.degraded());
+                epochs(settings, volume, writeback), writeback.degraded(), counters.passDurations());
     }
 
     private static WritebackSnapshot.Epochs epochs(WritebackSettings settings, Volume volume, Writeback writeback) {

@@ -121,7 +121,7 @@ final class StatsJson {
                 .field("state", writeback.frontEndIdle() ? "idle" : "busy");
         json.field("dirtyBytes", writeback.dirtyBytes());
         metrics(json, List.of(WritebackMetrics.WRITTEN, WritebackMetrics.BACKING_WRITES, WritebackMetrics.PASSES,
-                WritebackMetrics.KEYS_IN_FLIGHT), writeback);
+                WritebackMetrics.PASS_DURATION, WritebackMetrics.KEYS_IN_FLIGHT), writeback);
         json.field("keysInFlightPeak", writeback.keysInFlightPeak());
         metrics(json, List.of(WritebackMetrics.BACKING_WRITES_IN_FLIGHT), writeback);
         json.field("backingQueueDepth", writeback.backingQueueDepth());

@@ -103,7 +103,7 @@ class AdminServerTest {
         String json = send("GET", "/api/stats", null).body();
         assertThat(json).contains("\"writeback\":{\"running\":false,\"policy\":\"modern\",\"order\":\"lba\","
                         + "\"state\":\"", "\"dirtyBytes\":65536,\"writtenBackSectors\":0,\"backingWriteSectors\":0,"
-                        + "\"passes\":0,\"keysInFlight\":0,", "\"backingQueueDepth\":0,",
+                        + "\"passes\":0,\"passesEnded\":0,\"keysInFlight\":0,", "\"backingQueueDepth\":0,",
                 "\"errors\":{\"total\":0,\"cacheRead\":0,\"checksum\":0,\"backingWrite\":0,\"backingFlush\":0,"
                         + "\"last\":null,\"backingFailure\":null}",
                 "\"drain\":{\"id\":0,\"state\":\"none\",");

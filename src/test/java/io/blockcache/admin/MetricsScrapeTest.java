@@ -75,6 +75,24 @@ class MetricsScrapeTest {
     }
 
     @Test
+    void everyWritebackPassThatEndedIsInThePassHistogram() throws Exception {
+        // Proves writeback passes are timed: once writeback cleaned what was written, the histogram's count equals
+        // the passes started (each ended), and at least one.
+        assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
+        assertThat(cache.write(1 << 20, 64 << 10)).isEqualTo(IoResult.OK);
+        cache.setKnob("writeback.default.running", "true");
+        cache.awaitOnLoop(() -> cache.set.volume("default").index().extents().dirtySectors() == 0);
+        String text = metrics();
+        Matcher passes = Pattern.compile("blockcache_writeback_passes_total\\{volume=\"default\"} (\\S+)")
+                .matcher(text);
+        assertThat(passes.find()).isTrue();
+        long started = (long) Double.parseDouble(passes.group(1));
+        assertThat(started).isPositive();
+        assertThat(text).contains("blockcache_writeback_pass_duration_seconds_count{volume=\"default\"} " + started,
+                "blockcache_writeback_pass_duration_seconds_bucket{volume=\"default\",le=\"+Inf\"} " + started);
+    }
+
+    @Test
     void buildInfoAndTheJvmsFamiliesAreExported() throws Exception {
         // Proves /metrics carries blockcache_build_info with the Maven version and the process and JVM families of
         // the Prometheus client's instrumentation.

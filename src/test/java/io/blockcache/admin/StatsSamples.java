@@ -25,7 +25,7 @@ final class StatsSamples {
                 "logging", n + 25);
         WritebackSnapshot writeback = new WritebackSnapshot(true, "modern", "lba", true, n + 30, n + 31, n + 32,
                 n + 33, n + 34, n + 35, n + 36, n + 37, n + 38.25, rate, n + 39, n + 40, n + 41, n + 42, "last failure",
-                null, drain, epochs, "backing file deleted");
+                null, drain, epochs, "backing file deleted", histogram(n + 10));
         StatsSnapshot.LatencySummary latency = new StatsSnapshot.LatencySummary(n + 50, 51_000, 52_000, 53_000,
                 54_000.0);
         StatsSnapshot.BypassSnapshot bypass = new StatsSnapshot.BypassSnapshot(n + 60, n + 61, n + 62, n + 63, n + 64,

@@ -51,6 +51,6 @@ class VolumeHealthTest {
                 sample.keysInFlight(), sample.keysInFlightPeak(), sample.backingWritesInFlight(),
                 sample.backingQueueDepth(), sample.measuredBackingBytesPerSecond(), sample.rate(), sample.readErrors(),
                 sample.checksumErrors(), sample.writeErrors(), sample.flushErrors(), sample.lastError(), backingFailure,
-                sample.drain(), sample.epochs(), degraded);
+                sample.drain(), sample.epochs(), degraded, sample.passDurations());
     }
 }
