@@ -30,8 +30,8 @@ class ShippedMonitoringTest {
     void everyExpressionOfTheDashboardAndTheAlertsNamesAnExportedSeries() throws Exception {
         // Proves a panel or an alert cannot name a metric that does not exist (a typo, a renamed or deprecated
         // family): each name is a series of /metrics rendered from a snapshot with every part present.
+        Set<String> used = usedNames();
         Set<String> exported = seriesNames(PrometheusText.render(StatsSamples.full(1000)));
-        exported.add("up");
         Set<String> deprecated = new HashSet<>();
         for (MetricDescriptor<?> metric : Metrics.ALL) {
             if (metric.deprecatedAs() != null) {
@@ -39,6 +39,46 @@ class ShippedMonitoringTest {
             }
         }
         deprecated.add(VolumeMetrics.LATENCY.name());
+        assertThat(used).as("names in the shipped expressions").isNotEmpty().allSatisfy(name -> {
+            assertThat(exported).as("exported").contains(name);
+            assertThat(deprecated).as("deprecated").doesNotContain(name);
+        });
+        assertThat(used).contains("blockcache_request_duration_seconds_bucket", "blockcache_volume_health",
+                "blockcache_volume_health_reason", "blockcache_dirty_bytes", "blockcache_writeback_written_bytes_total",
+                "blockcache_backing_requests_in_flight", "blockcache_read_hit_bytes_total",
+                "blockcache_writeback_errors_total", "blockcache_build_info", "process_start_time_seconds", "up");
+    }
+
+    @Test
+    void aLiveServerUnderRequestsExportsEveryNameTheShippedFilesUse() throws Exception {
+        // Proves the same against a running cache set's /metrics after requests of every kind, where every counter
+        // family ends in _total and every operation has its histogram.
+        try (RunningCacheSet cache = new RunningCacheSet()) {
+            for (int i = 0; i < 8; i++) {
+                cache.write(i * 65536L, 4096);
+                cache.read(i * 65536L, 4096);
+            }
+            cache.io(done -> cache.set.volume("default").flush(done));
+            cache.io(done -> cache.set.volume("default").discard(0, 4096, done));
+            String text = cache.get("/metrics");
+            Set<String> exported = seriesNames(text);
+            assertThat(usedNames()).allSatisfy(name -> assertThat(exported).as("live").contains(name));
+            Matcher counter = Pattern.compile("(?m)^# TYPE (\\S+) counter$").matcher(text);
+            int counters = 0;
+            while (counter.find()) {
+                assertThat(counter.group(1)).endsWith("_total");
+                counters++;
+            }
+            assertThat(counters).isGreaterThan(50);
+            for (String op : List.of("read", "write", "flush", "trim")) {
+                assertThat(text).containsPattern("blockcache_request_duration_seconds_count\\{op=\"" + op
+                        + "\",volume=\"default\"} [1-9]");
+            }
+        }
+    }
+
+    /** Every metric name the dashboard's and the alerts' expressions name ({@code up} included). */
+    private static Set<String> usedNames() throws Exception {
         List<String> expressions = new ArrayList<>(dashboardExpressions());
         expressions.addAll(alertExpressions());
         Set<String> used = new TreeSet<>();
@@ -48,14 +88,7 @@ class ShippedMonitoringTest {
                 used.add(name.group(1));
             }
         }
-        assertThat(used).as("names in the shipped expressions").isNotEmpty().allSatisfy(name -> {
-            assertThat(exported).as("exported").contains(name);
-            assertThat(deprecated).as("deprecated").doesNotContain(name);
-        });
-        assertThat(used).contains("blockcache_request_duration_seconds_bucket", "blockcache_volume_health",
-                "blockcache_volume_health_reason", "blockcache_dirty_bytes", "blockcache_writeback_written_bytes_total",
-                "blockcache_backing_requests_in_flight", "blockcache_read_hit_bytes_total",
-                "blockcache_writeback_errors_total", "blockcache_build_info", "process_start_time_seconds", "up");
+        return used;
     }
 
     @Test
@@ -103,9 +136,9 @@ class ShippedMonitoringTest {
                 "BlockcacheDirtyDataNearLimit", "BlockcacheWritebackStalled", "BlockcacheDeviceErrors");
     }
 
-    /** The names of every sample line (histograms' _bucket, _sum, _count; counters' _total). */
+    /** The names of every sample line (histograms' _bucket, _sum, _count; counters' _total), and {@code up}. */
     private static Set<String> seriesNames(String exposition) {
-        Set<String> names = new HashSet<>();
+        Set<String> names = new HashSet<>(Set.of("up")); // Prometheus's own, for each target it scrapes
         for (String line : exposition.split("\n")) {
             if (!line.isEmpty() && !line.startsWith("#")) {
                 names.add(line.split("[{ ]", 2)[0]);
