@@ -5,15 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Grafana dashboard and the Prometheus alert rules shipped in {@code packaging/}: they parse, have the parts
@@ -22,6 +28,8 @@ import org.junit.jupiter.api.Test;
 class ShippedMonitoringTest {
     private static final Path DASHBOARD = Path.of("packaging/grafana/blockcache.json");
     private static final Path ALERTS = Path.of("packaging/prometheus/alerts.yml");
+    /** promtool checks a file in milliseconds; a minute means it hangs. */
+    private static final long PROMTOOL_WAIT_SECONDS = 60;
     /** A metric name in PromQL: blockcache's, the client's process and JVM families, or Prometheus's own up. */
     private static final Pattern METRIC = Pattern.compile(
             "(?<![A-Za-z0-9_$])((?:blockcache|process|jvm)_[a-z0-9_]+|up(?=\\{))");
@@ -75,6 +83,51 @@ class ShippedMonitoringTest {
                         + "\",volume=\"default\"} [1-9]");
             }
         }
+    }
+
+    @Test
+    void promtoolAcceptsTheRulesPassesTheirTestsAndParsesEveryDashboardQuery(@TempDir Path dir) throws Exception {
+        // Proves the PromQL itself, where Debian's prometheus package provides promtool: the rule file checks, its
+        // unit tests (packaging/prometheus/alerts_test.yml: each alert fires, with its labels and text, and not
+        // before its time) pass, and each dashboard query, its Grafana variables filled in, parses.
+        Assumptions.assumeTrue(promtool() != null, "promtool is not installed (Debian: apt-get install prometheus)");
+        promtool("check", "rules", ALERTS.toString());
+        promtool("test", "rules", ALERTS.resolveSibling("alerts_test.yml").toString());
+        List<Map<String, String>> records = new ArrayList<>();
+        JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+        for (String expression : dashboard.findValuesAsText("expr")) {
+            String filled = expression.replace("$__rate_interval", "5m").replace("$instance", ".*")
+                    .replace("$volume", ".*");
+            records.add(Map.of("record", "dashboard:query_" + records.size(), "expr", filled));
+        }
+        Path queries = dir.resolve("dashboard-queries.yml");
+        new ObjectMapper(new YAMLFactory()).writeValue(queries.toFile(),
+                Map.of("groups", List.of(Map.of("name", "dashboard", "rules", records))));
+        promtool("check", "rules", queries.toString());
+    }
+
+    /** The promtool command on the PATH, or null. */
+    private static Path promtool() {
+        for (String directory : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path candidate = Path.of(directory, "promtool");
+            if (!directory.isEmpty() && Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    /** Runs promtool with {@code arguments}; fails the test with its output unless it exits 0 within a minute. */
+    private static void promtool(String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of(promtool().toString()));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (!process.waitFor(PROMTOOL_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("promtool " + String.join(" ", arguments) + " took over a minute");
+        }
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.exitValue()).as("promtool " + String.join(" ", arguments) + ":\n" + output).isZero();
     }
 
     /** Every metric name the dashboard's and the alerts' expressions name ({@code up} included). */
