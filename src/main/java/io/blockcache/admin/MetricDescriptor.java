@@ -22,7 +22,9 @@ import java.util.function.ToDoubleFunction;
  * {@code /metrics} exports it in the base unit ({@link MetricUnit#base}: bytes, seconds, ratio) under a name that
  * ends in that unit, and JSON shows it in {@link #jsonUnit} (by default the snapshot's unit: the keys of
  * {@code /api/stats} name their unit, {@code readHitSectors}, and stay as they are for the scripts that read them).
- * A family renamed for its unit keeps its old name one release as a deprecated series ({@link OldName}).
+ * A family renamed for its unit keeps its old name one release as a deprecated series ({@link OldName}). A histogram
+ * ({@link Kind#HISTOGRAM}) counts durations in {@link DurationHistogram}'s buckets; its series read how many there
+ * were ({@link #seriesUnit}).
  *
  * <p>A descriptor with several series has one label ({@link #labelName}, e.g. {@code state}) telling them apart;
  * each series has its own JSON key. Immutable; built by the static factories and the {@code with}-style methods,
@@ -104,7 +106,7 @@ public final class MetricDescriptor<T> {
         if (help == null || help.isBlank()) {
             throw new IllegalArgumentException(name + ": a metric needs its help text");
         }
-        if (jsonUnit.base() != unit.base()) {
+        if (jsonUnit.base() != seriesUnit().base()) {
             throw new IllegalArgumentException(name + ": JSON in " + jsonUnit + " cannot show " + unit);
         }
     }
@@ -134,13 +136,12 @@ public final class MetricDescriptor<T> {
     /**
      * A histogram of durations in {@link DurationHistogram}'s buckets (nanoseconds; seconds on {@code /metrics}):
      * {@code counts} gives a series' counts from its label value (null for the one series of a descriptor without a
-     * label). Each series reads, and {@code /api/stats} shows, its count of durations: JSON is in the descriptor's own
-     * unit, so nothing converts that count.
+     * label). Each series reads, and {@code /api/stats} shows, its count of durations ({@link #seriesUnit}: a count).
      */
     public static <T> MetricDescriptor<T> histogram(MetricScope<T> scope, String name, String help,
                                                     BiFunction<T, String, DurationHistogram.Counts> counts) {
         return new MetricDescriptor<>(scope, name, Kind.HISTOGRAM, MetricUnit.NANOSECONDS, help, null, List.of(),
-                MetricUnit.NANOSECONDS, JsonForm.INTEGER, part -> true, null, null, Objects.requireNonNull(counts));
+                MetricUnit.COUNT, JsonForm.INTEGER, part -> true, null, null, Objects.requireNonNull(counts));
     }
 
     /** This descriptor with its one series, at {@code jsonPath}. */
@@ -217,6 +218,14 @@ public final class MetricDescriptor<T> {
         return unit;
     }
 
+    /**
+     * The unit a {@link Series} reads its value in: the snapshot's {@link #unit}, but for a histogram, whose unit is
+     * that of the durations it counts while its series read how many there were.
+     */
+    public MetricUnit seriesUnit() {
+        return kind == Kind.HISTOGRAM ? MetricUnit.COUNT : unit;
+    }
+
     /** The unit {@code /metrics} exports it in. */
     public MetricUnit baseUnit() {
         return unit.base();
@@ -270,7 +279,7 @@ public final class MetricDescriptor<T> {
             throw new IllegalStateException(name + ": its JSON member is written by StatsJson");
         }
         for (Series<T> one : series) {
-            double value = unit.convert(one.read().applyAsDouble(part), jsonUnit);
+            double value = seriesUnit().convert(one.read().applyAsDouble(part), jsonUnit);
             json.name(one.jsonKey());
             switch (jsonForm) {
                 case INTEGER -> json.value((long) value);
@@ -288,7 +297,8 @@ public final class MetricDescriptor<T> {
      */
     public double baseValueIn(Map<?, ?> scopeObject, String labelValue) {
         Object value = jsonValueIn(scopeObject, labelValue);
-        return value instanceof Number number ? jsonUnit.convert(number.doubleValue(), unit.base()) : Double.NaN;
+        return value instanceof Number number ? jsonUnit.convert(number.doubleValue(), seriesUnit().base())
+                : Double.NaN;
     }
 
     /** The value of the only series in the base unit, read back from the parsed JSON object of its scope. */

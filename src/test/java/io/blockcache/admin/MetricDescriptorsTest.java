@@ -149,7 +149,7 @@ class MetricDescriptorsTest {
                     assertThat(at.has(key)).as(metric.name() + " at " + series.jsonPath()).isTrue();
                     at = at.get(key);
                 }
-                double expected = metric.unit().convert(series.read().applyAsDouble(instance.part()),
+                double expected = metric.seriesUnit().convert(series.read().applyAsDouble(instance.part()),
                         metric.jsonUnit());
                 switch (metric.jsonForm()) {
                     case INTEGER -> assertThat(at.isIntegralNumber() ? at.asLong() : null).as(metric.name())
