@@ -129,6 +129,11 @@ public final class CacheMetrics {
             "blockcache_gc_allocation_waits_total", COUNT,
             "Data allocations refused; each sent a write or fill around the cache.")
             .json("allocationWaits", GcSnapshot::allocationWaits);
+    public static final MetricDescriptor<GcSnapshot> GC_SLICE_DURATION = MetricDescriptor.histogram(GC,
+            "blockcache_gc_slice_duration_seconds",
+            "How long each GC mark slice held the loop (front-end requests wait meanwhile).",
+            (gc, label) -> gc.sliceDurations())
+            .json("markSlices", gc -> gc.sliceDurations().count());
 
     public static final MetricDescriptor<FileSpace> FILE_SPARSE_BEYOND_FREE = gauge(FILE,
             "blockcache_file_sparse_beyond_free_bytes", BYTES, "Bytes of a sparse cache or backing file not yet"
@@ -146,7 +151,7 @@ public final class CacheMetrics {
     /** GC's, in the order {@code /metrics} lists them. */
     static final List<MetricDescriptor<?>> GC_ALL = List.of(GC_RUNNING, GC_RUNS, GC_DURATION_AVERAGE,
             GC_DURATION_MAX, GC_INTERVAL, GC_SINCE_LAST, GC_BUCKETS, GC_EVICTIONS, GC_MOVED, GC_COMPACTED,
-            GC_STALE_KEYS, GC_MOVE_CHECKSUM_FAILURES, GC_ALLOCATION_WAITS);
+            GC_STALE_KEYS, GC_MOVE_CHECKSUM_FAILURES, GC_ALLOCATION_WAITS, GC_SLICE_DURATION);
 
     private CacheMetrics() {
     }

@@ -37,7 +37,7 @@ final class Dashboard {
             for (MetricDescriptor.Series<?> series : metric.series()) {
                 json.field(series.labelValue() == null ? "" : series.labelValue(), series.jsonPath());
             }
-            json.endObject().field("f", metric.jsonUnit().convert(1, metric.baseUnit())).endObject();
+            json.endObject().field("f", metric.jsonUnit().convert(1, metric.seriesUnit().base())).endObject();
         }
         return PAGE.replace(METRICS_MARK, json.endObject().toString());
     }

@@ -1,5 +1,7 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.DurationHistogram;
+
 /**
  * Garbage collection of the cache at one moment (docs/GC.md), copied on the loop thread. Durations are loop
  * time; averages are bcache-style EWMAs with weight 1/8. Immutable.
@@ -17,11 +19,12 @@ package io.blockcache.admin;
  * @param staleKeysDropped stale keys the marks dropped
  * @param moveChecksumFailures pieces moving GC left in place because their data failed its CRC32C
  * @param allocationWaits data allocations refused (each sent a write or fill around the cache)
+ * @param sliceDurations how long each mark slice held the loop, since open
  */
 public record GcSnapshot(boolean running, long runs, long durationNsAverage, long durationNsMax,
                          long intervalNsAverage, long sinceLastNs, Buckets buckets, long bucketsEvicted,
                          long movedBytes, long compactedBuckets, long staleKeysDropped, long moveChecksumFailures,
-                         long allocationWaits) {
+                         long allocationWaits, DurationHistogram.Counts sliceDurations) {
 
     /**
      * How the buckets are used, as GC classifies them.

@@ -1,10 +1,12 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.DurationHistogram;
 import io.blockcache.json.JsonWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
@@ -20,7 +22,9 @@ import java.util.function.ToDoubleFunction;
  * {@code /metrics} exports it in the base unit ({@link MetricUnit#base}: bytes, seconds, ratio) under a name that
  * ends in that unit, and JSON shows it in {@link #jsonUnit} (by default the snapshot's unit: the keys of
  * {@code /api/stats} name their unit, {@code readHitSectors}, and stay as they are for the scripts that read them).
- * A family renamed for its unit keeps its old name one release as a deprecated series ({@link OldName}).
+ * A family renamed for its unit keeps its old name one release as a deprecated series ({@link OldName}). A histogram
+ * ({@link Kind#HISTOGRAM}) counts durations in {@link DurationHistogram}'s buckets; its series read how many there
+ * were ({@link #seriesUnit}).
  *
  * <p>A descriptor with several series has one label ({@link #labelName}, e.g. {@code state}) telling them apart;
  * each series has its own JSON key. Immutable; built by the static factories and the {@code with}-style methods,
@@ -32,7 +36,7 @@ import java.util.function.ToDoubleFunction;
  */
 public final class MetricDescriptor<T> {
     /** The Prometheus metric type. */
-    public enum Kind { COUNTER, GAUGE, SUMMARY }
+    public enum Kind { COUNTER, GAUGE, SUMMARY, HISTOGRAM }
 
     /** How {@code /api/stats} writes a series' value. */
     public enum JsonForm {
@@ -79,11 +83,12 @@ public final class MetricDescriptor<T> {
     private final Predicate<T> present;
     private final Function<T, StatsSnapshot.LatencySummary> summary;
     private final OldName deprecated;
+    private final BiFunction<T, String, DurationHistogram.Counts> histogram;
 
     private MetricDescriptor(MetricScope<T> scope, String name, Kind kind, MetricUnit unit, String help,
                              String labelName, List<Series<T>> series, MetricUnit jsonUnit, JsonForm jsonForm,
                              Predicate<T> present, Function<T, StatsSnapshot.LatencySummary> summary,
-                             OldName deprecated) {
+                             OldName deprecated, BiFunction<T, String, DurationHistogram.Counts> histogram) {
         this.scope = Objects.requireNonNull(scope);
         this.name = name;
         this.kind = kind;
@@ -96,11 +101,12 @@ public final class MetricDescriptor<T> {
         this.present = present;
         this.summary = summary;
         this.deprecated = deprecated;
+        this.histogram = histogram;
         MetricNames.check(name, kind, unit);
         if (help == null || help.isBlank()) {
             throw new IllegalArgumentException(name + ": a metric needs its help text");
         }
-        if (jsonUnit.base() != unit.base()) {
+        if (jsonUnit.base() != seriesUnit().base()) {
             throw new IllegalArgumentException(name + ": JSON in " + jsonUnit + " cannot show " + unit);
         }
     }
@@ -108,13 +114,13 @@ public final class MetricDescriptor<T> {
     /** A counter; {@code name} ends in its base unit, then {@code _total}. */
     public static <T> MetricDescriptor<T> counter(MetricScope<T> scope, String name, MetricUnit unit, String help) {
         return new MetricDescriptor<>(scope, name, Kind.COUNTER, unit, help, null, List.of(), unit, form(unit),
-                part -> true, null, null);
+                part -> true, null, null, null);
     }
 
     /** A gauge; {@code name} ends in its base unit. */
     public static <T> MetricDescriptor<T> gauge(MetricScope<T> scope, String name, MetricUnit unit, String help) {
         return new MetricDescriptor<>(scope, name, Kind.GAUGE, unit, help, null, List.of(), unit, form(unit),
-                part -> true, null, null);
+                part -> true, null, null, null);
     }
 
     /**
@@ -124,7 +130,18 @@ public final class MetricDescriptor<T> {
     public static <T> MetricDescriptor<T> summary(MetricScope<T> scope, String name, MetricUnit unit, String help,
                                                   Function<T, StatsSnapshot.LatencySummary> summary) {
         return new MetricDescriptor<>(scope, name, Kind.SUMMARY, unit, help, "quantile", List.of(), unit,
-                JsonForm.NUMBER, part -> true, Objects.requireNonNull(summary), null);
+                JsonForm.NUMBER, part -> true, Objects.requireNonNull(summary), null, null);
+    }
+
+    /**
+     * A histogram of durations in {@link DurationHistogram}'s buckets (nanoseconds; seconds on {@code /metrics}):
+     * {@code counts} gives a series' counts from its label value (null for the one series of a descriptor without a
+     * label). Each series reads, and {@code /api/stats} shows, its count of durations ({@link #seriesUnit}: a count).
+     */
+    public static <T> MetricDescriptor<T> histogram(MetricScope<T> scope, String name, String help,
+                                                    BiFunction<T, String, DurationHistogram.Counts> counts) {
+        return new MetricDescriptor<>(scope, name, Kind.HISTOGRAM, MetricUnit.NANOSECONDS, help, null, List.of(),
+                MetricUnit.COUNT, JsonForm.INTEGER, part -> true, null, null, Objects.requireNonNull(counts));
     }
 
     /** This descriptor with its one series, at {@code jsonPath}. */
@@ -138,7 +155,7 @@ public final class MetricDescriptor<T> {
     /** This descriptor with the label that tells its series apart. */
     public MetricDescriptor<T> label(String label) {
         return new MetricDescriptor<>(scope, name, kind, unit, help, label, series, jsonUnit, jsonForm, present,
-                summary, deprecated);
+                summary, deprecated, histogram);
     }
 
     /** This descriptor with one more series: {@link #labelName} = {@code labelValue}, at {@code jsonPath}. */
@@ -152,7 +169,7 @@ public final class MetricDescriptor<T> {
     /** This descriptor with its JSON value in {@code unit} and {@code form}. */
     public MetricDescriptor<T> jsonAs(MetricUnit shownIn, JsonForm form) {
         return new MetricDescriptor<>(scope, name, kind, unit, help, labelName, series, shownIn, form, present,
-                summary, deprecated);
+                summary, deprecated, histogram);
     }
 
     /** This descriptor with its JSON written by {@link StatsJson} in a form of its own (a text, or null). */
@@ -163,7 +180,7 @@ public final class MetricDescriptor<T> {
     /** This descriptor with samples only for the parts {@code where} holds for (absent otherwise). */
     public MetricDescriptor<T> only(Predicate<T> where) {
         return new MetricDescriptor<>(scope, name, kind, unit, help, labelName, series, jsonUnit, jsonForm, where,
-                summary, deprecated);
+                summary, deprecated, histogram);
     }
 
     /** This descriptor with its old name, exported one more release in the unit the snapshot holds. */
@@ -174,14 +191,14 @@ public final class MetricDescriptor<T> {
     /** This descriptor with its old family. */
     public MetricDescriptor<T> deprecated(OldName old) {
         return new MetricDescriptor<>(scope, name, kind, unit, help, labelName, series, jsonUnit, jsonForm, present,
-                summary, old);
+                summary, old, histogram);
     }
 
     private MetricDescriptor<T> withSeries(Series<T> added) {
         List<Series<T>> all = new ArrayList<>(series);
         all.add(added);
         return new MetricDescriptor<>(scope, name, kind, unit, help, labelName, all, jsonUnit, jsonForm, present,
-                summary, deprecated);
+                summary, deprecated, histogram);
     }
 
     public MetricScope<T> scope() {
@@ -199,6 +216,14 @@ public final class MetricDescriptor<T> {
     /** The unit the snapshot holds the value in. */
     public MetricUnit unit() {
         return unit;
+    }
+
+    /**
+     * The unit a {@link Series} reads its value in: the snapshot's {@link #unit}, but for a histogram, whose unit is
+     * that of the durations it counts while its series read how many there were.
+     */
+    public MetricUnit seriesUnit() {
+        return kind == Kind.HISTOGRAM ? MetricUnit.COUNT : unit;
     }
 
     /** The unit {@code /metrics} exports it in. */
@@ -243,13 +268,18 @@ public final class MetricDescriptor<T> {
         return summary.apply(part);
     }
 
+    /** The counts of the series labelled {@code labelValue} (null: the only one) of {@code part} (a histogram). */
+    public DurationHistogram.Counts histogramOf(T part, String labelValue) {
+        return histogram.apply(part, labelValue);
+    }
+
     /** Writes each series as a member of the open JSON object, in the order declared. */
     public void writeJson(JsonWriter json, T part) {
         if (jsonForm == JsonForm.DERIVED) {
             throw new IllegalStateException(name + ": its JSON member is written by StatsJson");
         }
         for (Series<T> one : series) {
-            double value = unit.convert(one.read().applyAsDouble(part), jsonUnit);
+            double value = seriesUnit().convert(one.read().applyAsDouble(part), jsonUnit);
             json.name(one.jsonKey());
             switch (jsonForm) {
                 case INTEGER -> json.value((long) value);
@@ -267,7 +297,8 @@ public final class MetricDescriptor<T> {
      */
     public double baseValueIn(Map<?, ?> scopeObject, String labelValue) {
         Object value = jsonValueIn(scopeObject, labelValue);
-        return value instanceof Number number ? jsonUnit.convert(number.doubleValue(), unit.base()) : Double.NaN;
+        return value instanceof Number number ? jsonUnit.convert(number.doubleValue(), seriesUnit().base())
+                : Double.NaN;
     }
 
     /** The value of the only series in the base unit, read back from the parsed JSON object of its scope. */

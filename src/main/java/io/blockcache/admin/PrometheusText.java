@@ -1,7 +1,10 @@
 package io.blockcache.admin;
 
 import io.blockcache.admin.MetricFamilies.Sample;
+import io.blockcache.device.DurationHistogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.Quantile;
 import io.prometheus.metrics.model.snapshots.Quantiles;
@@ -19,7 +22,8 @@ import java.util.Map;
  * Renders a {@link StatsSnapshot} in the Prometheus text exposition format 0.0.4 through the Prometheus
  * Java client's model and writer ({@code prometheus-metrics-exposition-textformats}), one family per
  * {@link MetricDescriptor} of {@link Metrics#ALL}, in base units (bytes, seconds, ratios), then the deprecated
- * families (old names, old units) one release after their renaming.
+ * families (old names, old units) one release after their renaming, then build information and the process and JVM
+ * families ({@link RuntimeMetrics}).
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
  */
@@ -50,6 +54,7 @@ final class PrometheusText {
                     + " use " + String.join(" and ", old.getValue().successors) + ", the same in base units.",
                     old.getValue().samples);
         }
+        RuntimeMetrics.addTo(text.families);
         ByteArrayOutputStream out = new ByteArrayOutputStream(OUTPUT_BYTES_INITIAL);
         try {
             WRITER.write(out, text.families.snapshots());
@@ -68,6 +73,10 @@ final class PrometheusText {
         List<MetricScope.Instance<T>> instances = metric.scope().instances().apply(stats);
         if (metric.kind() == MetricDescriptor.Kind.SUMMARY) {
             summary(metric, instances);
+            return;
+        }
+        if (metric.kind() == MetricDescriptor.Kind.HISTOGRAM) {
+            histogram(metric, instances);
             return;
         }
         List<Sample> samples = new ArrayList<>();
@@ -108,6 +117,27 @@ final class PrometheusText {
             family.dataPoint(SummarySnapshot.SummaryDataPointSnapshot.builder()
                     .labels(labels(metric, instance, null)).quantiles(Quantiles.of(quantiles))
                     .sum(metric.unit().convert(summary.sumNs(), metric.baseUnit())).count(summary.count()).build());
+        }
+        families.add(family.build());
+    }
+
+    /** A classic histogram: a data point per instance and series, its bucket bounds in the base unit. */
+    private <T> void histogram(MetricDescriptor<T> metric, List<MetricScope.Instance<T>> instances) {
+        double[] upperBounds = new double[DurationHistogram.BUCKETS];
+        for (int bucket = 0; bucket < upperBounds.length; bucket++) {
+            long boundNs = DurationHistogram.upperBoundNs(bucket);
+            upperBounds[bucket] = boundNs == Long.MAX_VALUE ? Double.POSITIVE_INFINITY
+                    : metric.unit().convert(boundNs, metric.baseUnit());
+        }
+        HistogramSnapshot.Builder family = HistogramSnapshot.builder().name(metric.name()).help(metric.help());
+        for (MetricScope.Instance<T> instance : instances) {
+            for (MetricDescriptor.Series<T> series : metric.series()) {
+                DurationHistogram.Counts counts = metric.histogramOf(instance.part(), series.labelValue());
+                family.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
+                        .labels(labels(metric, instance, series))
+                        .classicHistogramBuckets(ClassicHistogramBuckets.of(upperBounds, counts.bucketCounts()))
+                        .sum(metric.unit().convert(counts.sumNs(), metric.baseUnit())).build());
+            }
         }
         families.add(family.build());
     }

@@ -5,6 +5,7 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.device.DeviceCounters;
 import io.blockcache.device.DeviceOp;
+import io.blockcache.device.DurationHistogram;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.ObjectStoreDevice;
 import io.blockcache.device.ObjectStoreStats;
@@ -47,21 +48,23 @@ final class StatsCollector {
         if (!set.loop().inLoop()) {
             throw new IllegalStateException("stats must be collected on the cache set's loop thread");
         }
-        List<StatsSnapshot.VolumeSnapshot> volumes = new ArrayList<>();
-        List<String> names = set.exportNames();
-        for (int i = 0; i < names.size(); i++) {
-            String name = names.get(i);
-            volumes.add(volume(name, set.volumes().get(i),
-                    writeback(set.writebacks().get(i), set.volumes().get(i), backings.get(i).device(),
-                            drains.snapshot(name))));
-        }
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
             BlockDevice device = backing.device();
             devices.add(device(backing.name(), device, remote(device),
                     device instanceof ObjectStoreDevice s3 ? s3.objectStoreStats() : null));
         }
-        return new StatsSnapshot(volumes, cache(set, cacheDevice), devices, gc(set), null);
+        StatsSnapshot.CacheSnapshot cache = cache(set, cacheDevice);
+        List<StatsSnapshot.VolumeSnapshot> volumes = new ArrayList<>();
+        List<String> names = set.exportNames();
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            WritebackSnapshot writeback = writeback(set.writebacks().get(i), set.volumes().get(i),
+                    backings.get(i).device(), drains.snapshot(name));
+            volumes.add(volume(name, set.volumes().get(i), writeback,
+                    VolumeHealth.of(writeback, devices.get(i), cache.device())));
+        }
+        return new StatsSnapshot(volumes, cache, devices, gc(set), null);
     }
 
     private static WritebackSnapshot writeback(Writeback writeback, Volume volume, BlockDevice backing,
@@ -82,7 +85,7 @@ final class StatsCollector {
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),
                 counters.writeErrors(), counters.flushErrors(), writeback.lastError(), backingFailure, drain,
-                epochs(settings, volume, writeback), writeback.degraded());
+                epochs(settings, volume, writeback), writeback.degraded(), counters.passDurations());
     }
 
     private static WritebackSnapshot.Epochs epochs(WritebackSettings settings, Volume volume, Writeback writeback) {
@@ -102,14 +105,15 @@ final class StatsCollector {
         return new GcSnapshot(collector.running(), stats.runs(), stats.durationNsAverage(), stats.durationNsMax(),
                 stats.intervalNsAverage(), stats.sinceLastNs(set.loop().nowNs()), buckets, stats.bucketsEvicted(),
                 stats.movedBytes(), stats.compactedBuckets(), stats.staleKeysDropped(), stats.moveChecksumFailures(),
-                collector.allocationWaits());
+                collector.allocationWaits(), stats.sliceDurations());
     }
 
     private static String lower(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT);
     }
 
-    private static StatsSnapshot.VolumeSnapshot volume(String name, Volume volume, WritebackSnapshot writeback) {
+    private static StatsSnapshot.VolumeSnapshot volume(String name, Volume volume, WritebackSnapshot writeback,
+                                                       VolumeHealth health) {
         VolumeStats stats = volume.stats();
         long sectorBytes = BlockDevice.SECTOR_BYTES;
         return new StatsSnapshot.VolumeSnapshot(name, volume.sizeBytes(),
@@ -122,7 +126,16 @@ final class StatsCollector {
                         stats.occupancyBypassedSectors(), stats.noRoomBypassedSectors(), stats.writesThrottled(),
                         stats.throttleDelayNsTotal(), stats.throttleDelayNsMax(), volume.cacheInUsePercent(),
                         volume.cacheDirtyDataPercent(),
-                        volume.cacheReadLatencyAverageNs(), volume.cacheWriteLatencyAverageNs()));
+                        volume.cacheReadLatencyAverageNs(), volume.cacheWriteLatencyAverageNs()),
+                latencyByOp(volume.counters()), health);
+    }
+
+    private static List<DurationHistogram.Counts> latencyByOp(DeviceCounters counters) {
+        List<DurationHistogram.Counts> byOp = new ArrayList<>(DeviceOp.values().length);
+        for (DeviceOp op : DeviceOp.values()) {
+            byOp.add(counters.latencyBuckets(op));
+        }
+        return byOp;
     }
 
     private static StatsSnapshot.DamageMapSnapshot damageMap(Volume volume) {

@@ -79,7 +79,14 @@ final class StatsJson {
                 VolumeMetrics.DIRTY, VolumeMetrics.CACHED, VolumeMetrics.REQUESTS_IN_FLIGHT), volume);
         json.name("latency").beginObject().field("requests", volume.latency().count());
         metrics(json, List.of(VolumeMetrics.LATENCY), volume);
-        json.endObject();
+        json.name("byOp").beginObject();
+        metrics(json, List.of(VolumeMetrics.REQUEST_DURATION), volume);
+        json.endObject().endObject();
+        json.name("health").beginObject()
+                .field("state", volume.health().state().label())
+                .field("reason", volume.health().reason() == VolumeHealth.Reason.NONE ? null
+                        : volume.health().reason().label())
+                .endObject();
         json.name("bypass").beginObject();
         metrics(json, List.of(VolumeMetrics.BYPASSED_SEQUENTIAL, VolumeMetrics.BYPASSED_CONGESTED,
                 VolumeMetrics.BYPASSED_OCCUPANCY, VolumeMetrics.BYPASSED_NO_ROOM, VolumeMetrics.THROTTLED_WRITES,
@@ -114,7 +121,7 @@ final class StatsJson {
                 .field("state", writeback.frontEndIdle() ? "idle" : "busy");
         json.field("dirtyBytes", writeback.dirtyBytes());
         metrics(json, List.of(WritebackMetrics.WRITTEN, WritebackMetrics.BACKING_WRITES, WritebackMetrics.PASSES,
-                WritebackMetrics.KEYS_IN_FLIGHT), writeback);
+                WritebackMetrics.PASS_DURATION, WritebackMetrics.KEYS_IN_FLIGHT), writeback);
         json.field("keysInFlightPeak", writeback.keysInFlightPeak());
         metrics(json, List.of(WritebackMetrics.BACKING_WRITES_IN_FLIGHT), writeback);
         json.field("backingQueueDepth", writeback.backingQueueDepth());
@@ -199,8 +206,8 @@ final class StatsJson {
         metrics(json, List.of(CacheMetrics.GC_BUCKETS), gc);
         json.endObject();
         metrics(json, List.of(CacheMetrics.GC_EVICTIONS, CacheMetrics.GC_MOVED, CacheMetrics.GC_COMPACTED,
-                CacheMetrics.GC_STALE_KEYS, CacheMetrics.GC_MOVE_CHECKSUM_FAILURES, CacheMetrics.GC_ALLOCATION_WAITS),
-                gc);
+                CacheMetrics.GC_STALE_KEYS, CacheMetrics.GC_MOVE_CHECKSUM_FAILURES, CacheMetrics.GC_ALLOCATION_WAITS,
+                CacheMetrics.GC_SLICE_DURATION), gc);
         json.endObject();
     }
 

@@ -1,5 +1,6 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.DurationHistogram;
 import io.blockcache.device.FileSpace;
 import io.blockcache.device.ObjectStoreStats;
 
@@ -75,12 +76,20 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param writeback the volume's writeback engine
      * @param damageMap the volume's damage map counters, or null when it has no map
      * @param bypass why writes went around the cache, and how long the throttle held writes
+     * @param latencyByOp front-end latency per operation since open, indexed by {@code DeviceOp.ordinal()} (read,
+     *     write, flush, discard: trim)
+     * @param health whether the volume can do its job, derived from the other parts ({@link VolumeHealth})
      */
     public record VolumeSnapshot(String name, long sizeBytes, String mode, long readHitSectors, long readMissSectors,
                                  long writeCachedSectors, long writeBypassedSectors, long fillSectors,
                                  long checksumErrors, long dirtyBytes, long cachedBytes, long requestsInFlight,
                                  LatencySummary latency, WritebackSnapshot writeback, DamageMapSnapshot damageMap,
-                                 BypassSnapshot bypass) {
+                                 BypassSnapshot bypass, List<DurationHistogram.Counts> latencyByOp,
+                                 VolumeHealth health) {
+        public VolumeSnapshot {
+            latencyByOp = List.copyOf(latencyByOp);
+        }
+
         /** Read hits over all read sectors, in [0, 1]; 0 before the first read. */
         public double hitRatio() {
             long total = readHitSectors + readMissSectors;

@@ -4,6 +4,7 @@ import static io.blockcache.admin.MetricDescriptor.counter;
 import static io.blockcache.admin.MetricDescriptor.gauge;
 import static io.blockcache.admin.MetricScope.DAMAGE_MAP;
 import static io.blockcache.admin.MetricScope.VOLUME;
+import static io.blockcache.admin.MetricUnit.BOOLEAN;
 import static io.blockcache.admin.MetricUnit.BYTES;
 import static io.blockcache.admin.MetricUnit.COUNT;
 import static io.blockcache.admin.MetricUnit.MICROSECONDS;
@@ -16,6 +17,7 @@ import static io.blockcache.admin.MetricUnit.SECTORS;
 import io.blockcache.admin.MetricDescriptor.JsonForm;
 import io.blockcache.admin.StatsSnapshot.DamageMapSnapshot;
 import io.blockcache.admin.StatsSnapshot.VolumeSnapshot;
+import io.blockcache.device.DurationHistogram;
 import java.util.List;
 
 /**
@@ -26,6 +28,9 @@ import java.util.List;
  * <p>Thread rule: any thread (constants).
  */
 public final class VolumeMetrics {
+    /** The label value of each operation, by {@code DeviceOp} ordinal: NBD's names (a discard is a trim). */
+    private static final List<String> OPS = List.of("read", "write", "flush", "trim");
+
     public static final MetricDescriptor<VolumeSnapshot> READ_HIT = counter(VOLUME,
             "blockcache_read_hit_bytes_total", SECTORS, "Bytes read from the cache.")
             .json("readHitSectors", VolumeSnapshot::readHitSectors)
@@ -65,11 +70,22 @@ public final class VolumeMetrics {
             "blockcache_requests_in_flight", COUNT, "Front-end requests submitted and not yet answered.")
             .json("requestsInFlight", VolumeSnapshot::requestsInFlight);
     public static final MetricDescriptor<VolumeSnapshot> LATENCY = MetricDescriptor.summary(VOLUME,
-            "blockcache_request_latency_seconds", NANOSECONDS, "Front-end request latency since open.",
+            "blockcache_request_latency_seconds", NANOSECONDS, "Deprecated since 2026-12-07 (removed in the next"
+                    + " release): use blockcache_request_duration_seconds. Front-end request latency since open.",
             VolumeSnapshot::latency).jsonAs(MICROSECONDS, JsonForm.NUMBER)
             .series("0.5", "latency.p50Us", v -> v.latency().p50Ns())
             .series("0.99", "latency.p99Us", v -> v.latency().p99Ns())
             .series("0.999", "latency.p999Us", v -> v.latency().p999Ns());
+    public static final MetricDescriptor<VolumeSnapshot> REQUEST_DURATION = durationsByOp(
+            MetricDescriptor.histogram(VOLUME, "blockcache_request_duration_seconds",
+                    "Front-end request latency by operation, from submission to answer, since open.",
+                    VolumeMetrics::latencyOf).label("op"));
+    public static final MetricDescriptor<VolumeSnapshot> HEALTH = healthStates(gauge(VOLUME,
+            "blockcache_volume_health", BOOLEAN, "1 for the volume's health state (ok, degraded, failed), 0 for the"
+                    + " others.").label("state")).jsonDerived();
+    public static final MetricDescriptor<VolumeSnapshot> HEALTH_REASON = healthReasons(gauge(VOLUME,
+            "blockcache_volume_health_reason", BOOLEAN, "1 for the reason the volume is not ok, 0 for the others.")
+            .label("reason")).jsonDerived();
 
     public static final MetricDescriptor<VolumeSnapshot> BYPASSED_SEQUENTIAL = counter(VOLUME,
             "blockcache_bypassed_sequential_bytes_total", SECTORS,
@@ -157,8 +173,38 @@ public final class VolumeMetrics {
             THROTTLE_DELAY, THROTTLE_DELAY_MAX, IN_USE, DIRTY_DATA, CACHE_READ_LATENCY, CACHE_WRITE_LATENCY, FILL,
             CHECKSUM_ERRORS, HIT_RATIO, DIRTY, CACHED, SIZE, REQUESTS_IN_FLIGHT, LATENCY, MAP_REGIONS_MARKED,
             MAP_REGIONS_CLEARED, MAP_MARK_WAITS, MAP_WRITES_COVERED, MAP_BLOCK_WRITES, MAP_BLOCK_WRITE_ERRORS,
-            MAP_SWEEPS, MAP_CONSISTENT_EPOCH);
+            MAP_SWEEPS, MAP_CONSISTENT_EPOCH, REQUEST_DURATION, HEALTH, HEALTH_REASON);
 
     private VolumeMetrics() {
+    }
+
+    private static DurationHistogram.Counts latencyOf(VolumeSnapshot volume, String op) {
+        return volume.latencyByOp().get(OPS.indexOf(op));
+    }
+
+    private static MetricDescriptor<VolumeSnapshot> durationsByOp(MetricDescriptor<VolumeSnapshot> histogram) {
+        MetricDescriptor<VolumeSnapshot> all = histogram;
+        for (String op : OPS) {
+            all = all.series(op, "latency.byOp." + op, v -> latencyOf(v, op).count());
+        }
+        return all;
+    }
+
+    private static MetricDescriptor<VolumeSnapshot> healthStates(MetricDescriptor<VolumeSnapshot> gauge) {
+        MetricDescriptor<VolumeSnapshot> all = gauge;
+        for (VolumeHealth.State state : VolumeHealth.State.values()) {
+            all = all.series(state.label(), "health.state", v -> v.health().state() == state ? 1 : 0);
+        }
+        return all;
+    }
+
+    private static MetricDescriptor<VolumeSnapshot> healthReasons(MetricDescriptor<VolumeSnapshot> gauge) {
+        MetricDescriptor<VolumeSnapshot> all = gauge;
+        for (VolumeHealth.Reason reason : VolumeHealth.Reason.values()) {
+            if (reason != VolumeHealth.Reason.NONE) {
+                all = all.series(reason.label(), "health.reason", v -> v.health().reason() == reason ? 1 : 0);
+            }
+        }
+        return all;
     }
 }

@@ -39,6 +39,10 @@ public final class WritebackMetrics {
     public static final MetricDescriptor<WritebackSnapshot> PASSES = counter(WRITEBACK,
             "blockcache_writeback_passes_total", COUNT, "Writeback passes started.")
             .json("passes", WritebackSnapshot::passes);
+    public static final MetricDescriptor<WritebackSnapshot> PASS_DURATION = MetricDescriptor.histogram(WRITEBACK,
+            "blockcache_writeback_pass_duration_seconds", "How long each writeback pass took, from its cache reads to"
+                    + " the end of its last backing write.", (writeback, label) -> writeback.passDurations())
+            .json("passesEnded", writeback -> writeback.passDurations().count());
     public static final MetricDescriptor<WritebackSnapshot> KEYS_IN_FLIGHT = gauge(WRITEBACK,
             "blockcache_writeback_keys_in_flight", COUNT, "Keys between pass start and clean marking.")
             .json("keysInFlight", WritebackSnapshot::keysInFlight);
@@ -113,7 +117,7 @@ public final class WritebackMetrics {
     static final List<MetricDescriptor<?>> ALL = List.of(RUNNING, FRONT_END_IDLE, DRAINING, WRITTEN, BACKING_WRITES,
             PASSES, KEYS_IN_FLIGHT, BACKING_WRITES_IN_FLIGHT, MEASURED_BANDWIDTH, RATE, RATE_TARGET, RATE_ERROR,
             RATE_PROPORTIONAL, RATE_INTEGRAL, RATE_CHANGE, RATE_FRAGMENT_BOOST, ERRORS, DIRTY_EPOCHS, LOG_GROUPS,
-            EPOCH_WAITS, DEGRADED, ORDER_HELD);
+            EPOCH_WAITS, DEGRADED, ORDER_HELD, PASS_DURATION);
 
     private WritebackMetrics() {
     }

@@ -1,5 +1,7 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.DurationHistogram;
+
 /**
  * One volume's writeback at one moment (docs/WRITEBACK.md), copied on the loop thread. Sectors are 512 bytes;
  * counters count since the cache set was opened. Immutable.
@@ -30,13 +32,15 @@ package io.blockcache.admin;
  * @param epochs epoch ordering (docs/WRITEBACK.md, "Epoch ordering")
  * @param degraded why writeback of the volume is held until a restart because its backing file changed under it
  *     (deleted, replaced, truncated), or null
+ * @param passDurations how long each pass took, from its cache reads to the end of its last backing write
  */
 public record WritebackSnapshot(boolean running, String policy, String order, boolean frontEndIdle, long dirtyBytes,
                                 long writtenBackSectors, long backingWriteSectors, long passes, long keysInFlight,
                                 long keysInFlightPeak, long backingWritesInFlight, long backingQueueDepth,
                                 double measuredBackingBytesPerSecond, Rate rate, long readErrors, long checksumErrors,
                                 long writeErrors, long flushErrors, String lastError, String backingFailure,
-                                DrainSnapshot drain, Epochs epochs, String degraded) {
+                                DrainSnapshot drain, Epochs epochs, String degraded,
+                                DurationHistogram.Counts passDurations) {
 
     /** Every failure counted: each leaves its keys dirty, and writeback retries them after a backoff. */
     public long errors() {

@@ -43,7 +43,7 @@ final class ServeCommand implements Callable<Integer> {
         try {
             settings = ServeSettings.of(options);
         } catch (IllegalArgumentException e) {
-            err.println("blockcache serve: " + e.getMessage());
+            err.println(JournalPriority.PROCESS.error("blockcache serve: " + e.getMessage()));
             err.flush();
             return 2;
         }
@@ -57,7 +57,7 @@ final class ServeCommand implements Callable<Integer> {
                     s3Backings, JvmSizing.journaledVolumes(settings.knobs()), settings.nbdLimits());
             String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
             if (warning != null) {
-                err.println("blockcache serve: " + warning);
+                err.println(JournalPriority.PROCESS.warning("blockcache serve: " + warning));
                 err.flush();
             }
             out.println(String.join(" ", sizing.options()));
@@ -72,7 +72,7 @@ final class ServeCommand implements Callable<Integer> {
         try {
             runtime = ServeRuntime.start(settings, options.force, err);
         } catch (ServeRuntime.ServeException e) {
-            err.println("blockcache serve: " + e.getMessage());
+            err.println(JournalPriority.PROCESS.error("blockcache serve: " + e.getMessage()));
             err.flush();
             return 1;
         }
@@ -87,7 +87,8 @@ final class ServeCommand implements Callable<Integer> {
             err.println("blockcache serve: stopping (journal commit, checkpoint, clean shutdown)...");
             err.flush();
             boolean clean = runtime.stop();
-            err.println(clean ? "blockcache serve: stopped cleanly" : "blockcache serve: stopped, not cleanly");
+            err.println(clean ? "blockcache serve: stopped cleanly"
+                    : JournalPriority.PROCESS.error("blockcache serve: stopped, not cleanly"));
             err.flush();
             out.flush();
             // A signal would otherwise end the JVM with 128+signal; a clean stop is a success.
@@ -100,8 +101,8 @@ final class ServeCommand implements Callable<Integer> {
                 + hostPort(runtime.nbdAddress()) + ", admin http://" + hostPort(runtime.adminAddress()));
         while (!runtime.awaitStopped(LIVENESS_CHECK_PERIOD)) {
             if (runtime.loop().failure() != null) {
-                err.println("blockcache serve: the cache stopped on an internal error (fail-stop): "
-                        + runtime.loop().failure());
+                err.println(JournalPriority.PROCESS.error("blockcache serve: the cache stopped on an internal error"
+                        + " (fail-stop): " + runtime.loop().failure()));
                 err.flush();
                 return 1; // System.exit runs the hook, which closes what it can and exits 1
             }
@@ -112,7 +113,8 @@ final class ServeCommand implements Callable<Integer> {
     private static void notify(SystemdNotify systemd, PrintWriter err, String... assignments) {
         String problem = systemd.notify(assignments);
         if (problem != null) {
-            err.println("blockcache serve: telling systemd " + assignments[0] + " failed: " + problem);
+            err.println(JournalPriority.PROCESS.warning("blockcache serve: telling systemd " + assignments[0]
+                    + " failed: " + problem));
             err.flush();
         }
     }
@@ -129,8 +131,9 @@ final class ServeCommand implements Callable<Integer> {
         String cacheSize = given.matchedOption("--cache-size").stringValues().get(0);
         long existing = cacheBytes(settings);
         if (existing != settings.cacheSizeBytes()) {
-            err.println("blockcache serve: warning: " + settings.cacheFile() + " exists with " + existing + " bytes;"
-                    + " --cache-size " + cacheSize + " applies only to a new cache file, so this one keeps its size");
+            err.println(JournalPriority.PROCESS.warning("blockcache serve: warning: " + settings.cacheFile()
+                    + " exists with " + existing + " bytes; --cache-size " + cacheSize
+                    + " applies only to a new cache file, so this one keeps its size"));
             err.flush();
         }
     }
@@ -159,10 +162,11 @@ final class ServeCommand implements Callable<Integer> {
         if (admin.getAddress().isLoopbackAddress()) {
             return;
         }
-        err.println("blockcache serve: warning: the admin API listens on " + hostPort(admin) + " without TLS: "
+        err.println(JournalPriority.PROCESS.warning("blockcache serve: warning: the admin API listens on "
+                + hostPort(admin) + " without TLS: "
                 + (settings.access().adminToken() != null ? "its token crosses the network in clear text"
                 : "anyone who reaches it can change the cache (--insecure, no token)")
-                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)");
+                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)"));
         err.flush();
     }
 

@@ -179,12 +179,12 @@ final class ServeRuntime {
         DrainJobFile drainJobs = new DrainJobFile(settings.dataDir().resolve(DrainJobFile.NAME));
         admin = new AdminServer(settings.adminListen(), host.cacheSet(), host.cacheDevice(), host.backings(),
                 drainJobs, warning -> {
-                    err.println("blockcache serve: " + warning);
+                    err.println(JournalPriority.PROCESS.warning("blockcache serve: " + warning));
                     err.flush();
                 });
         restoreDrains(drainJobs);
         for (String warning : FileSpaces.warnings(FileSpaces.measure(files))) {
-            err.println("blockcache serve: " + warning);
+            err.println(JournalPriority.PROCESS.warning("blockcache serve: " + warning));
         }
         admin.fileSpaces(() -> FileSpaces.measure(files));
         admin.start(adminEndpoint);
@@ -227,7 +227,7 @@ final class ServeRuntime {
     static AdminGuard adminGuard(ServeSettings settings, PrintWriter err) {
         AdminToken token = settings.access().adminToken();
         return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> {
-            err.println("blockcache serve: " + line);
+            err.println(JournalPriority.PROCESS.warning("blockcache serve: " + line));
             err.flush();
         });
     }
@@ -260,7 +260,7 @@ final class ServeRuntime {
         try {
             nbd = new NbdServer(settings.nbdListen(), exports, host.loop(), settings.nbdLimits(), settings.tls(),
                     settings.access().exports(), line -> {
-                        err.println("blockcache serve: " + line);
+                        err.println(JournalPriority.PROCESS.warning("blockcache serve: " + line));
                         err.flush();
                     });
             nbd.start(nbdListener);
@@ -307,8 +307,8 @@ final class ServeRuntime {
             if (nbd != null) {
                 nbd.stopAccepting();
                 if (!nbd.awaitIdle(IN_FLIGHT_WAIT)) {
-                    err.println("blockcache serve: NBD requests still in flight after " + IN_FLIGHT_WAIT.toSeconds()
-                            + " s; shutting down anyway (they will get errors)");
+                    err.println(JournalPriority.PROCESS.warning("blockcache serve: NBD requests still in flight after "
+                            + IN_FLIGHT_WAIT.toSeconds() + " s; shutting down anyway (they will get errors)"));
                 }
             }
             if (admin != null) {
@@ -319,11 +319,12 @@ final class ServeRuntime {
             if (!result.ok()) {
                 // A cache file that changed under us has its own what-next in the message.
                 boolean cacheChanged = host.cacheDevice().changeFound() != null;
-                err.println("blockcache serve: clean shutdown failed: " + result.message()
-                        + (cacheChanged ? "" : "; the next start recovers from the journal"));
+                err.println(JournalPriority.PROCESS.error("blockcache serve: clean shutdown failed: "
+                        + result.message() + (cacheChanged ? "" : "; the next start recovers from the journal")));
             }
         } catch (HostException e) {
-            err.println("blockcache serve: " + e.getMessage() + "; the next start recovers from the journal");
+            err.println(JournalPriority.PROCESS.error("blockcache serve: " + e.getMessage()
+                    + "; the next start recovers from the journal"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -341,7 +342,8 @@ final class ServeRuntime {
             try {
                 nbdListener.close();
             } catch (IOException e) {
-                err.println("blockcache serve: closing the NBD listener: " + e.getMessage());
+                err.println(JournalPriority.PROCESS.warning("blockcache serve: closing the NBD listener: "
+                        + e.getMessage()));
             }
         }
         if (admin != null && !stopping) {

@@ -5,7 +5,7 @@ import org.HdrHistogram.Histogram;
 /**
  * Live counters of one device: requests and sectors submitted and completed per kind, errors, the
  * number of requests in flight (now, peak, and integrated over time for a mean queue depth), and a
- * latency histogram.
+ * latency histogram (all ops) and a {@link DurationHistogram} per op.
  *
  * <p>Thread rule: {@link #onSubmit} and {@link #onComplete} may be called from any thread (a file
  * device completes on its I/O threads); every reader may run on any thread. Times are in nanoseconds of
@@ -35,6 +35,8 @@ public final class DeviceCounters {
     // Everything below is guarded by 'this'.
     private final long[] counts = new long[OPS * FIELDS];
     private final Histogram latency = new Histogram(LATENCY_NS_MAX, LATENCY_SIGNIFICANT_DIGITS);
+    /** Latency per op in fixed buckets, for Prometheus histograms (the HdrHistogram above mixes the ops). */
+    private final DurationHistogram[] latencyByOp = newHistograms();
     private long inFlight;
     private long inFlightMax;
     private long inFlightIntegralNs;
@@ -65,8 +67,17 @@ public final class DeviceCounters {
             counts[base + ERRORS]++;
         }
         latency.recordValue(Math.min(Math.max(latencyNs, 0), LATENCY_NS_MAX));
+        latencyByOp[op.ordinal()].record(latencyNs);
         advance(nowNs);
         inFlight--;
+    }
+
+    private static DurationHistogram[] newHistograms() {
+        DurationHistogram[] histograms = new DurationHistogram[OPS];
+        for (int i = 0; i < OPS; i++) {
+            histograms[i] = new DurationHistogram();
+        }
+        return histograms;
     }
 
     private void advance(long nowNs) {
@@ -119,6 +130,14 @@ public final class DeviceCounters {
     public synchronized long inFlightIntegralNs(long nowNs) {
         long pending = started ? inFlight * Math.max(0, nowNs - lastChangeNs) : 0;
         return inFlightIntegralNs + pending;
+    }
+
+    /**
+     * The latency of every request of {@code op} completed since this device was created (with or without an error),
+     * in fixed buckets. Any thread.
+     */
+    public synchronized DurationHistogram.Counts latencyBuckets(DeviceOp op) {
+        return latencyByOp[op.ordinal()].counts();
     }
 
     /** Returns a copy of every latency recorded since this device was created, in nanoseconds. Any thread. */

@@ -146,7 +146,7 @@ public final class GarbageCollector implements BucketObserver {
         long nodesBefore = mark.nodesVisited();
         pacer.beginSlice();
         boolean finishedMark = mark.slice(pacer.sliceNodes());
-        pacer.endSlice(mark.nodesVisited() - nodesBefore);
+        stats.onSlice(pacer.endSlice(mark.nodesVisited() - nodesBefore));
         if (!finishedMark) {
             boolean allocationsWaiting = allocator.allocationFailures() != failuresAtLastSlice
                     || allocator.freeBuckets() <= allocator.metadataReserveBuckets();

@@ -1,5 +1,7 @@
 package io.blockcache.gc;
 
+import io.blockcache.device.DurationHistogram;
+
 /**
  * Garbage-collection statistics, in loop time. Averages are exponentially weighted with
  * weight 1/8, as bcache's {@code time_stats} do, so they follow a changing workload.
@@ -26,6 +28,8 @@ public final class GcStats {
     private volatile long movedBytes;
     private volatile long compactedBuckets;
     private volatile long moveChecksumFailures;
+    /** How long each mark slice held the loop; read only on the loop thread (it has no lock of its own). */
+    private final DurationHistogram sliceDurations = new DurationHistogram();
 
     void onStart(long nowNs) {
         if (lastStartNs >= 0) {
@@ -42,6 +46,10 @@ public final class GcStats {
         nodesLast = nodes;
         slicesLast = slices;
         runs++;
+    }
+
+    void onSlice(long costNs) {
+        sliceDurations.record(costNs);
     }
 
     void onMarkPaced(long workNs, long sleepNs) {
@@ -136,6 +144,14 @@ public final class GcStats {
     /** Dirty buckets chosen for compaction since start (docs/GC.md "Compaction"). */
     public long compactedBuckets() {
         return compactedBuckets;
+    }
+
+    /**
+     * How long each mark slice held the loop since start, ns of the loop's clock (all 0 in simulated time, where a
+     * task takes no time). Only on the loop thread.
+     */
+    public DurationHistogram.Counts sliceDurations() {
+        return sliceDurations.counts();
     }
 
     /** Pieces moving GC left in place because their cached data failed its CRC32C check. */

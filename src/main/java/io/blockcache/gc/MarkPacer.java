@@ -79,14 +79,18 @@ final class MarkPacer {
         sliceStartNs = costClock.nowNs();
     }
 
-    /** Just after a slice that visited {@code nodes} nodes: records its cost and sizes the next slice. */
-    void endSlice(long nodes) {
+    /**
+     * Just after a slice that visited {@code nodes} nodes: records its cost and sizes the next slice.
+     *
+     * @return the slice's cost, ns of the cost clock (0 where not measurable: simulated time)
+     */
+    long endSlice(long nodes) {
         long costNs = costClock.nowNs() - sliceStartNs;
         check(costNs >= 0 && nodes >= 0, "mark pacing: slice of %s nodes measured %s ns", nodes, costNs);
         nodesDone += nodes;
         workNs += costNs;
         if (costNs == 0 || nodes == 0) {
-            return; // nothing measurable (simulated time, or an empty index): keep the size
+            return costNs; // nothing measurable (simulated time, or an empty index): keep the size
         }
         double sample = (double) costNs / nodes;
         costNsPerNode = costKnown() ? costNsPerNode + (sample - costNsPerNode) / GcStats.EWMA_WEIGHT : sample;
@@ -94,6 +98,7 @@ final class MarkPacer {
             long targetNs = config.sliceCostNsTarget() * (behindBudget ? GcPacing.BEHIND_BUDGET_COST_FACTOR : 1);
             sliceNodes = GcPacing.nodesForCost(costNsPerNode, targetNs, sliceNodes, config.nodesPerSliceMin());
         }
+        return costNs;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.blockcache.writeback;
 
+import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.CacheExtentReader;
 import io.blockcache.volume.Volume;
 import java.util.List;
@@ -46,6 +47,7 @@ final class PassIo {
         void ended(List<DirtyKey> keys, String failure);
     }
 
+    private final EventLoop loop;
     private final Volume volume;
     private final WritebackCounters counters;
     private final Supplier<WritebackSettings> settings;
@@ -61,8 +63,9 @@ final class PassIo {
      * @param settings the settings in force now (they change live)
      * @param pump starts more passes; called after a run ended
      */
-    PassIo(Volume volume, WritebackCounters counters, Supplier<WritebackSettings> settings, RunEnd runEnd,
-           Runnable pump) {
+    PassIo(EventLoop loop, Volume volume, WritebackCounters counters, Supplier<WritebackSettings> settings,
+           RunEnd runEnd, Runnable pump) {
+        this.loop = loop;
         this.volume = volume;
         this.counters = counters;
         this.settings = settings;
@@ -79,12 +82,7 @@ final class PassIo {
         List<WritebackRun> runs = now.policy() == WritebackPolicy.CLASSIC ? WritebackRun.onePerKey(keys, nextSequence)
                 : WritebackRun.plan(keys, now.backingIoSectorsMax(), nextSequence);
         nextSequence += runs.size();
-        for (WritebackRun run : runs) {
-            unissued.put(run.sequence, run); // in line before any read can complete
-        }
-        for (WritebackRun run : runs) {
-            read(run);
-        }
+        begin(runs, null);
     }
 
     /**
@@ -94,14 +92,26 @@ final class PassIo {
     void startChunk(ChunkPlanner.Plan plan, Runnable chunkEnded) {
         List<WritebackRun> runs = WritebackRun.chunk(plan, nextSequence);
         nextSequence += runs.size();
+        begin(runs, chunkEnded);
+    }
+
+    /**
+     * Puts one pass's runs in line and starts their cache reads; when the last of them ended, counts the pass's
+     * duration (loop time from here to the end of its last backing write) and runs {@code passEnded} (may be null).
+     */
+    private void begin(List<WritebackRun> runs, Runnable passEnded) {
+        long startNs = loop.nowNs();
         int[] runsLeft = {runs.size()};
         for (WritebackRun run : runs) {
             run.onEnd = () -> {
                 if (--runsLeft[0] == 0) {
-                    chunkEnded.run();
+                    counters.passEnded(loop.nowNs() - startNs);
+                    if (passEnded != null) {
+                        passEnded.run();
+                    }
                 }
             };
-            unissued.put(run.sequence, run);
+            unissued.put(run.sequence, run); // in line before any read can complete
         }
         for (WritebackRun run : runs) {
             read(run);

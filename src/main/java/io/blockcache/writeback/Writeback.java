@@ -221,7 +221,7 @@ public final class Writeback {
             }
         });
         checkOrdering(settings.ordering(), settings.ordering());
-        PassIo passIo = new PassIo(volume, counters, this::settings, this::runEnded, this::pump);
+        PassIo passIo = new PassIo(loop, volume, counters, this::settings, this::runEnded, this::pump);
         this.starter = new PassStarter(volume, this::settings, inFlight, ages, sources, cleaner, governor, pacer, rate,
                 drains, counters, passIo);
         if (!(cacheShare > 0 && cacheShare <= 1)) {

@@ -1,5 +1,6 @@
 package io.blockcache.writeback;
 
+import io.blockcache.device.DurationHistogram;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,6 +33,20 @@ public final class WritebackCounters {
     final AtomicLong chunksInFlightPeak = new AtomicLong();
     final AtomicLong indexSweeps = new AtomicLong();
     final AtomicLong logGroups = new AtomicLong();
+    /** Loop thread only: it has no lock of its own (stats are copied there). */
+    private final DurationHistogram passDurations = new DurationHistogram();
+
+    void passEnded(long durationNs) {
+        passDurations.record(durationNs);
+    }
+
+    /**
+     * How long each pass took since open, loop nanoseconds from its start (cache reads issued) to the end of its last
+     * backing write (before the flush that marks it clean). Only on the loop thread.
+     */
+    public DurationHistogram.Counts passDurations() {
+        return passDurations.counts();
+    }
 
     /** Passes started. */
     public long passes() { return passes.get(); }

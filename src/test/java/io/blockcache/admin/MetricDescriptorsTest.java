@@ -149,7 +149,7 @@ class MetricDescriptorsTest {
                     assertThat(at.has(key)).as(metric.name() + " at " + series.jsonPath()).isTrue();
                     at = at.get(key);
                 }
-                double expected = metric.unit().convert(series.read().applyAsDouble(instance.part()),
+                double expected = metric.seriesUnit().convert(series.read().applyAsDouble(instance.part()),
                         metric.jsonUnit());
                 switch (metric.jsonForm()) {
                     case INTEGER -> assertThat(at.isIntegralNumber() ? at.asLong() : null).as(metric.name())
@@ -207,6 +207,16 @@ class MetricDescriptorsTest {
                     labels.put(metric.labelName(), series.labelValue());
                 }
                 double value = series.read().applyAsDouble(instance.part());
+                if (metric.kind() == MetricDescriptor.Kind.HISTOGRAM) {
+                    // A histogram's series reads its count; the sum is in the base unit, +Inf holds every duration.
+                    io.blockcache.device.DurationHistogram.Counts counts = metric.histogramOf(instance.part(),
+                            series.labelValue());
+                    all.add(new Expected(key(metric.name() + "_count", labels), value));
+                    all.add(new Expected(key(metric.name() + "_sum", labels), counts.sumNs() / 1e9));
+                    labels.put("le", "+Inf");
+                    all.add(new Expected(key(metric.name() + "_bucket", labels), counts.count()));
+                    continue;
+                }
                 all.add(new Expected(key(metric.name(), labels), metric.unit().convert(value, metric.baseUnit())));
                 if (old != null) {
                     if (old.labelName() != null) {

@@ -102,6 +102,22 @@ public final class RunningCacheSet implements AutoCloseable {
         }
     }
 
+    /** {@code GET path} on the admin API; fails the test unless it answers 200. */
+    public String get(String path) throws Exception {
+        try (java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(WAIT_SECONDS_MAX)).build()) {
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://" + adminHostPort() + path))
+                    .timeout(Duration.ofSeconds(WAIT_SECONDS_MAX)).GET().build();
+            java.net.http.HttpResponse<String> response = http.send(request,
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new AssertionError("GET " + path + ": " + response.statusCode() + " " + response.body());
+            }
+            return response.body();
+        }
+    }
+
     /** Runs one I/O on the loop and returns its result. */
     public IoResult io(Consumer<IoCallback> operation) throws Exception {
         return this.<IoResult>onLoop(done -> operation.accept(done::accept));

@@ -1,5 +1,6 @@
 package io.blockcache.admin;
 
+import io.blockcache.device.DurationHistogram;
 import io.blockcache.device.FileSpace;
 import io.blockcache.device.ObjectStoreStats;
 import java.nio.file.Path;
@@ -24,18 +25,22 @@ final class StatsSamples {
                 "logging", n + 25);
         WritebackSnapshot writeback = new WritebackSnapshot(true, "modern", "lba", true, n + 30, n + 31, n + 32,
                 n + 33, n + 34, n + 35, n + 36, n + 37, n + 38.25, rate, n + 39, n + 40, n + 41, n + 42, "last failure",
-                null, drain, epochs, "backing file deleted");
+                null, drain, epochs, "backing file deleted", histogram(n + 10));
         StatsSnapshot.LatencySummary latency = new StatsSnapshot.LatencySummary(n + 50, 51_000, 52_000, 53_000,
                 54_000.0);
         StatsSnapshot.BypassSnapshot bypass = new StatsSnapshot.BypassSnapshot(n + 60, n + 61, n + 62, n + 63, n + 64,
                 65_000_000, 66_000_000, 67.5, 68.5, 69_000, 70_000);
         StatsSnapshot.DamageMapSnapshot map = new StatsSnapshot.DamageMapSnapshot(n + 80, n + 81, n + 82, n + 83,
                 n + 84, n + 85, n + 86, n + 87);
+        List<DurationHistogram.Counts> byOp = List.of(histogram(n + 1), histogram(n + 2), histogram(n + 3),
+                histogram(n + 4));
         StatsSnapshot.VolumeSnapshot first = new StatsSnapshot.VolumeSnapshot("alpha", n + 90, "writeback", n + 91,
-                n + 92, n + 93, n + 94, n + 95, n + 96, n + 97, n + 98, n + 99, latency, writeback, map, bypass);
+                n + 92, n + 93, n + 94, n + 95, n + 96, n + 97, n + 98, n + 99, latency, writeback, map, bypass, byOp,
+                VolumeHealth.of(VolumeHealth.Reason.BACKING_CHANGED));
         StatsSnapshot.VolumeSnapshot second = new StatsSnapshot.VolumeSnapshot("beta", n + 190, "writethrough",
                 n + 191, n + 192, n + 193, n + 194, n + 195, n + 196, n + 197, n + 198, n + 199, latency, writeback,
-                null, bypass);
+                null, bypass, List.of(histogram(n + 5), histogram(n + 6), histogram(n + 7), histogram(n + 8)),
+                VolumeHealth.OK);
         StatsSnapshot.DeviceSnapshot cacheDevice = new StatsSnapshot.DeviceSnapshot("cache", n + 100, n + 101,
                 n + 102, n + 103, null, null, "replaced");
         StatsSnapshot.CacheSnapshot cache = new StatsSnapshot.CacheSnapshot(4096, 110, 111, 112, 113, 114, 115, 116,
@@ -49,12 +54,23 @@ final class StatsSamples {
                 new StatsSnapshot.DeviceSnapshot("beta", n + 170, n + 171, n + 172, n + 173, null, s3, null));
         GcSnapshot gc = new GcSnapshot(true, n + 200, 201_000_000, 202_000_000, 203_000_000, 204_000_000,
                 new GcSnapshot.Buckets(205, 206, 207, 208, 209, 210, 211, 212), n + 213, n + 214, n + 215, n + 216,
-                n + 217, n + 218);
+                n + 217, n + 218, histogram(n + 9));
         NbdSnapshot nbd = new NbdSnapshot(n + 300, n + 301, n + 302, n + 303, n + 304, n + 305, n + 306, n + 307,
                 n + 308, n + 309, n + 310, n + 311, n + 312, n + 313, n + 314, n + 315, n + 316, n + 317, n + 318,
                 n + 319, n + 320);
         StatsSnapshot.AdminSnapshot admin = new StatsSnapshot.AdminSnapshot(true, n + 400, n + 401, n + 402, n + 403);
         FileSpace file = new FileSpace("cache", Path.of("/var/cache.img"), 1L << 30, 1L << 20, 1L << 25);
         return new StatsSnapshot(List.of(first, second), cache, backings, gc, nbd, admin, List.of(file));
+    }
+
+    /** A histogram with base + i durations in bucket i, each taken as {@code base} ms for the sum. */
+    static DurationHistogram.Counts histogram(long base) {
+        long[] counts = new long[DurationHistogram.BUCKETS];
+        long total = 0;
+        for (int bucket = 0; bucket < counts.length; bucket++) {
+            counts[bucket] = base + bucket;
+            total += counts[bucket];
+        }
+        return new DurationHistogram.Counts(counts, total * base * 1_000_000);
     }
 }
