@@ -48,7 +48,9 @@ public final class AdminServer implements AutoCloseable {
     private static final String VOLUMES_PREFIX = "/api/volumes/";
     /** A replication group member's state ({@link #clusterStatus}). */
     public static final String CLUSTER_PATH = "/api/cluster";
-    private volatile Supplier<String> clusterStatus;
+    /** Hands the lead to another member ({@link ClusterControl#transferLeader}). */
+    public static final String TRANSFER_PATH = CLUSTER_PATH + "/transfer-leader";
+    private volatile ClusterControl cluster;
     private static final String DRAIN_SUFFIX = "/drain";
     private static final java.util.Set<String> DRAIN_ACTIONS = java.util.Set.of("pause", "resume", "cancel");
     /** How long an answer waits for the drain-job file: a few fsyncs on a healthy disk. */
@@ -166,13 +168,15 @@ public final class AdminServer implements AutoCloseable {
                 } else {
                     sendJson(exchange, 404, error("no such drain action: " + rest + " (pause, resume or cancel)"));
                 }
-            } else if (path.equals(CLUSTER_PATH)) {
-                Supplier<String> status = clusterStatus;
-                if (status == null) {
+            } else if (path.equals(CLUSTER_PATH) || path.equals(TRANSFER_PATH)) {
+                ClusterControl control = cluster;
+                if (control == null) {
                     sendJson(exchange, 404, error("this server is not a member of a replication group"
                             + " (serve --node-id, --peers; docs/SCALE.md)"));
+                } else if (path.equals(CLUSTER_PATH)) {
+                    requireGet(exchange, method, control::statusJson, "application/json");
                 } else {
-                    requireGet(exchange, method, status::get, "application/json");
+                    transferLeader(exchange, method, control);
                 }
             } else if (path.equals("/api/reload")) {
                 reload(exchange, method);
@@ -299,21 +303,43 @@ public final class AdminServer implements AutoCloseable {
         this.nbdCounters = counters;
     }
 
-    /** Answers {@code GET /api/cluster} with {@code status} (a JSON object): a member of a replication group. */
-    public void clusterStatus(Supplier<String> status) {
-        this.clusterStatus = status;
+    /** Answers {@code /api/cluster} and its actions through {@code control}: a member of a replication group. */
+    public void cluster(ClusterControl control) {
+        this.cluster = control;
+    }
+
+    /** {@code POST /api/cluster/transfer-leader?to=ID}: 200 once the lead moved, 409 with the reason if not. */
+    private static void transferLeader(HttpExchange exchange, String method, ClusterControl control)
+            throws IOException {
+        if (!method.equals("POST")) {
+            sendJson(exchange, 405, error("use POST " + TRANSFER_PATH + "?to=ID"));
+            return;
+        }
+        String query = exchange.getRequestURI().getRawQuery();
+        String to = query != null && query.startsWith("to=")
+                ? java.net.URLDecoder.decode(query.substring(3), StandardCharsets.UTF_8) : "";
+        if (to.isEmpty()) {
+            sendJson(exchange, 400, error("name the member to hand the lead to: POST " + TRANSFER_PATH + "?to=ID"));
+            return;
+        }
+        String problem = control.transferLeader(to);
+        if (problem != null) {
+            sendJson(exchange, 409, error("cannot hand the lead to " + to + ": " + problem));
+            return;
+        }
+        sendJson(exchange, 200, new JsonWriter().beginObject().name("leader").value(to).endObject().toString());
     }
 
     /**
      * What a member of a replication group that does not serve answers on its admin port: {@code GET /api/cluster}
-     * with {@code status}, and 503 naming the leader ({@code leader} says who it is, or null) on every other path.
+     * from {@code control}, and 503 naming the leader ({@code leader} says who it is, or null) on every other path.
      */
-    public static HttpHandler following(Supplier<String> status, Supplier<String> leader) {
+    public static HttpHandler following(ClusterControl control, Supplier<String> leader) {
         return exchange -> {
             try {
                 String path = exchange.getRequestURI().getPath();
                 if (path.equals(CLUSTER_PATH) && exchange.getRequestMethod().equals("GET")) {
-                    sendJson(exchange, 200, status.get());
+                    sendJson(exchange, 200, control.statusJson());
                 } else {
                     String who = leader.get();
                     sendJson(exchange, 503, error("this member of a replication group does not serve: "

@@ -10,12 +10,13 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code blockcache cluster status}: a replication group as one of its members sees it (docs/SCALE.md
+ * {@code blockcache cluster status | transfer-leader ID}: a replication group as one member sees it (docs/SCALE.md
  * "Replication"): who leads and serves, the term, the log positions, the replica held, and on the leader how far
  * behind each follower is. Any member answers, serving or not.
  */
 @Command(name = "cluster", description = "Show a replication group (serve --node-id, --peers).",
-        mixinStandardHelpOptions = true, subcommands = ClusterCommand.Status.class)
+        mixinStandardHelpOptions = true,
+        subcommands = {ClusterCommand.Status.class, ClusterCommand.TransferLeader.class})
 final class ClusterCommand implements Runnable {
     @Spec
     private CommandSpec spec;
@@ -23,6 +24,37 @@ final class ClusterCommand implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** {@code cluster transfer-leader ID}: a planned move of the lead (and of serving) to another member. */
+    @Command(name = "transfer-leader", description = "Hand the lead, and with it the serving of the volumes, to member"
+            + " ID (maintenance of the leader's machine). Ask the leader.", mixinStandardHelpOptions = true)
+    static final class TransferLeader implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The member to lead.")
+        private String id;
+
+        @Mixin
+        private AdminOption admin;
+
+        @Override
+        public Integer call() {
+            try {
+                AdminClient.Response response = admin.client().post("/api/cluster/transfer-leader?to="
+                        + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8));
+                if (response.status() != 200) {
+                    return KnobOutput.fail(spec, "cluster transfer-leader", response);
+                }
+                spec.commandLine().getOut().println("member " + id + " leads now; it serves once it has replayed the"
+                        + " replica (blockcache cluster status says when)");
+                spec.commandLine().getOut().flush();
+                return 0;
+            } catch (AdminClient.Unreachable e) {
+                return KnobOutput.fail(spec, "cluster transfer-leader", e.getMessage());
+            }
+        }
     }
 
     /** {@code cluster status}. */

@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.admin.AdminEndpoint;
 import io.blockcache.admin.AdminServer;
+import io.blockcache.admin.ClusterControl;
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.device.IoResult;
 import io.blockcache.host.CacheHost;
@@ -38,6 +39,8 @@ final class ClusterServe {
     /** Writeback of a new server waits this long: two election timeouts and a margin for requests on the wire. */
     static final Duration FENCE_DELAY = Duration.ofMillis(2 * ReplicaNode.ELECTION_TIMEOUT_MAX_MS + 2_000);
 
+    /** How long a transfer of the lead may take (the new leader must catch up first). */
+    static final Duration TRANSFER_TIMEOUT = Duration.ofSeconds(20);
     /** How long a new leader waits for its first lease renewal before it gives up this turn. */
     static final Duration LEASE_WAIT = Duration.ofSeconds(5);
 
@@ -46,6 +49,18 @@ final class ClusterServe {
     private final PrintWriter out;
     private final PrintWriter err;
     private volatile ServeRuntime runtime;
+    /** What the admin API asks of this member: its status, and handing the lead to another member. */
+    private final ClusterControl control = new ClusterControl() {
+        @Override
+        public String statusJson() {
+            return ClusterServe.this.statusJson();
+        }
+
+        @Override
+        public String transferLeader(String id) {
+            return node.transferLeader(id, TRANSFER_TIMEOUT.toMillis());
+        }
+    };
     /** The admin address while this member follows (null while it serves, or if it could not bind). */
     private AdminEndpoint followerAdmin;
     private String followerAdminProblem;
@@ -162,7 +177,7 @@ final class ClusterServe {
             pause();
             return;
         }
-        runtime.clusterStatus(this::statusJson);
+        runtime.cluster(control);
         log("serving " + serving.backings().keySet() + " on nbd://" + ServeCommand.hostPort(runtime.nbdAddress())
                 + ", admin http://" + ServeCommand.hostPort(runtime.adminAddress()) + " (term " + term + ")");
         out.flush();
@@ -178,7 +193,7 @@ final class ClusterServe {
             Throwable failure = runtime.loop().failure();
             String lease = node.leaseProblem(term);
             stopServing(failure != null ? "the cache failed: " + failure
-                    : !node.leads(term) ? "no longer leads (leader: " + node.leaderId() + ")" : lease);
+                    : !node.leads(term) ? "no longer leads" + newLeader() : lease);
         }
     }
 
@@ -191,7 +206,7 @@ final class ClusterServe {
             return;
         }
         try {
-            followerAdmin = AdminEndpoint.bind(settings.adminListen(), AdminServer.following(this::statusJson,
+            followerAdmin = AdminEndpoint.bind(settings.adminListen(), AdminServer.following(control,
                     node::leaderId), ServeRuntime.adminGuard(settings, err));
             followerAdminProblem = null;
         } catch (IOException e) {
@@ -238,6 +253,12 @@ final class ClusterServe {
             json.name("error").value("replication is not running: " + e.getMessage());
         }
         return json.endObject().toString();
+    }
+
+    /** " (leader: ID)" if another member is known to lead, else nothing (the election may still run). */
+    private String newLeader() {
+        String leader = node.leaderId();
+        return leader == null || leader.equals(node.id()) ? "" : " (leader: " + leader + ")";
     }
 
     private void replay(CacheHost host, long term) throws ServeRuntime.ServeException {

@@ -126,9 +126,9 @@ final class ServeRuntime {
         return host;
     }
 
-    /** Answers {@code GET /api/cluster} with {@code status} (a replication group's member, {@link ClusterServe}). */
-    void clusterStatus(java.util.function.Supplier<String> status) {
-        admin.clusterStatus(status);
+    /** Answers {@code /api/cluster} through {@code control} (a replication group's member, {@link ClusterServe}). */
+    void cluster(io.blockcache.admin.ClusterControl control) {
+        admin.cluster(control);
     }
 
     /** Serves {@code POST /api/reload} with {@code reloader}. */

@@ -145,6 +145,28 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         }
     }
 
+    /**
+     * Asks Raft to hand the lead to member {@code id} (a planned move: maintenance of this machine). Waits up to
+     * {@code timeoutMs}. This member stops serving once it no longer leads; the new leader replays and serves.
+     *
+     * @return null if the lead moved, else why not (an unknown id, this member itself, not the leader, a timeout)
+     */
+    public String transferLeader(String id, long timeoutMs) {
+        if (!peers.members().containsKey(id)) {
+            return "no member " + id + " in the group " + new java.util.TreeSet<>(peers.members().keySet());
+        }
+        if (id.equals(peers.self())) {
+            return "member " + id + " leads already";
+        }
+        try (RaftClient admin = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+            RaftClientReply reply = admin.admin().transferLeadership(RaftPeerId.valueOf(id), timeoutMs);
+            return reply.isSuccess() ? null : "Raft refused: " + reply.getException();
+        } catch (IOException e) {
+            return "Raft refused: " + e.getMessage();
+        }
+    }
+
     /** Every member's id and replication address. */
     public ReplicaPeers peers() {
         return peers;

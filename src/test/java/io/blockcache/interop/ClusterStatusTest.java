@@ -40,6 +40,17 @@ class ClusterStatusTest {
             ExternalTool.Run stats = CliProcess.run(dir, "stats", "--admin", "127.0.0.1:" + follower.adminPort);
             assertThat(stats.exitCode()).isNotZero();
             assertThat(stats.err() + stats.out()).contains("member " + leader.id + " serves the volumes");
+
+            // A planned move: the lead, and serving, go to the follower; the old leader stops serving.
+            ExternalTool.Run unknown = CliProcess.run(dir, "cluster", "transfer-leader", "nobody", "--admin",
+                    "127.0.0.1:" + leader.adminPort);
+            assertThat(unknown.exitCode()).isNotZero();
+            assertThat(unknown.err() + unknown.out()).contains("no member nobody in the group");
+            ExternalTool.Run moved = CliProcess.run(dir, "cluster", "transfer-leader", follower.id, "--admin",
+                    "127.0.0.1:" + leader.adminPort);
+            assertThat(moved.exitCode()).as(moved.describe()).isZero();
+            assertThat(group.awaitLeader(leader)).as("the follower serves" + group.logs()).isSameAs(follower);
+            assertThat(leader.log()).containsPattern("no longer leads[^\n]*; stops serving");
         }
     }
 }
