@@ -52,7 +52,8 @@ for r in $(seq 1 "$RUNS"); do
     python3 - "$kind" "$W/fio.json" "$before" "$after" "$(getconf CLK_TCK)" >> "$W/results.txt" <<'PY'
 import json, sys
 kind, path, before, after, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-j = json.load(open(path))["jobs"][0]
+text = open(path).read()
+j = json.loads(text[text.index("{"):])["jobs"][0]  # fio's nbd engine prints a line before the JSON
 iops = j["write"]["iops"]; writes = j["write"]["total_ios"]
 p99 = j["sync"]["lat_ns"]["percentile"].get("99.000000", 0) / 1e6
 cpu_us = (after - before) / hz * 1e6 / max(writes, 1)

@@ -34,6 +34,9 @@ import java.util.function.Consumer;
  * hand back through {@link EventLoop#execute}.
  */
 public final class VolumeReplicator implements ReplicationHooks {
+    /** The longest a record waits in the open batch when nothing waits for it (a trim's, a prune's, a write's). */
+    static final long BATCH_DELAY_NS = 20_000_000L;
+
     private final EventLoop loop;
     private final String name;
     private final Volume volume;
@@ -100,6 +103,9 @@ public final class VolumeReplicator implements ReplicationHooks {
             recorded(seq);
         }
         written.put(startSector, lengthSectors, seq, null, 0);
+        if (fua) {
+            send(); // durable before it completes: to the quorum now, beside the engine's own write
+        }
         return finishing(seq, startSector, lengthSectors, fua, done);
     }
 
@@ -109,6 +115,9 @@ public final class VolumeReplicator implements ReplicationHooks {
         open.zeroes(name, seq, startSector, lengthSectors);
         recorded(seq);
         written.put(startSector, lengthSectors, seq, null, 0);
+        if (fua) {
+            send();
+        }
         return finishing(seq, startSector, lengthSectors, fua, done);
     }
 
@@ -124,6 +133,9 @@ public final class VolumeReplicator implements ReplicationHooks {
     @Override
     public IoCallback flushing(IoCallback done) {
         long covers = nextSeq - 1;
+        if (open.count() > 0) {
+            send(); // on its way to the quorum while the engine flushes the cache: the two run side by side
+        }
         List<long[]> flushed = awaitingFlush;
         awaitingFlush = new ArrayList<>();
         return result -> {
@@ -224,18 +236,29 @@ public final class VolumeReplicator implements ReplicationHooks {
         recorded(appendedSeq);
     }
 
+    /**
+     * A record joined the open batch. The batch goes out when a FLUSH or FUA write waits for it ({@link #whenDurable}),
+     * when it reaches half the largest entry, or {@link #BATCH_DELAY_NS} after its first record, whichever comes first:
+     * a write without FUA need not be on a quorum before a FLUSH asks, and every entry costs each member a log write
+     * and a sync, so the writes between two FLUSHes travel together (measured: docs/BENCHMARKS.md "Replication").
+     */
     private void recorded(long seq) {
         openHighestSeq = Math.max(openHighestSeq, seq);
         if (open.sizeBytes() >= ReplicaNode.BATCH_BYTES_MAX / 2) {
             send();
         } else if (!sendQueued) {
             sendQueued = true;
-            loop.execute(this::send); // after the tasks of this turn: one batch for all of them
+            loop.schedule(BATCH_DELAY_NS, this::sendDue);
         }
     }
 
-    private void send() {
+    /** The open batch's delay is up: sends whatever is open then. */
+    private void sendDue() {
         sendQueued = false;
+        send();
+    }
+
+    private void send() {
         if (open.count() == 0) {
             return;
         }
@@ -289,8 +312,8 @@ public final class VolumeReplicator implements ReplicationHooks {
             then.accept(null);
         } else {
             waiters.add(new Waiter(seq, then));
-            if (!sendQueued && open.count() > 0) {
-                send();
+            if (open.count() > 0) {
+                send(); // a waiter: the open batch goes now, not when its delay is up
             }
         }
     }
