@@ -102,6 +102,29 @@ class PrefetchTest {
     }
 
     @Test
+    void aBriefShortageOfRoomIsWaitedOutNotDropped() {
+        // Proves a fill that finds no room waits for some: the cache is full of dirty data until 200 ms of loop time,
+        // when two of its buckets are trimmed and freed; the prefetch then fills its 256 KiB whole.
+        VolumeFixture f = new VolumeFixture(16, VOLUME_BYTES, CacheMode.WRITEBACK);
+        int chunk = 128 * KIB;
+        for (int i = 0; i < 16; i++) {
+            f.write(100L * MIB + (long) i * 4 * MIB, pattern(i, chunk), false);
+        }
+        f.putBacking(0, pattern(50, 2 * chunk));
+        long startNs = f.loop.nowNs();
+        f.loop.schedule(200_000_000L, () -> f.volume.discard(100L * MIB, 8L * MIB, trimmed -> {
+            assertThat(trimmed).isEqualTo(IoResult.OK);
+            f.space.allocator().onJournalDurable(Long.MAX_VALUE); // the journal here commits at once
+        }));
+        Prefetch job = prefetch(f, 0, 2 * chunk, 0);
+        assertThat(job.state()).isEqualTo(Prefetch.State.DONE);
+        assertThat(f.loop.nowNs() - startNs).as("it waited for the trim").isGreaterThanOrEqualTo(200_000_000L);
+        assertThat(job.filledBytes()).isEqualTo(2 * chunk);
+        assertThat(cachedBytes(f, 0, 2 * chunk)).isEqualTo(2 * chunk);
+        assertThat(f.read(0, 2 * chunk)).isEqualTo(pattern(50, 2 * chunk));
+    }
+
+    @Test
     void theRateCapSpacesTheBackingReads() {
         // Proves the rate cap: 8 MiB at 4 MiB/s takes at least (8 - 1) / 4 s of loop time (the first 1 MiB chunk goes
         // at once) and at most a little more.
