@@ -41,6 +41,8 @@ public final class Prefetch {
     private volatile State state = State.RUNNING;
     private volatile String message = "";
     private volatile boolean cancelWanted;
+    /** Wakes the loop-side walk out of a wait (rate cap, room) to see the cancel; set by {@link RangePrefetch}. */
+    private Runnable wake = () -> { };
 
     Prefetch(long offsetBytes, long lengthBytes, long rateMaxBytesPerSecond) {
         this.offsetBytes = offsetBytes;
@@ -94,11 +96,16 @@ public final class Prefetch {
     }
 
     /**
-     * Asks the prefetch to stop after the chunk it is filling (what is filled stays cached). Any thread; the loop sees
-     * it at the next chunk.
+     * Stops the prefetch after the piece it is filling (what is filled stays cached); at once if it is waiting for its
+     * turn under the rate cap or for room. Thread rule: the loop thread.
      */
     public void cancel() {
         cancelWanted = true;
+        wake.run();
+    }
+
+    void onCancel(Runnable action) {
+        wake = action;
     }
 
     boolean cancelWanted() {

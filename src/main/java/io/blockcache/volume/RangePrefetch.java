@@ -6,6 +6,7 @@ import io.blockcache.device.IoResult;
 import io.blockcache.device.IoStatus;
 import io.blockcache.device.PartCount;
 import io.blockcache.loop.Checks;
+import io.blockcache.loop.Timer;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.BooleanSupplier;
@@ -57,6 +58,9 @@ final class RangePrefetch implements Runnable, IoCallback {
     private long readBytes;
     /** Loop time the current wait for room began, or -1 when not waiting. */
     private long roomWaitStartNs = -1;
+    /** The timer of a wait (rate cap or room) and what it runs, or null when not waiting. */
+    private Timer waiting;
+    private Runnable afterWait;
 
     private long[] pieceStart = new long[8];
     private int[] pieceSectors = new int[8];
@@ -76,6 +80,23 @@ final class RangePrefetch implements Runnable, IoCallback {
         this.chunkSectorsMax = buffer.capacity() / SECTOR_BYTES;
         Checks.require(chunkSectorsMax > 0, "a prefetch buffer of %s bytes holds no sector", buffer.capacity());
         this.startNs = context.loop.nowNs();
+        job.onCancel(this::cancelled);
+    }
+
+    /** A cancel ends a wait now rather than when its timer would have. */
+    private void cancelled() {
+        if (waiting != null && waiting.cancel()) {
+            waiting = null;
+            context.loop.execute(afterWait);
+        }
+    }
+
+    private void waitThen(long delayNs, Runnable task) {
+        afterWait = task;
+        waiting = context.loop.schedule(delayNs, () -> {
+            waiting = null;
+            task.run();
+        });
     }
 
     /** Starts the walk (in a task of its own: never inside the caller's call). */
@@ -103,7 +124,7 @@ final class RangePrefetch implements Runnable, IoCallback {
             long dueNs = startNs + (long) ((double) readBytes * NS_PER_SECOND / rate);
             long nowNs = context.loop.nowNs();
             if (nowNs < dueNs) {
-                context.loop.schedule(dueNs - nowNs, stepTask);
+                waitThen(dueNs - nowNs, stepTask);
                 return;
             }
         }
@@ -187,7 +208,7 @@ final class RangePrefetch implements Runnable, IoCallback {
             }
             return;
         }
-        context.loop.schedule(ROOM_RETRY_NS, fillTask);
+        waitThen(ROOM_RETRY_NS, fillTask);
     }
 
     /** The cache write of piece {@link #filling} is done. */
