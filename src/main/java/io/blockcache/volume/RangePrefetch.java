@@ -111,8 +111,7 @@ final class RangePrefetch implements Runnable, IoCallback {
             return;
         }
         if (closed.getAsBoolean()) {
-            finish(Prefetch.State.FAILED, "the volume was closed",
-                    IoResult.error(IoStatus.CLOSED, "volume is closed"));
+            finishClosed();
             return;
         }
         if (nextSector >= endSector) {
@@ -171,6 +170,11 @@ final class RangePrefetch implements Runnable, IoCallback {
 
     /** Fills piece {@link #filling}, or waits for room for it, or moves to the next chunk when all are done. */
     private void fillNext() {
+        if (closed.getAsBoolean()) { // a shutdown does not wait for a prefetch: stop before the next cache write
+            endPiecesFrom(filling);
+            finishClosed();
+            return;
+        }
         while (filling < pieceCount) {
             int i = filling;
             InFlightWrites.Entry entry = pieceEntry[i];
@@ -250,6 +254,10 @@ final class RangePrefetch implements Runnable, IoCallback {
     private void chunkDone() {
         nextSector = chunkStart + chunkSectors;
         context.loop.execute(stepTask); // a task per chunk: a range of cached chunks must not recurse
+    }
+
+    private void finishClosed() {
+        finish(Prefetch.State.FAILED, "the volume was closed", IoResult.error(IoStatus.CLOSED, "volume is closed"));
     }
 
     private void finish(Prefetch.State state, String why, IoResult result) {

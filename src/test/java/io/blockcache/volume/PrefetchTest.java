@@ -136,6 +136,34 @@ class PrefetchTest {
         assertThat(f.loop.nowNs() - startNs).isBetween(1_750_000_000L, 2_100_000_000L);
     }
 
+    @Test
+    void aCancelEndsTheRateWaitAtOnceAndAClosedVolumeStopsThePrefetch() {
+        // Proves cancel and close: a capped prefetch cancelled during its rate wait ends CANCELLED at that loop time
+        // (not when the wait would have ended), keeping what it filled; one running when its volume closes fails with
+        // CLOSED instead of writing on.
+        VolumeFixture f = new VolumeFixture(256, VOLUME_BYTES, CacheMode.WRITEBACK);
+        IoResult[] out = new IoResult[1];
+        Prefetch job = f.volume.prefetch(0, 8 * MIB, 1L * MIB, ByteBuffer.allocateDirect(MIB), r -> out[0] = r);
+        f.loop.runUntil(() -> job.filledBytes() == MIB);
+        long cancelNs = f.loop.nowNs();
+        job.cancel();
+        f.loop.runUntil(() -> out[0] != null);
+        assertThat(out[0]).isEqualTo(IoResult.OK);
+        assertThat(job.state()).isEqualTo(Prefetch.State.CANCELLED);
+        assertThat(f.loop.nowNs() - cancelNs).as("not after the 1 s wait").isLessThan(1_000_000L);
+        assertThat(cachedBytes(f, 0, MIB)).isEqualTo(MIB);
+
+        IoResult[] second = new IoResult[1];
+        Prefetch closing = f.volume.prefetch(4L * MIB, 8 * MIB, 1L * MIB, ByteBuffer.allocateDirect(MIB),
+                r -> second[0] = r);
+        f.loop.runUntil(() -> closing.filledBytes() == MIB);
+        f.volume.close();
+        f.loop.runUntilIdle();
+        assertThat(second[0].status()).isEqualTo(io.blockcache.device.IoStatus.CLOSED);
+        assertThat(closing.state()).isEqualTo(Prefetch.State.FAILED);
+        assertThat(closing.filledBytes()).isEqualTo(MIB);
+    }
+
     private static Prefetch prefetch(VolumeFixture f, long offset, long length, long rate) {
         IoResult[] out = new IoResult[1];
         Prefetch job = f.volume.prefetch(offset, length, rate, ByteBuffer.allocateDirect(MIB), r -> out[0] = r);
