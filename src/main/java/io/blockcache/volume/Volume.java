@@ -331,9 +331,10 @@ public final class Volume implements BlockDevice {
      * {@code buffer}'s capacity are read one at a time into it (the caller's, charged to its budget, held until
      * {@code done} runs). Only backing reads count against {@code rateMaxBytesPerSecond}.
      *
-     * <p>{@code done} gets OK when the prefetch ended as {@link Prefetch.State#DONE}, {@link Prefetch.State#NO_ROOM}
-     * or {@link Prefetch.State#CANCELLED} (a prefetch is a hint: what was filled stays), an error when it failed.
-     * Thread rule: the loop thread; {@code done} runs there, never inside this call.
+     * <p>{@code done} gets an error when a device failed, the volume closed or the range is bad, else OK — also when
+     * the prefetch ended early ({@link Prefetch.State#NO_ROOM}, {@link Prefetch.State#CANCELLED}, or {@link
+     * Prefetch.State#FAILED} because the mode is {@link CacheMode#NONE}): a prefetch is a hint, what was filled stays,
+     * and the job says how it ended. Thread rule: the loop thread; {@code done} runs there, never inside this call.
      *
      * @param rateMaxBytesPerSecond cap on bytes read from the backing device per second, 0 for none
      * @param buffer at least one sector; its contents are overwritten
@@ -353,8 +354,9 @@ public final class Volume implements BlockDevice {
         if (refuseRange(offsetBytes, lengthBytes, ended)) {
             return job;
         }
-        if (context.mode == CacheMode.NONE) {
-            deliver(ended, IoResult.error(IoStatus.IO_ERROR, "the cache is off (mode none): nothing to prefetch into"));
+        if (context.mode == CacheMode.NONE) { // a hint with nowhere to go: no error for NBD_CMD_CACHE, a reason here
+            job.end(Prefetch.State.FAILED, "the cache is off (mode none): nothing to prefetch into");
+            deliver(ended, IoResult.OK);
             return job;
         }
         new RangePrefetch(context, job, buffer, () -> closed, ended).start();

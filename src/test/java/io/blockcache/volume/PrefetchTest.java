@@ -164,6 +164,16 @@ class PrefetchTest {
         assertThat(closing.filledBytes()).isEqualTo(MIB);
     }
 
+    @Test
+    void withTheCacheOffAPrefetchEndsAtOnceWithoutAnError() {
+        // Proves mode none: nothing is filled, the job says why, and the caller (NBD_CMD_CACHE) gets OK, not an error.
+        VolumeFixture f = new VolumeFixture(256, VOLUME_BYTES, CacheMode.NONE);
+        Prefetch job = prefetch(f, 0, MIB, 0);
+        assertThat(job.state()).isEqualTo(Prefetch.State.FAILED);
+        assertThat(job.message()).contains("mode none");
+        assertThat(cachedBytes(f, 0, MIB)).isZero();
+    }
+
     private static Prefetch prefetch(VolumeFixture f, long offset, long length, long rate) {
         IoResult[] out = new IoResult[1];
         Prefetch job = f.volume.prefetch(offset, length, rate, ByteBuffer.allocateDirect(MIB), r -> out[0] = r);
