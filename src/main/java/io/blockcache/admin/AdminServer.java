@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +32,9 @@ import java.util.function.Supplier;
  *       /api/volumes/{name}/drain}: the job's state, bytes left, rate, ETA and deadline (also in {@code /api/stats}
  *       under the volume's {@code writeback.drain}). Every change is saved through the {@link DrainJobStore}
  *       before the answer;</li>
+ *   <li>{@code POST /api/volumes/{name}/prefetch?offset=&length=&rate=}: starts a warm-up of the range (the whole
+ *       volume by default) and answers 202; {@code GET} the same path: its progress; {@code POST
+ *       .../prefetch/cancel} stops it ({@link Prefetches});</li>
  *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats} ({@link Dashboard}).</li>
  * </ul>
  * Every read or change of engine state hops to the cache set's loop with {@link LoopCalls}; HTTP threads never
@@ -52,6 +56,7 @@ public final class AdminServer implements AutoCloseable {
     public static final String TRANSFER_PATH = CLUSTER_PATH + "/transfer-leader";
     private volatile ClusterControl cluster;
     private static final String DRAIN_SUFFIX = "/drain";
+    private static final String PREFETCH_SUFFIX = "/prefetch";
     private static final java.util.Set<String> DRAIN_ACTIONS = java.util.Set.of("pause", "resume", "cancel");
     /** How long an answer waits for the drain-job file: a few fsyncs on a healthy disk. */
     static final Duration DRAIN_SAVE_WAIT = Duration.ofSeconds(10);
@@ -62,6 +67,7 @@ public final class AdminServer implements AutoCloseable {
     private final List<BackingSpec> backings;
     private final KnobApi knobs;
     private final Drains drains;
+    private final Prefetches prefetches;
     private final DrainJobWriter drainWriter;
     /** The NBD server's counters, set by whoever runs one beside this API (null: none). */
     private volatile Supplier<NbdSnapshot> nbdCounters;
@@ -92,6 +98,7 @@ public final class AdminServer implements AutoCloseable {
         this.knobs = new KnobApi(set.knobs());
         this.drainWriter = new DrainJobWriter(drainJobs, warn);
         this.drains = new Drains(set, drainWriter, System::currentTimeMillis);
+        this.prefetches = new Prefetches(set);
     }
 
     /**
@@ -157,6 +164,9 @@ public final class AdminServer implements AutoCloseable {
                 requireGet(exchange, method, () -> onLoop(knobs::list).json(), "application/json");
             } else if (path.startsWith("/api/knobs/")) {
                 knob(exchange, method, path.substring("/api/knobs/".length()));
+            } else if (path.startsWith(VOLUMES_PREFIX) && (path.endsWith(PREFETCH_SUFFIX)
+                    || path.endsWith(PREFETCH_SUFFIX + "/cancel"))) {
+                prefetch(exchange, method, path.substring(VOLUMES_PREFIX.length()));
             } else if (path.startsWith(VOLUMES_PREFIX) && path.lastIndexOf(DRAIN_SUFFIX) > VOLUMES_PREFIX.length()) {
                 int at = path.lastIndexOf(DRAIN_SUFFIX);
                 String volume = path.substring(VOLUMES_PREFIX.length(), at);
@@ -261,6 +271,38 @@ public final class AdminServer implements AutoCloseable {
             return;
         }
         sendSaved(exchange, onLoop(() -> drains.control(volume, action)));
+    }
+
+    /** {@code rest} is {@code NAME/prefetch} or {@code NAME/prefetch/cancel}. */
+    private void prefetch(HttpExchange exchange, String method, String rest) throws IOException {
+        boolean cancel = rest.endsWith("/cancel");
+        String volume = rest.substring(0, rest.lastIndexOf(PREFETCH_SUFFIX + (cancel ? "/cancel" : "")));
+        if (!cancel && (method.equals("GET") || method.equals("HEAD"))) {
+            KnobApi.Answer answer = onLoop(() -> prefetches.status(volume));
+            sendJson(exchange, answer.status(), answer.json());
+            return;
+        }
+        if (!method.equals("POST")) {
+            exchange.getResponseHeaders().set("Allow", cancel ? "POST" : "GET, POST");
+            sendJson(exchange, 405, error(method + " is not allowed here; use POST" + (cancel ? "" : " to start a"
+                    + " prefetch, GET to look")));
+            return;
+        }
+        if (cancel) {
+            KnobApi.Answer answer = onLoop(() -> prefetches.cancel(volume));
+            sendJson(exchange, answer.status(), answer.json());
+            return;
+        }
+        Prefetches.Request request;
+        try {
+            request = Prefetches.Request.parse(exchange.getRequestURI().getRawQuery());
+        } catch (IllegalArgumentException bad) {
+            sendJson(exchange, 400, error(bad.getMessage()));
+            return;
+        }
+        ByteBuffer buffer = ByteBuffer.allocateDirect(Prefetches.CHUNK_BYTES); // here: the loop allocates nothing
+        KnobApi.Answer answer = onLoop(() -> prefetches.start(volume, request, buffer));
+        sendJson(exchange, answer.status(), answer.json());
     }
 
     /** Answers once the drain jobs the request changed are saved, so an answer seen survives a crash. */

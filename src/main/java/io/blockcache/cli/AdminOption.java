@@ -9,9 +9,10 @@ import picocli.CommandLine.Option;
 
 /**
  * The {@code --admin HOST:PORT}, {@code --admin-token-file FILE} and {@code --config FILE} options of every command
- * that talks to a running server ({@code stats}, {@code get}, {@code set}, {@code drain}, {@code reload}), declared
- * once and mixed in with {@code @Mixin}. Each value comes from the flag, else its environment variable, else
- * {@code serve}'s config file ({@code admin-listen}, {@code admin-token-file}), else the default.
+ * that talks to a running server ({@code stats}, {@code get}, {@code set}, {@code drain}, {@code prefetch},
+ * {@code reload}), declared once and mixed in with {@code @Mixin}. Each value comes from the flag, else its
+ * environment variable, else {@code serve}'s config file ({@code admin-listen}, {@code admin-token-file}), else the
+ * default.
  *
  * <p>Light on purpose: a client command runs in a small JVM, so this reads two keys of the config file with
  * {@link ConfigFile} and nothing of {@code serve}'s option machinery.

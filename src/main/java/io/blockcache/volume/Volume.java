@@ -323,6 +323,46 @@ public final class Volume implements BlockDevice {
                 ReadRequest.take(context, freeReads, startSector, dst, bypass == BypassReason.NONE, done));
     }
 
+    /**
+     * Prefetches {@code [offsetBytes, + lengthBytes)}: every part of it not in the cache is read from the backing
+     * device and written into the cache as clean data, so that later reads of the range hit. The bypass rules do not
+     * apply (an explicit prefetch is not a stream to bypass); a fill waits, bounded, for room rather than being
+     * dropped; a write that races a fill wins; dirty data is never evicted for it ({@link RangePrefetch}). Chunks of
+     * {@code buffer}'s capacity are read one at a time into it (the caller's, charged to its budget, held until
+     * {@code done} runs). Only backing reads count against {@code rateMaxBytesPerSecond}.
+     *
+     * <p>{@code done} gets an error when a device failed, the volume closed or the range is bad, else OK — also when
+     * the prefetch ended early ({@link Prefetch.State#NO_ROOM}, {@link Prefetch.State#CANCELLED}, or {@link
+     * Prefetch.State#FAILED} because the mode is {@link CacheMode#NONE}): a prefetch is a hint, what was filled stays,
+     * and the job says how it ended. Thread rule: the loop thread; {@code done} runs there, never inside this call.
+     *
+     * @param rateMaxBytesPerSecond cap on bytes read from the backing device per second, 0 for none
+     * @param buffer at least one sector; its contents are overwritten
+     * @return the prefetch's progress, readable from any thread
+     */
+    public Prefetch prefetch(long offsetBytes, long lengthBytes, long rateMaxBytesPerSecond, ByteBuffer buffer,
+                             IoCallback done) {
+        Checks.onLoop(context.loop, "Volume.prefetch");
+        Checks.require(rateMaxBytesPerSecond >= 0, "prefetch rate %s bytes/s is negative", rateMaxBytesPerSecond);
+        Prefetch job = new Prefetch(offsetBytes, lengthBytes, rateMaxBytesPerSecond);
+        IoCallback ended = result -> {
+            if (!result.ok() && !job.state().ended()) {
+                job.end(Prefetch.State.FAILED, result.message());
+            }
+            done.complete(result);
+        };
+        if (refuseRange(offsetBytes, lengthBytes, ended)) {
+            return job;
+        }
+        if (context.mode == CacheMode.NONE) { // a hint with nowhere to go: no error for NBD_CMD_CACHE, a reason here
+            job.end(Prefetch.State.FAILED, "the cache is off (mode none): nothing to prefetch into");
+            deliver(ended, IoResult.OK);
+            return job;
+        }
+        new RangePrefetch(context, job, buffer, () -> closed, ended).start();
+        return job;
+    }
+
     @Override
     public void write(long offsetBytes, ByteBuffer src, boolean fua, IoCallback callback) {
         IoCallback done = track(DeviceOp.WRITE, src.remaining(), callback);
