@@ -1,19 +1,19 @@
 package io.blockcache.interop;
 
+import static io.blockcache.interop.ReplicaBlocks.connect;
+import static io.blockcache.interop.ReplicaBlocks.read;
+import static io.blockcache.interop.ReplicaBlocks.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.nbd.NbdProtocol;
 import io.blockcache.nbd.NbdTestClient;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A frozen leader (SIGSTOP: a VM pause, a partition that heals) in a replication group (docs/SCALE.md). */
 class ReplicationPartitionTest {
-    private static final int BLOCK = 4096;
 
     @TempDir
     Path dir;
@@ -129,25 +129,5 @@ class ReplicationPartitionTest {
                     .isLessThan(deadlineNs);
             Thread.sleep(50); // polling a child process's log, bounded by the deadline
         }
-    }
-
-    private static void write(NbdTestClient client, int block, byte value) throws IOException {
-        byte[] data = new byte[BLOCK];
-        Arrays.fill(data, value);
-        NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_WRITE, (long) block * BLOCK, BLOCK, data);
-        if (reply.error() != 0) {
-            throw new IOException("write of block " + block + ": NBD error " + reply.error());
-        }
-    }
-
-    private static byte[] read(NbdTestClient client, int block) throws IOException {
-        NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_READ, (long) block * BLOCK, BLOCK, null);
-        assertThat(reply.error()).as("read of block " + block).isZero();
-        return reply.data();
-    }
-
-    private static NbdTestClient connect(ReplicaProcess member) throws IOException {
-        return new NbdTestClient(new InetSocketAddress("127.0.0.1", member.nbdPort)).readTimeoutMs(60_000)
-                .go(ReplicaGroup.EXPORT, false);
     }
 }

@@ -1,15 +1,16 @@
 package io.blockcache.interop;
 
+import static io.blockcache.interop.ReplicaBlocks.connect;
+import static io.blockcache.interop.ReplicaBlocks.read;
+import static io.blockcache.interop.ReplicaBlocks.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.bench.S3ProxyServer;
 import io.blockcache.nbd.NbdProtocol;
 import io.blockcache.nbd.NbdTestClient;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A replication group over one S3 volume (S3Proxy, started by the test): failover takes the owner record over. */
 class ReplicationS3Test {
-    private static final int BLOCK = 4096;
     private static final String BUCKET = "replicated";
 
     @TempDir
@@ -60,23 +60,6 @@ class ReplicationS3Test {
                 assertThat(third.log()).contains("took over");
             }
         }
-    }
-
-    private static void write(NbdTestClient client, int block, byte value) throws IOException {
-        byte[] data = new byte[BLOCK];
-        Arrays.fill(data, value);
-        assertThat(client.call(0, NbdProtocol.CMD_WRITE, (long) block * BLOCK, BLOCK, data).error()).isZero();
-    }
-
-    private static byte[] read(NbdTestClient client, int block) throws IOException {
-        NbdTestClient.Reply reply = client.call(0, NbdProtocol.CMD_READ, (long) block * BLOCK, BLOCK, null);
-        assertThat(reply.error()).as("read of block " + block).isZero();
-        return reply.data();
-    }
-
-    private static NbdTestClient connect(ReplicaProcess member) throws IOException {
-        return new NbdTestClient(new InetSocketAddress("127.0.0.1", member.nbdPort)).readTimeoutMs(60_000)
-                .go(ReplicaGroup.EXPORT, false);
     }
 
     private static void deleteTree(Path root) throws IOException {
