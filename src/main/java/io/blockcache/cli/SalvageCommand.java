@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.engine.SalvagePlan;
 import io.blockcache.engine.Salvager;
+import io.blockcache.engine.SuperblockRebuild;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.Crc;
 import java.io.IOException;
@@ -99,8 +100,19 @@ final class SalvageCommand implements Callable<Integer> {
         Salvager.SuperblockChoice choice = Salvager.chooseSuperblock(
                 SalvageSink.readFully(channel, 0, 2 * CacheSuperblock.BYTES));
         if (choice.superblock() == null) {
-            err.println("blockcache salvage: " + cache + ": " + choice.note());
-            return 1;
+            Salvager.SuperblockChoice rebuilt = SuperblockRebuild.rebuild((offset, length) ->
+                    SalvageSink.readFully(channel, offset, length), channel.size());
+            if (rebuilt.superblock() == null) {
+                err.println("blockcache salvage: " + cache + ": " + choice.note() + "; " + rebuilt.note());
+                return 1;
+            }
+            if (files != null) {
+                err.println("blockcache salvage: " + cache + ": both superblock copies are lost, and with them the"
+                        + " volume table that says which backing file holds which volume: use --out DIR, then copy"
+                        + " each image's recovered ranges (listed in its report); nothing was written");
+                return 1;
+            }
+            choice = rebuilt;
         }
         CacheSuperblock superblock = choice.superblock();
         if (channel.size() < superblock.deviceBytesMin()) {

@@ -216,16 +216,49 @@ class SalvageCommandTest {
     }
 
     @Test
-    void zeroedSuperblocksAreRefusedWithTheReason() throws IOException {
-        // Proves salvage says why it cannot start when no superblock copy is left, and writes nothing.
-        try (RandomAccessFile file = new RandomAccessFile(cache().toFile(), "rw")) {
-            file.seek(0);
-            file.write(new byte[8192]);
-        }
+    void recoversEverythingWithBothSuperblocksZeroed() throws IOException {
+        // Proves salvage rebuilds the geometry from the journal when no superblock copy is left, and gets every dirty
+        // extent out (before 2026-12-07 it stopped with "no usable superblock").
+        zero(0, 8192);
+        assertThat(CliRun.of("check", "--cache", cache().toString()).exitCode()).isEqualTo(1);
+        CliRun salvage = salvageToDir();
+        assertThat(salvage.exitCode()).as(salvage.out() + salvage.err()).isZero();
+        assertThat(salvage.out()).contains("both copies are lost", "bucket size " + BUCKET_BYTES + " B",
+                "recovered 3 ranges", "unrecoverable 0 ranges");
+        // The volume table is gone: the image is named by volume id and ends at the last MiB a record names.
+        byte[] image = Files.readAllBytes(out().resolve("volume-0.img"));
+        long end = WRITES[WRITES.length - 1] + WRITE_BYTES;
+        assertThat(image).hasSize((int) ((end + (1 << 20) - 1) >> 20 << 20))
+                .isEqualTo(Arrays.copyOf(reference, image.length));
+    }
+
+    @Test
+    void zeroedSuperblocksRefuseBackingsAndWriteNothing() throws IOException {
+        // Proves salvage will not guess which backing file holds which volume once the volume table is lost.
+        zero(0, 8192);
+        byte[] before = Files.readAllBytes(backing());
+        CliRun salvage = CliRun.of("salvage", "--cache", cache().toString(), "--backing", "default=" + backing());
+        assertThat(salvage.exitCode()).isEqualTo(1);
+        assertThat(salvage.err()).contains("both superblock copies are lost", "use --out DIR", "nothing was written");
+        assertThat(Files.readAllBytes(backing())).isEqualTo(before);
+    }
+
+    @Test
+    void noSuperblockAndNoJournalIsRefusedWithTheReason() throws IOException {
+        // Proves salvage says why it cannot start when neither a superblock nor a journal is left, and writes nothing.
+        zero(0, (int) RING_START_BYTES + RING_BYTES);
         CliRun salvage = salvageToDir();
         assertThat(salvage.exitCode()).isEqualTo(1);
-        assertThat(salvage.err()).contains("no usable superblock");
+        assertThat(salvage.err()).contains("no usable superblock", "the geometry cannot be rebuilt",
+                "no journal entry verifies");
         assertThat(Files.exists(out())).isFalse();
+    }
+
+    private void zero(long offsetBytes, int bytes) throws IOException {
+        try (RandomAccessFile file = new RandomAccessFile(cache().toFile(), "rw")) {
+            file.seek(offsetBytes);
+            file.write(new byte[bytes]);
+        }
     }
 
     @Test

@@ -40,7 +40,7 @@ class SalvageModelTest {
         }
     }
 
-    private enum Damage { NONE, ONE_SUPERBLOCK, BOTH_SUPERBLOCKS, CHECKPOINT_CHUNK, JOURNAL_ENTRY }
+    private enum Damage { NONE, ONE_SUPERBLOCK, BOTH_SUPERBLOCKS, ZEROED_SUPERBLOCKS, CHECKPOINT_CHUNK, JOURNAL_ENTRY }
 
     private static void run(int seed, Damage damage) {
         SimCacheSet sim = new SimCacheSet();
@@ -80,7 +80,8 @@ class SalvageModelTest {
             after.listed().ranges().forEach(r -> missing.remove(r.startSector(), r.endSector()));
             assertThat(missing.ranges()).as(label + ": dirty sectors neither recovered nor listed").isEmpty();
         }
-        if (damage == Damage.NONE || damage == Damage.ONE_SUPERBLOCK || damage == Damage.BOTH_SUPERBLOCKS) {
+        if (damage == Damage.NONE || damage == Damage.ONE_SUPERBLOCK || damage == Damage.BOTH_SUPERBLOCKS
+                || damage == Damage.ZEROED_SUPERBLOCKS) {
             assertThat(after.recovered().ranges()).as(label).isEqualTo(before.recovered().ranges());
             assertThat(after.listed().isEmpty()).as(label).isTrue();
         }
@@ -89,9 +90,14 @@ class SalvageModelTest {
     /** Plans a salvage of the sim cache and checks every piece whose CRC verifies against the model. */
     private static Outcome salvage(SimCacheSet sim, byte[] reference, String label) {
         CacheSuperblock superblock = Salvager.chooseSuperblock(sim.rawRead(sim.cache, 0, 8192)).superblock();
-        assertThat(superblock).as(label).isNotNull();
         SalvagePlan plan;
         try {
+            if (superblock == null) {
+                Salvager.SuperblockChoice rebuilt = SuperblockRebuild.rebuild((offset, length) ->
+                        sim.rawRead(sim.cache, offset, length), sim.cache.sizeBytes());
+                assertThat(rebuilt.superblock()).as(label + ": " + rebuilt.note()).isNotNull();
+                superblock = rebuilt.superblock();
+            }
             plan = Salvager.plan(superblock, (offset, length) -> sim.rawRead(sim.cache, offset, length), f -> { });
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
@@ -126,6 +132,7 @@ class SalvageModelTest {
                 sim.flipByte(sim.cache, 2000);
                 sim.flipByte(sim.cache, 4096 + 2000);
             }
+            case ZEROED_SUPERBLOCKS -> sim.rawWrite(sim.cache, 0, new byte[8192]);
             case CHECKPOINT_CHUNK -> {
                 // A chunk of the newest checkpoint: the one open would load.
                 long newest = -1;
