@@ -11,6 +11,7 @@ import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.FaultPlan;
 import io.blockcache.sim.FaultyDevice;
+import io.blockcache.sim.SpaceBudget;
 import io.blockcache.sim.SimDevice;
 import io.blockcache.sim.SmallDevices;
 import io.blockcache.volume.Volume;
@@ -34,6 +35,8 @@ final class FuzzCacheSet {
     private final Prng ids;
     private final SimDevice cacheDevice;
     private final FaultyDevice faultyCache;
+    /** Whether the seed's faults are being injected now ({@link #armFaults}). */
+    private boolean faultsArmed;
     private final List<FaultyDevice> faultyBackings = new ArrayList<>();
     private final List<SimDevice> allDevices = new ArrayList<>();
     private final Prng faultFate;
@@ -176,8 +179,39 @@ final class FuzzCacheSet {
         });
     }
 
+    /**
+     * Fills the file system under the cache file, or frees it again, with the seed's {@link
+     * FuzzFaults#cacheDiskFullChance} (only while faults are armed). Full means: the blocks the file has now may be
+     * overwritten, and 0..3 buckets' worth of new ones may still be allocated; every write past that gets ENOSPC
+     * until space comes back (here, or when the faults are disarmed: a power cycle, the final segment).
+     */
+    void maybeToggleCacheDiskFull(Prng fate) {
+        if (!faultsArmed || setup.faults().cacheDiskFullChance() == 0
+                || !fate.chance(setup.faults().cacheDiskFullChance())) {
+            return;
+        }
+        SpaceBudget space = faultyCache.space();
+        if (space.allocatedBytesMax() == SpaceBudget.UNLIMITED) {
+            long margin = (long) fate.nextInt(4) * setup.options().bucketSizeBytes();
+            space.setAllocatedBytesMax(space.allocatedBytes() + margin);
+            trace.add("disk full: the cache file may grow by " + margin + " bytes more");
+        } else {
+            space.setAllocatedBytesMax(SpaceBudget.UNLIMITED);
+            trace.add("disk full: space again");
+        }
+    }
+
+    /** Cache-device writes refused with ENOSPC so far ({@link #maybeToggleCacheDiskFull}). */
+    long diskFullRefusals() {
+        return faultyCache.space().refusedWrites();
+    }
+
     /** Starts (or stops, {@code armed} false) injecting the seed's faults. */
     void armFaults(boolean armed) {
+        faultsArmed = armed;
+        if (!armed) {
+            faultyCache.space().setAllocatedBytesMax(SpaceBudget.UNLIMITED);
+        }
         FuzzFaults f = armed ? setup.faults() : FuzzFaults.none();
         faultyCache.setPlan(FaultPlan.none().withFailProbability(f.cacheRequestFailProbability()));
         cacheDevice.setFlushFailures(faultFate, f.cacheFlushFailProbability());

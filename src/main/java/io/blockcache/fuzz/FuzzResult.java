@@ -37,6 +37,7 @@ import java.util.Set;
  * @param compactedBuckets dirty buckets GC chose for compaction (docs/GC.md "Compaction")
  * @param journaledVolumes volumes with a backing log and {@code ordering=journaled}
  * @param logGroups groups journaled write-back committed to a backing log
+ * @param diskFullRefusals cache-device writes refused with ENOSPC while the cache's file system was full
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
@@ -45,5 +46,6 @@ public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrash
                          long damageChecksStale, long prefixChecksAcrossRestart, long orderingSwitches,
                          long damageChecksConsistent, long damageMapFiles,
                          long objectStoreVolumes, long chunkPasses, long drainJobActions,
-                         long compactedBuckets, long journaledVolumes, long logGroups) {
+                         long compactedBuckets, long journaledVolumes, long logGroups,
+                         long diskFullRefusals) {
 }

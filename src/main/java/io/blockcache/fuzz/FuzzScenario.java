@@ -52,6 +52,8 @@ public final class FuzzScenario {
     private final List<RangeVerifier> verifiers = new ArrayList<>();
     private final LoopRunner runner;
     private final FuzzControls controls;
+    /** When the cache's file system fills and frees ({@link FuzzCacheSet#maybeToggleCacheDiskFull}): its own stream. */
+    private final Prng diskFullFate;
     private final FuzzWatch watch;
     private int crashes;
     private int nestedCrashes;
@@ -90,6 +92,7 @@ public final class FuzzScenario {
                 new Prng(seed * 0x9E3779B97F4A7C15L + 2), this::violation);
         this.recovery = new CrashingRecovery(loop, runner, prng, NESTED_CRASHES_MAX, 0.4, RECOVERY_CRASH_EVENTS_MAX);
         this.controls = new FuzzControls(cacheSet, setup, prng.split(), trace, this::violation);
+        this.diskFullFate = new Prng(seed * 0x9E3779B97F4A7C15L + 12);
         // Its own stream, from the seed: checking changes nothing, and drawing must not shift the other draws.
         this.prefixOracle = new PrefixOracle(cacheSet, models, drivers, new Prng(seed * 0x9E3779B97F4A7C15L + 2));
         // Its own stream too: live ordering switches must not shift any earlier draw of a seed.
@@ -121,6 +124,9 @@ public final class FuzzScenario {
         }
         if (generator.drawsJournaled) {
             drawn = drawn.withJournaled(new Prng(seed * 0x9E3779B97F4A7C15L + 9), generator.journalsObjectStores);
+        }
+        if (generator.drawsDiskFull) {
+            drawn = drawn.withFaults(drawn.faults().withDiskFull(new Prng(seed * 0x9E3779B97F4A7C15L + 11)));
         }
         return drawn;
     }
@@ -302,7 +308,8 @@ public final class FuzzScenario {
                 damage.checksConsistent(), setup.mapInFile().stream().filter(inFile -> inFile).count(),
                 setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses(),
                 drainJobs.actions(), cacheSet.compactedBuckets(),
-                setup.logBytes().stream().filter(bytes -> bytes > 0).count(), cacheSet.logGroups());
+                setup.logBytes().stream().filter(bytes -> bytes > 0).count(), cacheSet.logGroups(),
+                cacheSet.diskFullRefusals());
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */
@@ -328,6 +335,7 @@ public final class FuzzScenario {
                 throw violation("the workload did not finish within its event budget (stalled?)" + stuck, null);
             }
             controls.maybeAct();
+            cacheSet.maybeToggleCacheDiskFull(diskFullFate);
             drainJobs.maybeAct();
             int switched = orderingSwitches.maybeSwitch();
             if (switched >= 0) {

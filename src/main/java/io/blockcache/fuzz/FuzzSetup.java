@@ -191,6 +191,12 @@ public record FuzzSetup(CacheSetOptions options, int cacheBuckets, int volumeCou
                 opsPerSegment, streamChance, controlChance, faults, mapInFile, objectStore, logBytes);
     }
 
+    /** This setup with {@code newFaults} instead of its faults. */
+    public FuzzSetup withFaults(FuzzFaults newFaults) {
+        return new FuzzSetup(options, cacheBuckets, volumeCount, rangeBytes, knobs, hddBacking, segments,
+                opsPerSegment, streamChance, controlChance, newFaults, mapInFile, objectStore, logBytes);
+    }
+
     private static void drawKnobs(Prng drawn, boolean perVolume, String volume, Map<String, String> into) {
         for (KnobSpec spec : KnobTable.all()) {
             if (spec.perVolume() == perVolume && spec.draw().drawn()) {

@@ -37,6 +37,7 @@ public final class FuzzTotals {
     private long drainJobActions;
     private long journaledVolumes;
     private long logGroups;
+    private long diskFullRefusals;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -66,6 +67,7 @@ public final class FuzzTotals {
         drainJobActions += result.drainJobActions();
         journaledVolumes += result.journaledVolumes();
         logGroups += result.logGroups();
+        diskFullRefusals += result.diskFullRefusals();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -190,6 +192,11 @@ public final class FuzzTotals {
         return logGroups;
     }
 
+    /** Cache-device writes refused with ENOSPC while the cache's file system was full. */
+    public long diskFullRefusals() {
+        return diskFullRefusals;
+    }
+
     /** Cache modes covered. */
     public Set<String> modesCovered() {
         return Set.copyOf(modesCovered);
@@ -204,13 +211,13 @@ public final class FuzzTotals {
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
                         + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions, "
-                        + "%d journaled volumes (%d log groups)",
+                        + "%d journaled volumes (%d log groups), %d cache writes refused by a full disk",
                 seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, compactedBuckets, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
                 damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses,
-                drainJobActions, journaledVolumes, logGroups);
+                drainJobActions, journaledVolumes, logGroups, diskFullRefusals);
     }
 
     /** The summary as one JSON object: seeds, violations and the failing seeds first, then every count above. */
@@ -232,6 +239,6 @@ public final class FuzzTotals {
                 .field("damageMapFiles", damageMapFiles).field("objectStoreVolumes", objectStoreVolumes)
                 .field("chunkPasses", chunkPasses).field("drainJobActions", drainJobActions)
                 .field("journaledVolumes", journaledVolumes).field("logGroups", logGroups)
-                .endObject().toString();
+                .field("diskFullRefusals", diskFullRefusals).endObject().toString();
     }
 }

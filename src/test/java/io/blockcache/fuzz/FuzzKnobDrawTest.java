@@ -52,7 +52,7 @@ class FuzzKnobDrawTest {
         // draw of a seed (geometry, volumes, faults, map placement, object stores, backing logs).
         for (long seed = 1; seed <= SEEDS; seed++) {
             FuzzSetup before = FuzzScenario.setupOf(seed, FuzzGenerator.JOURNALED_OBJECT_STORES);
-            FuzzSetup now = FuzzScenario.setupOf(seed, FuzzGenerator.CURRENT);
+            FuzzSetup now = FuzzScenario.setupOf(seed, FuzzGenerator.TABLE_KNOBS);
             assertThat(before.knobs()).as("seed " + seed).hasSize(17 * before.volumeCount() + 1)
                     .doesNotContainKey("writeback.vol0.fragment_boost");
             assertThat(now.knobs().size()).isGreaterThan(before.knobs().size());
@@ -64,6 +64,24 @@ class FuzzKnobDrawTest {
                             before.streamChance(), before.controlChance(), before.faults(), before.mapInFile(),
                             before.objectStore(), before.logBytes());
         }
+    }
+
+    @Test
+    void theDiskFullDrawChangesOnlyThatFault() {
+        // Proves the disk-full dimension, drawn from a stream of its own, leaves every other draw of a seed as the
+        // knob-table generator drew it, and that some seeds draw it and some do not.
+        int drawn = 0;
+        for (long seed = 1; seed <= SEEDS; seed++) {
+            FuzzSetup before = FuzzScenario.setupOf(seed, FuzzGenerator.TABLE_KNOBS);
+            FuzzSetup now = FuzzScenario.setupOf(seed, FuzzGenerator.CURRENT);
+            assertThat(now.withFaults(before.faults())).as("seed " + seed).isEqualTo(before);
+            FuzzFaults faults = now.faults();
+            assertThat(new FuzzFaults(faults.backingFlushFailProbability(), faults.backingRequestFailProbability(),
+                    faults.cacheFlushFailProbability(), faults.cacheRequestFailProbability(), 0))
+                    .isEqualTo(before.faults());
+            drawn += faults.cacheDiskFullChance() > 0 ? 1 : 0;
+        }
+        assertThat(drawn).isBetween(1, SEEDS - 1);
     }
 
     @Test
