@@ -566,11 +566,17 @@ function _picocli_blockcache_stats() {
 
   local commands=""
   local flag_opts="'--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--admin' '--admin-token-file' '--config'"
+  local arg_opts="'--watch' '--count' '--admin' '--admin-token-file' '--config'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--watch')
+      return
+      ;;
+    '--count')
+      return
+      ;;
     '--admin')
       return
       ;;

@@ -220,7 +220,8 @@ final class StatsTable {
                 integer(errors, device));
     }
 
-    private static void table(StringBuilder out, List<List<String>> rows) {
+    /** Appends {@code rows} as an aligned table: names left, numbers right. */
+    static void table(StringBuilder out, List<List<String>> rows) {
         int[] widths = new int[rows.get(0).size()];
         for (List<String> row : rows) {
             for (int i = 0; i < row.size(); i++) {

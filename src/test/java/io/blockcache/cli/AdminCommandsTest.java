@@ -24,6 +24,40 @@ class AdminCommandsTest {
     }
 
     @Test
+    void statsWatchRefreshesWithTheRatesSinceTheLastRefresh() throws Exception {
+        // Proves 'stats --watch S --count N' fetches N times, S apart, and shows per-volume rates from the second
+        // refresh on; and that the rates are the counters' growth over the time between two answers.
+        CliRun watch = CliRun.of("stats", "--watch", "0.2", "--count", "2", "--admin", cache.adminHostPort());
+        assertThat(watch.exitCode()).as(watch.err()).isZero();
+        assertThat(watch.out().split("blockcache stats at ", -1)).hasSize(3);
+        assertThat(watch.out()).containsOnlyOnce("READS/s").contains("every 0.2 s");
+
+        Map<?, ?> before = (Map<?, ?>) JsonReader.parse(cache.get("/api/stats"));
+        for (int i = 0; i < 4; i++) {
+            assertThat(cache.write(i * (64L << 10), 64 << 10)).isEqualTo(IoResult.OK);
+        }
+        assertThat(cache.read(0, 64 << 10)).isEqualTo(IoResult.OK);
+        assertThat(cache.read(1 << 20, 64 << 10)).isEqualTo(IoResult.OK);
+        Map<?, ?> after = (Map<?, ?>) JsonReader.parse(cache.get("/api/stats"));
+        String rates = StatsRates.format(before, after, 2.0);
+        // 4 writes and 2 reads in 2 s; 128 KiB read, of which the 64 KiB just written hit; 320 KiB into the cache (the
+        // 256 KiB written and the 64 KiB miss filled), none around it; nothing written back (writeback is paused).
+        assertThat(rates.lines().toList().get(1).split("  +")).containsExactly("default", "1", "2", "64.0 KiB",
+                "50.0 %", "160.0 KiB", "0 B", "0 B", "256.0 KiB");
+    }
+
+    @Test
+    void statsWatchRefusesBadIntervalsAsUsage() {
+        // Proves a nonsense interval or a --count without --watch is bad usage (exit 2) with the reason.
+        CliRun fast = CliRun.of("stats", "--watch", "0", "--admin", cache.adminHostPort());
+        assertThat(fast.exitCode()).isEqualTo(2);
+        assertThat(fast.err()).contains("--watch takes seconds, at least 0.1");
+        CliRun count = CliRun.of("stats", "--count", "3", "--admin", cache.adminHostPort());
+        assertThat(count.exitCode()).isEqualTo(2);
+        assertThat(count.err()).contains("only with --watch");
+    }
+
+    @Test
     void statsPrintsTablesAndRawJson() throws Exception {
         // Proves 'stats' reads the running server: the table shows the volume's dirty data, --json is the API's.
         assertThat(cache.write(0, 64 << 10)).isEqualTo(IoResult.OK);
