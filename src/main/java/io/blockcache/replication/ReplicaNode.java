@@ -67,9 +67,7 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
      * request after one that failed (a lapsed lease, a lost quorum) — a session ends at its first failure anyway.
      */
     private volatile RaftClient client;
-    private volatile long leaseTerm = -1;
-    private volatile long leaseUntilNs;
-    private Thread leaseRenewal;
+    private final ReplicaLease lease = new ReplicaLease(term -> append(new ReplicaRecords().toBytes(term)));
 
     private ReplicaNode(ReplicaPeers peers, RaftGroup group, RaftServer server, ReplicaStateMachine stateMachine,
                         RaftProperties properties) {
@@ -284,13 +282,13 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     }
 
     /**
-     * Starts renewing this node's lease for {@code term} (an empty entry every {@link #LEASE_RENEW_MS}), ending any
-     * earlier renewal, and waits up to {@code waitMs} for the first renewal to succeed.
+     * Starts a new serving session for {@code term}: a fresh client, and the lease ({@link ReplicaLease}) renewed
+     * every {@link #LEASE_RENEW_MS}, ending any earlier session; waits up to {@code waitMs} for the first renewal.
      *
      * @return true if the lease is held now
      */
     public synchronized boolean holdLease(long term, long waitMs) throws InterruptedException {
-        releaseLease();
+        lease.release();
         RaftClient old = client;
         client = newClient();
         try {
@@ -298,52 +296,17 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         } catch (IOException e) {
             // the old session's client: nothing of it is needed any more
         }
-        leaseTerm = term;
-        leaseUntilNs = System.nanoTime();
-        leaseRenewal = Thread.ofPlatform().daemon().name("blockcache-replica-lease").start(() -> renew(term));
-        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-        while (leaseProblem(term) != null && System.nanoTime() < deadlineNs) {
-            Thread.sleep(10); // polling the renewal thread's first answer, bounded by the deadline
-        }
-        return leaseProblem(term) == null;
+        return lease.hold(term, waitMs);
     }
 
     /** Stops renewing; the lease lapses. */
-    public synchronized void releaseLease() {
-        leaseTerm = -1;
-        if (leaseRenewal != null) {
-            leaseRenewal.interrupt();
-            leaseRenewal = null;
-        }
+    public void releaseLease() {
+        lease.release();
     }
 
     /** Null while this node holds the lease of {@code term}, else why not: the backing fence's question. */
     public String leaseProblem(long term) {
-        if (leaseTerm != term) {
-            return "this node does not serve its replication group in term " + term;
-        }
-        long overdueNs = System.nanoTime() - leaseUntilNs;
-        return overdueNs < 0 ? null : "this node's lease on its replication group lapsed " + overdueNs / 1_000_000
-                + " ms ago (no quorum answered in time): another member may serve now";
-    }
-
-    private void renew(long term) {
-        byte[] empty = new ReplicaRecords().toBytes(term);
-        while (leaseTerm == term && !Thread.currentThread().isInterrupted()) {
-            long sentNs = System.nanoTime();
-            try {
-                append(empty).get(LEASE_MS, TimeUnit.MILLISECONDS);
-                long until = sentNs + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
-                if (leaseTerm == term && until - leaseUntilNs > 0) {
-                    leaseUntilNs = until;
-                }
-                Thread.sleep(LEASE_RENEW_MS);
-            } catch (InterruptedException e) {
-                return;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                // Not renewed: the lease runs out on its own; the next attempt may succeed (a slow quorum).
-            }
-        }
+        return lease.problem(term);
     }
 
     @Override

@@ -43,8 +43,8 @@ final class EngineRules {
      */
     static final Map<String, String> WALL_CLOCK_EXEMPT_CLASSES = Map.of(
             "device.FileDevice", "close() gives its blocking I/O threads a deadline to stop (THREAD_STOP_NS_MAX)",
-            "replication.ReplicaNode", "the replication lease is real time by nature: it must end before another member"
-                    + " can be elected, which Raft's real election timeouts decide; it runs on its own thread",
+            "replication.ReplicaLease", "the replication lease is real time by nature: it must end before another"
+                    + " member can be elected, which Raft's real election timeouts decide; it runs on its own thread",
             "nbd.PskHandshaker", "TLS needs unpredictable randomness (nonces, ephemeral keys): a SecureRandom, as "
                     + "a seeded Prng would make the keys guessable; it never reaches engine state");
 
@@ -55,8 +55,8 @@ final class EngineRules {
     static final Map<String, String> BLOCKING_EXEMPT_CLASSES = Map.ofEntries(
             Map.entry("device.FileDevice", "its I/O threads take requests from a queue and block in FileChannel; "
                     + "close() joins them"),
-            Map.entry("replication.ReplicaNode", "its lease thread waits for each renewal to commit, and between them;"
-                    + " holdLease is called by serve's main thread, never the loop's"),
+            Map.entry("replication.ReplicaLease", "its renewal thread waits for each renewal to commit, and between"
+                    + " them; hold is called by serve's main thread, never the loop's"),
             Map.entry("nbd.Connection", "a connection's reader thread: bounds in-flight requests and bytes with "
                     + "semaphores and waits for its writer at close"),
             Map.entry("nbd.ReplyWriter", "a connection's writer thread: parks until a reply is ready; stop joins it"),
