@@ -172,16 +172,18 @@ public final class CacheSet {
      * a crash before it leaves the set as it was), then wires and starts it. {@code done} gets the volume, or one line
      * saying why not (nothing attached).
      *
-     * @param mode the new volume's cache mode
+     * @param mode the new volume's cache mode, kept across restarts; null for the set's default
+     * @param location where the backing store is (a path or URI, at most 142 bytes), recorded in the superblock so
+     *     that a restart finds it without being told; "" for none
      * @param ids source of the new backing device's UUID
      */
-    public void addVolume(BackingSpec spec, io.blockcache.volume.CacheMode mode, Prng ids,
+    public void addVolume(BackingSpec spec, io.blockcache.volume.CacheMode mode, String location, Prng ids,
                           Consumer<Outcome<Volume>> done) {
         Checks.onLoop(loop, "CacheSet.addVolume");
         if (!beginVolumeChange(done)) {
             return;
         }
-        VolumeAttacher.attach(this, spec, mode, ids, outcome -> {
+        VolumeAttacher.attach(this, spec, mode, location, ids, outcome -> {
             volumeChanging = false;
             done.accept(outcome);
         });

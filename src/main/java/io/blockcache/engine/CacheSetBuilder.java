@@ -161,7 +161,7 @@ final class CacheSetBuilder {
             volumeIndex.restoreEpochs(recoveredEpochs.get(attached.volumeId()));
             checkpoints.addVolume(attached.volumeId(), index, volumeIndex::recordedEpochAt);
             volumes.add(VolumeWiring.volume(loop, cacheDevice, space, journal, attached, volumeIndex, backings.get(i),
-                    mapAreas.get(i), options, options.mode()));
+                    mapAreas.get(i), options, VolumeModes.of(attached, options)));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         recoveredEpochs.clear(); // handed over; the volumes forget them once unused

@@ -36,8 +36,9 @@ final class VolumeAttacher {
     private VolumeAttacher() {
     }
 
-    static void attach(CacheSet set, BackingSpec spec, CacheMode mode, Prng ids, Consumer<Outcome<Volume>> done) {
-        String problem = problem(set, spec);
+    static void attach(CacheSet set, BackingSpec spec, CacheMode mode, String location, Prng ids,
+                       Consumer<Outcome<Volume>> done) {
+        String problem = problem(set, spec, location);
         if (problem != null) {
             set.loop().execute(() -> done.accept(Outcome.failed(problem)));
             return;
@@ -46,7 +47,7 @@ final class VolumeAttacher {
         UUID backingUuid = CacheFormatter.uuid(ids);
         long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes());
         AttachedBacking slot = new AttachedBacking(backingUuid, volumeBytes, BackingHeader.DEFAULT_DATA_OFFSET_BYTES,
-                freeVolumeId(superblock), spec.name());
+                freeVolumeId(superblock), spec.name()).withLocation(location, VolumeModes.code(mode));
         byte[] headerAndMap = CacheFormatter.headerAndEmptyMap(new BackingHeader(backingUuid,
                 superblock.cacheSetUuid(), slot.dataOffsetBytes(), slot.volumeSizeBytes(), 0));
         String who = "volume \"" + spec.name() + "\"";
@@ -55,12 +56,12 @@ final class VolumeAttacher {
                     List<AttachedBacking> slots = new ArrayList<>(superblock.backings());
                     slots.add(slot);
                     set.rewriteSlots(slots, step(done, who + ": writing the superblock that names it",
-                            () -> wire(set, spec, slot, headerAndMap, mode, done)));
+                            () -> wire(set, spec, slot, headerAndMap, VolumeModes.of(slot, set.options()), done)));
                 }))));
     }
 
     /** Why {@code spec} cannot be attached to {@code set}, or null. */
-    private static String problem(CacheSet set, BackingSpec spec) {
+    private static String problem(CacheSet set, BackingSpec spec, String location) {
         CacheSuperblock superblock = set.superblock();
         if (set.slotOf(spec.name()) >= 0) {
             return "a volume named \"" + spec.name() + "\" is attached already";
@@ -71,6 +72,10 @@ final class VolumeAttacher {
         if (spec.name().getBytes(StandardCharsets.UTF_8).length > AttachedBacking.EXPORT_NAME_BYTES_MAX) {
             return "volume name \"" + spec.name() + "\" is longer than " + AttachedBacking.EXPORT_NAME_BYTES_MAX
                     + " bytes";
+        }
+        if (location.getBytes(StandardCharsets.UTF_8).length > AttachedBacking.LOCATION_BYTES_MAX) {
+            return "the location of \"" + spec.name() + "\" is longer than " + AttachedBacking.LOCATION_BYTES_MAX
+                    + " bytes, which the cache cannot record; use a shorter path";
         }
         if (spec.inPlace() || spec.logSizeBytes() > 0) {
             return "a volume added to a running cache has a backing header and no backing log (in place and"

@@ -33,8 +33,7 @@ final class VolumeGrower {
             return;
         }
         AttachedBacking old = set.superblock().backings().get(slot);
-        AttachedBacking grown = new AttachedBacking(old.backingUuid(), sizeBytes, old.dataOffsetBytes(),
-                old.volumeId(), old.exportName());
+        AttachedBacking grown = old.withVolumeSizeBytes(sizeBytes);
         List<AttachedBacking> slots = new ArrayList<>(set.superblock().backings());
         slots.set(slot, grown);
         BackingSpec backing = set.backingSpecs().get(slot);
