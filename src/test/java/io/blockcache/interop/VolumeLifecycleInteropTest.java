@@ -164,6 +164,79 @@ class VolumeLifecycleInteropTest {
         assertThat(Files.exists(data.resolve("damage-map-v3.img"))).as("no stray map file").isFalse();
     }
 
+    @Test
+    void aKillNineDuringAddResizeOrRemoveIsFollowedByACleanOpenInTheOldOrTheNewState() throws Exception {
+        // Proves on real processes that SIGKILL while `add`, `resize` or `remove` is under way (sent, then the kill a
+        // few ms later) leaves a cache the next start opens, with the volume in its old or its new state (attached
+        // or not; 64 or 128 MiB), and that the operation can be done again after it. Every exact crash point of
+        // the same steps is enumerated in simulation (crash.VolumeChangeCrashTest).
+        Path data = dir.resolve("data");
+        long[] killAfterMs = {3, 30};
+        int start = 0;
+        for (long delayMs : killAfterMs) {
+            Path v2File = dir.resolve("v2-" + delayMs + ".img"); // a new file each round: a re-added one keeps its size
+            try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
+                killDuring(serve, "POST", "/api/volumes?name=v2&uri=" + v2File + "&size=64M", delayMs);
+            }
+            try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
+                if (!exported(serve, "v2")) {
+                    HttpAnswer again = admin(serve, "POST", "/api/volumes?name=v2&uri=" + v2File + "&size=64M");
+                    assertThat(again.status()).as(again.body()).isEqualTo(201);
+                }
+                assertThat(exportSize(serve, "v2")).isEqualTo(64L << 20);
+                killDuring(serve, "POST", "/api/volumes/v2/resize?size=128M", delayMs);
+            }
+            try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
+                long size = exportSize(serve, "v2");
+                assertThat(size).as("old or new size").isIn(64L << 20, 128L << 20);
+                if (size == 64L << 20) {
+                    HttpAnswer again = admin(serve, "POST", "/api/volumes/v2/resize?size=128M");
+                    assertThat(again.status()).as(again.body()).isEqualTo(200);
+                }
+                killDuring(serve, "DELETE", "/api/volumes/v2?discard-dirty=true", delayMs);
+            }
+            try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
+                if (exported(serve, "v2")) {
+                    HttpAnswer again = admin(serve, "DELETE", "/api/volumes/v2?discard-dirty=true");
+                    assertThat(again.status()).as(again.body()).isEqualTo(200);
+                }
+                assertThat(exported(serve, "v2")).isFalse();
+                assertThat(exportSize(serve, "default")).isEqualTo(64L << 20);
+            }
+        }
+    }
+
+    /** Sends {@code method path} to serve's admin API and SIGKILLs serve {@code delayMs} later. */
+    private static void killDuring(ServeProcess serve, String method, String path, long delayMs) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://" + serve.adminHostPort() + path))
+                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build();
+        var answer = http.sendAsync(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        try {
+            answer.get(delayMs, java.util.concurrent.TimeUnit.MILLISECONDS); // the fault's timing, not a wait for state
+        } catch (java.util.concurrent.TimeoutException stillRunning) {
+            // killed below in the middle of it
+        }
+        serve.killMinusNine();
+    }
+
+    private record HttpAnswer(int status, String body) {
+    }
+
+    private static HttpAnswer admin(ServeProcess serve, String method, String path) throws Exception {
+        java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + serve.adminHostPort() + path))
+                        .method(method, java.net.http.HttpRequest.BodyPublishers.noBody())
+                        .timeout(Duration.ofSeconds(30)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        return new HttpAnswer(answer.statusCode(), answer.body());
+    }
+
+    private static boolean exported(ServeProcess serve, String export) {
+        return !refusesExport(serve, export);
+    }
+
     private static long exportSize(ServeProcess serve, String export) throws Exception {
         ExternalTool.Run info = ExternalTool.run(Path.of("."), TOOL_TIMEOUT, List.of("nbdinfo",
                 "nbd://127.0.0.1:" + serve.nbdPort() + "/" + export));
