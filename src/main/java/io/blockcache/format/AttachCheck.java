@@ -64,10 +64,10 @@ public final class AttachCheck {
         long expectedDeviceBytes = expected.dataOffsetBytes() + expected.volumeSizeBytes();
         // The slot has no log field: a data offset past the header's MiB is the log (FORMAT.md §4.4).
         long expectedLogBytes = Math.max(0, expected.dataOffsetBytes() - BackingHeader.LOG_OFFSET_BYTES);
-        // A device larger than its volume needs is a grow not (yet) committed, or one done ahead of `volume resize`: the
-        // volume keeps its place and size. A header smaller than the slot is a grow committed in the superblock whose
-        // header write did not happen: the open finishes it (headerBehind). FORMAT.md §3, "Volumes attached and
-        // detached live".
+        // A device larger than its volume needs is a grow not (yet) committed, or one done ahead of `volume resize`:
+        // the volume keeps its place and size. A header smaller than the slot is a grow committed in the superblock
+        // whose header write did not happen: the open finishes it (headerBehind). FORMAT.md §3, "Volumes attached
+        // and detached live".
         boolean sizeFits = found.volumeSizeBytes() == expected.volumeSizeBytes() || headerBehind(found, expected);
         if (found.dataOffsetBytes() != expected.dataOffsetBytes()
                 || !sizeFits

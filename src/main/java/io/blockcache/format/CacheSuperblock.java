@@ -192,8 +192,8 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
                 long fingerprint = reader.seek(OFFSET_FINGERPRINTS + i * Long.BYTES).u64Bits("fingerprint[" + i + "]");
                 reader.seek(OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
                 AttachedBacking slot = AttachedBacking.decode(reader, i, fingerprint);
-                backings.add(slot.decodeLocation(reader.seek(OFFSET_LOCATIONS + i * AttachedBacking.LOCATION_RECORD_BYTES),
-                        i));
+                int location = OFFSET_LOCATIONS + i * AttachedBacking.LOCATION_RECORD_BYTES;
+                backings.add(slot.decodeLocation(reader.seek(location), i));
             }
             return new CacheSuperblock(sequence, cacheSetUuid, logicalBlockBytes,
                     bucketSizeBytes, bucketCount, dataStartBytes, journalFirstBucket, journalBuckets, flags,

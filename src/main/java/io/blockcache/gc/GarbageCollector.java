@@ -94,7 +94,8 @@ public final class GarbageCollector implements BucketObserver {
         this.guard = new GenerationGuard(table, checkpoints, config.generationDistanceMax());
         this.evictor = new Evictor(table, allocator, recency, dataBuckets);
         this.candidates = new MovingCandidates(table, evictor, dataBuckets, stats);
-        this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, new ArrayList<>(volumes), stats);
+        this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, new ArrayList<>(volumes),
+                stats);
         this.pacer = new MarkPacer(loop); // the loop's own time: engine code reads no other clock
         allocator.setObserver(this);
         allocator.setBumpGuard(guard);

@@ -198,7 +198,9 @@ public final class CheckpointWriter {
 
         Run(long startSequence) {
             this.startSequence = startSequence;
-            this.encoder = new CheckpointEncoder(startSequence, chunkBytesMax, new CheckpointItems(space, List.copyOf(volumes)));
+            // A copy: a volume detached while this checkpoint runs still has its (empty) run here.
+            this.encoder = new CheckpointEncoder(startSequence, chunkBytesMax,
+                    new CheckpointItems(space, List.copyOf(volumes)));
         }
 
         void nextChunk() {

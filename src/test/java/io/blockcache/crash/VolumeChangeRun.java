@@ -102,7 +102,8 @@ final class VolumeChangeRun {
                 return writeAndFlush(set.volume("vol0"), 0, 0xA0);
             }
             case ADD1 -> {
-                Outcome<Volume> added = await(done -> set.addVolume(new BackingSpec("vol1", view1), CacheMode.WRITEBACK, "",
+                Outcome<Volume> added = await(done -> set.addVolume(new BackingSpec("vol1", view1),
+                        CacheMode.WRITEBACK, "",
                         new Prng(2), done), "add");
                 return added == null ? false : expectOk(added, "add");
             }
@@ -171,7 +172,8 @@ final class VolumeChangeRun {
             checkData(opened.volume("vol1"), 0, 0xB1, done(Step.WRITE1));
         } else {
             // An interrupted attach (header written, superblock not) or a finished detach: vol1 attaches again.
-            Outcome<Volume> again = await(done -> opened.addVolume(new BackingSpec("vol1", disk1), CacheMode.WRITEBACK, "",
+            Outcome<Volume> again = await(done -> opened.addVolume(new BackingSpec("vol1", disk1),
+                    CacheMode.WRITEBACK, "",
                     new Prng(3), done), "add after recovery");
             check(again != null && again.isOk(), "vol1 cannot be attached again: " + (again == null ? "no answer"
                     : again.error()));
