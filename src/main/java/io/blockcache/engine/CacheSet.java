@@ -277,6 +277,16 @@ public final class CacheSet {
         return List.copyOf(backings);
     }
 
+    /** True while any volume has a front-end request in flight (GC's pacing asks, every slice). */
+    boolean anyRequestInFlight() {
+        for (Volume volume : volumes) {
+            if (volume.counters().inFlight() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The volume exported as {@code name}, or null. */
     public Volume volume(String name) {
         int slot = slotOf(name);

@@ -184,8 +184,7 @@ final class CacheSetBuilder {
         CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes,
                 writebacks, options);
         set.attachGc(new GarbageCollector(loop, cacheDevice, space, volumes.stream().map(Volume::index).toList(),
-                CheckpointPort.of(checkpoints), () -> set.volumes().stream().anyMatch(v -> v.counters().inFlight() > 0),
-                GcConfig.defaults()));
+                CheckpointPort.of(checkpoints), set::anyRequestInFlight, GcConfig.defaults()));
         finished = set;
     }
 
