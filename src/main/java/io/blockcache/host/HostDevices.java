@@ -183,6 +183,12 @@ final class HostDevices {
         }
     }
 
+    /** Where volume {@code name}'s damage map file is with placement {@code file}, or null without one. */
+    Path mapFile(String name) {
+        return files.dataDir() == null || files.damageMap() != DamageMapPlacement.FILE ? null
+                : files.dataDir().resolve(DamageMapPlacement.fileName(name));
+    }
+
     /** Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header. */
     private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid) throws HostException {
         String contents = ExistingMetadata.describe(head);

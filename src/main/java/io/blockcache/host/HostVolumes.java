@@ -108,6 +108,16 @@ final class HostVolumes {
         if (spec.mapDevice() != null) {
             devices.remove(spec.mapDevice());
         }
+        // A clean detach swept the map empty: the file would only be a stray for `check --damage` to read. After a
+        // discard it stays: it names the regions whose backing data is older than what the cache acknowledged.
+        Path map = opener.mapFile(name);
+        if (!discardDirty && map != null) {
+            try {
+                Files.deleteIfExists(map);
+            } catch (IOException e) {
+                // harmless: a map file of no attached volume; the next add of the name writes it anew
+            }
+        }
     }
 
     /** See {@link CacheHost#growVolume}. */

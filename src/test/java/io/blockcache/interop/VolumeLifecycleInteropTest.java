@@ -71,6 +71,7 @@ class VolumeLifecycleInteropTest {
             assertThat(added.exitCode()).as(added.describe()).isZero();
             assertThat(added.out()).contains("v2");
             assertThat(Files.size(v2File)).isEqualTo((4L << 20) + (1L << 20));
+            assertThat(Files.exists(data.resolve("damage-map-v2.img"))).as("its damage map file").isTrue();
             ServeAdmin.setKnob(serve, "writeback.v2.running", "false"); // so that its data stays dirty
             try (NbdTestClient v2 = connect(serve, "v2")) {
                 assertThat(v2.exportSizeBytes()).isEqualTo(4L << 20);
@@ -93,6 +94,7 @@ class VolumeLifecycleInteropTest {
             assertThat(listed.exitCode()).as(listed.describe()).isZero();
             assertThat(listed.out()).contains("\"name\":\"default\"").doesNotContain("\"v2\"");
             assertThat(refusesExport(serve, "v2")).as("v2 is no longer exported").isTrue();
+            assertThat(Files.exists(data.resolve("damage-map-v2.img"))).as("its map file went with it").isFalse();
             byte[] onDisk = Files.readAllBytes(v2File);
             for (int block = 0; block < V2_BLOCKS; block++) {
                 int at = (1 << 20) + block * BLOCK;
