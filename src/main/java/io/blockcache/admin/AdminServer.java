@@ -64,9 +64,12 @@ public final class AdminServer implements AutoCloseable {
     private final InetSocketAddress bindAddress;
     private final CacheSet set;
     private final BlockDevice cacheDevice;
-    private final List<BackingSpec> backings;
+    /** The backing devices now, for their counters: volumes come and go ({@link VolumeControl}). */
+    private volatile List<BackingSpec> backings;
     private final KnobApi knobs;
     private final Drains drains;
+    private final VolumeApi volumeApi;
+    private volatile VolumeControl volumeControl;
     private final Prefetches prefetches;
     private final DrainJobWriter drainWriter;
     /** The NBD server's counters, set by whoever runs one beside this API (null: none). */
@@ -95,10 +98,12 @@ public final class AdminServer implements AutoCloseable {
         this.set = set;
         this.cacheDevice = cacheDevice;
         this.backings = List.copyOf(backings);
+        // kept up to date by setBackings when volumes are added or removed
         this.knobs = new KnobApi(set.knobs());
         this.drainWriter = new DrainJobWriter(drainJobs, warn);
         this.drains = new Drains(set, drainWriter, System::currentTimeMillis);
         this.prefetches = new Prefetches(set);
+        this.volumeApi = new VolumeApi(set, () -> volumeControl, this::onLoop);
     }
 
     /**
@@ -107,6 +112,16 @@ public final class AdminServer implements AutoCloseable {
      */
     public List<String> restoreDrains(List<DrainJobRecord> saved) {
         return onLoop(() -> drains.restore(saved));
+    }
+
+    /** The backing devices after a volume was added or removed, in volume order. */
+    public void setBackings(List<BackingSpec> now) {
+        backings = List.copyOf(now);
+    }
+
+    /** Serves the changes of {@code /api/volumes} with {@code control}; without one they answer 404. */
+    public void setVolumeControl(VolumeControl control) {
+        volumeControl = control;
     }
 
     /** Serves {@code POST /api/reload} with {@code reloader}; without one the endpoint answers 404. */
@@ -178,6 +193,8 @@ public final class AdminServer implements AutoCloseable {
                 } else {
                     sendJson(exchange, 404, error("no such drain action: " + rest + " (pause, resume or cancel)"));
                 }
+            } else if (VolumeApi.handles(path)) {
+                volumeApi.handle(exchange, path, method);
             } else if (path.equals(CLUSTER_PATH) || path.equals(TRANSFER_PATH)) {
                 ClusterControl control = cluster;
                 if (control == null) {

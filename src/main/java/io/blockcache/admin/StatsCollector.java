@@ -48,6 +48,20 @@ final class StatsCollector {
         if (!set.loop().inLoop()) {
             throw new IllegalStateException("stats must be collected on the cache set's loop thread");
         }
+        // In the set's volume order, by name: the caller's list may lag a volume added or removed a moment ago.
+        List<BackingSpec> ordered = new ArrayList<>();
+        for (String name : set.exportNames()) {
+            for (BackingSpec backing : backings) {
+                if (backing.name().equals(name)) {
+                    ordered.add(backing);
+                }
+            }
+        }
+        if (ordered.size() != set.exportNames().size()) {
+            ordered = set.exportNames().stream().map(name -> new BackingSpec(name,
+                    set.volume(name).backingDevice())).toList();
+        }
+        backings = ordered;
         List<StatsSnapshot.DeviceSnapshot> devices = new ArrayList<>();
         for (BackingSpec backing : backings) {
             BlockDevice device = backing.device();

@@ -79,6 +79,11 @@ final class AdminClient {
         return send("POST", path, "");
     }
 
+    /** {@code DELETE path}. */
+    Response delete(String path) throws Unreachable {
+        return send("DELETE", path, null);
+    }
+
     /**
      * One request on {@link HttpURLConnection}: a command sends one request and ends, and the JDK's
      * {@code java.net.http.HttpClient} (a selector thread, an executor, its own TLS and HTTP/2 set-up) cost about a

@@ -50,6 +50,22 @@ final class AdminOption {
     record Target(String hostPort, Path tokenFile) {
     }
 
+    /** These options as command-line arguments (for a command that runs another), followed by {@code more}. */
+    java.util.List<String> arguments(String... more) {
+        java.util.List<String> arguments = new java.util.ArrayList<>();
+        if (address != null) {
+            arguments.addAll(java.util.List.of("--admin", address));
+        }
+        if (tokenFile != null) {
+            arguments.addAll(java.util.List.of("--admin-token-file", tokenFile.toString()));
+        }
+        if (config != null) {
+            arguments.addAll(java.util.List.of(ConfigDefaults.OPTION, config.toString()));
+        }
+        arguments.addAll(java.util.List.of(more));
+        return arguments;
+    }
+
     /** A client for the address and token found; one whose requests fail with the reason if the config is bad. */
     AdminClient client() {
         try {

@@ -268,6 +268,7 @@ final class ServeRuntime {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
         }
         admin.nbdCounters(() -> nbdSnapshot(nbd.stats()));
+        admin.setVolumeControl(new ServeVolumes(host, nbd, admin));
     }
 
     private static NbdSnapshot nbdSnapshot(NbdServerStats s) {

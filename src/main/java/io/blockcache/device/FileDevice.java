@@ -46,7 +46,8 @@ public final class FileDevice implements BlockDevice {
     private final EventLoop loop;
     private final FileChannel channel;
     private final String path;
-    private final long sizeBytes;
+    /** Changed only by {@link #grow}. */
+    private volatile long sizeBytes;
     private final FileDeviceOptions options;
     private final DeviceCounters counters = new DeviceCounters();
     /** The request every inline transfer uses in turn (loop thread only; see {@link FileRequest}). */
@@ -132,6 +133,25 @@ public final class FileDevice implements BlockDevice {
             threads.add(thread);
         }
         threads.forEach(Thread::start);
+    }
+
+    /**
+     * Extends the file to {@code newSizeBytes} (sparse; a multiple of the logical block, larger than now) and takes
+     * requests up to it: a backing file grown for {@code blockcache volume resize}. Blocking (one {@code ftruncate}
+     * and an fsync); any thread but the loop's, before the engine is told.
+     *
+     * @throws IOException if the file cannot be extended
+     */
+    public void grow(long newSizeBytes) throws IOException {
+        if (newSizeBytes <= sizeBytes || newSizeBytes % options.logicalBlockBytes() != 0) {
+            throw new IllegalArgumentException("a file device grows to a larger whole number of logical blocks: "
+                    + newSizeBytes + " bytes, now " + sizeBytes);
+        }
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(path, "rw")) {
+            file.setLength(newSizeBytes);
+            file.getFD().sync();
+        }
+        sizeBytes = newSizeBytes;
     }
 
     @Override

@@ -215,7 +215,7 @@ final class CacheFormatter {
         return null;
     }
 
-    private static UUID uuid(Prng ids) {
+    static UUID uuid(Prng ids) {
         long most = (ids.nextLong() & ~0xF000L) | 0x4000L; // version 4 (random)
         long least = (ids.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L; // IETF variant
         return new UUID(most, least);
@@ -296,7 +296,7 @@ final class CacheFormatter {
      * The header and, behind it, an empty damage map (FORMAT.md §4.1): copy A of every block valid with sequence 1,
      * copy B zero, so that {@code check --damage} reads a valid, empty map before the first open.
      */
-    private static byte[] headerAndEmptyMap(BackingHeader header) {
+    static byte[] headerAndEmptyMap(BackingHeader header) {
         DamageMapGeometry geometry = DamageMapGeometry.of(header.dataOffsetBytes(), header.volumeSizeBytes());
         int mapBytes = geometry == null ? 0 : geometry.areaBytes();
         byte[] bytes = new byte[BackingHeader.BYTES + mapBytes];

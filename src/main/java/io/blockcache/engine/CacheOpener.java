@@ -41,6 +41,8 @@ final class CacheOpener {
     private final List<BackingSpec> ordered = new ArrayList<>();
     /** Per backing device in superblock order: its damage map area as read, or null if it has no room for one. */
     private final List<DamageMapSource> mapAreas = new ArrayList<>();
+    /** Slots whose backing header is behind a grow the superblock records: rewritten before the volumes serve. */
+    private final List<Integer> headersBehind = new ArrayList<>();
     private JournalRecovery journal;
     private List<byte[]> checkpointBuckets;
 
@@ -140,9 +142,14 @@ final class CacheOpener {
                 refusals.add("backing device \"" + expected.exportName() + "\": " + read.error());
                 mapAreas.add(null);
             } else {
-                for (AttachCheck.Refusal refusal : AttachCheck.check(BackingHeader.decode(read.value(), 0), expected,
-                        superblock.cacheSetUuid(), device.sizeBytes())) {
+                var header = BackingHeader.decode(read.value(), 0);
+                List<AttachCheck.Refusal> found = AttachCheck.check(header, expected, superblock.cacheSetUuid(),
+                        device.sizeBytes());
+                for (AttachCheck.Refusal refusal : found) {
                     refusals.add(refusal.message());
+                }
+                if (found.isEmpty() && AttachCheck.headerBehind(header.value(), expected)) {
+                    headersBehind.add(index);
                 }
                 byte[] area = geometry == null ? null
                         : Arrays.copyOfRange(read.value(), BackingHeader.BYTES, BackingHeader.BYTES + mapBytes);
@@ -266,6 +273,33 @@ final class CacheOpener {
     }
 
     private void wired(CacheSet set) {
+        finishGrows(set, 0);
+    }
+
+    /**
+     * Step 6, first write: the backing headers a grow left behind its superblock get the recorded size (the grow's
+     * last step, docs/FORMAT.md §3 "Volumes attached and detached live"); the map file, if any, takes the new header
+     * at open as for any map file whose header differs.
+     */
+    private void finishGrows(CacheSet set, int next) {
+        if (next == headersBehind.size()) {
+            markDamage(set);
+            return;
+        }
+        int slot = headersBehind.get(next);
+        AttachedBacking grown = pair.chosen().backings().get(slot);
+        DeviceBytes.writeAndFlush(set.backingSpecs().get(slot).device(), 0,
+                VolumeGrower.header(set, grown).encode(), written -> {
+                    if (!written.ok()) {
+                        fail("finishing the grow of \"" + grown.exportName() + "\" (its backing header) failed: "
+                                + written.message());
+                        return;
+                    }
+                    finishGrows(set, next + 1);
+                });
+    }
+
+    private void markDamage(CacheSet set) {
         // Before any volume serves: every region holding dirty data is marked (WRITEBACK.md "When a device fails").
         set.markDamage(marked -> {
             if (!marked.ok()) {

@@ -39,29 +39,41 @@ import java.util.function.DoubleConsumer;
 public final class CacheSet {
     private final EventLoop loop;
     private final BlockDevice cacheDevice;
+    /**
+     * The attached backing devices, volumes and writeback engines, in superblock slot order; changed only on the loop
+     * by {@link VolumeAttacher} and {@link VolumeDetacher}, whose superblock rewrite decides what the next open sees.
+     */
     private final List<BackingSpec> backings;
     private final CacheSpace space;
     private final JournalWriter journal;
     private final CheckpointWriter checkpoints;
     private final List<Volume> volumes;
     private final List<Writeback> writebacks;
+    private final CacheSetOptions options;
+    /** A volume attach, detach or grow in progress: one at a time, as each rewrites the superblock. */
+    private boolean volumeChanging;
     private final KnobRegistry knobs = new KnobRegistry();
     private CacheSuperblock superblock;
     private boolean shutDown;
     private io.blockcache.gc.GarbageCollector gc;
 
+    /**
+     * @param backings the builder's list, kept (not copied): the shutdown checkpoint's backing flush walks it, and a
+     *     volume attached later must be flushed too
+     */
     CacheSet(EventLoop loop, BlockDevice cacheDevice, List<BackingSpec> backings, CacheSuperblock superblock,
              CacheSpace space, JournalWriter journal, CheckpointWriter checkpoints, List<Volume> volumes,
-             List<Writeback> writebacks) {
+             List<Writeback> writebacks, CacheSetOptions options) {
         this.loop = loop;
         this.cacheDevice = cacheDevice;
-        this.backings = List.copyOf(backings);
+        this.backings = backings;
         this.superblock = superblock;
         this.space = space;
         this.journal = journal;
         this.checkpoints = checkpoints;
-        this.volumes = List.copyOf(volumes);
-        this.writebacks = List.copyOf(writebacks);
+        this.volumes = new ArrayList<>(volumes);
+        this.writebacks = new ArrayList<>(writebacks);
+        this.options = options;
         for (int i = 0; i < volumes.size(); i++) {
             KnobTable.bind(knobs, backings.get(i).name(), KnobTarget.ofVolume(volumes.get(i), writebacks.get(i)));
         }
@@ -149,34 +161,147 @@ public final class CacheSet {
         CacheOpener.open(loop, cacheDevice, backings, options, progress, done);
     }
 
-    /** The volumes, in the order the superblock records their backing devices. */
+    /** The volumes, in the order the superblock records their backing devices (a snapshot: volumes come and go). */
     public List<Volume> volumes() {
-        return volumes;
+        return List.copyOf(volumes);
+    }
+
+    /**
+     * Attaches backing device {@code spec} as a new volume while the cache runs (docs/OPERATIONS.md "Add a volume"):
+     * writes its backing header and empty damage map, makes the superblock that names it durable (the commit point:
+     * a crash before it leaves the set as it was), then wires and starts it. {@code done} gets the volume, or one line
+     * saying why not (nothing attached).
+     *
+     * @param mode the new volume's cache mode, kept across restarts; null for the set's default
+     * @param location where the backing store is (a path or URI, at most 142 bytes), recorded in the superblock so
+     *     that a restart finds it without being told; "" for none
+     * @param ids source of the new backing device's UUID
+     */
+    public void addVolume(BackingSpec spec, io.blockcache.volume.CacheMode mode, String location, Prng ids,
+                          Consumer<Outcome<Volume>> done) {
+        Checks.onLoop(loop, "CacheSet.addVolume");
+        if (!beginVolumeChange(done)) {
+            return;
+        }
+        VolumeAttacher.attach(this, spec, mode, location, ids, outcome -> {
+            volumeChanging = false;
+            done.accept(outcome);
+        });
+    }
+
+    /**
+     * Detaches volume {@code name} while the cache runs (docs/OPERATIONS.md "Remove a volume"): refuses while it holds
+     * dirty data unless {@code discardDirty}; else closes it, waits for its requests, drops its extents, writes a
+     * checkpoint that no longer holds it and then the superblock without it (the commit point). {@code done} gets
+     * null on success, or one line saying why not.
+     */
+    public void removeVolume(String name, boolean discardDirty, Consumer<Outcome<Void>> done) {
+        Checks.onLoop(loop, "CacheSet.removeVolume");
+        if (!beginVolumeChange(done)) {
+            return;
+        }
+        VolumeDetacher.detach(this, name, discardDirty, outcome -> {
+            volumeChanging = false;
+            done.accept(outcome);
+        });
+    }
+
+    /**
+     * Grows volume {@code name} to {@code sizeBytes} (docs/OPERATIONS.md "Resize a volume"): the caller has made its
+     * backing device large enough; the superblock with the new size is the commit point, the backing header follows
+     * (an open after a crash in between finishes it). Shrinking is refused.
+     */
+    public void growVolume(String name, long sizeBytes, Consumer<Outcome<Void>> done) {
+        Checks.onLoop(loop, "CacheSet.growVolume");
+        if (!beginVolumeChange(done)) {
+            return;
+        }
+        VolumeGrower.grow(this, name, sizeBytes, outcome -> {
+            volumeChanging = false;
+            done.accept(outcome);
+        });
+    }
+
+    private <T> boolean beginVolumeChange(Consumer<Outcome<T>> done) {
+        if (shutDown || volumeChanging) {
+            String why = shutDown ? "the cache set is shutting down" : "another volume change is in progress";
+            loop.execute(() -> done.accept(Outcome.failed(why)));
+            return false;
+        }
+        volumeChanging = true;
+        return true;
+    }
+
+    /** The slot index of volume {@code name}, or -1. */
+    int slotOf(String name) {
+        for (int i = 0; i < backings.size(); i++) {
+            if (backings.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Wires a volume whose slot the durable superblock already names (the attach's last step). */
+    void wired(BackingSpec spec, Volume volume, Writeback writeback) {
+        backings.add(spec);
+        volumes.add(volume);
+        writebacks.add(writeback);
+        KnobTable.bind(knobs, spec.name(), KnobTarget.ofVolume(volume, writeback));
+        checkpoints.addVolume(volume.volumeId(), volume.index().extents(), volume.index()::recordedEpochAt);
+        gc.addVolume(volume.index());
+    }
+
+    /** Unwires the volume in slot {@code slot}, whose superblock no longer names it (the detach's last step). */
+    void unwired(int slot) {
+        knobs.removeVolume(backings.get(slot).name());
+        backings.remove(slot);
+        volumes.remove(slot);
+        writebacks.remove(slot);
+    }
+
+    CacheSetOptions options() {
+        return options;
+    }
+
+    CheckpointWriter checkpoints() {
+        return checkpoints;
+    }
+
+    BlockDevice cacheDevice() {
+        return cacheDevice;
+    }
+
+    /** The backing devices as wired (behind their sticky flush), in slot order. */
+    List<BackingSpec> backingSpecs() {
+        return List.copyOf(backings);
+    }
+
+    /** True while any volume has a front-end request in flight (GC's pacing asks, every slice). */
+    boolean anyRequestInFlight() {
+        for (Volume volume : volumes) {
+            if (volume.counters().inFlight() > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The volume exported as {@code name}, or null. */
     public Volume volume(String name) {
-        for (int i = 0; i < backings.size(); i++) {
-            if (backings.get(i).name().equals(name)) {
-                return volumes.get(i);
-            }
-        }
-        return null;
+        int slot = slotOf(name);
+        return slot < 0 ? null : volumes.get(slot);
     }
 
     /** The writeback engine of the volume exported as {@code name}, or null. */
     public Writeback writeback(String name) {
-        for (int i = 0; i < backings.size(); i++) {
-            if (backings.get(i).name().equals(name)) {
-                return writebacks.get(i);
-            }
-        }
-        return null;
+        int slot = slotOf(name);
+        return slot < 0 ? null : writebacks.get(slot);
     }
 
-    /** The writeback engines, in volume order. */
+    /** The writeback engines, in volume order (a snapshot). */
     public List<Writeback> writebacks() {
-        return writebacks;
+        return List.copyOf(writebacks);
     }
 
     /**
@@ -355,6 +480,14 @@ public final class CacheSet {
     /** Writes both superblock copies with a bumped sequence and {@code flags}: A, flush, B, flush. */
     void rewriteSuperblock(int flags, IoCallback done) {
         rewriteSuperblock(flags, superblock.backings(), done);
+    }
+
+    /**
+     * Writes both superblock copies with {@code slots} and the flags as they are (A, flush, B, flush): the commit
+     * point of a volume attach, detach or grow (a crash tears at most one copy, and the valid newer one wins).
+     */
+    void rewriteSlots(List<AttachedBacking> slots, IoCallback done) {
+        rewriteSuperblock(superblock.flags(), slots, done);
     }
 
     private void rewriteSuperblock(int flags, List<AttachedBacking> slots, IoCallback done) {

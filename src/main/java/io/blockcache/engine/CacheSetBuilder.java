@@ -74,10 +74,8 @@ final class CacheSetBuilder {
         this.cacheDevice = cacheDevice;
         // Flush errors stick per backing device (StickyFlushDevice): every user of a backing device sees them. A
         // replicated volume's backing is fenced below that (FencedDevice): a refused flush sticks too.
-        this.backings = backings.stream().map(spec -> new BackingSpec(spec.name(),
-                new StickyFlushDevice(options.backingFence() == null ? spec.device()
-                        : new FencedDevice(spec.device(), loop, options.backingFence())),
-                spec.inPlace(), spec.mapDevice())).toList();
+        this.backings = backings.stream().map(spec -> VolumeWiring.wrapped(loop, spec, options))
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
         this.options = options;
         this.superblock = superblock;
         this.recovery = recovery;
@@ -162,16 +160,8 @@ final class CacheSetBuilder {
             VolumeIndex volumeIndex = new VolumeIndex(attached.volumeId(), index, journal, space);
             volumeIndex.restoreEpochs(recoveredEpochs.get(attached.volumeId()));
             checkpoints.addVolume(attached.volumeId(), index, volumeIndex::recordedEpochAt);
-            VolumeConfig config = new VolumeConfig(attached.volumeId(), attached.volumeSizeBytes(),
-                    attached.dataOffsetBytes(), options.mode(), true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
-            BlockDevice backing = backings.get(i).device();
-            DamageMapGeometry geometry = DamageMapGeometry.of(attached.dataOffsetBytes(), attached.volumeSizeBytes());
-            // The damage map is opt-in (CacheSetOptions.damageMap says why).
-            boolean mapped = geometry != null && options.damageMap();
-            DamageMapSource source = mapAreas.get(i);
-            DamageMap damage = !mapped || source == null ? null : source.open(loop, backing,
-                    backings.get(i).mapDevice(), attached.backingUuid(), geometry, attached.volumeSizeBytes());
-            volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space, volumeIndex, journal, damage));
+            volumes.add(VolumeWiring.volume(loop, cacheDevice, space, journal, attached, volumeIndex, backings.get(i),
+                    mapAreas.get(i), options, VolumeModes.of(attached, options)));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         recoveredEpochs.clear(); // handed over; the volumes forget them once unused
@@ -192,10 +182,9 @@ final class CacheSetBuilder {
 
     private void finishSet() {
         CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes,
-                writebacks);
+                writebacks, options);
         set.attachGc(new GarbageCollector(loop, cacheDevice, space, volumes.stream().map(Volume::index).toList(),
-                CheckpointPort.of(checkpoints), () -> volumes.stream().anyMatch(v -> v.counters().inFlight() > 0),
-                GcConfig.defaults()));
+                CheckpointPort.of(checkpoints), set::anyRequestInFlight, GcConfig.defaults()));
         finished = set;
     }
 

@@ -21,6 +21,11 @@ public final class KnobRegistry {
         }
     }
 
+    /** Removes every knob of volume {@code volumeName} (a volume detached while the cache runs). */
+    void removeVolume(String volumeName) {
+        knobs.values().removeIf(knob -> knob instanceof TableKnob table && volumeName.equals(table.volumeName()));
+    }
+
     /** The knob called {@code name} (a deprecated name too), or null. */
     public Knob find(String name) {
         return knobs.get(name);

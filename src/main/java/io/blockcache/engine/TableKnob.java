@@ -20,6 +20,11 @@ final class TableKnob implements Knob {
         this.target = target;
     }
 
+    /** The volume this knob belongs to, or null for a cache set's knob. */
+    String volumeName() {
+        return volumeName;
+    }
+
     /** The declaration. */
     KnobSpec spec() {
         return spec;

@@ -64,10 +64,15 @@ public final class AttachCheck {
         long expectedDeviceBytes = expected.dataOffsetBytes() + expected.volumeSizeBytes();
         // The slot has no log field: a data offset past the header's MiB is the log (FORMAT.md §4.4).
         long expectedLogBytes = Math.max(0, expected.dataOffsetBytes() - BackingHeader.LOG_OFFSET_BYTES);
+        // A device larger than its volume needs is a grow not (yet) committed, or one done ahead of `volume resize`:
+        // the volume keeps its place and size. A header smaller than the slot is a grow committed in the superblock
+        // whose header write did not happen: the open finishes it (headerBehind). FORMAT.md §3, "Volumes attached
+        // and detached live".
+        boolean sizeFits = found.volumeSizeBytes() == expected.volumeSizeBytes() || headerBehind(found, expected);
         if (found.dataOffsetBytes() != expected.dataOffsetBytes()
-                || found.volumeSizeBytes() != expected.volumeSizeBytes()
+                || !sizeFits
                 || found.logSizeBytes() != expectedLogBytes
-                || deviceSizeBytes != expectedDeviceBytes) {
+                || deviceSizeBytes < expectedDeviceBytes) {
             refusals.add(new Refusal(Reason.RESIZED, who + " was resized: found device size " + deviceSizeBytes
                     + " bytes (header: dataOffsetBytes " + found.dataOffsetBytes() + " + volumeSizeBytes "
                     + found.volumeSizeBytes() + ", logSizeBytes " + found.logSizeBytes() + "), expected "
@@ -75,5 +80,15 @@ public final class AttachCheck {
                     + " + volumeSizeBytes " + expected.volumeSizeBytes() + ", logSizeBytes " + expectedLogBytes + ")"));
         }
         return refusals;
+    }
+
+    /**
+     * True if {@code found} is the header of {@code expected}'s device from before a grow the superblock already
+     * records (a smaller volume, everything else the same): the open rewrites it with the slot's size.
+     */
+    public static boolean headerBehind(BackingHeader found, AttachedBacking expected) {
+        return found.backingUuid().equals(expected.backingUuid())
+                && found.dataOffsetBytes() == expected.dataOffsetBytes()
+                && found.volumeSizeBytes() < expected.volumeSizeBytes();
     }
 }

@@ -32,9 +32,18 @@ import java.util.UUID;
  * @param exportName the NBD export name, at most 63 bytes of UTF-8
  * @param fingerprint for a backing cached in place, the first 8 bytes of a SHA-256 of its size and sampled blocks
  *     when the cache last stopped cleanly (or was formatted); 0 otherwise
+ * @param location where the backing store is, as given to {@code blockcache volume add} (a path or an {@code nbd://}
+ *     URI, at most {@link #LOCATION_BYTES_MAX} bytes of UTF-8), so that a restart finds a volume added live without a
+ *     {@code --backing} for it; empty for a volume the command line names (docs/FORMAT.md §3, location records)
+ * @param modeCode the cache mode the volume was added with: 0 = the serve's default, else a code of
+ *     {@code engine.VolumeModes}
  */
 public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataOffsetBytes, int volumeId,
-        String exportName, long fingerprint) {
+        String exportName, long fingerprint, String location, int modeCode) {
+    /** Bytes of one location record in the superblock (§3): mode u8, length u8, location. */
+    public static final int LOCATION_RECORD_BYTES = 144;
+    /** Longest location in UTF-8 bytes. */
+    public static final int LOCATION_BYTES_MAX = LOCATION_RECORD_BYTES - 2;
     /** Encoded size of one slot. */
     public static final int SLOT_BYTES = 98;
     /** Longest export name in UTF-8 bytes: a u8 length and a fixed 63-byte field keep the slot fixed. */
@@ -67,6 +76,17 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
         int nameBytes = exportName.getBytes(StandardCharsets.UTF_8).length;
         Checks.require(nameBytes <= EXPORT_NAME_BYTES_MAX, "exportName must be at most %d bytes of UTF-8, "
                 + "\"%s\" has %d", EXPORT_NAME_BYTES_MAX, exportName, nameBytes);
+        Objects.requireNonNull(location, "location");
+        int locationBytes = location.getBytes(StandardCharsets.UTF_8).length;
+        Checks.require(locationBytes <= LOCATION_BYTES_MAX, "location must be at most %d bytes of UTF-8, \"%s\" has %d",
+                LOCATION_BYTES_MAX, location, locationBytes);
+        Checks.require(modeCode >= 0 && modeCode <= 255, "modeCode must be a u8, got %d", modeCode);
+    }
+
+    /** A backing named by the command line (no location record), with {@code fingerprint} (0 unless in place). */
+    public AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataOffsetBytes, int volumeId,
+            String exportName, long fingerprint) {
+        this(backingUuid, volumeSizeBytes, dataOffsetBytes, volumeId, exportName, fingerprint, "", 0);
     }
 
     /** A backing with a header (not in place): no fingerprint. */
@@ -83,7 +103,40 @@ public record AttachedBacking(UUID backingUuid, long volumeSizeBytes, long dataO
     /** This slot with another fingerprint (taken again at a clean shutdown). */
     public AttachedBacking withFingerprint(long newFingerprint) {
         return new AttachedBacking(backingUuid, volumeSizeBytes, dataOffsetBytes, volumeId, exportName,
-                newFingerprint);
+                newFingerprint, location, modeCode);
+    }
+
+    /** This slot with another volume size (a grow). */
+    public AttachedBacking withVolumeSizeBytes(long newVolumeSizeBytes) {
+        return new AttachedBacking(backingUuid, newVolumeSizeBytes, dataOffsetBytes, volumeId, exportName,
+                fingerprint, location, modeCode);
+    }
+
+    /** This slot with its location record (a volume added live). */
+    public AttachedBacking withLocation(String newLocation, int newModeCode) {
+        return new AttachedBacking(backingUuid, volumeSizeBytes, dataOffsetBytes, volumeId, exportName,
+                fingerprint, newLocation, newModeCode);
+    }
+
+    /** Writes the location record at {@code offsetBytes} (zeros for none). */
+    void encodeLocation(ByteBuffer buffer, int offsetBytes) {
+        byte[] bytes = location.getBytes(StandardCharsets.UTF_8);
+        buffer.put(offsetBytes, (byte) modeCode);
+        buffer.put(offsetBytes + 1, (byte) bytes.length);
+        buffer.put(offsetBytes + 2, bytes);
+    }
+
+    /** Reads the location record at the reader's position into this slot. */
+    AttachedBacking decodeLocation(FieldReader reader, int slotIndex) throws MalformedException {
+        String prefix = "location[" + slotIndex + "].";
+        int start = reader.position();
+        int mode = reader.u8(prefix + "mode");
+        int length = reader.seek(start + 1).u8(prefix + "length");
+        if (length > LOCATION_BYTES_MAX) {
+            throw reader.invalid(prefix + "length", 1, "at most " + LOCATION_BYTES_MAX, length);
+        }
+        String text = reader.seek(start + 2).utf8(prefix + "location", length);
+        return withLocation(text, mode);
     }
 
     void encode(ByteBuffer buffer, int offsetBytes) {

@@ -30,7 +30,9 @@ import java.util.UUID;
  *       68     4  backingCount        0..16
  *       72  1568  16 slots of 98 bytes ({@link AttachedBacking}); unused slots all zero
  *     1640   128  16 fingerprints, u64 each, of the slots in order (0 unless the backing is cached in place)
- *     1768  2324  zero
+ *     1768  2304  16 location records of 144 bytes, of the slots in order: mode u8, length u8, location UTF-8
+ *                 (all zero unless the volume was added live: docs/FORMAT.md §3 "Volumes attached and detached live")
+ *     4072    20  zero
  *     4092     4  CRC32C of bytes [0, 4092)
  * </pre>
  *
@@ -76,6 +78,7 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
     static final int OFFSET_BACKING_COUNT = 68;
     static final int OFFSET_SLOTS = 72;
     static final int OFFSET_FINGERPRINTS = OFFSET_SLOTS + BACKINGS_MAX * AttachedBacking.SLOT_BYTES;
+    static final int OFFSET_LOCATIONS = OFFSET_FINGERPRINTS + BACKINGS_MAX * Long.BYTES;
     static final int OFFSET_CRC = BYTES - Integer.BYTES;
     private static final String NAME = "cache superblock";
 
@@ -149,6 +152,7 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
         for (int i = 0; i < backings.size(); i++) {
             backings.get(i).encode(buffer, OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
             buffer.putLong(OFFSET_FINGERPRINTS + i * Long.BYTES, backings.get(i).fingerprint());
+            backings.get(i).encodeLocation(buffer, OFFSET_LOCATIONS + i * AttachedBacking.LOCATION_RECORD_BYTES);
         }
         return BlockEnvelope.seal(bytes, OFFSET_CRC);
     }
@@ -187,7 +191,9 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
             for (int i = 0; i < backingCount; i++) {
                 long fingerprint = reader.seek(OFFSET_FINGERPRINTS + i * Long.BYTES).u64Bits("fingerprint[" + i + "]");
                 reader.seek(OFFSET_SLOTS + i * AttachedBacking.SLOT_BYTES);
-                backings.add(AttachedBacking.decode(reader, i, fingerprint));
+                AttachedBacking slot = AttachedBacking.decode(reader, i, fingerprint);
+                int location = OFFSET_LOCATIONS + i * AttachedBacking.LOCATION_RECORD_BYTES;
+                backings.add(slot.decodeLocation(reader.seek(location), i));
             }
             return new CacheSuperblock(sequence, cacheSetUuid, logicalBlockBytes,
                     bucketSizeBytes, bucketCount, dataStartBytes, journalFirstBucket, journalBuckets, flags,

@@ -94,10 +94,22 @@ public final class GarbageCollector implements BucketObserver {
         this.guard = new GenerationGuard(table, checkpoints, config.generationDistanceMax());
         this.evictor = new Evictor(table, allocator, recency, dataBuckets);
         this.candidates = new MovingCandidates(table, evictor, dataBuckets, stats);
-        this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, List.copyOf(volumes), stats);
+        this.moving = new MovingGc(loop, cacheDevice, space.layout(), table, allocator, new ArrayList<>(volumes),
+                stats);
         this.pacer = new MarkPacer(loop); // the loop's own time: engine code reads no other clock
         allocator.setObserver(this);
         allocator.setBumpGuard(guard);
+    }
+
+    /**
+     * Adds a volume attached while the cache runs: marked from the next run on, its pieces moved by their place in
+     * the list. A detached volume's index stays in the list, empty, so that the places of the others never shift
+     * under a mark or a move in progress.
+     */
+    public void addVolume(VolumeIndex volume) {
+        Checks.onLoop(loop, "GarbageCollector.addVolume");
+        indexes.add(volume.extents());
+        moving.addVolume(volume);
     }
 
     /** Runs a GC now, or joins the one running; {@code done} when it has finished. */

@@ -254,6 +254,11 @@ final class MovingGc {
                 });
     }
 
+    /** Adds a volume attached while the cache runs; its pieces carry its place in the list (GarbageCollector). */
+    void addVolume(VolumeIndex volume) {
+        volumes.add(volume);
+    }
+
     /** Where piece {@code k}'s part in a write that starts at round sector {@code writeFrom} begins. */
     private int partFrom(int k, int writeFrom) {
         return Math.max(writeFrom, roundStart[k]);

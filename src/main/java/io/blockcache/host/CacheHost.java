@@ -1,5 +1,6 @@
 package io.blockcache.host;
 
+import io.blockcache.backing.BackingLocation;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.device.IoResult;
@@ -13,6 +14,8 @@ import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
+import io.blockcache.volume.CacheMode;
+import io.blockcache.volume.Volume;
 import io.blockcache.writeback.Writeback;
 import java.nio.file.Files;
 import java.security.SecureRandom;
@@ -38,10 +41,12 @@ public final class CacheHost implements AutoCloseable {
     private final HostFiles files;
     private final Consumer<String> log;
     private final RealLoop loop;
-    private final List<BlockDevice> devices = new ArrayList<>();
-    private final List<BackingSpec> backings = new ArrayList<>();
+    /** Copy-on-write: volumes added and removed live change them while the admin API reads them. */
+    private final List<BlockDevice> devices = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<BackingSpec> backings = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final String loopName;
     private CacheSet set;
+    private HostVolumes volumes;
     private DeviceWatcher watcher;
     private boolean closed;
 
@@ -99,12 +104,42 @@ public final class CacheHost implements AutoCloseable {
         return loop;
     }
 
+    /**
+     * Adds a volume to the running cache (docs/OPERATIONS.md "Add a volume"): opens {@code location} (a file, created
+     * sparse with {@code volumeBytes} plus its header when missing, or {@code nbd://}), attaches it in {@code mode} and
+     * keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached, created or open.
+     *
+     * @param force overwrite a store that holds another cache set's metadata
+     * @return the new volume (loop-thread rule applies)
+     * @throws HostException with one line for the user
+     */
+    public Volume addVolume(String name, BackingLocation location, long volumeBytes, CacheMode mode, boolean force)
+            throws HostException {
+        return volumes.add(name, location, volumeBytes, mode, force);
+    }
+
+    /**
+     * Removes volume {@code name} from the running cache (docs/OPERATIONS.md "Remove a volume") and closes its backing
+     * store; refused while it holds dirty data unless {@code discardDirty}.
+     */
+    public void removeVolume(String name, boolean discardDirty) throws HostException {
+        volumes.remove(name, discardDirty);
+    }
+
+    /**
+     * Grows volume {@code name} to {@code sizeBytes} (docs/OPERATIONS.md "Resize a volume"): a backing file is
+     * extended first; any other store must have grown already. Shrinking is refused.
+     */
+    public void growVolume(String name, long sizeBytes) throws HostException {
+        volumes.grow(name, sizeBytes);
+    }
+
     /** The cache device. */
     public FileDevice cacheDevice() {
         return (FileDevice) devices.get(0);
     }
 
-    /** The backing devices with their export names, in volume order. */
+    /** The backing devices with their export names, in volume order (a snapshot: volumes come and go). */
     public List<BackingSpec> backings() {
         return List.copyOf(backings);
     }
@@ -117,7 +152,10 @@ public final class CacheHost implements AutoCloseable {
     private void openAll(DoubleConsumer formatProgress, RecoveryProgress recovery, BeforeRecovery beforeRecovery)
             throws HostException {
         boolean fresh = !Files.exists(files.cacheFile());
-        new HostDevices(files, loop, log).open(fresh, devices, backings);
+        KnownVolumes known = KnownVolumes.of(files);
+        HostDevices opener = new HostDevices(known.forOpen(), loop, log);
+        opener.open(fresh, devices, backings);
+        volumes = new HostVolumes(this, devices, backings, opener);
         if (fresh) {
             format(formatProgress);
         } else {
@@ -145,6 +183,10 @@ public final class CacheHost implements AutoCloseable {
         }
         if (knobProblem[0] != null) {
             throw new HostException(knobProblem[0]);
+        }
+        for (Map.Entry<String, BackingLocation> added : known.toAdd().entrySet()) {
+            log.accept("volume \"" + added.getKey() + "\" is not in " + files.cacheFile() + " yet: adding it");
+            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), null, files.force());
         }
         watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
         watcher.start();

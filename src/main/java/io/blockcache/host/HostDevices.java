@@ -125,6 +125,88 @@ final class HostDevices {
     }
 
     /**
+     * Opens the backing store of a volume added to the running cache ({@code blockcache volume add}): a file (created
+     * sparse with {@code volumeBytes} plus the header when it does not exist) or an {@code nbd://} export, and its
+     * damage map file. A store holding blockcache metadata is refused unless it names this cache set (a volume
+     * detached from it, or an add a crash interrupted: its data keeps its place) or {@code force}. Whatever it opened
+     * goes to {@code opened}, whatever it created to {@code created}, so a refused add can close and delete them.
+     */
+    BackingSpec openAdded(String name, BackingLocation location, long volumeBytes, boolean force, UUID cacheSetUuid,
+                          List<BlockDevice> opened, List<Path> created) throws HostException {
+        FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
+        BlockDevice device;
+        try {
+            if (location instanceof BackingLocation.File file) {
+                boolean exists = Files.exists(file.path());
+                if (exists && !force) {
+                    refuseForeign(name, file.path().toString(), MetadataGuard.head(file.path()), cacheSetUuid);
+                }
+                if (!exists && volumeBytes <= 0) {
+                    throw new HostException("backing file " + file.path() + " of volume \"" + name + "\" does not"
+                            + " exist; give its size (--size) to create it");
+                }
+                if (!exists) {
+                    created.add(file.path());
+                }
+                FileDevice fileDevice = openOrCreate(file.path(), volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES,
+                        !exists, deviceOptions);
+                opened.add(fileDevice);
+                fileDevice.fenceWhenChanged();
+                device = fileDevice;
+            } else if (location instanceof BackingLocation.Nbd nbd) {
+                device = openBackingNbd(name, nbd, false, new MetadataGuard(files.cacheFile(), true));
+                opened.add(device);
+                if (!force) {
+                    ByteBuffer head = ByteBuffer.allocate(ExistingMetadata.HEAD_BYTES);
+                    IoResult read = CacheHost.<IoResult>onLoop(loop, done -> device.read(0, head, done::accept));
+                    if (!read.ok()) {
+                        throw new HostException("cannot read " + nbd.display() + ": " + read.message());
+                    }
+                    refuseForeign(name, nbd.display(), head.array(), cacheSetUuid);
+                }
+            } else {
+                throw new HostException("volume \"" + name + "\": " + location.display() + " cannot be added to a"
+                        + " running cache yet (files and nbd:// can); format a cache with it instead");
+            }
+            Path mapPath = files.dataDir() == null ? null : files.dataDir().resolve(DamageMapPlacement.fileName(name));
+            if (mapPath != null && files.damageMap() == DamageMapPlacement.FILE && !Files.exists(mapPath)) {
+                created.add(mapPath);
+            }
+            FileDevice map = openMapFile(name, deviceOptions);
+            if (map != null) {
+                opened.add(map);
+            }
+            return new BackingSpec(name, device).withMapDevice(map);
+        } catch (IOException e) {
+            throw new HostException(e instanceof FileInUseException ? e.getMessage()
+                    : "cannot open " + IoMessages.describe("a device file", e));
+        }
+    }
+
+    /** Where volume {@code name}'s damage map file is with placement {@code file}, or null without one. */
+    Path mapFile(String name) {
+        return files.dataDir() == null || files.damageMap() != DamageMapPlacement.FILE ? null
+                : files.dataDir().resolve(DamageMapPlacement.fileName(name));
+    }
+
+    /** Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header. */
+    private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid) throws HostException {
+        String contents = ExistingMetadata.describe(head);
+        if (contents == null) {
+            return;
+        }
+        var header = BackingHeader.decode(java.util.Arrays.copyOf(head, BackingHeader.BYTES), 0);
+        if (header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
+            log.accept("volume \"" + name + "\": " + display + " was a volume of this cache before; attaching it"
+                    + " again with its data where it was");
+            return;
+        }
+        throw new HostException("refusing to add " + display + " as volume \"" + name + "\": it " + contents
+                + ", which the add would overwrite (that cache set's dirty data would never be written back);"
+                + " give --force to overwrite it");
+    }
+
+    /**
      * Takes back the volume objects and owner records that a new cache's S3 opens wrote, for a start refused before
      * anything was written through them; a failure to do so is one line in the log (the objects remain, and say so).
      */

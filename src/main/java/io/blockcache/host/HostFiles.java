@@ -62,6 +62,12 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
                 dataDir, overwrite);
     }
 
+    /** These files with {@code newBackings} instead (volume order). */
+    public HostFiles withBackings(Map<String, BackingLocation> newBackings) {
+        return new HostFiles(cacheFile, cacheSizeBytes, newBackings, backingSizeBytes, options, knobs, damageMap,
+                dataDir, force);
+    }
+
     /** Without a placement: the map on the backing devices if {@code options.damageMap()}, else none. */
     public HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings, long backingSizeBytes,
                      CacheSetOptions options, Map<String, String> knobs) {

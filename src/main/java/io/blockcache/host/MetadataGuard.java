@@ -36,13 +36,18 @@ public final class MetadataGuard {
      * @throws IOException if the file cannot be read
      */
     public static String describe(Path path) throws IOException {
+        return ExistingMetadata.describe(head(path));
+    }
+
+    /** The first {@link ExistingMetadata#HEAD_BYTES} of the file at {@code path} (zeros past its end). */
+    static byte[] head(Path path) throws IOException {
         ByteBuffer head = ByteBuffer.allocate(ExistingMetadata.HEAD_BYTES);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             while (head.hasRemaining() && channel.read(head, head.position()) >= 0) {
                 // read until full or end of file; a short file leaves zeroes, which match no magic
             }
         }
-        return ExistingMetadata.describe(head.array());
+        return head.array();
     }
 
     /** Refuses an existing backing file of export {@code name} that holds blockcache metadata. */

@@ -88,6 +88,26 @@ public final class CheckpointWriter {
         volumes.add(new CheckpointItems.VolumeExtents(volumeId, index, epochOf));
     }
 
+    /**
+     * Leaves volume {@code volumeId} out of every checkpoint started from now on (a volume being detached: its extents
+     * are gone from the index, and the superblock that no longer names it must find no run of it).
+     */
+    public void removeVolume(int volumeId) {
+        volumes.removeIf(volume -> volume.volumeId() == volumeId);
+    }
+
+    /**
+     * Starts a checkpoint that begins after this call: waits for one already running (it began before, and may hold
+     * what the caller just changed), then starts a fresh one; {@code done} runs when that one is durable or failed.
+     */
+    public void startAfterNow(IoCallback done) {
+        if (run != null) {
+            waiters.add(previous -> startAfterNow(done));
+            return;
+        }
+        start(done);
+    }
+
     /** True while a checkpoint is being written. */
     public boolean running() {
         return run != null;
@@ -178,7 +198,9 @@ public final class CheckpointWriter {
 
         Run(long startSequence) {
             this.startSequence = startSequence;
-            this.encoder = new CheckpointEncoder(startSequence, chunkBytesMax, new CheckpointItems(space, volumes));
+            // A copy: a volume detached while this checkpoint runs still has its (empty) run here.
+            this.encoder = new CheckpointEncoder(startSequence, chunkBytesMax,
+                    new CheckpointItems(space, List.copyOf(volumes)));
         }
 
         void nextChunk() {

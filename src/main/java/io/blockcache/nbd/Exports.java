@@ -5,13 +5,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The server's exports by name, in the order given, each with who may use it; the first one is also the default
- * export (the empty name). Immutable after construction: any thread.
+ * export (the empty name). Volumes added and removed while the server runs come and go through {@link #add} and
+ * {@link #remove}; a connection keeps the export it negotiated. Any thread (copy-on-write).
  */
 final class Exports {
-    private final List<Export> exports = new ArrayList<>();
+    private final List<Export> exports = new CopyOnWriteArrayList<>();
 
     Exports(Map<String, Volume> volumes) {
         this(volumes, Map.of());
@@ -40,10 +42,24 @@ final class Exports {
         }
     }
 
+    /** Serves {@code volume} as {@code name} from now on, open to every client. */
+    void add(String name, Volume volume) {
+        if (name.isEmpty() || find(name) != null) {
+            throw new IllegalArgumentException("export name \"" + name + "\" is empty or served already");
+        }
+        exports.add(new Export(name, volume, ExportAccess.OPEN));
+    }
+
+    /** Stops offering export {@code name} to new connections; true if there was one. */
+    boolean remove(String name) {
+        return exports.removeIf(export -> export.name().equals(name));
+    }
+
     /** The export called {@code name}; the empty name is the first export; null if there is none. */
     Export find(String name) {
         if (name.isEmpty()) {
-            return exports.get(0);
+            List<Export> now = exports;
+            return now.isEmpty() ? null : now.get(0);
         }
         for (Export export : exports) {
             if (export.name().equals(name)) {

@@ -118,6 +118,24 @@ public final class NbdServer implements AutoCloseable {
         this.watchdog = new ConnectionWatchdog(connections.values(), limits, counters, operatorLog, loop);
     }
 
+    /**
+     * Serves {@code volume} as export {@code name} to connections negotiated from now on (a volume added to the running
+     * cache). Any thread.
+     */
+    public void addExport(String name, Volume volume) {
+        context.exports().add(name, volume);
+    }
+
+    /**
+     * Stops offering export {@code name} to new connections (a volume being removed); connections that negotiated it
+     * keep it, and their requests fail once the volume is closed. Any thread.
+     *
+     * @return true if there was such an export
+     */
+    public boolean removeExport(String name) {
+        return context.exports().remove(name);
+    }
+
     /** Binds and starts accepting connections. */
     public synchronized void start() throws IOException {
         start(ServerSocketChannel.open().bind(bindAddress));

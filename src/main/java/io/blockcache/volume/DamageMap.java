@@ -6,6 +6,7 @@ import io.blockcache.device.IoJoin;
 import io.blockcache.device.IoResult;
 import io.blockcache.format.DamageMapBlock;
 import io.blockcache.format.DamageMapGeometry;
+import io.blockcache.loop.Checks;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.index.ExtentLocation;
 import io.blockcache.loop.EventLoop;
@@ -73,8 +74,8 @@ public final class DamageMap {
     private static final int OPEN_WALK_NODES = 1024;
 
     private final EventLoop loop;
-    private final DamageMapGeometry geometry;
-    private final long volumeSectors;
+    private DamageMapGeometry geometry;
+    private long volumeSectors;
     private final DamageMapBlockWriter[] blocks;
     private final DamageMapStats stats = new DamageMapStats();
     private VolumeIndex index;
@@ -93,6 +94,18 @@ public final class DamageMap {
     private long flaggedEpoch = -1;
     /** A clear of the flag was asked for and is not durable yet. */
     private boolean clearing;
+
+    /**
+     * The volume grew to {@code volumeSizeBytes}, whose geometry keeps the region size and block count (the caller
+     * checked): the new regions start clear, as the new backing bytes hold nothing the cache acknowledged.
+     */
+    public void grow(long volumeSizeBytes, DamageMapGeometry grown) {
+        Checks.check(grown.regionBytes() == geometry.regionBytes() && grown.blockCount() == geometry.blockCount(),
+                "damage map grown from %s to %s bytes a region, %s to %s blocks", geometry.regionBytes(),
+                grown.regionBytes(), geometry.blockCount(), grown.blockCount());
+        geometry = grown;
+        volumeSectors = volumeSizeBytes / BlockDevice.SECTOR_BYTES;
+    }
 
     /**
      * A map of a volume of {@code volumeSizeBytes} on {@code backing}, starting from {@code area}: the bytes the

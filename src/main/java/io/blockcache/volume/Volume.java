@@ -291,6 +291,24 @@ public final class Volume implements BlockDevice {
         return context.index;
     }
 
+    /**
+     * Grows the volume to {@code sizeBytes} (bytes; a multiple of 4096, larger than now): the caller made the backing
+     * device large enough and the new size durable in the superblock first. Requests up to the new size are taken from
+     * now on; an NBD client learns it when it connects again.
+     */
+    public void grow(long sizeBytes) {
+        Checks.onLoop(context.loop, "Volume.grow");
+        VolumeConfig now = context.config;
+        Checks.check(sizeBytes > now.sizeBytes() && sizeBytes % 4096 == 0, "grow of volume %s to %s bytes (now %s)",
+                now.volumeId(), sizeBytes, now.sizeBytes());
+        context.config = new VolumeConfig(now.volumeId(), sizeBytes, now.backingDataOffsetBytes(), now.mode(),
+                now.fillOnReadMiss(), now.extentMaxSectors());
+        if (damageMap() != null) {
+            damageMap().grow(sizeBytes, io.blockcache.format.DamageMapGeometry.of(now.backingDataOffsetBytes(),
+                    sizeBytes));
+        }
+    }
+
     @Override
     public long sizeBytes() {
         return context.config.sizeBytes();

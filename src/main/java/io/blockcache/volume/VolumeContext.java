@@ -14,7 +14,8 @@ import java.util.ArrayDeque;
  */
 final class VolumeContext {
     final EventLoop loop;
-    final VolumeConfig config;
+    /** Replaced only by {@link Volume#grow} (loop thread); volatile for the NBD threads' size reads. */
+    volatile VolumeConfig config;
     final BlockDevice cacheDevice;
     final BlockDevice backingDevice;
     final CacheLayout layout;

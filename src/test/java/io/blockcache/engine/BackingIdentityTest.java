@@ -20,26 +20,30 @@ class BackingIdentityTest {
     Path dir;
 
     @Test
-    void grownBackingFileIsRefusedWithFoundAndExpectedSizes() throws Exception {
-        // Proves a backing file grown after format is refused with its size and the expected size, and that the
-        // size alone was the reason: shrunk back, the same files open again.
+    void shrunkBackingFileIsRefusedWithFoundAndExpectedSizesAndAGrownOneKeepsItsVolume() throws Exception {
+        // Proves a backing file shrunk after format is refused with its size and the expected size, that the size
+        // alone was the reason (restored, the same files open), and that a grown file opens with the volume's
+        // recorded size (a grow not committed by `volume resize`: docs/FORMAT.md §3).
         Path cacheFile = dir.resolve("cache.img");
         Path backingFile = dir.resolve("backing.img");
         try (FileCacheSet files = FileCacheSet.create(cacheFile, backingFile)) {
             assertThat(files.format(1).error()).isNull();
         }
-        long grownBytes = FileCacheSet.BACKING_BYTES + (1 << 20);
-        setLength(backingFile, grownBytes);
+        long shrunkBytes = FileCacheSet.BACKING_BYTES - (1 << 20);
+        setLength(backingFile, shrunkBytes);
         try (FileCacheSet files = FileCacheSet.openFiles(cacheFile, backingFile)) {
             Outcome<CacheSet> opened = files.openSet();
             assertThat(opened.isOk()).as("open must refuse").isFalse();
             assertThat(opened.error()).contains("was resized")
-                    .contains("found device size " + grownBytes + " bytes")
+                    .contains("found device size " + shrunkBytes + " bytes")
                     .contains("expected " + FileCacheSet.BACKING_BYTES + " bytes");
         }
-        setLength(backingFile, FileCacheSet.BACKING_BYTES);
+        setLength(backingFile, FileCacheSet.BACKING_BYTES + (1 << 20));
         try (FileCacheSet files = FileCacheSet.openFiles(cacheFile, backingFile)) {
-            assertThat(files.openSet().error()).as("the original size opens").isNull();
+            Outcome<CacheSet> opened = files.openSet();
+            assertThat(opened.error()).as("a grown file opens").isNull();
+            assertThat(opened.value().volumes().get(0).sizeBytes())
+                    .isEqualTo(opened.value().superblock().backings().get(0).volumeSizeBytes());
         }
     }
 

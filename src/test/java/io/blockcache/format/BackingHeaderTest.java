@@ -54,11 +54,12 @@ class BackingHeaderTest {
         });
 
         var header = BackingHeader.decode(new BackingHeader(DEVICE, SET, 1 << 20, 1L << 30).encode(), 0);
-        assertThat(AttachCheck.check(header, SLOT, SET, 2L << 30)).singleElement().satisfies(r -> {
+        assertThat(AttachCheck.check(header, SLOT, SET, 1L << 30)).singleElement().satisfies(r -> {
             assertThat(r.reason()).isEqualTo(AttachCheck.Reason.RESIZED);
-            assertThat(r.message()).contains("found device size " + (2L << 30))
+            assertThat(r.message()).contains("found device size " + (1L << 30))
                     .contains("expected " + ((1 << 20) + (1L << 30)));
         });
+        assertThat(AttachCheck.check(header, SLOT, SET, 2L << 30)).as("a larger device keeps its volume").isEmpty();
 
         var unreadable = BackingHeader.decode(new byte[4096], 0);
         assertThat(AttachCheck.check(unreadable, SLOT, SET, 0)).singleElement()

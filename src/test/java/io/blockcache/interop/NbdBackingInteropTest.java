@@ -209,9 +209,9 @@ class NbdBackingInteropTest {
             try (RemoteNbdServer blank = RemoteNbdServer.qemuNbd(dir, sparse("blank.img"), "vol")) {
                 assertRefused(data, blank.uri("vol"), "header is not readable");
             }
-            Path grown = Files.copy(remoteFile, dir.resolve("grown.img"));
+            Path grown = Files.copy(remoteFile, dir.resolve("shrunk.img"));
             try (RandomAccessFile raf = new RandomAccessFile(grown.toFile(), "rw")) {
-                raf.setLength(REMOTE_BYTES * 2);
+                raf.setLength(REMOTE_BYTES / 2); // shrunk: a grown export keeps its volume (FORMAT.md §3)
             }
             try (RemoteNbdServer resized = RemoteNbdServer.qemuNbd(dir, grown, "vol")) {
                 assertRefused(data, resized.uri("vol"), "was resized");

@@ -1,0 +1,94 @@
+package io.blockcache.cli;
+
+import io.blockcache.admin.AdminServer;
+import io.blockcache.admin.VolumeControl;
+import io.blockcache.backing.BackingLocation;
+import io.blockcache.backing.BackingUris;
+import io.blockcache.host.CacheHost;
+import io.blockcache.host.HostException;
+import io.blockcache.nbd.NbdServer;
+import io.blockcache.volume.CacheMode;
+import io.blockcache.volume.Volume;
+import java.util.Locale;
+
+/**
+ * {@code serve}'s volumes as live objects ({@code /api/volumes}, {@code blockcache volume}): the host attaches,
+ * detaches or grows the backing store, the NBD server starts or stops offering the export, the admin API's counters
+ * follow. An export is withdrawn before its volume is detached, so no client connects to a volume going away; it is
+ * offered again if the detach is refused.
+ *
+ * <p>Thread rule: the admin API's request threads; one change at a time (synchronized).
+ */
+final class ServeVolumes implements VolumeControl {
+    private final CacheHost host;
+    private final NbdServer nbd;
+    private final AdminServer admin;
+
+    ServeVolumes(CacheHost host, NbdServer nbd, AdminServer admin) {
+        this.host = host;
+        this.nbd = nbd;
+        this.admin = admin;
+    }
+
+    @Override
+    public synchronized void add(String name, String uri, long sizeBytes, String mode, boolean force)
+            throws Refused {
+        BackingLocation location = BackingUris.parse(uri); // IllegalArgumentException: a malformed request
+        try {
+            Volume volume = host.addVolume(name, location, sizeBytes, mode(mode), force);
+            nbd.addExport(name, volume);
+        } catch (HostException e) {
+            throw new Refused(e.getMessage());
+        } finally {
+            admin.setBackings(host.backings());
+        }
+    }
+
+    @Override
+    public synchronized void remove(String name, boolean discardDirty) throws Refused {
+        Volume volume = volume(name);
+        boolean withdrawn = nbd.removeExport(name);
+        try {
+            host.removeVolume(name, discardDirty);
+        } catch (HostException e) {
+            if (withdrawn && volume != null && volume(name) == volume) {
+                nbd.addExport(name, volume); // refused before anything changed: it is served again
+            }
+            throw new Refused(e.getMessage());
+        } finally {
+            admin.setBackings(host.backings());
+        }
+    }
+
+    @Override
+    public synchronized void resize(String name, long sizeBytes) throws Refused {
+        try {
+            host.growVolume(name, sizeBytes);
+        } catch (HostException e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    private Volume volume(String name) throws Refused {
+        try {
+            return host.<Volume>onLoop(done -> done.accept(host.cacheSet().volume(name)));
+        } catch (HostException e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    /** The mode named {@code text} ({@code writeback}, {@code write-through}, ...), or null for none given. */
+    static CacheMode mode(String text) {
+        if (text == null || text.isEmpty()) {
+            return null;
+        }
+        String normal = text.strip().toUpperCase(Locale.ROOT).replace("-", "").replace("_", "");
+        for (CacheMode mode : CacheMode.values()) {
+            if (mode.name().equals(normal)) {
+                return mode;
+            }
+        }
+        throw new IllegalArgumentException("mode \"" + text + "\" is not one of writeback, writethrough, writearound,"
+                + " none");
+    }
+}
