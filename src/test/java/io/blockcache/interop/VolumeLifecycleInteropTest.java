@@ -239,8 +239,9 @@ class VolumeLifecycleInteropTest {
         return !refusesExport(serve, export);
     }
 
-    private static long exportSize(ServeProcess serve, String export) throws Exception {
-        ExternalTool.Run info = ExternalTool.run(Path.of("."), TOOL_TIMEOUT, List.of("nbdinfo",
+    private long exportSize(ServeProcess serve, String export) throws Exception {
+        // nbdinfo's output files go to the test's directory, not the working directory (the checkout).
+        ExternalTool.Run info = ExternalTool.run(dir, TOOL_TIMEOUT, List.of("nbdinfo",
                 "nbd://127.0.0.1:" + serve.nbdPort() + "/" + export));
         assertThat(info.exitCode()).as(info.describe()).isZero();
         Matcher size = Pattern.compile("export-size: (\\d+)").matcher(info.out());
