@@ -131,7 +131,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         context.stats.readMissSectors.addAndGet(lengthSectors);
         CacheMode mode = context.mode;
         boolean fillWanted = context.config.fillOnReadMiss() && mode != CacheMode.NONE;
-        boolean fill = fillWanted && fillAllowed;
+        boolean fill = fillWanted && fillAllowed && context.admission.admit(pieceStart, lengthSectors);
         if (fillWanted && !fillAllowed) {
             context.stats.fillsSkippedSectors.addAndGet(lengthSectors);
         }

@@ -25,6 +25,18 @@ public final class VolumeStats {
     final AtomicLong writesThrottled = new AtomicLong();
     final AtomicLong throttleDelayNsTotal = new AtomicLong();
     final AtomicLong throttleDelayNsMax = new AtomicLong();
+    final AtomicLong admittedSectors = new AtomicLong();
+    final AtomicLong rejectedSectors = new AtomicLong();
+
+    /** Read-miss sectors read admission let fill the cache (docs/CACHING.md). */
+    public long admittedSectors() {
+        return admittedSectors.get();
+    }
+
+    /** Read-miss sectors read admission kept out of the cache: their blocks were not seen often enough. */
+    public long rejectedSectors() {
+        return rejectedSectors.get();
+    }
 
     /** Sectors read from the cache. */
     public long readHitSectors() {
