@@ -37,10 +37,13 @@ final class EngineReplay {
     /** A replay fails as a deadlock if one request needs more simulated time than this. */
     static final long REQUEST_NS_MAX = TimeUnit.MINUTES.toNanos(5);
 
-    /** What one replay measured. Bytes are whole 4 KiB blocks. */
+    /**
+     * What one replay measured. Bytes are whole 4 KiB blocks; {@code liveFraction} is the live data at the end over
+     * the usable capacity (the rest is free buckets and stale copies).
+     */
     record Result(long usableBlocks, long readRequests, long readRequestMisses, long readBytes, long readMissBytes,
                   long clientWriteBytes, long cacheWriteBytes, long bucketsEvicted, long admissionMemoryBytes,
-                  long cachedBlocksMax, double simulatedSeconds) {
+                  long promotedBlocks, double liveFraction, double simulatedSeconds) {
         double requestMissRatio() {
             return readRequests == 0 ? 0 : readRequestMisses / (double) readRequests;
         }
@@ -169,10 +172,14 @@ final class EngineReplay {
                 }
             }
         }
+        long liveSectors = 0;
+        for (int b = 0; b < set.space().table().bucketCount(); b++) {
+            liveSectors += set.space().table().liveSectors(b);
+        }
         long cacheWriteBytes = (cache.counters().submittedSectors(DeviceOp.WRITE) - cacheWritesBefore)
                 * BlockDevice.SECTOR_BYTES;
         return new Result(usableBlocks, readRequests, readMisses, readBytes, missBytes, writeBytes, cacheWriteBytes,
                 set.space().allocator().bucketsEvicted(), volume.readAdmission().memoryBytes(),
-                volume.readAdmission().sketchKeys(), loop.nowNs() / 1e9);
+                volume.stats().promotedSectors() / 8, liveSectors / (double) (usableBlocks * 8), loop.nowNs() / 1e9);
     }
 }

@@ -35,8 +35,9 @@ public final class HitRatioBench {
      * @param cacheBytes one usable cache size in bytes instead of the four shares of the working set, or 0
      * @param images where the charts go, or null for none
      * @param seed the engine's format seed
+     * @param only run only the trace of this name, or null for all
      */
-    public record Plan(List<Named> traces, long cacheBytes, Path images, long seed) {
+    public record Plan(List<Named> traces, long cacheBytes, Path images, long seed, String only) {
     }
 
     /** A trace to load: a file in a format, or (file null) the synthetic set; at most {@code requestsMax}. */
@@ -76,6 +77,9 @@ public final class HitRatioBench {
         }
         List<HitRatioRow> rows = new ArrayList<>();
         for (BlockTrace trace : traces) {
+            if (plan.only() != null && !plan.only().equals(trace.name())) {
+                continue;
+            }
             List<HitRatioRow> traceRows = measure(trace, plan, err);
             rows.addAll(traceRows);
             if (json) {
@@ -123,9 +127,11 @@ public final class HitRatioBench {
             rows.add(policyRow(trace, percent, capacity, "Belady",
                     PolicyReplay.run(trace, new BeladyPolicy(stream, capacity))));
             err.printf(Locale.ROOT, "hitratio: %s at %d %% (%d of %d blocks): blockcache %.4f (no admission %.4f), "
-                    + "%,d buckets evicted, sketch %,d bytes, %.1f s simulated, %.1f s%n", trace.name(), percent,
-                    capacity, workingSet, on.requestMissRatio(), off.requestMissRatio(), on.bucketsEvicted(),
-                    on.admissionMemoryBytes(), on.simulatedSeconds(), (System.nanoTime() - startNs) / 1e9);
+                    + "%,d buckets evicted, live data %.0f %% of usable, %,d blocks promoted, admission state %,d bytes, "
+                    + "%.1f s simulated, %.1f s%n", trace.name(), percent, capacity, workingSet,
+                    on.requestMissRatio(), off.requestMissRatio(), on.bucketsEvicted(), 100 * on.liveFraction(),
+                    on.promotedBlocks(), on.admissionMemoryBytes(), on.simulatedSeconds(),
+                    (System.nanoTime() - startNs) / 1e9);
         }
         return rows;
     }

@@ -18,10 +18,13 @@ import java.util.List;
  * </ul>
  */
 final class SyntheticTraces {
-    /** Blocks of the Zipf traces' key space: 128 MiB of 4 KiB blocks. */
-    static final int ZIPF_BLOCKS = 32_768;
+    /**
+     * Blocks of the Zipf traces' key space: 1 GiB of 4 KiB blocks, so that 1 % of a working set is still a cache of
+     * dozens of buckets (the engine's open buckets and free reserve are fixed costs a tiny cache would mostly pay).
+     */
+    static final int ZIPF_BLOCKS = 262_144;
     /** Reads per synthetic trace. */
-    static final int REQUESTS = 200_000;
+    static final int REQUESTS = 400_000;
 
     private SyntheticTraces() {
     }
@@ -32,8 +35,8 @@ final class SyntheticTraces {
         for (double alpha : new double[] {0.8, 1.0, 1.2}) {
             traces.add(zipf(alpha, ZIPF_BLOCKS, REQUESTS, seed));
         }
-        traces.add(scan(4096, 32_768, seed));
-        traces.add(loop(4096, REQUESTS, seed));
+        traces.add(scan(16_384, 131_072, seed));
+        traces.add(loop(16_384, REQUESTS, seed));
         return traces;
     }
 

@@ -43,6 +43,9 @@ final class BenchHitRatioCommand implements Callable<Integer> {
             description = "where the PNG charts go (default: ${DEFAULT-VALUE}); 'none' for no charts")
     private Path images;
 
+    @Option(names = "--only", paramLabel = "NAME", description = "run only the trace of this name (e.g. zipf-1.0)")
+    private String only;
+
     @Option(names = "--seed", defaultValue = "1", description = "seed of the synthetic traces and the format "
             + "(default: ${DEFAULT-VALUE})")
     private long seed;
@@ -57,7 +60,7 @@ final class BenchHitRatioCommand implements Callable<Integer> {
                 : HitRatioBench.defaults(tracesDir, requests);
         long bytes = cacheSize == null ? 0 : ByteSizes.parse(cacheSize);
         Path charts = images.toString().equals("none") ? null : images;
-        HitRatioBench.run(new HitRatioBench.Plan(traces, bytes, charts, seed), json, System.out, System.err);
+        HitRatioBench.run(new HitRatioBench.Plan(traces, bytes, charts, seed, only), json, System.out, System.err);
         return 0;
     }
 }

@@ -9,8 +9,8 @@ package io.blockcache.volume;
  * counter is halved and the doorkeeper cleared (the paper's reset), so the sketch forgets old popularity.
  *
  * <p>Memory: {@code width} columns × 4 rows × 4 bits plus {@code width} doorkeeper bits = 2.125 bytes per column,
- * fixed at construction ({@link #memoryBytes()}); the width is the expected number of distinct keys rounded up to
- * a power of two. Hashing is a fixed mix (no random seed), so the same stream gives the same estimates.
+ * fixed at construction ({@link #memoryBytes()}); the width is four times the expected number of distinct keys
+ * rounded up to a power of two: 8.5-17 bytes per key. Hashing is a fixed mix (no random seed), so the same stream gives the same estimates.
  *
  * <p>Thread rule: one thread (the owning loop).
  */
@@ -35,11 +35,13 @@ public final class FrequencySketch {
      * sightings (the paper's W; 10 × the cache's blocks is its choice).
      */
     public FrequencySketch(long expectedKeys, long sampleSize) {
-        if (expectedKeys < 1 || expectedKeys > (1L << 28) || sampleSize < 1) {
-            throw new IllegalArgumentException("expectedKeys in [1, 2^28] and sampleSize >= 1: " + expectedKeys
+        if (expectedKeys < 1 || expectedKeys > (1L << 26) || sampleSize < 1) {
+            throw new IllegalArgumentException("expectedKeys in [1, 2^26] and sampleSize >= 1: " + expectedKeys
                     + ", " + sampleSize);
         }
-        int width = Integer.highestOneBit((int) Math.max(16, expectedKeys - 1) << 1);
+        // Four columns per key, as Caffeine's sketch (16 counters per key in 4 rows): narrower, the collisions of
+        // a cache-full of keys inflate a new key's count past the doorkeeper's (measured on a 100-block cache).
+        int width = Integer.highestOneBit((int) Math.max(16, expectedKeys * 4 - 1) << 1);
         this.widthMask = width - 1;
         this.rowLongs = width / 16;
         this.counters = new long[ROWS * rowLongs];

@@ -211,7 +211,11 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         switch (outcome) {
             case OK -> {
                 context.stats.readHitSectors.addAndGet(pieceSectors);
-                context.space.allocator().noteReadHit(bucket); // recency for GC eviction
+                if (!dirty && context.mode != CacheMode.NONE && context.admission.promote(bucket, pieceSectors)) {
+                    promote(pieceStart, pieceSectors);
+                } else {
+                    context.space.allocator().noteReadHit(bucket); // recency for GC eviction
+                }
                 complete(IoResult.OK);
             }
             case READ_ERROR -> complete(IoResult.error(IoStatus.IO_ERROR,
@@ -219,6 +223,20 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
             case CHECKSUM_MISMATCH -> checksumFailed(pieceStart, pieceSectors, bucket, dirty);
             default -> throw new IllegalStateException("unknown outcome " + outcome);
         }
+    }
+
+    /**
+     * Rewrites a clean hit piece, still in the caller's buffer, into the newest clean bucket: a fill of data already
+     * read, through the same in-flight entry and miss-collision rule as a read-miss fill, so a write that races it
+     * wins. The old copy becomes stale and its bucket emptier, so eviction takes it sooner. Not done when the bucket
+     * is young ({@link ReadAdmission#promote}); the bucket's recency is then not refreshed either, since its hot
+     * blocks are leaving it.
+     */
+    private void promote(long pieceStart, int pieceSectors) {
+        InFlightWrites.Entry entry = context.inFlight.beginFill(pieceStart, pieceSectors);
+        context.admission.noteFill(pieceStart / 8);
+        int from = destinationFrom + (int) (pieceStart - startSector) * BlockDevice.SECTOR_BYTES;
+        ReadFill.start(context, entry, pieceStart, destination, from, pieceSectors * BlockDevice.SECTOR_BYTES, true);
     }
 
     private void checksumFailed(long pieceStart, int lengthSectors, int bucket, boolean dirty) {

@@ -27,6 +27,12 @@ public final class VolumeStats {
     final AtomicLong throttleDelayNsMax = new AtomicLong();
     final AtomicLong admittedSectors = new AtomicLong();
     final AtomicLong rejectedSectors = new AtomicLong();
+    final AtomicLong promotedSectors = new AtomicLong();
+
+    /** Clean read-hit sectors rewritten into the newest bucket before eviction reached theirs (docs/CACHING.md). */
+    public long promotedSectors() {
+        return promotedSectors.get();
+    }
 
     /** Read-miss sectors read admission let fill the cache (docs/CACHING.md). */
     public long admittedSectors() {
