@@ -19,7 +19,8 @@ import java.util.function.Consumer;
 
 /**
  * Replays a {@link BlockTrace} through the real engine in simulated time: a cache set formatted on a simulated SSD
- * sized so that its usable data space is about the capacity asked, over a backing disk of fixed latency that stores nothing ({@link TraceBacking}), one volume in
+ * sized so that its usable data space is about the capacity asked, over a backing disk of fixed latency that
+ * stores nothing ({@link TraceBacking}), one volume in
  * write-through mode (a write installs a clean copy, as a write-allocating classic policy does; dirty data and its
  * writeback are measured by {@code bench writeback}). Requests go one at a time (queue depth 1, no think time), so
  * the backing device's read bytes during a request are exactly that request's misses: the engine's own bypass

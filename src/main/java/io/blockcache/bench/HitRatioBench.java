@@ -127,7 +127,8 @@ public final class HitRatioBench {
             rows.add(policyRow(trace, percent, capacity, "Belady",
                     PolicyReplay.run(trace, new BeladyPolicy(stream, capacity))));
             err.printf(Locale.ROOT, "hitratio: %s at %d %% (%d of %d blocks): blockcache %.4f (no admission %.4f), "
-                    + "%,d buckets evicted, live data %.0f %% of usable, %,d blocks promoted, admission state %,d bytes, "
+                    + "%,d buckets evicted, live data %.0f %% of usable, %,d blocks promoted, "
+                    + "admission state %,d bytes, "
                     + "%.1f s simulated, %.1f s%n", trace.name(), percent, capacity, workingSet,
                     on.requestMissRatio(), off.requestMissRatio(), on.bucketsEvicted(), 100 * on.liveFraction(),
                     on.promotedBlocks(), on.admissionMemoryBytes(), on.simulatedSeconds(),

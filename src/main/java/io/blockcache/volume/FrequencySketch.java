@@ -10,7 +10,8 @@ package io.blockcache.volume;
  *
  * <p>Memory: {@code width} columns × 4 rows × 4 bits plus {@code width} doorkeeper bits = 2.125 bytes per column,
  * fixed at construction ({@link #memoryBytes()}); the width is four times the expected number of distinct keys
- * rounded up to a power of two: 8.5-17 bytes per key. Hashing is a fixed mix (no random seed), so the same stream gives the same estimates.
+ * rounded up to a power of two: 8.5-17 bytes per key. Hashing is a fixed mix (no random seed), so the same stream
+ * gives the same estimates.
  *
  * <p>Thread rule: one thread (the owning loop).
  */
