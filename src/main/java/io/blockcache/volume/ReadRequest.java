@@ -240,9 +240,9 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
     /**
      * Rewrites a clean hit piece, still in the caller's buffer, into the newest clean bucket: a fill of data already
      * read, through an in-flight entry registered before the cache read (as a read-miss fill's is before its backing
-     * read) and the same miss-collision rule, so a write that lands meanwhile wins. The old copy becomes stale and its bucket emptier, so eviction takes it sooner. Not done when the bucket
-     * is young ({@link ReadAdmission#promote}); the bucket's recency is then not refreshed either, since its hot
-     * blocks are leaving it.
+     * read) and the same miss-collision rule, so a write that lands meanwhile wins. The old copy becomes stale and its
+     * bucket emptier, so eviction takes it sooner. Not done when the bucket is young ({@link ReadAdmission#promote});
+     * when done, the bucket's recency is not refreshed, since its hot blocks are leaving it.
      */
     private void promote(InFlightWrites.Entry entry, long pieceStart, int pieceSectors) {
         context.admission.noteFill(pieceStart / 8);
