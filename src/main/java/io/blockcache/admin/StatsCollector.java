@@ -141,7 +141,9 @@ final class StatsCollector {
                         stats.throttleDelayNsTotal(), stats.throttleDelayNsMax(), volume.cacheInUsePercent(),
                         volume.cacheDirtyDataPercent(),
                         volume.cacheReadLatencyAverageNs(), volume.cacheWriteLatencyAverageNs()),
-                latencyByOp(volume.counters()), health);
+                latencyByOp(volume.counters()), health,
+                new StatsSnapshot.AdmissionSnapshot(stats.admittedSectors(), stats.rejectedSectors(),
+                        stats.promotedSectors(), volume.readAdmission().memoryBytes()));
     }
 
     private static List<DurationHistogram.Counts> latencyByOp(DeviceCounters counters) {

@@ -93,6 +93,10 @@ final class StatsJson {
                 VolumeMetrics.THROTTLE_DELAY, VolumeMetrics.THROTTLE_DELAY_MAX, VolumeMetrics.IN_USE,
                 VolumeMetrics.DIRTY_DATA, VolumeMetrics.CACHE_READ_LATENCY, VolumeMetrics.CACHE_WRITE_LATENCY), volume);
         json.endObject();
+        json.name("admission").beginObject();
+        metrics(json, List.of(VolumeMetrics.ADMITTED, VolumeMetrics.REJECTED, VolumeMetrics.PROMOTED,
+                VolumeMetrics.ADMISSION_MEMORY), volume);
+        json.endObject();
         writeback(json.name("writeback"), volume.writeback());
         StatsSnapshot.DamageMapSnapshot map = volume.damageMap();
         if (map != null) { // absent when the volume has no damage map

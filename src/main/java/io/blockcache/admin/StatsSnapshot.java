@@ -79,13 +79,14 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param latencyByOp front-end latency per operation since open, indexed by {@code DeviceOp.ordinal()} (read,
      *     write, flush, discard: trim)
      * @param health whether the volume can do its job, derived from the other parts ({@link VolumeHealth})
+     * @param admission what read admission let into the cache, kept out, and promoted (docs/CACHING.md)
      */
     public record VolumeSnapshot(String name, long sizeBytes, String mode, long readHitSectors, long readMissSectors,
                                  long writeCachedSectors, long writeBypassedSectors, long fillSectors,
                                  long checksumErrors, long dirtyBytes, long cachedBytes, long requestsInFlight,
                                  LatencySummary latency, WritebackSnapshot writeback, DamageMapSnapshot damageMap,
                                  BypassSnapshot bypass, List<DurationHistogram.Counts> latencyByOp,
-                                 VolumeHealth health) {
+                                 VolumeHealth health, AdmissionSnapshot admission) {
         public VolumeSnapshot {
             latencyByOp = List.copyOf(latencyByOp);
         }
@@ -95,6 +96,18 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
             long total = readHitSectors + readMissSectors;
             return total == 0 ? 0.0 : (double) readHitSectors / total;
         }
+    }
+
+    /**
+     * One volume's read admission since open (docs/CACHING.md).
+     *
+     * @param admittedSectors read-miss sectors admission let fill the cache
+     * @param rejectedSectors read-miss sectors it kept out (their blocks were not read often enough)
+     * @param promotedSectors clean read-hit sectors rewritten from an old bucket into the newest
+     * @param memoryBytes the bytes its sketch and ring of recent fills hold
+     */
+    public record AdmissionSnapshot(long admittedSectors, long rejectedSectors, long promotedSectors,
+                                    long memoryBytes) {
     }
 
     /**

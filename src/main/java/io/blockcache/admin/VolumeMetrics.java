@@ -107,6 +107,20 @@ public final class VolumeMetrics {
             "Write bytes that were to be cached but found no free bucket.")
             .json("bypass.noRoomSectors", v -> v.bypass().noRoomSectors())
             .deprecated("blockcache_bypassed_no_room_sectors_total");
+    public static final MetricDescriptor<VolumeSnapshot> ADMITTED = counter(VOLUME,
+            "blockcache_admitted_bytes_total", SECTORS, "Read-miss bytes read admission let fill the cache.")
+            .json("admission.admittedSectors", v -> v.admission().admittedSectors());
+    public static final MetricDescriptor<VolumeSnapshot> REJECTED = counter(VOLUME,
+            "blockcache_rejected_bytes_total", SECTORS,
+            "Read-miss bytes read admission kept out of the cache (their blocks were not read often enough).")
+            .json("admission.rejectedSectors", v -> v.admission().rejectedSectors());
+    public static final MetricDescriptor<VolumeSnapshot> PROMOTED = counter(VOLUME,
+            "blockcache_promoted_bytes_total", SECTORS,
+            "Clean read-hit bytes rewritten from an old bucket into the newest before eviction reached it.")
+            .json("admission.promotedSectors", v -> v.admission().promotedSectors());
+    public static final MetricDescriptor<VolumeSnapshot> ADMISSION_MEMORY = gauge(VOLUME,
+            "blockcache_admission_memory_bytes", BYTES, "Memory of read admission's sketch and ring of recent fills.")
+            .json("admission.memoryBytes", v -> v.admission().memoryBytes());
     public static final MetricDescriptor<VolumeSnapshot> THROTTLED_WRITES = counter(VOLUME,
             "blockcache_throttled_writes_total", COUNT, "Write-back writes the throttle held.")
             .json("bypass.throttledWrites", v -> v.bypass().throttledWrites());
@@ -171,7 +185,8 @@ public final class VolumeMetrics {
     static final List<MetricDescriptor<?>> ALL = List.of(READ_HIT, READ_MISS, WRITE_CACHED, BYPASSED,
             BYPASSED_SEQUENTIAL, BYPASSED_CONGESTED, BYPASSED_OCCUPANCY, BYPASSED_NO_ROOM, THROTTLED_WRITES,
             THROTTLE_DELAY, THROTTLE_DELAY_MAX, IN_USE, DIRTY_DATA, CACHE_READ_LATENCY, CACHE_WRITE_LATENCY, FILL,
-            CHECKSUM_ERRORS, HIT_RATIO, DIRTY, CACHED, SIZE, REQUESTS_IN_FLIGHT, LATENCY, MAP_REGIONS_MARKED,
+            CHECKSUM_ERRORS, HIT_RATIO, ADMITTED, REJECTED, PROMOTED, ADMISSION_MEMORY, DIRTY, CACHED, SIZE,
+            REQUESTS_IN_FLIGHT, LATENCY, MAP_REGIONS_MARKED,
             MAP_REGIONS_CLEARED, MAP_MARK_WAITS, MAP_WRITES_COVERED, MAP_BLOCK_WRITES, MAP_BLOCK_WRITE_ERRORS,
             MAP_SWEEPS, MAP_CONSISTENT_EPOCH, REQUEST_DURATION, HEALTH, HEALTH_REASON);
 

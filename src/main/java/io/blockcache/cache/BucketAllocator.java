@@ -44,6 +44,9 @@ public final class BucketAllocator {
     private BucketObserver observer = BucketObserver.NONE;
     private BumpGuard bumpGuard = BumpGuard.ALLOW_ALL;
     private final BlockChecksums blockChecksums;
+    /** Per bucket, {@link #opened} when it was last opened for writing: how old its data is, in bucket opens. */
+    private final long[] openedAt;
+    private long opened;
 
     private record PendingReuse(int bucket, long journalSequence) {
     }
@@ -58,6 +61,7 @@ public final class BucketAllocator {
         this.warm = new int[table.bucketCount()];
         this.releaseRefused = new BitSet(table.bucketCount());
         this.blockChecksums = new BlockChecksums(table.bucketCount(), table.bucketSectors());
+        this.openedAt = new long[table.bucketCount()];
         countStates();
     }
 
@@ -121,6 +125,7 @@ public final class BucketAllocator {
         }
         blockChecksums.forget(bucket); // already forgotten at the bump; again, as the bucket is about to be written
         if (purpose == BucketState.OPEN) {
+            openedAt[bucket] = ++opened;
             observer.onAllocated(bucket);
         } else {
             metadataBuckets++;
@@ -286,6 +291,15 @@ public final class BucketAllocator {
     /** The CRC32C of each 4 KiB block of the cache that one write filled whole (see {@link BlockChecksums}). */
     public BlockChecksums blockChecksums() {
         return blockChecksums;
+    }
+
+    /**
+     * How many buckets were opened for writing since {@code bucket} was (its data's age in bucket opens; since this
+     * process opened the cache for a bucket written before). Read admission rewrites hot blocks of old buckets
+     * before eviction reaches them (docs/CACHING.md).
+     */
+    public long opensSince(int bucket) {
+        return opened - openedAt[bucket];
     }
 
     /** A front-end read was served from {@code bucket} (recency for eviction). */

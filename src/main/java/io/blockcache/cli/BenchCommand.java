@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
             BenchGcCommand.class,
             BenchRecoveryCommand.class,
             BenchBackingCommand.class,
+            BenchHitRatioCommand.class,
         })
 final class BenchCommand implements Runnable {
     @Spec

@@ -37,6 +37,15 @@ final class StatsTable {
                     integer(VolumeMetrics.LATENCY, v, "0.99"), integer(VolumeMetrics.LATENCY, v, "0.999")));
         }
         table(out, volumes);
+        for (Object item : (List<?>) stats.get("volumes")) {
+            Map<?, ?> v = (Map<?, ?>) item;
+            if (v.get("admission") != null) { // read admission (docs/CACHING.md)
+                out.append(String.format(Locale.ROOT, "admission %s: %s admitted, %s rejected, %s promoted; %s of "
+                        + "state%n", text(v.get("name")), bytes(VolumeMetrics.ADMITTED, v),
+                        bytes(VolumeMetrics.REJECTED, v), bytes(VolumeMetrics.PROMOTED, v),
+                        bytes(VolumeMetrics.ADMISSION_MEMORY, v)));
+            }
+        }
         Map<?, ?> cache = (Map<?, ?>) stats.get("cache");
         MetricDescriptor<?> buckets = CacheMetrics.BUCKETS;
         out.append('\n').append(String.format(Locale.ROOT, "cache: %s buckets of %s, occupancy %s: %s free, %s open, "

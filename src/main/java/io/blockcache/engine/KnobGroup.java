@@ -10,6 +10,8 @@ public enum KnobGroup {
     VOLUME("docs/OPERATIONS.md"),
     /** Bypass decisions and the write throttle: docs/GC.md. */
     BYPASS("docs/GC.md"),
+    /** Read admission and promotion: docs/CACHING.md. */
+    CACHING("docs/CACHING.md"),
     /** Garbage collection: docs/GC.md. */
     GC("docs/GC.md"),
     /** Writeback: docs/WRITEBACK.md. */

@@ -9,6 +9,7 @@ import static io.blockcache.engine.KnobType.RATE;
 import static io.blockcache.engine.KnobType.SIZE;
 
 import io.blockcache.gc.GcConfig;
+import io.blockcache.volume.AdmissionSettings;
 import io.blockcache.volume.BypassSettings;
 import io.blockcache.volume.CacheMode;
 import io.blockcache.writeback.WritebackOrder;
@@ -44,6 +45,9 @@ public final class KnobTable {
             WritebackSettings::defaults, t -> t.writeback().settings(), (t, s) -> t.writeback().setSettings(s));
     private static final KnobBinding.Component<BypassSettings> BYPASS = new KnobBinding.Component<>(
             BypassSettings::defaults, t -> t.volume().bypassSettings(), (t, s) -> t.volume().setBypassSettings(s));
+    private static final KnobBinding.Component<AdmissionSettings> ADMISSION = new KnobBinding.Component<>(
+            AdmissionSettings::defaults, t -> t.volume().admissionSettings(),
+            (t, s) -> t.volume().setAdmissionSettings(s));
     private static final KnobBinding.Component<CacheMode> MODE = new KnobBinding.Component<>(
             () -> CacheSetOptions.defaults().mode(), t -> t.volume().mode(), (t, s) -> t.volume().setMode(s));
     private static final KnobBinding.Component<GcConfig> GC = new KnobBinding.Component<>(
@@ -83,6 +87,18 @@ public final class KnobTable {
                     "longest the throttle holds one write (ours)", of("0", "10", "100ms"),
                     s -> s.throttleDelayNsMax() / Quantities.MS,
                     (s, v) -> s.withThrottle(s.throttleStartPercent(), v * Quantities.MS)),
+
+            number(KnobGroup.CACHING, ADMISSION, V + "admission_count_min", INTEGER, "reads", 0,
+                    AdmissionSettings.COUNT_MIN_MAX, "a read miss fills only if its block was read this often lately"
+                    + " and more often than the oldest recent fill; 0 or 1 = every miss fills (TinyLFU)",
+                    of("0", "2", "2", "3"), AdmissionSettings::countMin, (s, v) -> s.withCountMin((int) v)),
+            number(KnobGroup.CACHING, ADMISSION, V + "admission_free_percent", PERCENT, "%", 0, 100,
+                    "every read miss fills while more than this % of the buckets is free (above GC's 15 % target)",
+                    of("0", "20", "100"), AdmissionSettings::freePercent, (s, v) -> s.withFreePercent((int) v)),
+            number(KnobGroup.CACHING, ADMISSION, V + "promote_age_percent", PERCENT, "%", 0, 100,
+                    "a clean read hit in a bucket older than this % of the buckets (in buckets opened since) is"
+                    + " rewritten into the newest; 0 = never (CacheLib Navy's reinsertion)", of("0", "50", "90"),
+                    AdmissionSettings::promoteAgePercent, (s, v) -> s.withPromoteAgePercent((int) v)),
 
             number(KnobGroup.GC, GC, "gc.free_low_percent", PERCENT, "%", 1, 50,
                     "evict clean buckets when free buckets fall below this % (at most GcConfig's free target, 15 %)",

@@ -51,6 +51,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
     private int hitLengthSectors;
     private int hitBucket;
     private boolean hitDirty;
+    private InFlightWrites.Entry hitPromotion;
 
     private ReadRequest(VolumeContext context, ArrayDeque<ReadRequest> free) {
         this.context = context;
@@ -131,7 +132,7 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         context.stats.readMissSectors.addAndGet(lengthSectors);
         CacheMode mode = context.mode;
         boolean fillWanted = context.config.fillOnReadMiss() && mode != CacheMode.NONE;
-        boolean fill = fillWanted && fillAllowed;
+        boolean fill = fillWanted && fillAllowed && context.admission.admit(pieceStart, lengthSectors);
         if (fillWanted && !fillAllowed) {
             context.stats.fillsSkippedSectors.addAndGet(lengthSectors);
         }
@@ -185,33 +186,48 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         boolean dirty = ExtentLocation.dirty(location);
         ByteBuffer target = target(pieceStart, lengthSectors);
         addPart();
+        // A promotion registers its fill before the cache read is submitted, as a miss's fill does before its backing
+        // read: a write that lands while the read is in flight then marks it raced, and the stale copy is dropped.
+        InFlightWrites.Entry promotion = !dirty && context.mode != CacheMode.NONE
+                && context.admission.promote(bucket, lengthSectors)
+                ? context.inFlight.beginFill(pieceStart, lengthSectors) : null;
         if (!firstHitTaken) {
             firstHitTaken = true;
             hitStart = pieceStart;
             hitLengthSectors = lengthSectors;
             hitBucket = bucket;
             hitDirty = dirty;
+            hitPromotion = promotion;
             context.extentReader.readHit(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors,
                     target, this);
             return;
         }
         context.extentReader.readHit(lengthSectors, location, crc32c, crcOffsetInBucketSectors, crcLengthSectors,
                 target, (outcome, deviceResult) -> pieceRead(outcome, deviceResult, pieceStart, lengthSectors,
-                        bucket, dirty));
+                        bucket, dirty, promotion));
     }
 
     /** The first cached piece was read. */
     @Override
     public void done(CacheExtentReader.Outcome outcome, IoResult deviceResult) {
-        pieceRead(outcome, deviceResult, hitStart, hitLengthSectors, hitBucket, hitDirty);
+        InFlightWrites.Entry promotion = hitPromotion;
+        hitPromotion = null;
+        pieceRead(outcome, deviceResult, hitStart, hitLengthSectors, hitBucket, hitDirty, promotion);
     }
 
     private void pieceRead(CacheExtentReader.Outcome outcome, IoResult deviceResult, long pieceStart,
-                           int pieceSectors, int bucket, boolean dirty) {
+                           int pieceSectors, int bucket, boolean dirty, InFlightWrites.Entry promotion) {
+        if (promotion != null && outcome != CacheExtentReader.Outcome.OK) {
+            context.inFlight.end(promotion);
+        }
         switch (outcome) {
             case OK -> {
                 context.stats.readHitSectors.addAndGet(pieceSectors);
-                context.space.allocator().noteReadHit(bucket); // recency for GC eviction
+                if (promotion != null) {
+                    promote(promotion, pieceStart, pieceSectors);
+                } else {
+                    context.space.allocator().noteReadHit(bucket); // recency for GC eviction
+                }
                 complete(IoResult.OK);
             }
             case READ_ERROR -> complete(IoResult.error(IoStatus.IO_ERROR,
@@ -219,6 +235,19 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
             case CHECKSUM_MISMATCH -> checksumFailed(pieceStart, pieceSectors, bucket, dirty);
             default -> throw new IllegalStateException("unknown outcome " + outcome);
         }
+    }
+
+    /**
+     * Rewrites a clean hit piece, still in the caller's buffer, into the newest clean bucket: a fill of data already
+     * read, through an in-flight entry registered before the cache read (as a read-miss fill's is before its backing
+     * read) and the same miss-collision rule, so a write that lands meanwhile wins. The old copy becomes stale and its
+     * bucket emptier, so eviction takes it sooner. Not done when the bucket is young ({@link ReadAdmission#promote});
+     * when done, the bucket's recency is not refreshed, since its hot blocks are leaving it.
+     */
+    private void promote(InFlightWrites.Entry entry, long pieceStart, int pieceSectors) {
+        context.admission.noteFill(pieceStart / 8);
+        int from = destinationFrom + (int) (pieceStart - startSector) * BlockDevice.SECTOR_BYTES;
+        ReadFill.start(context, entry, pieceStart, destination, from, pieceSectors * BlockDevice.SECTOR_BYTES, true);
     }
 
     private void checksumFailed(long pieceStart, int lengthSectors, int bucket, boolean dirty) {

@@ -119,6 +119,22 @@ public final class Volume implements BlockDevice {
         context.bypass.setSettings(settings);
     }
 
+    /** The read admission settings in force (see {@link AdmissionSettings}). */
+    public AdmissionSettings admissionSettings() {
+        return context.admission.settings();
+    }
+
+    /** Replaces the read admission settings (live knobs); reads submitted from now on use them. */
+    public void setAdmissionSettings(AdmissionSettings settings) {
+        Checks.onLoop(context.loop, "Volume.setAdmissionSettings");
+        context.admission.setSettings(settings);
+    }
+
+    /** This volume's read admission: its sketch's memory and size (docs/CACHING.md). */
+    public ReadAdmission readAdmission() {
+        return context.admission;
+    }
+
     /**
      * The share of the cache's data buckets in use (holding dirty data), percent, as the occupancy cutoffs see
      * it (see {@link OccupancyGauge}). Thread rule: the loop thread.
@@ -337,6 +353,7 @@ public final class Volume implements BlockDevice {
         long startSector = offsetBytes / SECTOR_BYTES;
         BypassReason bypass = context.bypass.forRead(startSector, dst.remaining() / SECTOR_BYTES);
         long lengthSectors = dst.remaining() / SECTOR_BYTES;
+        context.admission.recordRead(startSector, lengthSectors);
         context.inFlight.whenNoAroundWriteOverlaps(startSector, lengthSectors,
                 ReadRequest.take(context, freeReads, startSector, dst, bypass == BypassReason.NONE, done));
     }

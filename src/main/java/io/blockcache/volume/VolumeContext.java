@@ -32,6 +32,7 @@ final class VolumeContext {
     final VolumeStats stats = new VolumeStats();
     final CacheExtentReader extentReader;
     final BypassPolicy bypass;
+    final ReadAdmission admission;
     final WriteThrottle throttle;
     /** The damage map on the backing device, or null (a volume built without one, as in unit tests). */
     final DamageMap damage;
@@ -49,6 +50,7 @@ final class VolumeContext {
         this.bypass = new BypassPolicy(loop, new OccupancyGauge(space.table(), space.allocator()),
                 new BackingRateMeter(backingDevice.counters()));
         this.throttle = new WriteThrottle(loop);
+        this.admission = new ReadAdmission(space, stats);
         // The front end's cache reads and writes feed the congestion monitor (bcache: bch_bbio_count_io_errors).
         this.cacheDevice = new LatencyProbe(cacheDevice, loop, bypass.congestion());
         this.backingDevice = backingDevice;

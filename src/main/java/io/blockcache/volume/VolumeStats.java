@@ -25,6 +25,24 @@ public final class VolumeStats {
     final AtomicLong writesThrottled = new AtomicLong();
     final AtomicLong throttleDelayNsTotal = new AtomicLong();
     final AtomicLong throttleDelayNsMax = new AtomicLong();
+    final AtomicLong admittedSectors = new AtomicLong();
+    final AtomicLong rejectedSectors = new AtomicLong();
+    final AtomicLong promotedSectors = new AtomicLong();
+
+    /** Clean read-hit sectors rewritten into the newest bucket before eviction reached theirs (docs/CACHING.md). */
+    public long promotedSectors() {
+        return promotedSectors.get();
+    }
+
+    /** Read-miss sectors read admission let fill the cache (docs/CACHING.md). */
+    public long admittedSectors() {
+        return admittedSectors.get();
+    }
+
+    /** Read-miss sectors read admission kept out of the cache: their blocks were not seen often enough. */
+    public long rejectedSectors() {
+        return rejectedSectors.get();
+    }
 
     /** Sectors read from the cache. */
     public long readHitSectors() {

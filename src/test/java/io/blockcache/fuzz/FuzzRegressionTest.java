@@ -146,6 +146,19 @@ class FuzzRegressionTest {
     }
 
     /**
+     * Proves a promoted read hit (docs/CACHING.md) never puts a stale copy over a write that landed while its cache
+     * read was in flight: the promotion's fill registered only once the read had completed, so the write's race went
+     * unseen and the old data replaced the new in the index. Found by FuzzTest's 500 seeds on the first build with
+     * promotion, 2026-12-07 (seeds 47, 53, 65, 76, 139, 221); seed 76 fails without registering the fill before the
+     * cache read (checked); 47 (a final read-back) is kept as a second shape, not checked without the fix.
+     */
+    @Test
+    void aPromotedHitNeverOverwritesAWriteThatRacedItsCacheRead() {
+        FuzzScenario.run(76);
+        FuzzScenario.run(47);
+    }
+
+    /**
      * Proves a bucket that recovery left free in the generation it was last written under does not take the block
      * CRCs of its old data over to its new data (docs/FORMAT.md §9): the replay gave the free bucket its old CRCs, it
      * was handed out and written again at the same generation, and after the next crash the replay put the old CRCs
