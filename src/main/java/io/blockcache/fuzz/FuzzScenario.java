@@ -225,6 +225,14 @@ public final class FuzzScenario {
     }
 
     /**
+     * Runs seed {@code seed} as the knob-table generator of 2026-12-07 drew it ({@code TABLE_KNOBS}): the cache's
+     * file system never full; the seeds found then replay as they were found.
+     */
+    public static FuzzResult runWithTableKnobs(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.TABLE_KNOBS).runReporting();
+    }
+
+    /**
      * Runs seed {@code seed} as the generator of 2026-12-02 drew it ({@code NO_OBJECT_STORES}): every backing device a
      * disk or an SSD model, no object store. The seeds of {@code FuzzRegressionTest} found on 2026-12-02 were found
      * with it.

@@ -154,8 +154,8 @@ class FuzzRegressionTest {
      */
     @Test
     void aPromotedHitNeverOverwritesAWriteThatRacedItsCacheRead() {
-        FuzzScenario.run(76);
-        FuzzScenario.run(47);
+        FuzzScenario.runWithTableKnobs(76);
+        FuzzScenario.runWithTableKnobs(47);
     }
 
     /**
