@@ -6,6 +6,7 @@ import io.blockcache.cache.BucketState;
 import io.blockcache.cache.BucketTable;
 import io.blockcache.cache.CacheLayout;
 import io.blockcache.cache.CacheSpace;
+import io.blockcache.cache.CleanCoverage;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoJoin;
@@ -24,6 +25,8 @@ import io.blockcache.journal.JournalRecovery;
 import io.blockcache.journal.JournalRing;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
+import io.blockcache.volume.CoveredWriteGate;
+import io.blockcache.volume.CoveredWrites;
 import io.blockcache.volume.DamageMap;
 import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
@@ -111,7 +114,8 @@ final class CacheSetBuilder {
 
     /** What the replay applies the checkpoint and the journal through. */
     Replayer replayer() {
-        return new Replayer(table, indexes, recoveredEpochs, space.allocator().blockChecksums());
+        return new Replayer(table, indexes, recoveredEpochs, space.allocator().blockChecksums(),
+                space.allocator().cleanCoverage());
     }
 
     /** The volumes' indexes, in superblock order. */
@@ -147,8 +151,14 @@ final class CacheSetBuilder {
     private void finishSpace() {
         checkpointBuckets = recovery.checkpoint() == null ? List.of() : recovery.checkpoint().buckets();
         assignStates(table, checkpointBuckets);
+        CleanCoverage coverage = space.allocator().cleanCoverage();
+        coverage.markRecordedBeforeOpen();
+        if (superblock.cleanShutdown()) {
+            coverClean(coverage);
+        }
         space.setCounting(true);
         space.allocator().rebuildFreeSet();
+        space.allocator().quarantineDropped(); // until the checkpoint the set starts once it serves (FORMAT.md §7)
         int dataBuckets = superblock.bucketCount() - superblock.journalBuckets();
         space.allocator().setMetadataReserveBuckets(
                 Geometry.metadataReserveBuckets(dataBuckets, superblock.bucketSizeBytes()));
@@ -156,6 +166,7 @@ final class CacheSetBuilder {
 
     private void finishVolumes() {
         checkpoints = new CheckpointWriter(cacheDevice, journal, space, this::flushBackings, checkpointBuckets);
+        CoveredWrites coveredWrites = new CoveredWrites(loop, space.allocator().cleanCoverage(), journal);
         for (int i = 0; i < superblock.backings().size(); i++) {
             AttachedBacking attached = superblock.backings().get(i);
             ExtentIndex index = indexes.get(attached.volumeId());
@@ -171,7 +182,9 @@ final class CacheSetBuilder {
             DamageMapSource source = mapAreas.get(i);
             DamageMap damage = !mapped || source == null ? null : source.open(loop, backing,
                     backings.get(i).mapDevice(), attached.backingUuid(), geometry, attached.volumeSizeBytes());
-            volumes.add(new Volume(loop, config, cacheDevice, backing, layout, space, volumeIndex, journal, damage));
+            // Every write of the volume's data passes the covered-write order (docs/FORMAT.md §7 rule 10).
+            BlockDevice gated = new CoveredWriteGate(backing, coveredWrites, attached.dataOffsetBytes());
+            volumes.add(new Volume(loop, config, cacheDevice, gated, layout, space, volumeIndex, journal, damage));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         recoveredEpochs.clear(); // handed over; the volumes forget them once unused
@@ -193,10 +206,26 @@ final class CacheSetBuilder {
     private void finishSet() {
         CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes,
                 writebacks);
+        set.attachCoverage(new CoverageFlusher(loop, space, journal, backings,
+                options.cleanCoverIntervalNs()));
         set.attachGc(new GarbageCollector(loop, cacheDevice, space, volumes.stream().map(Volume::index).toList(),
                 CheckpointPort.of(checkpoints), () -> volumes.stream().anyMatch(v -> v.counters().inFlight() > 0),
                 GcConfig.defaults()));
         finished = set;
+    }
+
+    /**
+     * After a clean stop every clean extent is trusted (docs/FORMAT.md §7 rule 8: the shutdown checkpoint flushed the
+     * backing devices first), so every sealed bucket holding clean data counts as covered; the next checkpoint makes
+     * that durable. Without this, a cache stopped cleanly by a build without coverage, or whose coverage was not in
+     * its checkpoint, would lose all its clean data at the first crash after the restart.
+     */
+    private void coverClean(CleanCoverage coverage) {
+        for (int b = 0; b < table.bucketCount(); b++) {
+            if (table.liveSectors(b) > table.dirtySectors(b)) {
+                coverage.cover(b, table.bucketSectors());
+            }
+        }
     }
 
     private void assignStates(BucketTable table, List<Integer> checkpointBuckets) {
