@@ -58,7 +58,10 @@ final class CoverageFlusher {
         }
     }
 
-    /** Rounds whose flushes all succeeded, since the open. */
+    /**
+     * Rounds that ended with every clean copy reserved before they began covered (by their flush, or already),
+     * since the open: once this grows by two, everything filled before the first look is covered.
+     */
     long rounds() {
         return rounds;
     }
@@ -69,7 +72,12 @@ final class CoverageFlusher {
             return;
         }
         CleanCoverage coverage = space.allocator().cleanCoverage();
-        if (flushing || journal.failed() || !coverage.anythingToCover(space.cleanWritePoint())) {
+        if (flushing || journal.failed()) {
+            timer = loop.schedule(intervalNs, this::round);
+            return;
+        }
+        if (!coverage.anythingToCover(space.cleanWritePoint())) {
+            rounds++; // everything reserved before this round began is covered already: no flush needed
             timer = loop.schedule(intervalNs, this::round);
             return;
         }
