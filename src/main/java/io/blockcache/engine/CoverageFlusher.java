@@ -10,7 +10,8 @@ import io.blockcache.loop.Timer;
 import java.util.List;
 
 /**
- * Keeps clean copies warm across a crash (docs/FORMAT.md §7 rules 7 and 10): once an interval ({@link CacheSetOptions#cleanCoverIntervalNs}, 1 s by default), if clean
+ * Keeps clean copies warm across a crash (docs/FORMAT.md §7 rules 7 and 10): once an interval
+ * ({@link CacheSetOptions#cleanCoverIntervalNs}, 1 s by default), if clean
  * data was reserved since the last round, notes what the clean write point has reserved so far, flushes every backing
  * device, and when every flush succeeded appends a {@code CleanCovered} record per bucket the round covered. A clean
  * copy's space is reserved only after its backing read or write completed, so the flush covers exactly that prefix.

@@ -61,7 +61,7 @@ public final class CoveredWrites {
         return held.isEmpty() && commitsDone == commitsStarted && failure == null;
     }
 
-    /** Queues a backing write refused by {@link #mayPass}: {@code issue} runs once every commit started so far is done. */
+    /** Queues a write refused by {@link #mayPass}: {@code issue} runs once every commit started so far is done. */
     void hold(Runnable issue, IoCallback callback) {
         writesHeld++;
         if (failure != null && held.isEmpty()) {

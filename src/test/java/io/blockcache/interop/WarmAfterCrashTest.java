@@ -46,7 +46,7 @@ class WarmAfterCrashTest {
         int[] stream = stream();
         double afterCleanStop = hitRatioAfterRestart(dir.resolve("term"), stream, false);
         double afterKill = hitRatioAfterRestart(dir.resolve("kill"), stream, true);
-        System.out.printf("read hit ratio of the %d requests after the restart: after SIGTERM %.4f, after kill -9 %.4f%n",
+        System.out.printf("read hit ratio of the %d requests after the restart: after SIGTERM %.4f, kill -9 %.4f%n",
                 REQUESTS_AFTER, afterCleanStop, afterKill);
         assertThat(afterCleanStop).as("a warm cache hits most of this stream").isGreaterThan(0.5);
         assertThat(afterKill).as("read hit ratio after kill -9 (after SIGTERM: %s)", afterCleanStop)
