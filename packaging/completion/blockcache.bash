@@ -187,6 +187,7 @@ function _complete_blockcache() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} bench gc" ];    then _picocli_blockcache_bench; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} bench recovery" ];    then _picocli_blockcache_bench; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} bench backing" ];    then _picocli_blockcache_bench; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} bench hitratio" ];    then _picocli_blockcache_bench; return $?; fi
 
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(format)
@@ -222,7 +223,9 @@ function _complete_blockcache() {
   local cmds30=(bench gc)
   local cmds31=(bench recovery)
   local cmds32=(bench backing)
+  local cmds33=(bench hitratio)
 
+  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_blockcache_bench_hitratio; return $?; fi
   if CompWordsContainsArray "${cmds32[@]}"; then _picocli_blockcache_bench_backing; return $?; fi
   if CompWordsContainsArray "${cmds31[@]}"; then _picocli_blockcache_bench_recovery; return $?; fi
   if CompWordsContainsArray "${cmds30[@]}"; then _picocli_blockcache_bench_gc; return $?; fi
@@ -890,7 +893,7 @@ function _picocli_blockcache_bench() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="nbd writeback gc recovery backing"
+  local commands="nbd writeback gc recovery backing hitratio"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -1557,6 +1560,63 @@ function _picocli_blockcache_bench_backing() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `hitratio` subcommand.
+function _picocli_blockcache_bench_hitratio() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--trace' '--format' '--cache-size' '--requests' '--traces-dir' '--images' '--only' '--seed'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--trace')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--format')
+      return
+      ;;
+    '--cache-size')
+      return
+      ;;
+    '--requests')
+      return
+      ;;
+    '--traces-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--images')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--only')
+      return
+      ;;
+    '--seed')
+      return
       ;;
   esac
 

@@ -64,6 +64,11 @@ public final class CacheMetrics {
     public static final MetricDescriptor<CacheSnapshot> CHECKPOINTS = counter(CACHE,
             "blockcache_checkpoints_written_total", COUNT, "Checkpoints written since open.")
             .json("checkpointsWritten", CacheSnapshot::checkpointsWritten);
+    public static final MetricDescriptor<CacheSnapshot> CLEAN_COVER_ROUNDS = counter(CACHE,
+            "blockcache_clean_cover_rounds_total", COUNT, "Covering rounds since open (one a second): each ends with"
+                    + " every clean copy filled before it began recorded as covered, kept across an unclean stop"
+                    + " (docs/FORMAT.md §7 rule 10); a round with new copies flushes the backing devices first.")
+            .json("cleanCoverRounds", CacheSnapshot::cleanCoverRounds);
     public static final MetricDescriptor<DeviceSnapshot> DEVICE_REQUESTS_IN_FLIGHT = gauge(CACHE_DEVICE,
             "blockcache_cache_device_requests_in_flight", COUNT,
             "Requests submitted to the cache device and not yet completed (its queue depth).")
@@ -144,7 +149,7 @@ public final class CacheMetrics {
     /** The cache device's, in the order {@code /metrics} lists them. */
     static final List<MetricDescriptor<?>> CACHE_ALL = List.of(DEVICE_CHANGED, BUCKETS, BUCKET_SIZE, OCCUPANCY,
             JOURNAL_SEQUENCE, JOURNAL_ENTRIES, JOURNAL_BYTES, JOURNAL_RING_IN_USE, CHECKPOINTS,
-            DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED, DEVICE_ERRORS);
+            CLEAN_COVER_ROUNDS, DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED, DEVICE_ERRORS);
     /** The cache device's counters, in the order {@code /api/stats} writes them (as a backing device's). */
     static final List<MetricDescriptor<?>> DEVICE_ALL = List.of(DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED,
             DEVICE_ERRORS);

@@ -181,7 +181,7 @@ final class StatsCollector {
                 set.buckets(BucketState.FREE), set.buckets(BucketState.OPEN), set.buckets(BucketState.SEALED),
                 set.buckets(BucketState.REUSE_PENDING), set.buckets(BucketState.JOURNAL),
                 set.buckets(BucketState.METADATA), journal.durableSequence(), journal.entriesWritten(),
-                journal.bytesWritten(), journal.ringBucketsInUse(), set.checkpointsWritten(),
+                journal.bytesWritten(), journal.ringBucketsInUse(), set.checkpointsWritten(), set.coverageRounds(),
                 device("cache", cacheDevice, null, null));
     }
 

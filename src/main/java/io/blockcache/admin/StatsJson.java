@@ -226,7 +226,7 @@ final class StatsJson {
         metrics(json, List.of(CacheMetrics.JOURNAL_SEQUENCE, CacheMetrics.JOURNAL_ENTRIES, CacheMetrics.JOURNAL_BYTES,
                 CacheMetrics.JOURNAL_RING_IN_USE), cache);
         json.endObject();
-        metrics(json, List.of(CacheMetrics.CHECKPOINTS), cache);
+        metrics(json, List.of(CacheMetrics.CHECKPOINTS, CacheMetrics.CLEAN_COVER_ROUNDS), cache);
         device(json.name("device"), cache.device(), CacheMetrics.DEVICE_ALL);
         json.endObject();
     }

@@ -168,11 +168,13 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param journalEntriesWritten journal entries written since open
      * @param journalBytesWritten bytes of journal entries written since open
      * @param journalRingBucketsInUse ring buckets holding entries that replay still needs
+     * @param cleanCoverRounds backing flushes that covered clean copies since open (docs/FORMAT.md §7 rule 10)
      */
     public record CacheSnapshot(int bucketSizeBytes, int bucketsTotal, int bucketsFree, int bucketsOpen,
                                 int bucketsSealed, int bucketsReusePending, int bucketsJournal, int bucketsMetadata,
                                 long journalDurableSequence, long journalEntriesWritten, long journalBytesWritten,
-                                int journalRingBucketsInUse, long checkpointsWritten, DeviceSnapshot device) {
+                                int journalRingBucketsInUse, long checkpointsWritten, long cleanCoverRounds,
+                                DeviceSnapshot device) {
         /**
          * Buckets in use over the buckets that can hold data or checkpoints (all but the journal ring), in
          * percent [0, 100].

@@ -47,6 +47,8 @@ public final class BucketAllocator {
     /** Per bucket, {@link #opened} when it was last opened for writing: how old its data is, in bucket opens. */
     private final long[] openedAt;
     private long opened;
+    private final CleanCoverage cleanCoverage;
+    private final BitSet quarantined = new BitSet();
 
     private record PendingReuse(int bucket, long journalSequence) {
     }
@@ -62,6 +64,7 @@ public final class BucketAllocator {
         this.releaseRefused = new BitSet(table.bucketCount());
         this.blockChecksums = new BlockChecksums(table.bucketCount(), table.bucketSectors());
         this.openedAt = new long[table.bucketCount()];
+        this.cleanCoverage = new CleanCoverage(table);
         countStates();
     }
 
@@ -117,10 +120,13 @@ public final class BucketAllocator {
         Checks.check(table.liveSectors(bucket) == 0 && table.pins(bucket) == 0,
                 "free bucket %s still holds live sectors or readers", bucket);
         table.setState(bucket, purpose);
-        if (blockChecksums.anyKnown(bucket)) {
+        boolean coverageRecorded = cleanCoverage.handingOut(bucket);
+        if (blockChecksums.anyKnown(bucket) || coverageRecorded) {
             // Recovery left it free in the generation it was last written under, with the block CRCs the replay gave
             // it; a later replay would give them again, over the new data. A BucketGeneration record of the same
             // generation makes replay forget them there (docs/FORMAT.md §5.2 type 9), in order with what follows.
+            // The same for clean coverage and clean records of this generation from before the open (§7 rule 10): a
+            // later replay would trust them over the new data.
             journal.recordGeneration(bucket, table.generation(bucket));
         }
         blockChecksums.forget(bucket); // already forgotten at the bump; again, as the bucket is about to be written
@@ -264,6 +270,7 @@ public final class BucketAllocator {
     private void bumpAndQueue(int bucket) {
         int generation = table.bumpGeneration(bucket);
         blockChecksums.forget(bucket); // the bytes its entries checked are stale from now on
+        cleanCoverage.bumped(bucket);
         long sequence = journal.recordGeneration(bucket, generation);
         table.setState(bucket, BucketState.REUSE_PENDING);
         Checks.check(pendingReuse.isEmpty() || pendingReuse.peekLast().journalSequence() <= sequence,
@@ -302,6 +309,11 @@ public final class BucketAllocator {
         return opened - openedAt[bucket];
     }
 
+    /** Which clean data is covered by a backing flush, per bucket (docs/FORMAT.md §7 rule 10). */
+    public CleanCoverage cleanCoverage() {
+        return cleanCoverage;
+    }
+
     /** A front-end read was served from {@code bucket} (recency for eviction). */
     public void noteReadHit(int bucket) {
         observer.onReadHit(bucket);
@@ -328,6 +340,49 @@ public final class BucketAllocator {
             freeCount++;
             warm[warmCount++] = bucket;
         }
+    }
+
+    /**
+     * After an unclean open: holds back every free bucket from which the open dropped untrusted clean extents, until
+     * a checkpoint begun after the open is durable ({@link #releaseQuarantine}). Why: those extents' records are still
+     * in the journal and the checkpoint that replay started from, under the bucket's current generation (recovery
+     * frees a bucket without a bump); were the bucket written again under that generation, a replay after the next
+     * crash would map them onto the new bytes, and a coverage of the new data would trust them (docs/FORMAT.md §7
+     * rule 10). Also forgets the coverage of every free bucket: nothing in it is live.
+     *
+     * @return buckets held back
+     */
+    public int quarantineDropped() {
+        int held = 0;
+        for (int b = 0; b < table.bucketCount(); b++) {
+            if (table.state(b) == BucketState.FREE) {
+                cleanCoverage.forget(b);
+                if (cleanCoverage.droppedAtOpen(b)) {
+                    free.clear(b);
+                    freeCount--;
+                    table.setState(b, BucketState.REUSE_PENDING);
+                    quarantined.set(b);
+                    held++;
+                }
+            }
+        }
+        cleanCoverage.clearDropped();
+        return held;
+    }
+
+    /** A checkpoint begun after the open is durable: the buckets {@link #quarantineDropped} held back are free. */
+    public void releaseQuarantine() {
+        for (int b = quarantined.nextSetBit(0); b >= 0; b = quarantined.nextSetBit(b + 1)) {
+            table.setState(b, BucketState.FREE);
+            free.set(b);
+            freeCount++;
+        }
+        quarantined.clear();
+    }
+
+    /** Buckets held back until a checkpoint ({@link #quarantineDropped}). */
+    public int quarantinedBuckets() {
+        return quarantined.cardinality();
     }
 
     /** Buckets free to allocate now (the metadata reserve included). */

@@ -31,6 +31,7 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
         this.allocator = new BucketAllocator(table, journal);
         this.dirtyWritePoint = new WritePoint("dirty", allocator, table.bucketSectors());
         this.cleanWritePoint = new WritePoint("clean", allocator, table.bucketSectors());
+        this.cleanWritePoint.onSeal(allocator.cleanCoverage()::sealed);
     }
 
     /** The bucket table. */
@@ -109,6 +110,16 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     }
 
     @Override
+    public void checkpointDurable() {
+        allocator.releaseQuarantine(); // every checkpoint is begun after the open that held them back
+    }
+
+    @Override
+    public int coveredSectors(int bucket) {
+        return allocator.cleanCoverage().coveredSectors(bucket);
+    }
+
+    @Override
     public int blockCrcRun(int block, int[] crcs) {
         return allocator.blockChecksums().copyRun(block, crcs);
     }
@@ -133,6 +144,9 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
 
     @Override
     public void onRemoved(int bucket, int generation, int lengthSectors, boolean dirty) {
+        if (!dirty) {
+            allocator.cleanCoverage().removedClean(bucket, generation); // before the bucket may be released below
+        }
         if (counting && generation == table.generation(bucket)) {
             table.addLive(bucket, -lengthSectors, dirty);
             allocator.observer().onCountsChanged(bucket);

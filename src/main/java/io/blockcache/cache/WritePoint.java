@@ -15,6 +15,7 @@ public final class WritePoint {
     private final int bucketSectors;
     private int bucket = -1;
     private int fillSectors;
+    private SealListener sealListener;
 
     /** Space granted by {@link #reserve}: a bucket, an offset in it and a length, all in sectors. */
     public static final class Reservation {
@@ -83,10 +84,25 @@ public final class WritePoint {
     /** Seals the open bucket, if any (shutdown, or the bucket should no longer take data). */
     public void closeCurrent() {
         if (bucket >= 0) {
+            if (sealListener != null) {
+                sealListener.sealed(bucket, fillSectors);
+            }
             allocator.seal(bucket);
             bucket = -1;
             fillSectors = 0;
         }
+    }
+
+    /** Tells {@code listener} (bucket, reserved sectors) about every bucket sealed from now on. */
+    public void onSeal(SealListener listener) {
+        this.sealListener = listener;
+    }
+
+    /** Told about a sealed bucket and how many of its sectors were reserved. */
+    @FunctionalInterface
+    public interface SealListener {
+        /** {@code bucket} was sealed with {@code fillSectors} reserved. */
+        void sealed(int bucket, int fillSectors);
     }
 
     /** The open bucket, or -1. */

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "hitratio", mixinStandardHelpOptions = true,
         description = {"Read miss ratios of the engine (simulated time) and of classic policies on block traces, at "
-                + "1, 5, 10 and 25 % of each trace's working set.", "Without --trace: the synthetic mixes and the "
+                + "1, 5, 10 and 25 %% of each trace's working set.", "Without --trace: the synthetic mixes and the "
                 + "samples bundled in --traces-dir."})
 final class BenchHitRatioCommand implements Callable<Integer> {
     @Option(names = "--json", description = "one JSON object per row instead of tables")

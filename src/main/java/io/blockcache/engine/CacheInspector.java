@@ -91,8 +91,8 @@ public final class CacheInspector {
             if (!pair.chosen().cleanShutdown()) {
                 // The audit checks every recorded extent (a damaged clean record is still damage), but open
                 // will not serve the clean ones: say so, so that the report matches what open does.
-                problems.note("not shut down cleanly: open keeps only the dirty extents and drops the clean"
-                        + " ones (docs/FORMAT.md §7 rule 10)");
+                problems.note("not shut down cleanly: open keeps the dirty extents and the clean ones a backing"
+                        + " flush covered, and drops the other clean ones (docs/FORMAT.md §7 rule 10)");
             }
             audit(pair.chosen(), items);
         });

@@ -55,6 +55,8 @@ public final class CacheSet {
     private final KnobRegistry knobs = new KnobRegistry();
     private CacheSuperblock superblock;
     private boolean shutDown;
+    private CoverageFlusher coverageFlusher;
+    private io.blockcache.volume.CoveredWrites coveredWrites;
     private io.blockcache.gc.GarbageCollector gc;
 
     /**
@@ -90,6 +92,31 @@ public final class CacheSet {
         for (Writeback writeback : writebacks) {
             writeback.start();
         }
+        if (coverageFlusher != null) {
+            coverageFlusher.start(); // clean copies filled from now on are covered a second later (FORMAT.md §7)
+        }
+        if (space.allocator().quarantinedBuckets() > 0) {
+            checkpoints.start(ignored -> { }); // gives back the buckets an unclean open held back; a failure: later
+        }
+    }
+
+    /** Wires the rounds that cover clean copies in (the builder, once). */
+    void attachCoverage(CoverageFlusher flusher) {
+        coverageFlusher = flusher;
+    }
+
+    void attachCoveredWrites(io.blockcache.volume.CoveredWrites writes) {
+        coveredWrites = writes;
+    }
+
+    /** The order every volume's backing data writes keep (docs/FORMAT.md §7 rule 10); a volume attached later too. */
+    io.blockcache.volume.CoveredWrites coveredWrites() {
+        return coveredWrites;
+    }
+
+    /** Rounds of backing flushes that covered clean copies since the open (docs/FORMAT.md §7 rule 10). */
+    public long coverageRounds() {
+        return coverageFlusher == null ? 0 : coverageFlusher.rounds();
     }
 
     /** Wires garbage collection in (the builder, once) and registers its knobs. */
@@ -382,6 +409,9 @@ public final class CacheSet {
             return;
         }
         shutDown = true;
+        if (coverageFlusher != null) {
+            coverageFlusher.stop(); // the shutdown checkpoint flushes the backing devices itself (FORMAT.md §7 rule 8)
+        }
         for (Volume volume : volumes) {
             volume.close();
         }

@@ -6,6 +6,7 @@ import io.blockcache.cache.BucketState;
 import io.blockcache.cache.BucketTable;
 import io.blockcache.cache.CacheLayout;
 import io.blockcache.cache.CacheSpace;
+import io.blockcache.cache.CleanCoverage;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.device.IoJoin;
@@ -13,7 +14,6 @@ import io.blockcache.device.FencedDevice;
 import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.CacheSuperblock;
-import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.format.JournalScanner;
 import io.blockcache.gc.CheckpointPort;
 import io.blockcache.gc.GarbageCollector;
@@ -24,10 +24,9 @@ import io.blockcache.journal.JournalRecovery;
 import io.blockcache.journal.JournalRing;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
-import io.blockcache.volume.DamageMap;
+import io.blockcache.volume.CoveredWrites;
 import io.blockcache.volume.DirtyEpochs;
 import io.blockcache.volume.Volume;
-import io.blockcache.volume.VolumeConfig;
 import io.blockcache.volume.VolumeIndex;
 import io.blockcache.writeback.Writeback;
 import io.blockcache.writeback.WritebackSettings;
@@ -59,6 +58,8 @@ final class CacheSetBuilder {
     // Built by the wiring steps of finishSteps(), in order.
     private List<Integer> checkpointBuckets;
     private CheckpointWriter checkpoints;
+    /** The order every backing data write keeps behind the removal of covered clean copies (FORMAT.md §7 rule 10). */
+    private CoveredWrites coveredWrites;
     private final List<Volume> volumes = new ArrayList<>();
     private final List<Writeback> writebacks = new ArrayList<>();
     private CacheSet finished;
@@ -109,7 +110,8 @@ final class CacheSetBuilder {
 
     /** What the replay applies the checkpoint and the journal through. */
     Replayer replayer() {
-        return new Replayer(table, indexes, recoveredEpochs, space.allocator().blockChecksums());
+        return new Replayer(table, indexes, recoveredEpochs, space.allocator().blockChecksums(),
+                space.allocator().cleanCoverage());
     }
 
     /** The volumes' indexes, in superblock order. */
@@ -145,8 +147,14 @@ final class CacheSetBuilder {
     private void finishSpace() {
         checkpointBuckets = recovery.checkpoint() == null ? List.of() : recovery.checkpoint().buckets();
         assignStates(table, checkpointBuckets);
+        CleanCoverage coverage = space.allocator().cleanCoverage();
+        coverage.markRecordedBeforeOpen();
+        if (superblock.cleanShutdown()) {
+            coverClean(coverage);
+        }
         space.setCounting(true);
         space.allocator().rebuildFreeSet();
+        space.allocator().quarantineDropped(); // until the checkpoint the set starts once it serves (FORMAT.md §7)
         int dataBuckets = superblock.bucketCount() - superblock.journalBuckets();
         space.allocator().setMetadataReserveBuckets(
                 Geometry.metadataReserveBuckets(dataBuckets, superblock.bucketSizeBytes()));
@@ -154,6 +162,7 @@ final class CacheSetBuilder {
 
     private void finishVolumes() {
         checkpoints = new CheckpointWriter(cacheDevice, journal, space, this::flushBackings, checkpointBuckets);
+        coveredWrites = new CoveredWrites(loop, space.allocator().cleanCoverage(), journal);
         for (int i = 0; i < superblock.backings().size(); i++) {
             AttachedBacking attached = superblock.backings().get(i);
             ExtentIndex index = indexes.get(attached.volumeId());
@@ -161,7 +170,7 @@ final class CacheSetBuilder {
             volumeIndex.restoreEpochs(recoveredEpochs.get(attached.volumeId()));
             checkpoints.addVolume(attached.volumeId(), index, volumeIndex::recordedEpochAt);
             volumes.add(VolumeWiring.volume(loop, cacheDevice, space, journal, attached, volumeIndex, backings.get(i),
-                    mapAreas.get(i), options, VolumeModes.of(attached, options)));
+                    mapAreas.get(i), options, VolumeModes.of(attached, options), coveredWrites));
         }
         journal.setPressureListener(new CheckpointTrigger(loop, journal, checkpoints));
         recoveredEpochs.clear(); // handed over; the volumes forget them once unused
@@ -183,9 +192,26 @@ final class CacheSetBuilder {
     private void finishSet() {
         CacheSet set = new CacheSet(loop, cacheDevice, backings, superblock, space, journal, checkpoints, volumes,
                 writebacks, options);
+        set.attachCoverage(new CoverageFlusher(loop, space, journal, backings,
+                options.cleanCoverIntervalNs()));
+        set.attachCoveredWrites(coveredWrites);
         set.attachGc(new GarbageCollector(loop, cacheDevice, space, volumes.stream().map(Volume::index).toList(),
                 CheckpointPort.of(checkpoints), set::anyRequestInFlight, GcConfig.defaults()));
         finished = set;
+    }
+
+    /**
+     * After a clean stop every clean extent is trusted (docs/FORMAT.md §7 rule 8: the shutdown checkpoint flushed the
+     * backing devices first), so every sealed bucket holding clean data counts as covered; the next checkpoint makes
+     * that durable. Without this, a cache stopped cleanly by a build without coverage, or whose coverage was not in
+     * its checkpoint, would lose all its clean data at the first crash after the restart.
+     */
+    private void coverClean(CleanCoverage coverage) {
+        for (int b = 0; b < table.bucketCount(); b++) {
+            if (table.liveSectors(b) > table.dirtySectors(b)) {
+                coverage.cover(b, table.bucketSectors());
+            }
+        }
     }
 
     private void assignStates(BucketTable table, List<Integer> checkpointBuckets) {

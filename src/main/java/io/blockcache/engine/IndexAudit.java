@@ -68,7 +68,7 @@ final class IndexAudit {
         }
         BlockChecksums blockCrcs = new BlockChecksums(superblock.bucketCount(), bucketSectors);
         try {
-            Replayer replayer = new Replayer(table, indexes, Map.of(), blockCrcs);
+            Replayer replayer = new Replayer(table, indexes, Map.of(), blockCrcs, null);
             replayer.applyCheckpoint(checkpointItems);
             replayer.applyEntries(recovery.replay());
         } catch (IllegalStateException | IllegalArgumentException e) {

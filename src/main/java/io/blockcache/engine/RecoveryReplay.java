@@ -186,6 +186,7 @@ final class RecoveryReplay {
                 case CheckpointItem.GenerationSlice slice -> slice.generations().size();
                 case CheckpointItem.ExtentRun run -> run.extents().size();
                 case CheckpointItem.BlockCrcRun run -> 1; // one copy of at most a bucket's CRCs
+                case CheckpointItem.CoverageRun run -> 1; // at most 2048 buckets' coverage
             };
             int to = Math.min(size, withinItem + budget - units);
             switch (item) {
@@ -197,6 +198,7 @@ final class RecoveryReplay {
                     progress.extentsReplayed(to - withinItem);
                 }
                 case CheckpointItem.BlockCrcRun run -> replayer.blockCrcs(run.crcs());
+                case CheckpointItem.CoverageRun run -> replayer.coverage(run);
             }
             units += to - withinItem;
             withinItem = to;
@@ -256,7 +258,8 @@ final class RecoveryReplay {
     private int dropCleanSlice() {
         ranges.visited = 0;
         if (volumeIndex < indexes.size()) {
-            sweepCursor = Replayer.dropCleanInNodes(indexes.get(volumeIndex), sweepCursor, sweepLeaves(), ranges);
+            sweepCursor = Replayer.dropCleanInNodes(indexes.get(volumeIndex),
+                    space.allocator().cleanCoverage(), sweepCursor, sweepLeaves(), ranges);
             nextVolumeAtEnd();
         }
         if (volumeIndex == indexes.size()) {

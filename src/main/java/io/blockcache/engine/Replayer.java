@@ -2,6 +2,7 @@ package io.blockcache.engine;
 
 import io.blockcache.cache.BlockChecksums;
 import io.blockcache.cache.BucketTable;
+import io.blockcache.cache.CleanCoverage;
 import io.blockcache.format.CheckpointItem;
 import io.blockcache.format.JournalEntry;
 import io.blockcache.format.JournalRecord;
@@ -34,21 +35,25 @@ final class Replayer {
 
     /** Where block CRCs go (docs/FORMAT.md §9); null: not followed ({@code check}'s audit). */
     private final BlockChecksums checksums;
+    /** Where clean coverage goes (docs/FORMAT.md §7 rule 10); null: not followed. */
+    private final CleanCoverage coverage;
 
     Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes) {
-        this(table, indexes, Map.of(), null);
+        this(table, indexes, Map.of(), null, null);
     }
 
     /**
      * @param epochs per volume id, where the recorded epochs go (volumes left out are not followed)
      * @param checksums where the block CRCs go, or null if they are not followed
+     * @param coverage where the clean coverage goes, or null if it is not followed
      */
     Replayer(BucketTable table, Map<Integer, ExtentIndex> indexes, Map<Integer, DirtyEpochs> epochs,
-             BlockChecksums checksums) {
+             BlockChecksums checksums, CleanCoverage coverage) {
         this.table = table;
         this.indexes = indexes;
         this.epochs = epochs;
         this.checksums = checksums;
+        this.coverage = coverage;
     }
 
     void applyCheckpoint(List<CheckpointItem> items) {
@@ -61,6 +66,7 @@ final class Replayer {
                     }
                 }
                 case CheckpointItem.BlockCrcRun run -> blockCrcs(run.crcs());
+                case CheckpointItem.CoverageRun run -> coverage(run);
             }
         }
     }
@@ -74,25 +80,33 @@ final class Replayer {
     }
 
     /**
-     * After an unclean stop no clean extent is trusted (docs/FORMAT.md §7 rule 10): a write to the backing
-     * device may have landed after the record that made the extent clean while the record of its removal was
-     * lost with the power, so the copy may be older than the backing data. Dirty extents stay: they are newer
-     * than the backing device by construction and are written back. Open calls this in slices
-     * ({@link RecoveryReplay}); check audits every recorded extent and notes that open drops the clean ones
+     * After an unclean stop a clean extent is trusted only if its bucket's coverage holds it (docs/FORMAT.md §7 rule
+     * 10): a backing flush that completed after its data was read or written covered it, and every backing write
+     * that could have made it stale was issued only after the record removing it was durable. Any other clean extent
+     * may be older than the backing data (or than what the backing device kept) and is dropped. Dirty extents stay:
+     * they are newer than the backing device by construction and are written back. Open calls this in slices
+     * ({@link RecoveryReplay}); check audits every recorded extent and notes that open drops the untrusted clean ones
      * ({@link CacheInspector}).
      *
-     * <p>Drops the clean extents among those of {@code nodes} leaves from {@code fromSector} (collected first,
-     * removed after, since removals rebalance leaves; the returned cursor is a sector, which they do not move).
+     * <p>Drops the untrusted clean extents among those of {@code nodes} leaves from {@code fromSector} (collected
+     * first, removed after, since removals rebalance leaves; the returned cursor is a sector, which they do not move).
      *
+     * @param coverage the replayed coverage; null trusts no clean extent
      * @param ranges scratch space for the slice's clean ranges, at least {@code nodes} leaves' worth
      * @return the cursor for the next slice, or {@link ExtentIndex#CURSOR_END}
      */
-    static long dropCleanInNodes(ExtentIndex index, long fromSector, int nodes, Ranges ranges) {
+    static long dropCleanInNodes(ExtentIndex index, CleanCoverage coverage, long fromSector, int nodes,
+                                 Ranges ranges) {
         ranges.size = 0;
         long cursor = index.forEachInNodes(fromSector, nodes, (start, length, location, crc, crcAt, crcLength) -> {
             ranges.visited++;
-            if (!ExtentLocation.dirty(location)) {
+            int bucket = ExtentLocation.bucket(location);
+            if (!ExtentLocation.dirty(location) && (coverage == null || !coverage.trusts(bucket,
+                    ExtentLocation.generation(location), ExtentLocation.offsetInBucketSectors(location), length))) {
                 ranges.add(start, length);
+                if (coverage != null) {
+                    coverage.dropped(bucket);
+                }
             }
         });
         for (int i = 0; i < ranges.size; i++) {
@@ -136,6 +150,9 @@ final class Replayer {
         if (checksums != null) {
             checksums.forget(bucket);
         }
+        if (coverage != null) {
+            coverage.forget(bucket); // a generation record ends the coverage of the bucket's data, as its CRCs'
+        }
         table.setGeneration(bucket, generation);
     }
 
@@ -154,6 +171,24 @@ final class Replayer {
         }
     }
 
+    /** Applies a checkpoint's coverage run: each bucket's, if the bucket still has the generation it names. */
+    void coverage(CheckpointItem.CoverageRun run) {
+        for (JournalRecord.CleanCovered covered : run.covered()) {
+            cleanCovered(covered);
+        }
+    }
+
+    /** Keeps a bucket's clean coverage if the bucket has the generation it was recorded under. */
+    void cleanCovered(JournalRecord.CleanCovered covered) {
+        if (covered.bucket() >= table.bucketCount() || covered.coveredSectors() > table.bucketSectors()) {
+            throw new IllegalStateException("clean coverage of " + covered.coveredSectors() + " sectors of bucket "
+                    + covered.bucket() + ": outside the cache");
+        }
+        if (coverage != null && table.generation(covered.bucket()) == covered.generation()) {
+            coverage.cover(covered.bucket(), covered.coveredSectors());
+        }
+    }
+
     void apply(JournalRecord record) {
         switch (record) {
             case JournalRecord.ExtentInsert insert -> insert(insert);
@@ -169,6 +204,7 @@ final class Replayer {
             case JournalRecord.BucketGeneration generation -> setGeneration(generation.bucket(),
                     generation.generation());
             case JournalRecord.BlockCrcs crcs -> blockCrcs(crcs);
+            case JournalRecord.CleanCovered covered -> cleanCovered(covered);
             case JournalRecord.CheckpointDone done -> { } // located before replay began
             case JournalRecord.CleanShutdown shutdown -> { } // informational
             case JournalRecord.EpochsVoid epochsVoid -> {

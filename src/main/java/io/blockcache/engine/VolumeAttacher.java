@@ -123,7 +123,7 @@ final class VolumeAttacher {
         DamageMapSource source = geometry == null ? null : DamageMapSource.onBacking(Arrays.copyOfRange(headerAndMap,
                 BackingHeader.BYTES, BackingHeader.BYTES + geometry.areaBytes()));
         Volume volume = VolumeWiring.volume(set.loop(), set.cacheDevice(), set.space(), set.journal(), slot, index,
-                wrapped, source, set.options(), mode);
+                wrapped, source, set.options(), mode, set.coveredWrites());
         long totalBytes = volume.sizeBytes();
         for (Volume other : set.volumes()) {
             totalBytes += other.sizeBytes();

@@ -9,6 +9,8 @@ import io.blockcache.format.DamageMapGeometry;
 import io.blockcache.journal.JournalWriter;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.CacheMode;
+import io.blockcache.volume.CoveredWriteGate;
+import io.blockcache.volume.CoveredWrites;
 import io.blockcache.volume.DamageMap;
 import io.blockcache.volume.Volume;
 import io.blockcache.volume.VolumeConfig;
@@ -37,11 +39,12 @@ final class VolumeWiring {
 
     /**
      * The volume of {@code slot} on {@code backing} (wrapped), with its damage map from {@code source} if the map is
-     * on and the device has room for one.
+     * on and the device has room for one. Every write of the volume's data passes {@code coveredWrites}: it waits for
+     * the journal record that removes a covered clean copy it could make stale (docs/FORMAT.md §7 rule 10).
      */
     static Volume volume(EventLoop loop, BlockDevice cacheDevice, CacheSpace space, JournalWriter journal,
                          AttachedBacking slot, VolumeIndex index, BackingSpec backing, DamageMapSource source,
-                         CacheSetOptions options, CacheMode mode) {
+                         CacheSetOptions options, CacheMode mode, CoveredWrites coveredWrites) {
         VolumeConfig config = new VolumeConfig(slot.volumeId(), slot.volumeSizeBytes(), slot.dataOffsetBytes(), mode,
                 true, VolumeConfig.EXTENT_MAX_SECTORS_DEFAULT);
         DamageMapGeometry geometry = DamageMapGeometry.of(slot.dataOffsetBytes(), slot.volumeSizeBytes());
@@ -49,6 +52,7 @@ final class VolumeWiring {
         boolean mapped = geometry != null && options.damageMap();
         DamageMap damage = !mapped || source == null ? null : source.open(loop, backing.device(), backing.mapDevice(),
                 slot.backingUuid(), geometry, slot.volumeSizeBytes());
-        return new Volume(loop, config, cacheDevice, backing.device(), space.layout(), space, index, journal, damage);
+        BlockDevice gated = new CoveredWriteGate(backing.device(), coveredWrites, slot.dataOffsetBytes());
+        return new Volume(loop, config, cacheDevice, gated, space.layout(), space, index, journal, damage);
     }
 }

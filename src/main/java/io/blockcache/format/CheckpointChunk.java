@@ -131,6 +131,15 @@ public record CheckpointChunk(long checkpointStartSequence, int chunkIndex, int 
                 case CheckpointItem.TYPE_BLOCK_CRC_RUN -> {
                     return new CheckpointItem.BlockCrcRun(JournalRecordCodec.readBlockCrcs(reader));
                 }
+                case CheckpointItem.TYPE_COVERAGE_RUN -> {
+                    int count = reader.u32AsInt("coverage count");
+                    checkCount(reader, count, JournalRecordCodec.CLEAN_COVERED_BYTES - 1, "coverage count");
+                    List<JournalRecord.CleanCovered> covered = new ArrayList<>(count);
+                    for (int i = 0; i < count; i++) {
+                        covered.add(JournalRecordCodec.readCleanCovered(reader));
+                    }
+                    return new CheckpointItem.CoverageRun(covered);
+                }
                 default -> throw reader.fail(DecodeError.Kind.UNKNOWN_TYPE, start, "unknown checkpoint item type "
                         + type);
             }

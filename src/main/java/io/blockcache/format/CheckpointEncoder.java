@@ -22,6 +22,7 @@ public final class CheckpointEncoder {
     private static final int GENERATION_SLICE_HEADER_BYTES = 1 + 4 + 4;
     private static final int EXTENT_RUN_HEADER_BYTES = 1 + 2 + 4;
     private static final int BLOCK_CRC_RUN_HEADER_BYTES = JournalRecordCodec.blockCrcsBytes(0);
+    private static final int COVERAGE_RUN_HEADER_BYTES = 1 + 4;
 
     private final long checkpointStartSequence;
     private final int chunkBytesMax;
@@ -179,6 +180,20 @@ public final class CheckpointEncoder {
                 }
                 yield fit == values.length ? null : new BlockCrcRun(new JournalRecord.BlockCrcs(crcs.bucket(),
                         crcs.generation(), crcs.firstBlock() + fit, Arrays.copyOfRange(values, fit, values.length)));
+            }
+            case CheckpointItem.CoverageRun run -> {
+                int entryBytes = JournalRecordCodec.CLEAN_COVERED_BYTES - 1;
+                int fit = Math.min(run.covered().size(), (room - COVERAGE_RUN_HEADER_BYTES) / entryBytes);
+                if (fit <= 0) {
+                    yield item;
+                }
+                buffer.put((byte) CheckpointItem.TYPE_COVERAGE_RUN);
+                buffer.putInt(fit);
+                for (int i = 0; i < fit; i++) {
+                    JournalRecordCodec.putCleanCovered(run.covered().get(i), buffer);
+                }
+                yield fit == run.covered().size() ? null
+                        : new CheckpointItem.CoverageRun(run.covered().subList(fit, run.covered().size()));
             }
         };
     }

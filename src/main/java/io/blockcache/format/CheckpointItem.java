@@ -17,6 +17,7 @@ public sealed interface CheckpointItem {
     int TYPE_EXTENT_RUN_EPOCHS = 3;
     /** Type byte of {@link BlockCrcRun}. */
     int TYPE_BLOCK_CRC_RUN = 4;
+    int TYPE_COVERAGE_RUN = 5;
 
     /**
      * Generations of buckets [firstBucket, firstBucket + generations.size()).
@@ -70,5 +71,17 @@ public sealed interface CheckpointItem {
      * @param crcs the bucket, its generation, the first block and the CRCs
      */
     record BlockCrcRun(JournalRecord.BlockCrcs crcs) implements CheckpointItem {
+    }
+
+    /**
+     * Type 5: the clean coverage of buckets (docs/FORMAT.md §6), each entry the fields of a journal {@link
+     * JournalRecord.CleanCovered} record: written by running checkpoints only, so that a cache stopped cleanly holds
+     * none and an older build opens it.
+     */
+    record CoverageRun(List<JournalRecord.CleanCovered> covered) implements CheckpointItem {
+        public CoverageRun {
+            covered = List.copyOf(covered);
+            Checks.require(!covered.isEmpty(), "a coverage run needs at least one bucket");
+        }
     }
 }

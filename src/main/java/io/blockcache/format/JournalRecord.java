@@ -27,6 +27,8 @@ public sealed interface JournalRecord {
     int TYPE_EPOCHS_VOID = 8;
     /** Type byte of {@link BlockCrcs}. */
     int TYPE_BLOCK_CRCS = 9;
+    /** Type byte of {@link CleanCovered}. */
+    int TYPE_CLEAN_COVERED = 10;
     /** The epoch of an extent whose write order was not recorded (type 1 records, type 2 checkpoint runs). */
     long EPOCH_NOT_RECORDED = 0;
 
@@ -218,6 +220,31 @@ public sealed interface JournalRecord {
         @Override
         public int type() {
             return TYPE_EPOCHS_VOID;
+        }
+    }
+
+    /**
+     * Every clean extent written into {@code bucket} under {@code generation} at bucket offsets below {@code
+     * coveredSectors} is a copy of data a completed backing flush made durable (docs/FORMAT.md §7 rules 7 and 10):
+     * after an unclean stop such an extent is trusted if the journal or the checkpoint still maps it. Replay keeps it
+     * only while the bucket has that generation, and forgets it at every BucketGeneration record of the bucket.
+     *
+     * @param bucket u32 @param generation u16 @param coveredSectors u16, 1..16384 (at most the bucket)
+     */
+    record CleanCovered(int bucket, int generation, int coveredSectors) implements JournalRecord {
+        /** The most a bucket holds: 8 MiB (docs/FORMAT.md §2). */
+        public static final int COVERED_SECTORS_MAX = 16384;
+
+        public CleanCovered {
+            ByteLayout.requireNonNegative("bucket", bucket);
+            ByteLayout.requireU16("generation", generation);
+            Checks.require(coveredSectors >= 1 && coveredSectors <= COVERED_SECTORS_MAX,
+                    "coveredSectors %d outside [1, %d]", coveredSectors, COVERED_SECTORS_MAX);
+        }
+
+        @Override
+        public int type() {
+            return TYPE_CLEAN_COVERED;
         }
     }
 

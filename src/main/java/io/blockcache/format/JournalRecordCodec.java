@@ -3,6 +3,7 @@ package io.blockcache.format;
 import io.blockcache.format.JournalRecord.BlockCrcs;
 import io.blockcache.format.JournalRecord.BucketGeneration;
 import io.blockcache.format.JournalRecord.CheckpointDone;
+import io.blockcache.format.JournalRecord.CleanCovered;
 import io.blockcache.format.JournalRecord.CleanShutdown;
 import io.blockcache.format.JournalRecord.EpochsVoid;
 import io.blockcache.format.JournalRecord.ExtentClean;
@@ -29,6 +30,7 @@ import java.util.List;
  *  type 8 EpochsVoid        ( 3 B)  volumeId u16 (the volume's recorded epochs no longer hold; §5.2)
  *  type 9 BlockCrcs    (11+4n B)  bucket u32 | generation u16 | firstBlock u16 | n u16 (1..8192) | n x crc32c u32
  *                                   (one per whole 4 KiB block of the bucket from firstBlock on; §9)
+ *  type 10 CleanCovered     ( 9 B)  bucket u32 | generation u16 | coveredSectors u16 (1..16384; §7 rule 10)
  *
  *  extent body (29 B, shared with checkpoint extent runs)
  *   0               8             12            16        18      20  21          25       27       29
@@ -44,6 +46,8 @@ public final class JournalRecordCodec {
     public static final int EXTENT_BODY_BYTES = 29;
     /** Size of the epoch that follows the extent body in type 7 records and type 3 checkpoint runs. */
     public static final int EPOCH_BYTES = 8;
+    /** Size of a {@link CleanCovered} record, and of one in a checkpoint coverage run without its type byte + 1. */
+    public static final int CLEAN_COVERED_BYTES = 1 + 4 + 2 + 2;
 
     private JournalRecordCodec() {
     }
@@ -59,6 +63,7 @@ public final class JournalRecordCodec {
             case CleanShutdown shutdown -> 1;
             case EpochsVoid epochsVoid -> 1 + 2;
             case BlockCrcs crcs -> blockCrcsBytes(crcs.count());
+            case CleanCovered covered -> CLEAN_COVERED_BYTES;
         };
     }
 
@@ -162,6 +167,7 @@ public final class JournalRecordCodec {
                 // Type byte only.
             }
             case EpochsVoid epochsVoid -> buffer.putShort((short) epochsVoid.volumeId());
+            case CleanCovered covered -> putCleanCovered(covered, buffer);
         }
     }
 
@@ -244,12 +250,25 @@ public final class JournalRecordCodec {
                 case JournalRecord.TYPE_CLEAN_SHUTDOWN -> new CleanShutdown();
                 case JournalRecord.TYPE_EPOCHS_VOID -> new EpochsVoid(reader.u16("volumeId"));
                 case JournalRecord.TYPE_BLOCK_CRCS -> readBlockCrcs(reader);
+                case JournalRecord.TYPE_CLEAN_COVERED -> readCleanCovered(reader);
                 default -> throw reader.fail(DecodeError.Kind.UNKNOWN_TYPE, start,
                         "unknown journal record type " + type);
             };
         } catch (IllegalArgumentException e) {
             throw reader.fail(DecodeError.Kind.BAD_FIELD, start, "record type " + type + ": " + e.getMessage());
         }
+    }
+
+    /** Reads the fields of a CleanCovered record after its type byte (also one entry of a checkpoint coverage run). */
+    static CleanCovered readCleanCovered(FieldReader reader) throws MalformedException {
+        return new CleanCovered(reader.u32AsInt("bucket"), reader.u16("generation"), reader.u16("coveredSectors"));
+    }
+
+    /** Writes the fields of {@code covered} without its type byte. */
+    static void putCleanCovered(CleanCovered covered, ByteBuffer buffer) {
+        buffer.putInt(covered.bucket());
+        buffer.putShort((short) covered.generation());
+        buffer.putShort((short) covered.coveredSectors());
     }
 
     /**

@@ -25,6 +25,8 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
     static final int EXTENTS_PER_ITEM = 512;
     /** Block CRCs per item at most: 16 KiB, as for extents. */
     static final int BLOCK_CRCS_PER_ITEM = 4096;
+    /** Covered buckets per item at most: 8 B each, 16 KiB. */
+    static final int COVERED_PER_ITEM = 2048;
 
     private final MetadataSpace space;
     private final List<VolumeExtents> volumes;
@@ -32,6 +34,8 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
     /** The next block (numbered across buckets) whose CRC may go into an item; -1 once all have. */
     private int nextBlock;
     private final int[] crcRun = new int[BLOCK_CRCS_PER_ITEM];
+    /** The next bucket whose clean coverage may go into an item. */
+    private int nextCoveredBucket;
     private int volume;
     private long cursor;
     private CheckpointItem lookahead;
@@ -86,6 +90,10 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
                 return item;
             }
         }
+        CheckpointItem coverage = coverageRun();
+        if (coverage != null) {
+            return coverage;
+        }
         while (volume < volumes.size()) {
             VolumeExtents current = volumes.get(volume);
             if (cursor != ExtentIndex.CURSOR_END) {
@@ -107,6 +115,22 @@ final class CheckpointItems implements Iterator<CheckpointItem> {
             cursor = 0;
         }
         return null;
+    }
+
+    /**
+     * The next run of clean coverage (docs/FORMAT.md §6 type 5), each bucket tagged with its generation, or null once
+     * every bucket was looked at. Comes before the extent runs, after the generations it is checked against.
+     */
+    private CheckpointItem coverageRun() {
+        List<JournalRecord.CleanCovered> run = new ArrayList<>();
+        while (nextCoveredBucket < space.bucketCount() && run.size() < COVERED_PER_ITEM) {
+            int bucket = nextCoveredBucket++;
+            int covered = space.coveredSectors(bucket);
+            if (covered > 0) {
+                run.add(new JournalRecord.CleanCovered(bucket, space.generation(bucket), covered));
+            }
+        }
+        return run.isEmpty() ? null : new CheckpointItem.CoverageRun(run);
     }
 
     private boolean isCurrent(long location) {

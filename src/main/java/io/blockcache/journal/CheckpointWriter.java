@@ -255,6 +255,7 @@ public final class CheckpointWriter {
                     return;
                 }
                 journal.checkpointDurable(startSequence);
+                space.checkpointDurable();
                 int unused = spareBuckets.size();
                 for (int i = 0; i < unused; i++) {
                     releaseOrKeep(spareBuckets.pollFirst());

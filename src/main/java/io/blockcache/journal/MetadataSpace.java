@@ -43,4 +43,10 @@ public interface MetadataSpace {
      * {@code crcs} (at most its length); returns how many.
      */
     int blockCrcRun(int block, int[] crcs);
+
+    /** Sectors from the start of {@code bucket} whose clean data a backing flush covers (docs/FORMAT.md §7 rule 10). */
+    int coveredSectors(int bucket);
+
+    /** A checkpoint is durable: replay will start at or after its start from now on. */
+    void checkpointDurable();
 }

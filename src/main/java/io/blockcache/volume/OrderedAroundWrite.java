@@ -46,6 +46,7 @@ final class OrderedAroundWrite {
         ByteBuffer data = src.duplicate();
         context.backingGate.run(startSector, lengthSectors, gateRelease -> {
             release = gateRelease;
+            context.dropClean(startSector, lengthSectors); // before the backing data changes under them
             context.backingDevice.write(context.backingOffset(startSector), data, fua,
                     result -> afterData(result, callback));
         });
@@ -55,6 +56,7 @@ final class OrderedAroundWrite {
     void writeZeroes(ZeroWriter zeroWriter, IoCallback callback) {
         context.backingGate.run(startSector, lengthSectors, gateRelease -> {
             release = gateRelease;
+            context.dropClean(startSector, lengthSectors); // before the backing data changes under them
             zeroWriter.write(startSector, lengthSectors, fua, result -> afterData(result, callback));
         });
     }

@@ -169,13 +169,13 @@ public final class VolumeIndex {
 
     /**
      * Applies an extent whose CRC covers the bucket range starting {@code crcCutHeadSectors} before it and
-     * {@code crcLengthSectors} long (a fresh write: 0 and its own length); journals it first if it is dirty.
+     * {@code crcLengthSectors} long (a fresh write: 0 and its own length); journals it first, dirty or clean.
      *
-     * <p>Why clean extents are not journaled: a clean extent copies data that may still sit only in the
-     * backing device's volatile cache. Were its record durable before that data, a crash would leave the
-     * cache claiming a copy of data the backing device lost, and a later eviction would make the block flip
-     * back to older contents. Losing a clean extent in a crash costs only a miss. Checkpoints, which do
-     * carry clean extents, flush the backing devices first.
+     * <p>A clean extent's record alone does not make it trusted after a crash: it copies data that may still sit
+     * only in the backing device's volatile cache, and recovery keeps it only if its bucket's coverage (a record
+     * appended once a backing flush completed, {@code cache.CleanCoverage}) holds it (docs/FORMAT.md §7 rules 7 and
+     * 10). Its record is what lets a covered copy be found again after a crash, and, for a GC move, what keeps the
+     * journaled place of a covered copy the same as the index's.
      *
      * @param epoch the epoch of a dirty extent's write ({@link DirtyEpochs}); {@link #EPOCH_UNCHANGED} for a move
      *     of an extent whose range already holds the same data (GC), which keeps the range's epoch
@@ -192,6 +192,9 @@ public final class VolumeIndex {
             }
             journal.appendInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
                     true, crc32c, crcCutHeadSectors, crcLengthSectors, recorded);
+        } else {
+            journal.appendInsert(volumeId, startSector, lengthSectors, bucket, offsetInBucketSectors, generation,
+                    false, crc32c, crcCutHeadSectors, crcLengthSectors, DirtyEpochs.ORDER_UNKNOWN);
         }
         index.insert(startSector, lengthSectors, bucket, offsetInBucketSectors, generation, dirty, crc32c,
                 crcCutHeadSectors, crcLengthSectors);

@@ -68,7 +68,7 @@ final class CliDocs {
         out.append("## ").append(path(command)).append("\n\n");
         out.append("```\n").append(synopsis(command)).append("\n```\n\n");
         for (String line : command.usageMessage().description()) {
-            out.append(line).append('\n');
+            out.append(unescaped(line)).append('\n');
         }
         out.append('\n');
         if (!command.subcommands().isEmpty()) {
@@ -133,6 +133,11 @@ final class CliDocs {
 
     /** Text that fits in one table cell. */
     private static String cell(String text) {
-        return text.replace("|", "\\|").replace("\n", " ").strip();
+        return unescaped(text).replace("|", "\\|").replace("\n", " ").strip();
+    }
+
+    /** A description as picocli's help prints it: {@code %%} is a percent sign there (its text is a format). */
+    private static String unescaped(String text) {
+        return text.replace("%%", "%");
     }
 }

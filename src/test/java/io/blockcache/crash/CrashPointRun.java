@@ -106,7 +106,10 @@ final class CrashPointRun {
         this.clock = clock;
         this.label = label;
         this.options = CacheSetOptions.defaults().withBucketSizeBytes(BUCKET_BYTES).withJournalBuckets(JOURNAL_BUCKETS)
-                .withJournalDelayNs(journalDelayNs).withMode(mode);
+                .withJournalDelayNs(journalDelayNs).withMode(mode)
+                // Clean copies covered 20 ms after they were filled, well inside each trace's 300 ms tail, so crash
+                // points fall before, during and after covering rounds (docs/FORMAT.md §7 rule 10).
+                .withCleanCoverIntervalNs(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20));
         this.runner = new LoopRunner(loop, STALL_EVENTS_MAX,
                 (what, detail) -> new ContractViolation(label + ", " + what + ": " + detail));
     }

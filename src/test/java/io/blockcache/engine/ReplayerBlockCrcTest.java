@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class ReplayerBlockCrcTest {
     private final BucketTable table = new BucketTable(4, 256);
     private final BlockChecksums checksums = new BlockChecksums(4, 256);
-    private final Replayer replayer = new Replayer(table, Map.of(), Map.of(), checksums);
+    private final Replayer replayer = new Replayer(table, Map.of(), Map.of(), checksums, null);
 
     @Test
     void blockCrcsAreKeptOnlyUnderTheBucketsCurrentGeneration() {

@@ -25,6 +25,11 @@ class CheckpointTest {
             crcs[i] = (int) prng.nextLong();
         }
         items.add(new BlockCrcRun(new JournalRecord.BlockCrcs(7, 12, 100, crcs)));
+        List<JournalRecord.CleanCovered> covered = new ArrayList<>();
+        for (int bucket = 0; bucket < 1500; bucket++) { // 12 KiB: split over chunks of 8 KiB
+            covered.add(new JournalRecord.CleanCovered(bucket * 3, prng.nextInt(65536), 1 + prng.nextInt(16384)));
+        }
+        items.add(new CheckpointItem.CoverageRun(covered));
         for (int volume = 0; volume < 3; volume++) {
             List<ExtentInsert> extents = new ArrayList<>();
             for (int i = 1 + prng.nextInt(700); i > 0; i--) {
@@ -45,6 +50,7 @@ class CheckpointTest {
         List<Integer> generations = new ArrayList<>();
         List<ExtentInsert> extents = new ArrayList<>();
         List<Integer> blockCrcs = new ArrayList<>();
+        List<JournalRecord.CleanCovered> coverage = new ArrayList<>();
         CheckpointDigest digest = new CheckpointDigest();
         int index = 0;
         while (encoder.hasNext()) {
@@ -61,6 +67,7 @@ class CheckpointTest {
                         generations.addAll(slice.generations());
                     }
                     case ExtentRun run -> extents.addAll(run.extents());
+                    case CheckpointItem.CoverageRun run -> coverage.addAll(run.covered());
                     case BlockCrcRun run -> {
                         assertThat(run.crcs().bucket()).isEqualTo(7);
                         assertThat(run.crcs().generation()).isEqualTo(12);
@@ -77,7 +84,8 @@ class CheckpointTest {
                 .boxed().toList());
         assertThat(generations).isEqualTo(((GenerationSlice) input.get(0)).generations());
         List<ExtentInsert> expected = new ArrayList<>();
-        input.stream().skip(2).forEach(item -> expected.addAll(((ExtentRun) item).extents()));
+        assertThat(coverage).hasSize(1500).isEqualTo(((CheckpointItem.CoverageRun) input.get(2)).covered());
+        input.stream().skip(3).forEach(item -> expected.addAll(((ExtentRun) item).extents()));
         assertThat(extents).isEqualTo(expected);
         assertThat(extents).anySatisfy(extent -> assertThat(extent.epoch()).isPositive());
         assertThat(encoder.extentCount()).isEqualTo(expected.size());

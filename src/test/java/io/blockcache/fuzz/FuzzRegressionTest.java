@@ -207,4 +207,23 @@ class FuzzRegressionTest {
     void aDrainAfterAPowerCutIsNotHeldByRequestsTheCutDropped() {
         FuzzScenario.runJournaledObjectStores(404872);
     }
+
+    /**
+     * Proves clean copies kept across a power cut (docs/FORMAT.md §7 rule 10) are never older than the backing data:
+     * every backing write that could make a covered copy stale waits for the journal record that removes it. Found by
+     * the fuzz while building it on 2026-12-07, each failing the clean-copy oracle on the build before its fix (not
+     * re-checked one by one against the final build): seed 3 (the ordered path over dirty data zeroed the backing
+     * device under a covered copy it dropped only afterwards: {@code VolumeContext.dropClean}), 16 (an eviction's bump
+     * still in memory when a write-zeroes found only stale keys: the hazard in {@code CleanCoverage.bumped}), 21 (a
+     * backing write let through after the journal failed: {@code CoveredWrites}' sticky failure), 700150 (a committed
+     * backing-log group replayed at open over a covered copy whose overwriting insert was lost: the log area held by
+     * {@code CoveredWriteGate}), and 15 (recovery refused: old clean records of a bucket freed without a bump mapped
+     * onto its new data: {@code BucketAllocator.quarantineDropped}).
+     */
+    @Test
+    void cleanCopiesKeptAcrossAPowerCutAreNeverStale() {
+        for (long seed : new long[] {3, 15, 16, 21, 700150}) {
+            FuzzScenario.run(seed);
+        }
+    }
 }
