@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code blockcache bench writeback [--quick] [--json] [--charts DIR] [--seed N] [--object-store | --sustained]}: the writeback experiments
+ * {@code blockcache bench writeback [--quick] [--json] [--charts DIR] [--seed N] [--object-store | --sustained]}:
+ * the writeback experiments
  * in simulated time (idle drain, busy, block-size sweep, bursts), modern vs classic and the order
  * policies in the same run. Prints Markdown tables, or with {@code --json} one JSON object per row.
  */

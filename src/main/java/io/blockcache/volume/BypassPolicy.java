@@ -68,8 +68,8 @@ final class BypassPolicy {
         if (common != BypassReason.NONE || !writebackMode) {
             return common;
         }
-        // bcache should_writeback(): every write up to CUTOFF_WRITEBACK, sync ones up to CUTOFF_WRITEBACK_SYNC; measured
-        // in dirty data, with buckets holding dirty data past the sync cutoff as the cache being out of room.
+        // bcache should_writeback(): every write up to CUTOFF_WRITEBACK, sync ones up to CUTOFF_WRITEBACK_SYNC, but in
+        // dirty data: scarce buckets are the throttle's room curve, and a cache truly out of room the no-room path.
         double dirty = occupancy.dirtyDataPercent(nowNs);
         if (dirty <= s.cutoffWritebackPercent() || (fua && dirty <= s.cutoffWritebackSyncPercent())) {
             return BypassReason.NONE;
