@@ -1408,8 +1408,8 @@ function _picocli_blockcache_bench_nbd() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--quick' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--baseline' '--runs' '--dir' '--chart'"
+  local flag_opts="'--json' '--quick' '--sustained' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--baseline' '--runs' '--dir' '--chart' '--duration'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1432,6 +1432,9 @@ function _picocli_blockcache_bench_nbd() {
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
       ;;
+    '--duration')
+      return
+      ;;
   esac
 
   if [[ "${curr_word}" == -* ]]; then
@@ -1450,7 +1453,7 @@ function _picocli_blockcache_bench_writeback() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--quick' '--json' '--object-store' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--quick' '--json' '--object-store' '--sustained' '-h' '--help' '-V' '--version'"
   local arg_opts="'--charts' '--seed'"
 
   type compopt &>/dev/null && compopt +o default
@@ -1543,8 +1546,8 @@ function _picocli_blockcache_bench_backing() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--dir' '--chart'"
+  local flag_opts="'--json' '--sustained' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--dir' '--chart' '--duration'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1560,6 +1563,9 @@ function _picocli_blockcache_bench_backing() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--duration')
+      return
       ;;
   esac
 

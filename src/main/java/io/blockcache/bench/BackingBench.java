@@ -88,6 +88,50 @@ public final class BackingBench {
         return results;
     }
 
+    /** The sustained rows' duration by default: the "at least 3 minutes". */
+    public static final int SUSTAINED_SECONDS = 180;
+    /**
+     * Our dirty limit on the sustained rows: the write-back cutoff's 40 % of the cache, above which writes go around
+     * it (docs/GC.md); nbdkit's cache filter gets it as its {@code cache-max-size}.
+     */
+    static final long DIRTY_LIMIT_BYTES = CACHE_BYTES * 40 / 100 / BLOCK_BYTES * BLOCK_BYTES;
+
+    /**
+     * The sustained rows (docs/WRITEBACK.md "Sustained writes"), over the slow backing that answers one request at a
+     * time: blockcache and nbdkit's cache filter ({@code cache-max-size} = our dirty limit), each taking 4 KiB random
+     * writes at iodepth {@link #IODEPTH} for {@code durationSeconds} over twice the dirty limit; then blockcache's
+     * idle drain of what is dirty, whose rate is what cleaning can reach on that backing (a row {@code idle-drain}
+     * with {@code iops} = 4 KiB blocks cleaned per second).
+     */
+    public List<SustainedFioRun.Result> runSustained(int durationSeconds) throws IOException, InterruptedException {
+        List<SustainedFioRun.Result> results = new ArrayList<>();
+        SlowBacking kind = SlowBacking.DISK;
+        long region = 2 * DIRTY_LIMIT_BYTES;
+        try (NbdServerProcess slow = slowBacking("slow-for-blockcache", kind);
+                NbdServerProcess cache = blockcache(slow, kind)) {
+            progress.accept(cache.name() + " over " + kind.label() + ": sustained 4 KiB random writes, "
+                    + durationSeconds + " s over " + (region >> 20) + " MiB");
+            results.add(SustainedFioRun.run(fio, workDir, cache, "randwrite4k-sustained", 0, region, IODEPTH,
+                    durationSeconds));
+            double dirtyBytes = cache.admin().dirtyBytes();
+            progress.accept(cache.name() + ": idle drain of " + Math.round(dirtyBytes / (1 << 20)) + " MiB");
+            long startNs = System.nanoTime();
+            cache.admin().drain();
+            double seconds = (System.nanoTime() - startNs) / 1e9;
+            results.add(new SustainedFioRun.Result(cache.name(), "idle-drain", dirtyBytes / BLOCK_BYTES / seconds,
+                    Double.NaN, (long) (dirtyBytes / BLOCK_BYTES), new double[0], new Series(cache.name()),
+                    new Series(cache.name()), -1, -1));
+        }
+        try (NbdServerProcess slow = slowBacking("slow-for-nbdkit-cache", kind);
+                NbdServerProcess cached = nbdkitCache(slow, kind, List.of("cache-max-size=" + DIRTY_LIMIT_BYTES))) {
+            progress.accept(cached.name() + " over " + kind.label() + ": sustained 4 KiB random writes, "
+                    + durationSeconds + " s");
+            results.add(SustainedFioRun.run(fio, workDir, cached, "randwrite4k-sustained", 0, region, IODEPTH,
+                    durationSeconds));
+        }
+        return results;
+    }
+
     /** The S3 row's setup name. */
     static final String S3_SETUP = "blockcache-s3";
     /** The S3 row's backing. */
@@ -144,9 +188,16 @@ public final class BackingBench {
     /** {@code nbdkit --filter=cache nbd uri=SLOW}: nbdkit's cache filter in a server of its own, like blockcache. */
     private NbdServerProcess nbdkitCache(NbdServerProcess slow, SlowBacking kind)
             throws IOException, InterruptedException {
+        return nbdkitCache(slow, kind, List.of());
+    }
+
+    /** As the other, with {@code filterArgs} for the cache filter (e.g. {@code cache-max-size=SIZE}). */
+    private NbdServerProcess nbdkitCache(NbdServerProcess slow, SlowBacking kind, List<String> filterArgs)
+            throws IOException, InterruptedException {
         int port = NbdServerProcess.freePort();
         List<String> command = new ArrayList<>(nbdkit(port));
         command.addAll(List.of("--filter=cache", "nbd", "uri=" + slow.uri()));
+        command.addAll(filterArgs);
         return NbdServerProcess.start("nbdkit-cache", command, port, "",
                 workDir.resolve("nbdkit-cache-" + kind.label() + ".log"));
     }

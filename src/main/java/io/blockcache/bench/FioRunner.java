@@ -76,6 +76,30 @@ final class FioRunner {
         return FioJson.parse(finish(fio, rampSeconds + runtimeSeconds), rw.contains("read"));
     }
 
+    /**
+     * As {@link #run}, time-based without a ramp, logging IOPS averaged over {@code logAvgMs} windows to {@code
+     * iopsLogPrefix}{@code _iops.1.log} (fio's {@code write_iops_log}); {@code during} runs on this thread while fio
+     * runs (a sampler: it must return soon after fio ends, when {@code fioRunning} turns false).
+     */
+    FioJson.Section runLogged(String uri, String name, String rw, int blockBytes, int iodepth, long offsetBytes,
+                              long lengthBytes, int runtimeSeconds, Path iopsLogPrefix, int logAvgMs,
+                              java.util.function.Consumer<java.util.function.BooleanSupplier> during)
+            throws IOException, InterruptedException {
+        Running fio = start(List.of("--name=" + name, "--rw=" + rw, "--bs=" + blockBytes, "--iodepth=" + iodepth,
+                "--offset=" + offsetBytes, "--size=" + lengthBytes, "--time_based=1", "--runtime=" + runtimeSeconds,
+                "--randrepeat=1", "--norandommap=1", "--write_iops_log=" + iopsLogPrefix,
+                "--log_avg_msec=" + logAvgMs, "--uri=" + uri));
+        during.accept(fio.process()::isAlive);
+        return FioJson.parse(finish(fio, runtimeSeconds), rw.contains("read"));
+    }
+
+    /** Fills {@code [offsetBytes, offsetBytes + lengthBytes)} of {@code uri} once with random writes of a block. */
+    void fillRandom(String uri, long offsetBytes, long lengthBytes, int blockBytes)
+            throws IOException, InterruptedException {
+        finish(start(List.of("--name=fill-sustained", "--rw=randwrite", "--bs=" + blockBytes,
+                "--iodepth=" + FILL_IODEPTH, "--offset=" + offsetBytes, "--size=" + lengthBytes, "--uri=" + uri)), 0);
+    }
+
     /** A fio process, its command line and the file its report goes to. */
     private record Running(Process process, List<String> command, Path output) {
     }

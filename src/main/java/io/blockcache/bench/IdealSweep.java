@@ -13,6 +13,8 @@ import io.blockcache.sim.HddModel;
 final class IdealSweep {
     /** Deep enough to fill the NCQ (32) and keep the host queue primed. */
     static final int DEPTH = 64;
+    /** The largest write a caller should merge adjacent extents into: writeback's merged backing write, 1 MiB. */
+    static final long MERGED_BYTES_MAX = 1L << 20;
 
     /** What the sweep measured. */
     record Result(long bytes, long elapsedNs, double meanQueueDepth) {

@@ -111,6 +111,45 @@ public final class NbdBench {
         return results;
     }
 
+    /** The sustained row's duration by default: the "at least 60 s". */
+    public static final int SUSTAINED_SECONDS = 60;
+    /** The sustained row's region: half the cache, from the export's start (docs/WRITEBACK.md "Sustained writes"). */
+    static final long SUSTAINED_REGION_BYTES = NbdBenchServers.CACHE_BYTES / 2;
+
+    /**
+     * The row {@code randwrite4k-sustained} alone: on blockcache and nbdkit's file plugin, the region (half the
+     * cache) filled once with 4 KiB random writes (blockcache then drained), then fio's 4 KiB random writes at QD32
+     * for {@code durationSeconds} with writeback running; IOPS per 2 s, p99, and for blockcache the dirty share over
+     * time, writes held and sent around.
+     */
+    public List<SustainedFioRun.Result> runSustained(int durationSeconds) throws IOException, InterruptedException {
+        NbdBenchServers servers = new NbdBenchServers(workDir);
+        FioRunner fio = new FioRunner(workDir);
+        List<SustainedFioRun.Result> results = new ArrayList<>();
+        List<NbdServerProcess> all = new ArrayList<>();
+        try {
+            all.add(servers.blockcache());
+            all.add(servers.nbdkitFile());
+            for (NbdServerProcess server : all) {
+                progress.accept(server.name() + ": filling " + (SUSTAINED_REGION_BYTES >> 20)
+                        + " MiB with 4 KiB random writes");
+                fio.fillRandom(server.uri(), 0, SUSTAINED_REGION_BYTES, 4096);
+                if (server.admin() != null) {
+                    server.admin().drain();
+                }
+                progress.accept(server.name() + ": " + PageCacheSettle.settle());
+                progress.accept(server.name() + ": randwrite4k-sustained, " + durationSeconds + " s");
+                results.add(SustainedFioRun.run(fio, workDir, server, "randwrite4k-sustained", 0,
+                        SUSTAINED_REGION_BYTES, 32, durationSeconds));
+            }
+        } finally {
+            for (NbdServerProcess server : all) {
+                server.close();
+            }
+        }
+        return results;
+    }
+
     private void prepare(FioRunner fio, NbdServerProcess server) throws IOException, InterruptedException {
         ServeAdmin admin = server.admin();
         for (NbdRegion region : FILLS) {

@@ -19,6 +19,8 @@ final class ServeAdmin {
     /** A drain of up to 1 GiB of random 4 KiB extents to a file: minutes at worst. */
     private static final Duration DRAIN_WAIT_MAX = Duration.ofMinutes(10);
     private static final long POLL_PERIOD_MS = 200;
+    /** Longest wait for serve to open its files before its stats answer. */
+    private static final Duration OPEN_WAIT_MAX = Duration.ofMinutes(2);
     private static final Pattern DRAIN_ID = Pattern.compile("\"drainId\"\\s*:\\s*([0-9]+)");
     private static final Pattern BYPASSED = Pattern.compile("\"bypassedSectors\"\\s*:\\s*([0-9]+)");
     private static final Pattern DRAIN = Pattern.compile(
@@ -52,6 +54,47 @@ final class ServeAdmin {
             throw new IOException("no bypassedSectors in /api/stats: " + stats);
         }
         return Long.parseLong(bypassed.group(1));
+    }
+
+    /**
+     * What a sustained run samples of the (first) volume: dirty data and buckets in use as the throttle and the
+     * cutoffs see them (percent), writes the throttle held, and write sectors sent around the cache (all reasons).
+     */
+    record Sample(double dirtyDataPercent, double inUsePercent, long throttledWrites, long bypassedSectors) {
+    }
+
+    /** One {@link Sample} from {@code /api/stats}. */
+    Sample sample() throws IOException, InterruptedException {
+        String stats = openStats();
+        return new Sample(number(stats, "dirtyDataPercent"), number(stats, "inUsePercent"),
+                (long) number(stats, "throttledWrites"), (long) number(stats, "bypassedSectors"));
+    }
+
+    /** The (first) volume's dirty bytes now. */
+    double dirtyBytes() throws IOException, InterruptedException {
+        return number(openStats(), "dirtyBytes");
+    }
+
+    /** {@code /api/stats} once serve has opened its files (it answers 503 until then), waiting a bounded time. */
+    private String openStats() throws IOException, InterruptedException {
+        long deadlineNs = System.nanoTime() + OPEN_WAIT_MAX.toNanos();
+        while (true) {
+            HttpResponse<String> answer = send(HttpRequest.newBuilder(uri("/api/stats")).GET());
+            boolean open = answer.statusCode() == 200 && answer.body().contains("\"bypass\"");
+            if (open || System.nanoTime() > deadlineNs) {
+                return answer.body();
+            }
+            Thread.sleep(POLL_PERIOD_MS); // benchmark harness, not engine code
+        }
+    }
+
+    private static double number(String json, String field) throws IOException {
+        Matcher m = Pattern.compile("\"" + field + "\"\\s*:\\s*(-?[0-9.eE+-]+)").matcher(json);
+        if (!m.find()) {
+            throw new IOException("no " + field + " in /api/stats: "
+                    + json.substring(0, Math.min(json.length(), 600)));
+        }
+        return Double.parseDouble(m.group(1));
     }
 
     /** Starts a drain of the volume and returns once it is done (clean and durable). */

@@ -31,6 +31,7 @@ public final class WritebackBench {
     private final List<BenchRow> rows = new ArrayList<>();
     private final List<Series> burstCurves = new ArrayList<>();
     private final List<Series> epochCurves = new ArrayList<>();
+    private final List<Series> sustainedCurves = new ArrayList<>();
 
     private WritebackBench(WritebackBenchScale scale, long seed) {
         this.scale = scale;
@@ -50,6 +51,8 @@ public final class WritebackBench {
         bench.sweep();
         progress.accept("bursts");
         bench.bursts();
+        progress.accept("sustained");
+        bench.sustained();
         progress.accept("epochs");
         EpochCost.run(bench.scale, seed, bench.disk, idleSettings(), bench.rows, bench.epochCurves);
         EpochCost.overwrites(bench.scale, seed, bench.disk, bench.rows);
@@ -67,6 +70,15 @@ public final class WritebackBench {
         return bench;
     }
 
+    /** Runs only the sustained-overload experiment. */
+    public static WritebackBench runSustained(boolean quick, long seed, Consumer<String> progress) {
+        WritebackBench bench = new WritebackBench(quick ? WritebackBenchScale.quick() : WritebackBenchScale.full(),
+                seed);
+        progress.accept("sustained");
+        bench.sustained();
+        return bench;
+    }
+
     /** Every row, in the order measured. */
     public List<String> jsonLines() {
         return rows.stream().map(BenchRow::toJson).toList();
@@ -78,6 +90,11 @@ public final class WritebackBench {
 
     List<Series> burstCurves() {
         return burstCurves;
+    }
+
+    /** Dirty data share over the sustained-overload runs: modern, classic. */
+    List<Series> sustainedCurves() {
+        return sustainedCurves;
     }
 
     /** Dirty data over the bursts with a flush a second: classic, modern, epochs. */
@@ -219,6 +236,31 @@ public final class WritebackBench {
                         .with("getMiB", r.getBytes() / 1048576.0).with("chunksWhole", r.chunksWhole())
                         .with("chunksPartial", r.chunksPartial()));
             }
+        }
+    }
+
+    /**
+     * Sustained overload ({@link SustainedRun}): each policy's steady-state front end, and the ideal sweep at the
+     * dirty density that policy held (a row "ideal" per policy, named by the field {@code against}).
+     */
+    private void sustained() {
+        long cacheBytes = scale.sustainedCacheBytes();
+        long spanBytes = cacheBytes;
+        for (String name : List.of("modern", "classic")) {
+            SustainedRun.Result r = SustainedRun.run(name, cacheBytes, disk, policy(WritebackSettings.defaults(), name),
+                    spanBytes, scale.sustainedWarmNs(), scale.sustainedWindowNs(), seed + 16);
+            IdealSweep.Result ideal = SustainedRun.ideal(disk, DrainRun.volumeOffsetBytes(cacheBytes, disk), spanBytes,
+                    (long) r.meanDirtyBytes(), seed + 17);
+            sustainedCurves.add(r.dirtyPercent());
+            rows.add(new BenchRow("sustained", name).with("spanBytes", spanBytes)
+                    .with("frontendMiBPerSecond", r.frontendMiBPerSecond()).with("frontendIops", r.frontendIops())
+                    .with("windowIopsMin", r.windowIopsMin()).with("frontendP50Us", r.p50Us())
+                    .with("frontendP99Us", r.p99Us()).with("meanDirtyPercent", r.meanDirtyPercent())
+                    .with("writebackMiBPerSecond", r.writebackMiBPerSecond())
+                    .with("bypassedPercent", 100 * r.bypassedFraction()).with("writesThrottled", r.writesThrottled())
+                    .with("throttleDelayMeanUs", r.throttleDelayMeanUs())
+                    .with("idealSweepMiBPerSecond", ideal.mibPerSecond())
+                    .with("windowSeconds", scale.sustainedWindowNs() / 1e9));
         }
     }
 

@@ -61,9 +61,47 @@ public final class WritebackReport {
                     r.number("idealTimeToCleanSeconds"), orNever(r.get("idleReactionMs"), "%.0f"),
                     orNever(r.get("busyReactionMs"), "%.0f")));
         }
+        out.append(sustainedTable(bench));
         out.append(epochTable(rows));
         out.append(objectStoreTable(bench));
         return out.toString();
+    }
+
+    /**
+     * Sustained overload: steady-state front end against the ideal sweep at the density each policy held, and
+     * against classic.
+     */
+    public static String sustainedTable(WritebackBench bench) {
+        List<BenchRow> rows = select(bench.rows(), "sustained", null, null);
+        if (rows.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("\n### sustained overload (4 KiB random writes, QD32, span = cache)\n\n"
+                + "| policy | front-end MiB/s | IOPS | lowest 1-s IOPS | p50 µs | p99 µs | mean dirty % "
+                + "| ideal sweep MiB/s | ÷ ideal | × classic | writeback MiB/s | around the cache % | held writes "
+                + "| mean hold µs |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        double classic = find(rows, "sustained", "classic", null, null).number("frontendMiBPerSecond");
+        for (BenchRow r : rows) {
+            double mibs = r.number("frontendMiBPerSecond");
+            out.append(String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f | %.0f | %.0f | %.1f | %.2f | %.2f "
+                    + "| %.2f | %.2f | %.1f | %.0f | %.0f |%n", r.policy(), mibs, r.number("frontendIops"),
+                    r.number("windowIopsMin"), r.number("frontendP50Us"), r.number("frontendP99Us"),
+                    r.number("meanDirtyPercent"), r.number("idealSweepMiBPerSecond"),
+                    mibs / r.number("idealSweepMiBPerSecond"), mibs / classic, r.number("writebackMiBPerSecond"),
+                    r.number("bypassedPercent"), r.number("writesThrottled"), r.number("throttleDelayMeanUs")));
+        }
+        return out.toString();
+    }
+
+    /** Writes writeback-sustained.png (dirty share over time, each policy) into {@code dir}, if the run has it. */
+    public static void sustainedChart(WritebackBench bench, Path dir) throws IOException {
+        if (bench.sustainedCurves().isEmpty()) {
+            return;
+        }
+        LineChart chart = new LineChart("Sustained 4 KiB random writes (QD32): dirty data", "time (s)",
+                "dirty data, % of the cache");
+        bench.sustainedCurves().forEach(chart::add);
+        chart.writePng(dir.resolve("writeback-sustained.png"));
     }
 
     /** The object-store drains: time to clean and steady upload rate against the chunk math's ideal. */
@@ -194,6 +232,7 @@ public final class WritebackReport {
         LineChart bursts = new LineChart("Bursts: 10 s of writes, 20 s idle; dirty data", "time (s)", "dirty MiB");
         bench.burstCurves().forEach(bursts::add);
         bursts.writePng(dir.resolve("writeback-bursts.png"));
+        sustainedChart(bench, dir);
         if (!bench.epochCurves().isEmpty()) {
             LineChart epochs = new LineChart("Bursts with a FLUSH every second: dirty data", "time (s)", "dirty MiB");
             bench.epochCurves().forEach(epochs::add);

@@ -40,10 +40,21 @@ final class BenchBackingCommand implements Callable<Integer> {
             description = "Where to write the bar chart of IOPS (default: ${DEFAULT-VALUE}).")
     private Path chart;
 
+    @Option(names = "--sustained", description = "Run only the sustained-write rows (docs/WRITEBACK.md "
+            + "\"Sustained writes\") and write their chart of the dirty share beside --chart.")
+    private boolean sustained;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "-1",
+            description = "With --sustained: seconds of each sustained row (default: the issue's length).")
+    private int durationSeconds;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (sustained) {
+            return sustained(out, err);
+        }
         List<BackingBenchResult> results = BenchWorkDir.run(dir, "bench backing", err,
                 (workDir, progress) -> new BackingBench(workDir, progress).run());
         if (results == null) {
@@ -57,6 +68,29 @@ final class BenchBackingCommand implements Callable<Integer> {
         out.flush();
         BackingBenchReport.writeChart(results, chart);
         err.println("bench backing: chart written to " + chart);
+        err.flush();
+        return 0;
+    }
+
+    /** The sustained rows alone: a table (or JSON lines) and the dirty-share chart beside {@code --chart}. */
+    private int sustained(PrintWriter out, PrintWriter err) throws Exception {
+        int seconds = durationSeconds > 0 ? durationSeconds : BackingBench.SUSTAINED_SECONDS;
+        java.util.List<io.blockcache.bench.SustainedFioRun.Result> results = BenchWorkDir.run(dir,
+                "bench backing --sustained", err,
+                (workDir, progress) -> new BackingBench(workDir, progress).runSustained(seconds));
+        if (results == null) {
+            return 1;
+        }
+        if (json) {
+            io.blockcache.bench.SustainedFioRun.jsonLines(results).forEach(out::println);
+        } else {
+            out.print(io.blockcache.bench.SustainedFioRun.table(results));
+        }
+        out.flush();
+        Path png = chart.resolveSibling("backing-sustained.png");
+        io.blockcache.bench.SustainedFioRun.chart(results,
+                "Sustained writes over the slow backing: dirty data and buckets in use", png);
+        err.println("bench backing: chart written to " + png);
         err.flush();
         return 0;
     }

@@ -59,10 +59,21 @@ final class BenchNbdCommand implements Callable<Integer> {
             description = "Where to write the bar chart of ratios vs nbdkit (default: ${DEFAULT-VALUE}).")
     private Path chart;
 
+    @Option(names = "--sustained", description = "Run only the sustained-write rows (docs/WRITEBACK.md "
+            + "\"Sustained writes\") and write their chart of the dirty share beside --chart.")
+    private boolean sustained;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "-1",
+            description = "With --sustained: seconds of each sustained row (default: the issue's length).")
+    private int durationSeconds;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (sustained) {
+            return sustained(out, err);
+        }
         if (runs < 1 || runs > RUNS_MAX) {
             err.println("bench nbd: --runs must be 1 to " + RUNS_MAX + ", not " + runs);
             return 2;
@@ -106,5 +117,27 @@ final class BenchNbdCommand implements Callable<Integer> {
             out.print(NbdBenchReport.table(results));
         }
         out.flush();
+    }
+
+    /** The sustained rows alone: a table (or JSON lines) and the dirty-share chart beside {@code --chart}. */
+    private int sustained(PrintWriter out, PrintWriter err) throws Exception {
+        int seconds = durationSeconds > 0 ? durationSeconds : NbdBench.SUSTAINED_SECONDS;
+        java.util.List<io.blockcache.bench.SustainedFioRun.Result> results = BenchWorkDir.run(dir,
+                "bench nbd --sustained", err,
+                (workDir, progress) -> new NbdBench(workDir, quick, baseline, progress).runSustained(seconds));
+        if (results == null) {
+            return 1;
+        }
+        if (json) {
+            io.blockcache.bench.SustainedFioRun.jsonLines(results).forEach(out::println);
+        } else {
+            out.print(io.blockcache.bench.SustainedFioRun.table(results));
+        }
+        out.flush();
+        Path png = chart.resolveSibling("nbd-sustained.png");
+        io.blockcache.bench.SustainedFioRun.chart(results, "randwrite4k-sustained: dirty data and buckets in use", png);
+        err.println("bench nbd: chart written to " + png);
+        err.flush();
+        return 0;
     }
 }

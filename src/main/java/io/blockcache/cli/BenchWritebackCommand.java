@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code blockcache bench writeback [--quick] [--json] [--charts DIR] [--seed N]}: the writeback experiments
+ * {@code blockcache bench writeback [--quick] [--json] [--charts DIR] [--seed N] [--object-store | --sustained]}:
+ * the writeback experiments
  * in simulated time (idle drain, busy, block-size sweep, bursts), modern vs classic and the order
  * policies in the same run. Prints Markdown tables, or with {@code --json} one JSON object per row.
  */
@@ -32,6 +33,10 @@ final class BenchWritebackCommand implements Callable<Integer> {
             + "\"Writeback: object store\").")
     private boolean objectStoreOnly;
 
+    @Option(names = "--sustained", description = "Run only the sustained-overload experiment (docs/WRITEBACK.md "
+            + "\"Sustained writes\").")
+    private boolean sustainedOnly;
+
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -44,14 +49,18 @@ final class BenchWritebackCommand implements Callable<Integer> {
             err.flush();
         };
         WritebackBench bench = objectStoreOnly ? WritebackBench.runObjectStore(quick, seed, progress)
+                : sustainedOnly ? WritebackBench.runSustained(quick, seed, progress)
                 : WritebackBench.run(quick, seed, progress);
         if (json) {
             bench.jsonLines().forEach(out::println);
         } else {
-            out.print(objectStoreOnly ? WritebackReport.objectStoreTable(bench) : WritebackReport.tables(bench));
+            out.print(objectStoreOnly ? WritebackReport.objectStoreTable(bench)
+                    : sustainedOnly ? WritebackReport.sustainedTable(bench) : WritebackReport.tables(bench));
         }
         out.flush();
-        if (charts != null && !objectStoreOnly) {
+        if (charts != null && sustainedOnly) {
+            WritebackReport.sustainedChart(bench, charts);
+        } else if (charts != null && !objectStoreOnly) {
             WritebackReport.charts(bench, charts);
         }
         if (charts != null) {

@@ -72,16 +72,19 @@ public final class KnobTable {
                     (s, v) -> s.withCongestedThresholdsNs(s.congestedReadThresholdNs(), v * Quantities.US)),
             // Drawn at most the smallest sync choice, so that any pair is valid (cutoff <= sync cutoff).
             number(KnobGroup.BYPASS, BYPASS, V + "cutoff_writeback_percent", PERCENT, "%", 0, 100,
-                    "cache every write-back write up to this % of buckets dirty (bcache CUTOFF_WRITEBACK); at most the"
-                    + " sync cutoff", of("10", "25", "40%"), BypassSettings::cutoffWritebackPercent,
+                    "cache every write-back write up to this % of the cache in dirty data (bcache CUTOFF_WRITEBACK,"
+                    + " there in buckets); the throttle paces writers to writeback's rate here; at most the sync"
+                    + " cutoff", of("10", "25", "40%"), BypassSettings::cutoffWritebackPercent,
                     (s, v) -> s.withCutoffsPercent((int) v, s.cutoffWritebackSyncPercent())),
             number(KnobGroup.BYPASS, BYPASS, V + "cutoff_writeback_sync_percent", PERCENT, "%", 0, 100,
-                    "cache only FUA writes up to this %, none above (bcache CUTOFF_WRITEBACK_SYNC)",
+                    "cache only FUA writes up to this % of the cache in dirty data, none above (bcache"
+                    + " CUTOFF_WRITEBACK_SYNC)",
                     of("40", "70", "100"), BypassSettings::cutoffWritebackSyncPercent,
                     (s, v) -> s.withCutoffsPercent(s.cutoffWritebackPercent(), (int) v)),
             number(KnobGroup.BYPASS, BYPASS, V + "throttle_start_percent", PERCENT, "%", 0, 100,
-                    "pace new dirty writes above this % of the cache in dirty data; 100 = off (ours: 3 x writeback"
-                    + " percent)", of("10", "30", "100"), BypassSettings::throttleStartPercent,
+                    "pace new dirty writes above this % of the cache in dirty data, 8x writeback's rate here down to 1x"
+                    + " at the write-back cutoff; 100 = off (ours: 3 x writeback percent)", of("10", "30", "100"),
+                    BypassSettings::throttleStartPercent,
                     (s, v) -> s.withThrottle((int) v, s.throttleDelayNsMax())),
             number(KnobGroup.BYPASS, BYPASS, V + "throttle_delay_max_ms", DURATION, "ms", 0, 1000,
                     "longest the throttle holds one write (ours)", of("0", "10", "100ms"),

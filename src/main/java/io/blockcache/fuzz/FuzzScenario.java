@@ -49,6 +49,9 @@ public final class FuzzScenario {
     private final FuzzTrace trace = new FuzzTrace();
     private final List<ReferenceModel> models = new ArrayList<>();
     private final List<WorkloadDriver> drivers = new ArrayList<>();
+    private final List<WorkloadGenerator> generators = new ArrayList<>();
+    /** Per segment, whether it is a sustained-overload phase ({@link SustainedPhases}). */
+    private final boolean[] sustainedSegments;
     private final List<RangeVerifier> verifiers = new ArrayList<>();
     private final LoopRunner runner;
     private final FuzzControls controls;
@@ -76,8 +79,10 @@ public final class FuzzScenario {
         long sectors = setup.rangeBytes() / BlockDevice.SECTOR_BYTES;
         for (int v = 0; v < setup.volumeCount(); v++) {
             ReferenceModel model = new ReferenceModel(sectors);
-            WorkloadDriver driver = new WorkloadDriver(new VolumeLane(cacheSet, v), model,
-                    new WorkloadGenerator(prng.split(), setup.rangeBytes(), setup.streamChance()), 8, seed);
+            WorkloadGenerator workload = new WorkloadGenerator(prng.split(), setup.rangeBytes(),
+                    setup.streamChance());
+            generators.add(workload);
+            WorkloadDriver driver = new WorkloadDriver(new VolumeLane(cacheSet, v), model, workload, 8, seed);
             String lane = FuzzSetup.volumeName(v) + " ";
             driver.trace(line -> trace.add(lane + line));
             models.add(model);
@@ -102,6 +107,7 @@ public final class FuzzScenario {
         this.drainJobs = new DrainJobControls(cacheSet, setup.volumeCount(), new Prng(seed * 0x9E3779B97F4A7C15L + 8),
                 trace, this::violation, generator.steersDrainJobs);
         controls.drainsMayBeCancelled(drainJobs.enabled());
+        this.sustainedSegments = SustainedPhases.draw(seed, setup.segments(), generator);
     }
 
     /** What seed {@code seed} runs against under {@code generator} (tests look at the draws). */
@@ -258,11 +264,15 @@ public final class FuzzScenario {
         drainJobs.noteOpened();
         prefixOracle.started();
         for (int segment = 1; segment <= setup.segments(); segment++) {
-            phase("segment " + segment);
+            boolean sustained = sustainedSegments[segment - 1];
+            phase("segment " + segment + (sustained ? ", sustained overload" : ""));
             boolean clean = prng.chance(CLEAN_RESTART_CHANCE);
             armFaults(true);
-            for (WorkloadDriver driver : drivers) {
-                driver.start(setup.opsPerSegment());
+            for (int v = 0; v < drivers.size(); v++) {
+                if (sustained) {
+                    generators.get(v).sustain(setup.opsPerSegment());
+                }
+                drivers.get(v).start(setup.opsPerSegment());
             }
             if (clean) {
                 runWithControls(this::allIdle, Long.MAX_VALUE);

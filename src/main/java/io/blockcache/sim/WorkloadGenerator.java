@@ -14,6 +14,8 @@ public final class WorkloadGenerator {
     /** 256 KiB: the largest request (the task's bound; larger ones add nothing to overlap coverage). */
     public static final int REQUEST_SECTORS_MAX = 512;
     private static final int SECTORS_PER_4K = 8;
+    /** A sustained-overload write is 4 KiB to this many times 4 KiB (64 KiB). */
+    private static final int SUSTAINED_REQUEST_4K_MAX = 16;
 
     /** A sequential stream writes this much per request: 64 KiB, Linux's usual readahead/writeback chunk. */
     private static final int STREAM_REQUEST_SECTORS = 128;
@@ -26,6 +28,7 @@ public final class WorkloadGenerator {
     private final double streamChance;
     private long streamNextSector;
     private int streamRequestsLeft;
+    private int sustainedRequestsLeft;
 
     /** A generator over the first {@code rangeBytes} of the device (a multiple of 4 KiB, at least 256 KiB). */
     public WorkloadGenerator(Prng prng, long rangeBytes) {
@@ -48,8 +51,27 @@ public final class WorkloadGenerator {
         this.streamChance = streamChance;
     }
 
+    /**
+     * Makes the next {@code requests} requests a sustained-overload phase (docs/WRITEBACK.md "Sustained writes"):
+     * plain 4 KiB-aligned writes of 4-64 KiB at random places over the whole range, no reads, flushes or trims, so
+     * that the front end never idles and dirty data only grows.
+     */
+    public void sustain(int requests) {
+        if (requests < 0) {
+            throw new IllegalArgumentException("requests must be >= 0: " + requests);
+        }
+        sustainedRequestsLeft = requests;
+    }
+
     /** Returns the next request. */
     public ModelOp next() {
+        if (sustainedRequestsLeft > 0) {
+            sustainedRequestsLeft--;
+            int lengthSectors = SECTORS_PER_4K * (1 + prng.nextInt(SUSTAINED_REQUEST_4K_MAX));
+            long startSector = prng.nextLong((rangeSectors - lengthSectors) / SECTORS_PER_4K + 1) * SECTORS_PER_4K;
+            return new ModelOp(ModelOp.Kind.WRITE, startSector * BlockDevice.SECTOR_BYTES,
+                    (long) lengthSectors * BlockDevice.SECTOR_BYTES, false);
+        }
         if (streamRequestsLeft == 0 && streamChance > 0 && prng.chance(streamChance)) {
             streamRequestsLeft = STREAM_REQUESTS_MIN + prng.nextInt(STREAM_REQUESTS_MAX - STREAM_REQUESTS_MIN + 1);
             streamNextSector = prng.nextLong(rangeSectors / SECTORS_PER_4K) * SECTORS_PER_4K;

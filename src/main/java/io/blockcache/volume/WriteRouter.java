@@ -136,11 +136,11 @@ final class WriteRouter {
         if (mode != CacheMode.WRITEBACK || bypass != BypassReason.NONE) {
             return 0;
         }
-        double pressure = context.bypass.throttlePressure();
-        if (pressure < 0 || context.index.overlapsDirty(startSector, lengthSectors)) {
+        double speedup = context.bypass.throttleSpeedup();
+        if (speedup < 0 || context.index.overlapsDirty(startSector, lengthSectors)) {
             return 0;
         }
-        long delayNs = context.throttle.delayNs(lengthSectors, pressure,
+        long delayNs = context.throttle.delayNs(lengthSectors, speedup,
                 context.bypass.backingRateSectorsPerSecond(), context.bypass.settings().throttleDelayNsMax());
         if (delayNs > 0) {
             context.stats.countThrottled(delayNs);

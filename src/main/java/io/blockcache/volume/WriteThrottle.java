@@ -7,10 +7,10 @@ import java.util.ArrayDeque;
 /**
  * Slows writers down smoothly as dirty data nears its limit, instead of letting them run into a wall
  * (docs/GC.md, "Throttle"). A token-bucket pace: admitted write-back writes may add dirty sectors at
- * {@code rate × (1 + (SPEEDUP_AT_START - 1) × (1 - pressure))}, where {@code rate} is the measured backing write
- * rate and {@code pressure} runs from 0 at the throttle's start mark to 1 at the sync cutoff. At the start mark
- * writers may outrun writeback eightfold; at the cutoff only as fast as it drains. Each write waits until its
- * sectors' tokens are due: latency rises with the pressure, never an error.
+ * {@code rate × speedup}, where {@code rate} is what the backing device takes (its measured capability, or its
+ * current write rate if higher) and {@code speedup} comes from {@link BypassPolicy#throttleSpeedup}: eightfold at
+ * the throttle's start mark, 1 at the write-back cutoff (writers as fast as writeback drains), less beyond. Each
+ * write waits until its sectors' tokens are due: latency rises with the pressure, never an error.
  *
  * <p>Bounds: no write is held longer than the configured maximum (debt beyond it is forgiven, so a burst
  * cannot queue unbounded delay); a write that is not throttled waits only if it overlaps a held write, and then
@@ -26,6 +26,8 @@ import java.util.ArrayDeque;
 final class WriteThrottle {
     /** How much faster than writeback the front end may add dirty data at the throttle's start mark (ours). */
     static final double SPEEDUP_AT_START = 8.0;
+    /** Past full pressure the pace falls below writeback's, down to this share of it, so the dirty share recedes. */
+    static final double SPEEDUP_MIN = 0.25;
 
     private final EventLoop loop;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
@@ -43,18 +45,18 @@ final class WriteThrottle {
     /**
      * The delay for a write of {@code lengthSectors} that adds dirty data, and takes its tokens.
      *
-     * @param pressure 0 (at the start mark) to 1 (at the limit); below 0 means not throttled
-     * @param rateSectorsPerSecond the measured backing write rate, positive
+     * @param speedup how many times the backing rate new dirty data may come at ({@link BypassPolicy#throttleSpeedup});
+     *     below 0 means not throttled
+     * @param rateSectorsPerSecond what the backing device takes, positive
      * @param delayNsMax the bound on any one delay
      */
-    long delayNs(long lengthSectors, double pressure, double rateSectorsPerSecond, long delayNsMax) {
+    long delayNs(long lengthSectors, double speedup, double rateSectorsPerSecond, long delayNsMax) {
         long nowNs = loop.nowNs();
-        if (pressure < 0 || delayNsMax == 0) {
+        if (speedup < 0 || delayNsMax == 0) {
             nextTokenNs = nowNs;
             return 0;
         }
-        double clamped = Math.min(1, pressure);
-        double allowedSectorsPerSecond = rateSectorsPerSecond * (1 + (SPEEDUP_AT_START - 1) * (1 - clamped));
+        double allowedSectorsPerSecond = rateSectorsPerSecond * speedup;
         long costNs = (long) Math.ceil(lengthSectors * 1e9 / allowedSectorsPerSecond);
         nextTokenNs = Math.min(Math.max(nextTokenNs, nowNs) + costNs, nowNs + delayNsMax);
         return nextTokenNs - nowNs;

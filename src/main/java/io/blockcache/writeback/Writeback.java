@@ -61,6 +61,7 @@ public final class Writeback {
     private final Pacer pacer = new Pacer();
     private final IdleDetector idle = new IdleDetector();
     private final QueueGovernor governor = new QueueGovernor();
+    private final OverloadDetector overload = new OverloadDetector();
     private final CleanMarker cleaner;
     private final PassStarter starter;
     private WritebackSettings settings;
@@ -481,6 +482,10 @@ public final class Writeback {
             sources.rearm();
         }
         governor.sample(backing.counters(), nowNs);
+        long target = dirtyTargetSectors();
+        if (overload.overloaded() != overload.sample(index.extents().dirtySectors(), target, earlySectors(target))) {
+            sources.rearm();
+        }
         sources.sample(nowNs, settings.dirtyExpireNs());
         cleaner.maybeFlush(starter.keysInIo() > 0, nowNs);
         reportDrain(false);
@@ -494,8 +499,36 @@ public final class Writeback {
         return (long) (cacheSectors * cacheShare * settings.percent() / 100.0);
     }
 
+    /**
+     * The early mark of sustained overload: half way from the dirty target to the throttle's start (the same share of
+     * this volume's part of the cache), so writeback runs at full speed before the throttle holds writers.
+     */
+    private long earlySectors(long targetSectors) {
+        int throttleStart = volume.bypassSettings().throttleStartPercent();
+        if (throttleStart >= 100) {
+            return Long.MAX_VALUE;
+        }
+        long cacheSectors = (long) space.table().bucketCount() * space.table().bucketSectors();
+        long startSectors = (long) (cacheSectors * cacheShare * throttleStart / 100.0);
+        return startSectors <= targetSectors ? Long.MAX_VALUE : targetSectors + (startSectors - targetSectors) / 2;
+    }
+
+    /**
+     * True if a busy front end outruns the PI rate ({@link OverloadDetector}): a modern engine then writes back at
+     * full speed, the backing queue kept by the queue governor. Classic keeps bcache's PI rate throughout.
+     */
+    private boolean sustainedOverload() {
+        return settings.policy() == WritebackPolicy.MODERN && overload.overloaded();
+    }
+
+    /** True if the last sample found the front end outrunning the PI rate (docs/WRITEBACK.md "Sustained writes"). */
+    public boolean overloaded() {
+        return sustainedOverload();
+    }
+
     private void updateRate() {
         long target = dirtyTargetSectors();
+        overload.rateUpdate(index.extents().dirtySectors(), target);
         // In use as bcache's gc_stats.in_use counts it: buckets holding dirty data. Clean buckets are reclaimable;
         // counting them fired the boost in a cache full of clean data and wrote everything back at once
         // (docs/bench-history/nbd.md "2026-12-03: a machine that pages out idle memory").
@@ -543,7 +576,7 @@ public final class Writeback {
             return;
         }
         for (int i = 0; i < PASSES_PER_STEP_MAX; i++) {
-            boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters();
+            boolean fullSpeed = draining() || idle.idle() || epochOrder.waiters() || sustainedOverload();
             // The scan may rest after a sweep only while writeback is not behind: above the dirty target (a full
             // cache waiting for space, say) a rest would hold the very writes that free it (docs/WRITEBACK.md).
             boolean scanMayRest = !fullSpeed && index.extents().dirtySectors() <= dirtyTargetSectors();

@@ -216,14 +216,15 @@ class BypassTest {
 
     @Test
     void throttlingRaisesWriteLatencySmoothlyWithDirtyOccupancyAndNeverBeyondItsBound() {
-        // Proves the throttle: above 30 % in use, a QD1 writer's latency grows step by step with the occupancy
-        // (never falls, never jumps to a wall); a burst of 200 writes is held at most 100 ms each and all succeed.
+        // Proves the throttle: from 30 % dirty to the 40 % cutoff, a QD1 writer's latency grows step by step with the
+        // dirty data (never falls, never jumps to a wall); a burst of 200 writes is held at most 100 ms each and all
+        // succeed.
         VolumeFixture f = new VolumeFixture(100, VOLUME_BYTES, CacheMode.WRITEBACK);
         int bucket = VolumeFixture.BUCKET_BYTES;
         int next = 0;
         double lastLatencyNs = 0;
         int levels = 0;
-        for (int level = 25; level <= 65; level += level == 25 ? 10 : 5) {
+        for (int level = 25; level <= 39; level += level == 25 ? 6 : 2) {
             while (inUse(f) < level) {
                 f.write(offset(next), pattern(next, bucket), true);
                 next++;
@@ -243,7 +244,7 @@ class BypassTest {
             }
             lastLatencyNs = latencyNs;
         }
-        assertThat(levels).isEqualTo(7);
+        assertThat(levels).isEqualTo(5);
         assertThat(f.volume.stats().throttleDelayNsMax()).isLessThanOrEqualTo(100 * MS);
 
         IoResult[] results = new IoResult[200];
@@ -297,6 +298,40 @@ class BypassTest {
         assertThat(full.write(offset(next), pattern(next, 4 * KIB), true)).isEqualTo(IoResult.OK);
         assertThat(full.loop.nowNs() - start).as("a FUA write at 60 % in use, all of it dirty").isGreaterThan(MS / 10);
         assertThat(full.volume.stats().writesThrottled()).isPositive();
+    }
+
+    @Test
+    void theOccupancyCutoffCountsDirtyDataAndScarceRoomPacesWritersInstead() {
+        // Proves the cutoff looks at dirty data: with 62 % and then 85 % of the buckets each holding one dirty 4 KiB
+        // block (what small random overwrites leave behind) plain writes are still cached, not sent around the cache
+        // (until 2026-12-07 everything above 40 % of the buckets went around); the room left is instead guarded by
+        // the throttle, which holds a write longer the fewer buckets are free.
+        VolumeFixture f = new VolumeFixture(100, VOLUME_BYTES, CacheMode.WRITEBACK);
+        int bucket = VolumeFixture.BUCKET_BYTES;
+        int next = 0;
+        long[] heldNs = new long[2];
+        double[] levels = {62, 85};
+        for (int l = 0; l < levels.length; l++) {
+            while (inUse(f) < levels[l]) {
+                assertThat(f.write(offset(next), pattern(next, bucket), true)).isEqualTo(IoResult.OK);
+                IoResult[] trimmed = new IoResult[1];
+                f.volume.discard(offset(next) + 4 * KIB, bucket - 4 * KIB, r -> trimmed[0] = r);
+                f.loop.runUntilIdle();
+                assertThat(trimmed[0]).isEqualTo(IoResult.OK);
+                next++;
+            }
+            assertThat(f.volume.cacheDirtyDataPercent()).as("a sliver of dirty data").isLessThan(5.0);
+            long cached = f.volume.stats().writeCachedSectors();
+            long start = f.loop.nowNs();
+            assertThat(f.write(offset(next), pattern(next, 4 * KIB), false)).isEqualTo(IoResult.OK);
+            heldNs[l] = f.loop.nowNs() - start;
+            assertThat(f.volume.stats().writeCachedSectors()).as("cached at %s %% in use", levels[l])
+                    .isEqualTo(cached + 8);
+            next++;
+        }
+        assertThat(f.volume.stats().occupancyBypassedSectors()).isZero();
+        assertThat(heldNs[0]).as("held at 62 %% in use").isPositive();
+        assertThat(heldNs[1]).as("held longer at 85 %% in use").isGreaterThan(heldNs[0]);
     }
 
     /** Write offsets one bucket apart with a gap, so that no two writes form a sequential stream. */
