@@ -43,6 +43,7 @@ class RecoveryAdminTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** One-sector clean extents in the clean-shutdown checkpoint: several replay slices' worth. */
     private static final int EXTENTS = 20_000;
+    private static final int INSERTS_PER_TASK = 2_000;
     /** Bound on /api/stats polls while waiting for the held read. */
     private static final int POLLS_MAX = 2_000;
 
@@ -147,19 +148,26 @@ class RecoveryAdminTest {
                 fraction -> { }, done)).orThrow();
         CacheSet set = this.<Outcome<CacheSet>>onLoop(done -> CacheSet.open(loop, cache, backings, OPTIONS, done))
                 .orThrow();
-        IoResult stopped = this.<IoResult>onLoop(done -> {
-            CacheSpace space = set.space();
-            WritePoint writePoint = space.cleanWritePoint();
-            WritePoint.Reservation reservation = new WritePoint.Reservation();
-            for (int i = 0; i < EXTENTS; i++) {
-                writePoint.reserve(1, reservation);
-                int bucket = reservation.bucket();
-                set.volumes().get(0).index().insertPiece(2L * i, 1, bucket, reservation.offsetSectors(),
-                        space.currentGeneration(bucket), false, i, 0, 1);
-                space.allocator().unpin(bucket);
-            }
-            set.shutdown(done::accept);
-        });
+        // Clean inserts are journaled (docs/FORMAT.md §7 rule 10): a few thousand per loop task, each batch made
+        // durable before the next, as fills arriving over many loop turns are; 20,000 in one task outgrew the ring.
+        for (int from = 0; from < EXTENTS; from += INSERTS_PER_TASK) {
+            int first = from;
+            IoResult durable = this.<IoResult>onLoop(done -> {
+                CacheSpace space = set.space();
+                WritePoint writePoint = space.cleanWritePoint();
+                WritePoint.Reservation reservation = new WritePoint.Reservation();
+                for (int i = first; i < Math.min(EXTENTS, first + INSERTS_PER_TASK); i++) {
+                    writePoint.reserve(1, reservation);
+                    int bucket = reservation.bucket();
+                    set.volumes().get(0).index().insertPiece(2L * i, 1, bucket, reservation.offsetSectors(),
+                            space.currentGeneration(bucket), false, i, 0, 1);
+                    space.allocator().unpin(bucket);
+                }
+                set.volumes().get(0).flush(done::accept);
+            });
+            assertThat(durable).isEqualTo(IoResult.OK);
+        }
+        IoResult stopped = this.<IoResult>onLoop(done -> set.shutdown(done::accept));
         assertThat(stopped).isEqualTo(IoResult.OK);
     }
 
