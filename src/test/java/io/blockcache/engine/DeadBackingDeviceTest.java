@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.device.IoResult;
 import io.blockcache.device.MemoryDevice;
-import io.blockcache.device.StickyFlushDevice;
 import io.blockcache.loop.Prng;
 import io.blockcache.sim.FaultPlan;
 import io.blockcache.sim.FaultyDevice;
@@ -84,6 +83,8 @@ class DeadBackingDeviceTest {
         assertThat(written.ok()).isFalse();
         assertThat(set.volume("sick").index().extents().cachedSectors() * 512).as("only the dirty data is cached")
                 .isEqualTo(data.length);
-        assertThat(sick.backingDevice()).isInstanceOf(StickyFlushDevice.class);
+        // The volume writes through the covered-write gate (docs/FORMAT.md §7 rule 10), which sits on the sticky flush
+        // device (engine.VolumeWiring).
+        assertThat(sick.backingDevice()).isInstanceOf(io.blockcache.volume.CoveredWriteGate.class);
     }
 }

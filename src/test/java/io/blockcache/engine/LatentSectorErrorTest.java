@@ -70,13 +70,14 @@ class LatentSectorErrorTest {
     @Test
     void checkReportsWhatOpenDoes() {
         // Proves check and open share one metadata walk: on the same unreadable journal block check reports
-        // the refusal open gives, and on a healthy crashed cache it notes that open drops the clean extents.
+        // the refusal open gives, and on a healthy crashed cache it notes that open drops the clean extents no flush
+        // covered.
         long ringStart = superblock.bucketOffsetBytes(superblock.journalFirstBucket());
         long stop = sim.openOk().journal().position().ringOffsetBytes();
         sim.crash();
         CacheReport healthy = sim.await(done -> CacheInspector.inspect(sim.cache, false, done));
         assertThat(healthy.problems()).isEmpty();
-        assertThat(healthy.notes()).anyMatch(note -> note.contains("drops the clean ones"));
+        assertThat(healthy.notes()).anyMatch(note -> note.contains("drops the other clean ones"));
         FaultyDevice damaged = latent(ringStart + stop, 4096);
         CacheReport report = sim.await(done -> CacheInspector.inspect(damaged, false, done));
         Outcome<CacheSet> opened = sim.open(damaged, sim.backings());
