@@ -154,4 +154,21 @@ public final class SustainedFioRun {
         Files.deleteIfExists(log);
         return values.stream().mapToDouble(Double::doubleValue).toArray();
     }
+
+    /**
+     * Prints {@code results} to {@code out} (a table, or JSON lines with {@code json}) and draws their chart into
+     * {@code png}, saying where on {@code err} as {@code who}: the same for every bench command's sustained rows.
+     */
+    public static void report(List<Result> results, boolean json, java.io.PrintWriter out, java.io.PrintWriter err,
+                              String who, String title, Path png) throws IOException {
+        if (json) {
+            jsonLines(results).forEach(out::println);
+        } else {
+            out.print(table(results));
+        }
+        out.flush();
+        chart(results, title, png);
+        err.println(who + ": chart written to " + png);
+        err.flush();
+    }
 }

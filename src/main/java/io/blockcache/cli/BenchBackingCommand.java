@@ -81,17 +81,9 @@ final class BenchBackingCommand implements Callable<Integer> {
         if (results == null) {
             return 1;
         }
-        if (json) {
-            io.blockcache.bench.SustainedFioRun.jsonLines(results).forEach(out::println);
-        } else {
-            out.print(io.blockcache.bench.SustainedFioRun.table(results));
-        }
-        out.flush();
-        Path png = chart.resolveSibling("backing-sustained.png");
-        io.blockcache.bench.SustainedFioRun.chart(results,
-                "Sustained writes over the slow backing: dirty data and buckets in use", png);
-        err.println("bench backing: chart written to " + png);
-        err.flush();
+        io.blockcache.bench.SustainedFioRun.report(results, json, out, err, "bench backing",
+                "Sustained writes over the slow backing: dirty data and buckets in use",
+                chart.resolveSibling("backing-sustained.png"));
         return 0;
     }
 }

@@ -128,16 +128,9 @@ final class BenchNbdCommand implements Callable<Integer> {
         if (results == null) {
             return 1;
         }
-        if (json) {
-            io.blockcache.bench.SustainedFioRun.jsonLines(results).forEach(out::println);
-        } else {
-            out.print(io.blockcache.bench.SustainedFioRun.table(results));
-        }
-        out.flush();
-        Path png = chart.resolveSibling("nbd-sustained.png");
-        io.blockcache.bench.SustainedFioRun.chart(results, "randwrite4k-sustained: dirty data and buckets in use", png);
-        err.println("bench nbd: chart written to " + png);
-        err.flush();
+        io.blockcache.bench.SustainedFioRun.report(results, json, out, err, "bench nbd",
+                "randwrite4k-sustained: dirty data and buckets in use",
+                chart.resolveSibling("nbd-sustained.png"));
         return 0;
     }
 }
