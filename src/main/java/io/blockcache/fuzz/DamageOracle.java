@@ -76,6 +76,17 @@ final class DamageOracle {
         return DamageInspector.decode("volume", header, geometry, area.array());
     }
 
+    /**
+     * For a backing device no durable superblock names (a power cut between a live remove and the add that brings it
+     * back, or inside either): it was drained before its removal, so it holds every byte the volume promised, and its
+     * header and map promise nothing (an add rewrites both; a reader of a torn map lists everything as stale, which is
+     * only cautious). Checks the whole range against {@code model}'s crash image.
+     */
+    static String checkDetached(SimDevice backing, ReferenceModel model, long rangeBytes) {
+        return checkOutside(new BitSet(), ReplayedBacking.contents(backing, rangeBytes), model, rangeBytes, true,
+                "the volume was removed (drained), yet");
+    }
+
     private static String check(SimDevice backing, SimDevice mapDevice, ReferenceModel model, long rangeBytes,
                                 boolean crashImage) {
         ByteBuffer headerBytes = ByteBuffer.allocate(BackingHeader.BYTES);
@@ -106,7 +117,14 @@ final class DamageOracle {
             stale.set((int) Math.min(sectors, range.startSector()),
                     (int) Math.min(sectors, range.startSector() + range.lengthSectors()));
         }
-        ByteBuffer data = ReplayedBacking.contents(backing, rangeBytes);
+        return checkOutside(stale, ReplayedBacking.contents(backing, rangeBytes), model, rangeBytes, crashImage,
+                "sector lies outside the damage map " + map.staleRanges() + ", yet");
+    }
+
+    /** Checks every sector of {@code data} not in {@code stale} against {@code model}; says where it breaks. */
+    private static String checkOutside(BitSet stale, ByteBuffer data, ReferenceModel model, long rangeBytes,
+                                       boolean crashImage, String why) {
+        int sectors = (int) (rangeBytes / BlockDevice.SECTOR_BYTES);
         int run = stale.nextClearBit(0);
         while (run < sectors) {
             int end = Math.min(sectors, stale.nextSetBit(run) < 0 ? sectors : stale.nextSetBit(run));
@@ -115,8 +133,8 @@ final class DamageOracle {
             ReferenceModel.Mismatch mismatch = crashImage ? model.checkDurable(run, slice)
                     : model.checkRead(run, model.readSubmitted(run, end - run), slice);
             if (mismatch != null) {
-                return "sector " + mismatch.sector() + " lies outside the damage map " + map.staleRanges()
-                        + ", yet the backing device " + (crashImage ? "(crash image) " : "") + "holds "
+                return "sector " + mismatch.sector() + ": " + why + " the backing device "
+                        + (crashImage ? "(crash image) " : "") + "holds "
                         + SectorPattern.describe(mismatch.found()) + " where the volume promised one of "
                         + mismatch.expected();
             }

@@ -111,7 +111,7 @@ final class DrainJobControls {
             return;
         }
         for (int v = 0; v < volumeCount; v++) {
-            if (limits[v] != null) {
+            if (limits[v] != null && cacheSet.attached(v)) {
                 trace.add("control: restore drain of " + FuzzSetup.volumeName(v) + (paused[v] ? " (paused)" : ""));
                 int volume = v;
                 DrainLimits wanted = limits[v];

@@ -7,6 +7,10 @@ import io.blockcache.device.IoStatus;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.Knob;
+import io.blockcache.format.AttachedBacking;
+import io.blockcache.format.CacheSuperblock;
+import io.blockcache.format.DecodeResult;
+import io.blockcache.format.SuperblockPair;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.SimLoop;
 import io.blockcache.sim.FaultPlan;
@@ -170,7 +174,9 @@ final class FuzzCacheSet {
                 set.volumes().forEach(volume -> volume.index().epochs().changedUntracked());
             }
             for (Map.Entry<String, String> knob : setup.knobs().entrySet()) {
-                setKnob(knob.getKey(), knob.getValue());
+                if (!ofDetachedVolume(knob.getKey())) {
+                    setKnob(knob.getKey(), knob.getValue());
+                }
             }
             if (plantIgnoreEpochs) {
                 set.writebacks().forEach(writeback -> writeback.setFaultIgnoreEpochs(true));
@@ -286,9 +292,63 @@ final class FuzzCacheSet {
         return set;
     }
 
-    /** Volume {@code index} of the running set. */
+    /** Volume {@code index} of the running set, found by its name (volumes removed and added again move slots). */
     Volume volume(int index) {
-        return set.volumes().get(index);
+        Volume volume = set.volume(FuzzSetup.volumeName(index));
+        if (volume == null) {
+            throw new IllegalStateException(FuzzSetup.volumeName(index) + " is not attached now");
+        }
+        return volume;
+    }
+
+    /** Whether knob {@code name} belongs to a volume the running set does not have (removed, not yet back). */
+    private boolean ofDetachedVolume(String name) {
+        for (int v = 0; v < setup.volumeCount(); v++) {
+            String volume = FuzzSetup.volumeName(v);
+            if ((name.startsWith("volume." + volume + ".") || name.startsWith("writeback." + volume + "."))
+                    && !attached(v)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether volume {@code index} is attached to the running set. */
+    boolean attached(int index) {
+        return set.volume(FuzzSetup.volumeName(index)) != null;
+    }
+
+    /**
+     * Attaches volume {@code index}'s backing device again while the set runs ({@link CacheSet#addVolume}), then
+     * applies the seed's knobs of that volume (and a planted bug), as an open does. {@code ids} gives its new UUID.
+     */
+    void addVolume(int index, Prng ids, java.util.function.Consumer<String> done) {
+        set.addVolume(spec(index), null, "", ids, added -> {
+            if (!added.isOk()) {
+                done.accept(added.error());
+                return;
+            }
+            String name = FuzzSetup.volumeName(index);
+            for (Map.Entry<String, String> knob : setup.knobs().entrySet()) {
+                if (knob.getKey().startsWith("volume." + name + ".")
+                        || knob.getKey().startsWith("writeback." + name + ".")) {
+                    setKnob(knob.getKey(), knob.getValue());
+                }
+            }
+            if (plantIgnoreEpochs) {
+                set.writeback(name).setFaultIgnoreEpochs(true);
+            }
+            if (plantForgetRecoveredEpochs) {
+                added.value().index().epochs().changedUntracked();
+            }
+            done.accept(null);
+        });
+    }
+
+    /** Detaches volume {@code index} while the set runs ({@link CacheSet#removeVolume}); {@code done} gets why not. */
+    void removeVolume(int index, boolean discardDirty, java.util.function.Consumer<String> done) {
+        set.removeVolume(FuzzSetup.volumeName(index), discardDirty, removed -> done.accept(
+                removed.isOk() ? null : removed.error()));
     }
 
     /**
@@ -407,12 +467,42 @@ final class FuzzCacheSet {
         }
     }
 
+    /**
+     * The backing devices to open with: every volume's, except those the durable superblock does not name (a power cut
+     * between a volume's removal and its return), as {@code serve} reads its superblock before opening ({@code
+     * host.KnownVolumes}); the scenario adds those back after the open. Read without time, so it shifts no draw.
+     */
     private List<BackingSpec> specs() {
+        java.util.Set<String> named = namedBySuperblock();
         List<BackingSpec> specs = new ArrayList<>();
         for (int v = 0; v < backingDevices.size(); v++) {
-            specs.add(new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapViews.get(v))
-                    .withLogSizeBytes(setup.logBytes().get(v)));
+            if (named == null || named.contains(FuzzSetup.volumeName(v))) {
+                specs.add(spec(v));
+            }
         }
         return specs;
+    }
+
+    private BackingSpec spec(int v) {
+        return new BackingSpec(FuzzSetup.volumeName(v), backingViews.get(v)).withMapDevice(mapViews.get(v))
+                .withLogSizeBytes(setup.logBytes().get(v));
+    }
+
+    /** The names the cache device's chosen superblock attaches, or null if none decodes (before a format). */
+    java.util.Set<String> namedBySuperblock() {
+        java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(2 * CacheSuperblock.BYTES);
+        cacheDevice.peek(0, head);
+        byte[] bytes = head.array();
+        DecodeResult<SuperblockPair> pair = SuperblockPair.read(
+                java.util.Arrays.copyOfRange(bytes, 0, CacheSuperblock.BYTES),
+                java.util.Arrays.copyOfRange(bytes, CacheSuperblock.BYTES, 2 * CacheSuperblock.BYTES));
+        if (!pair.isOk()) {
+            return null;
+        }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (AttachedBacking slot : pair.value().chosen().backings()) {
+            names.add(slot.exportName());
+        }
+        return names;
     }
 }

@@ -44,7 +44,9 @@ final class FuzzControls {
         incarnation++;
         outstanding = 0;
         for (int v = 0; v < setup.volumeCount(); v++) {
-            modesCovered.add(mode(cacheSet.volume(v)));
+            if (cacheSet.attached(v)) { // not after a power cut between a volume's removal and its return
+                modesCovered.add(mode(cacheSet.volume(v)));
+            }
         }
     }
 

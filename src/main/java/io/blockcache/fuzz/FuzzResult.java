@@ -38,6 +38,8 @@ import java.util.Set;
  * @param journaledVolumes volumes with a backing log and {@code ordering=journaled}
  * @param logGroups groups journaled write-back committed to a backing log
  * @param diskFullRefusals cache-device writes refused with ENOSPC while the cache's file system was full
+ * @param volumeChanges volumes removed and added again live ({@link VolumeChurn})
+ * @param volumeChangeCuts power cuts during such a change
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
@@ -47,5 +49,5 @@ public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrash
                          long damageChecksConsistent, long damageMapFiles,
                          long objectStoreVolumes, long chunkPasses, long drainJobActions,
                          long compactedBuckets, long journaledVolumes, long logGroups,
-                         long diskFullRefusals) {
+                         long diskFullRefusals, long volumeChanges, long volumeChangeCuts) {
 }

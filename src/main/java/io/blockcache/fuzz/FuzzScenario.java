@@ -66,6 +66,7 @@ public final class FuzzScenario {
     private final OrderingSwitches orderingSwitches;
     private final DrainJobControls drainJobs;
     private final DamageChecks damage;
+    private final VolumeChurn churn;
 
     private FuzzScenario(long seed, FuzzWatch watch, UnaryOperator<BlockDevice> backingSabotage,
                          FuzzGenerator generator) {
@@ -108,6 +109,13 @@ public final class FuzzScenario {
                 trace, this::violation, generator.steersDrainJobs);
         controls.drainsMayBeCancelled(drainJobs.enabled());
         this.sustainedSegments = SustainedPhases.draw(seed, setup.segments(), generator);
+        this.churn = new VolumeChurn(cacheSet, setup, seed, generator, trace, runner, this::violation);
+    }
+
+    /** Whether seed {@code seed} removes and adds volumes live under {@code generator} ({@link VolumeChurn}). */
+    static boolean churnsVolumes(long seed, FuzzGenerator generator) {
+        FuzzSetup setup = setupOf(seed, generator);
+        return new VolumeChurn(null, setup, seed, generator, null, null, null).enabled();
     }
 
     /** What seed {@code seed} runs against under {@code generator} (tests look at the draws). */
@@ -144,6 +152,16 @@ public final class FuzzScenario {
     public static FuzzResult runForgettingRecoveredEpochs(long seed) {
         FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.CURRENT);
         scenario.cacheSet.plantForgetRecoveredEpochs();
+        return scenario.runReporting();
+    }
+
+    /**
+     * Runs seed {@code seed} with every live volume removal discarding the volume's dirty data instead of draining it
+     * (the planted bug the verifiers must catch after a volume is added again).
+     */
+    public static FuzzResult runDiscardingDirtyOnChurn(long seed) {
+        FuzzScenario scenario = new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.CURRENT);
+        scenario.churn.plantDiscardDirty();
         return scenario.runReporting();
     }
 
@@ -231,6 +249,14 @@ public final class FuzzScenario {
     }
 
     /**
+     * Runs seed {@code seed} as the generator of 2026-12-07, later, drew it ({@code DISK_FULL}): the file system under
+     * the cache fills, sustained phases, no volume removed and added live; the seeds found then replay as they were.
+     */
+    public static FuzzResult runWithoutVolumeChurn(long seed) {
+        return new FuzzScenario(seed, null, UnaryOperator.identity(), FuzzGenerator.DISK_FULL).runReporting();
+    }
+
+    /**
      * Runs seed {@code seed} as the knob-table generator of 2026-12-07 drew it ({@code TABLE_KNOBS}): the cache's
      * file system never full; the seeds found then replay as they were found.
      */
@@ -286,6 +312,10 @@ public final class FuzzScenario {
                 recover();
             }
             checkAfterRecovery();
+            int churned = churn.pick();
+            if (churned >= 0) {
+                churnVolume(churned);
+            }
         }
         if (setup.faults().any()) {
             // The final drain must run on healthy devices: a power cycle clears the faults (and sticky errors).
@@ -327,7 +357,23 @@ public final class FuzzScenario {
                 setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses(),
                 drainJobs.actions(), cacheSet.compactedBuckets(),
                 setup.logBytes().stream().filter(bytes -> bytes > 0).count(), cacheSet.logGroups(),
-                cacheSet.diskFullRefusals());
+                cacheSet.diskFullRefusals(), churn.changes(), churn.cuts());
+    }
+
+    /** Removes volume {@code v} and adds it again live ({@link VolumeChurn}), then checks every volume. */
+    private void churnVolume(int v) {
+        drainJobs.settle(runner);
+        controls.quiesce(runner);
+        armFaults(false);
+        phase("remove and add " + FuzzSetup.volumeName(v));
+        churn.churn(v, () -> {
+            crash();
+            phase("recovery after a cut during a volume change");
+            recover();
+        });
+        controls.noteOpened();
+        drainJobs.noteOpened();
+        checkAfterRecovery();
     }
 
     /** Runs loop events until {@code done}, giving the controls a slot every few events. */

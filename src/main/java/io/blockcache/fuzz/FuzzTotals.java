@@ -38,6 +38,8 @@ public final class FuzzTotals {
     private long journaledVolumes;
     private long logGroups;
     private long diskFullRefusals;
+    private long volumeChanges;
+    private long volumeChangeCuts;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -68,6 +70,8 @@ public final class FuzzTotals {
         journaledVolumes += result.journaledVolumes();
         logGroups += result.logGroups();
         diskFullRefusals += result.diskFullRefusals();
+        volumeChanges += result.volumeChanges();
+        volumeChangeCuts += result.volumeChangeCuts();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -211,13 +215,14 @@ public final class FuzzTotals {
                         + "across a restart; unordered volumes broke the prefix %d times), %d live ordering switches, "
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
                         + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions, "
-                        + "%d journaled volumes (%d log groups), %d cache writes refused by a full disk",
+                        + "%d journaled volumes (%d log groups), %d cache writes refused by a full disk, "
+                        + "%d volumes removed and added live (%d power cuts during it)",
                 seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, compactedBuckets, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
                 damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses,
-                drainJobActions, journaledVolumes, logGroups, diskFullRefusals);
+                drainJobActions, journaledVolumes, logGroups, diskFullRefusals, volumeChanges, volumeChangeCuts);
     }
 
     /** The summary as one JSON object: seeds, violations and the failing seeds first, then every count above. */
@@ -239,6 +244,7 @@ public final class FuzzTotals {
                 .field("damageMapFiles", damageMapFiles).field("objectStoreVolumes", objectStoreVolumes)
                 .field("chunkPasses", chunkPasses).field("drainJobActions", drainJobActions)
                 .field("journaledVolumes", journaledVolumes).field("logGroups", logGroups)
-                .field("diskFullRefusals", diskFullRefusals).endObject().toString();
+                .field("diskFullRefusals", diskFullRefusals).field("volumeChanges", volumeChanges)
+                .field("volumeChangeCuts", volumeChangeCuts).endObject().toString();
     }
 }

@@ -26,7 +26,7 @@ public record FuzzWatch(int volume, long sector) {
      */
     String describe(CacheSet set) {
         StringBuilder text = new StringBuilder();
-        set.volumes().get(volume).index().lookup(sector, 1, new LookupVisitor() {
+        set.volume(FuzzSetup.volumeName(volume)).index().lookup(sector, 1, new LookupVisitor() {
             @Override
             public void hole(long start, int length) {
                 text.append("not cached");
