@@ -110,7 +110,14 @@ final class ConfigReload implements Reloader {
         if (Objects.equals(was, now)) {
             return;
         }
-        if (key.equals("cache-size") || key.equals("backing-size")) {
+        if (key.equals("cache-size")) {
+            // The next start grows a smaller cache to a size given in the config; it never shrinks one.
+            changes.add(key + ": " + was + " -> " + now + (((Long) now) > ((Long) was)
+                    ? " grows the cache at the next start (not on reload)"
+                    : " is not applied: a cache is never shrunk (the next start keeps its size)"));
+            return;
+        }
+        if (key.equals("backing-size")) {
             // A size is used only when the file is created; saying "at the next start" promised a resize that the
             // next start did not do.
             changes.add(key + ": " + was + " -> " + now + " applies only to a file created anew; the existing one"

@@ -64,7 +64,6 @@ final class ServeCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        warnIfSizeIgnored(err, settings);
         if (options.nodeId != null || options.peers != null) {
             return ClusterServe.run(settings, options.nodeId, options.peers, out, err);
         }
@@ -115,25 +114,6 @@ final class ServeCommand implements Callable<Integer> {
         if (problem != null) {
             err.println(JournalPriority.PROCESS.warning("blockcache serve: telling systemd " + assignments[0]
                     + " failed: " + problem));
-            err.flush();
-        }
-    }
-
-    /**
-     * A --cache-size typed for a cache file that exists already is not applied (the file keeps its size): said once,
-     * where before the next start silently kept the old size.
-     */
-    private void warnIfSizeIgnored(PrintWriter err, ServeSettings settings) {
-        CommandLine.ParseResult given = spec.commandLine().getParseResult();
-        if (!given.hasMatchedOption("--cache-size") || !java.nio.file.Files.isRegularFile(settings.cacheFile())) {
-            return;
-        }
-        String cacheSize = given.matchedOption("--cache-size").stringValues().get(0);
-        long existing = cacheBytes(settings);
-        if (existing != settings.cacheSizeBytes()) {
-            err.println(JournalPriority.PROCESS.warning("blockcache serve: warning: " + settings.cacheFile()
-                    + " exists with " + existing + " bytes; --cache-size " + cacheSize
-                    + " applies only to a new cache file, so this one keeps its size"));
             err.flush();
         }
     }

@@ -44,7 +44,8 @@ final class ServeOptions {
     List<Named<BackingLocation>> backings;
 
     @Option(names = "--cache-size", paramLabel = "SIZE", defaultValue = "1G", converter = Converters.Size.class,
-            description = "Size of a new cache file (default: ${DEFAULT-VALUE}).")
+            description = "Size of a new cache file (default: ${DEFAULT-VALUE}); given for an existing, smaller cache,"
+                    + " it grows the cache at start (never shrinks it).")
     long cacheSizeBytes;
 
     @Option(names = "--backing-size", paramLabel = "SIZE", defaultValue = "8G", converter = Converters.Size.class,

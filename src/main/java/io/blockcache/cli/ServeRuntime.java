@@ -160,7 +160,7 @@ final class ServeRuntime {
         HostFiles files = new HostFiles(settings.cacheFile(), settings.cacheSizeBytes(), settings.backings(),
                 settings.backingSizeBytes(),
                 CacheSetOptions.defaults().withMode(settings.mode()).withBackingFence(backingFence), settings.knobs(),
-                settings.damageMap(), settings.dataDir(), force);
+                settings.damageMap(), settings.dataDir(), force, settings.cacheSizeGiven());
         ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
         // Both ports are bound before any file is created, formatted or locked, so that a port in use refuses the
         // start with nothing written (a half-made cache would make the next start refuse instead).

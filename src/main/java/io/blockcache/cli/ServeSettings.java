@@ -23,11 +23,13 @@ import java.util.Map;
  * @param tls whether NBD clients may or must use TLS, with the credentials loaded ({@link TlsFlagSettings})
  * @param access the admin token and the exports' allow-lists ({@link AccessSettings})
  * @param damageMap where the damage maps live ({@code --damage-map}, key {@code damage-map}; default {@code file})
+ * @param cacheSizeGiven whether {@code --cache-size} (or key {@code cache-size}) was given rather than defaulted: then
+ *     an existing smaller cache grows to it at start (docs/OPERATIONS.md "Grow the cache device")
  */
 record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
                      Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls, AccessSettings access,
-                     DamageMapPlacement damageMap) {
+                     DamageMapPlacement damageMap, boolean cacheSizeGiven) {
     static final String EXPORT_DEFAULT = "default";
     /**
      * These settings for a replicated node that starts to serve: a fresh cache in {@code servingDir} (whatever an
@@ -46,7 +48,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
             replicaKnobs.put("writeback." + e.getKey() + ".running", "false");
         }
         return new ServeSettings(servingDir, servingDir.resolve("cache.img"), taken, cacheSizeBytes, backingSizeBytes,
-                nbdListen, adminListen, mode, replicaKnobs, nbdLimits, tls, access, damageMap);
+                nbdListen, adminListen, mode, replicaKnobs, nbdLimits, tls, access, damageMap, cacheSizeGiven);
     }
 
 
@@ -79,7 +81,17 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
                 access.adminToken() != null, options.insecure);
         return new ServeSettings(options.dataDir, cacheFile, backings, options.cacheSizeBytes,
                 options.backingSizeBytes, options.nbdListen, options.adminListen, options.mode,
-                config.knobs(options.spec), nbdLimits(options), tls, access, options.damageMap);
+                config.knobs(options.spec), nbdLimits(options), tls, access, options.damageMap,
+                cacheSizeGiven(options));
+    }
+
+    /** Whether the cache size came from the command line or the config file, not from the default. */
+    private static boolean cacheSizeGiven(ServeOptions options) {
+        picocli.CommandLine.Model.OptionSpec option = options.spec.findOption("--cache-size");
+        picocli.CommandLine.ParseResult parsed = options.spec.commandLine() == null ? null
+                : options.spec.commandLine().getParseResult();
+        return (parsed != null && parsed.hasMatchedOption("--cache-size"))
+                || options.configDefaults().source(option) != null;
     }
 
     private static NbdLimits nbdLimits(ServeOptions options) {

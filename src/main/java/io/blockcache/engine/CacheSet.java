@@ -155,6 +155,29 @@ public final class CacheSet {
     }
 
     /**
+     * A cache device grown before open ({@link #grow}): its bucket count before and after.
+     *
+     * @param bucketsBefore buckets the superblock named before
+     * @param bucketsAfter buckets it names now (equal: there was nothing to grow)
+     * @param bucketSizeBytes the size of one bucket
+     */
+    public record Growth(int bucketsBefore, int bucketsAfter, int bucketSizeBytes) {
+        /** Bytes of cache the growth added. */
+        public long addedBytes() {
+            return (long) (bucketsAfter - bucketsBefore) * bucketSizeBytes;
+        }
+    }
+
+    /**
+     * Grows the cache set on {@code cacheDevice}, which the caller has made larger, to every whole bucket the device
+     * now holds (docs/OPERATIONS.md "Grow the cache device"), before it is opened: the superblock pair with the new
+     * bucket count is the commit point; the new buckets open free. {@code done} gets the growth, or why not.
+     */
+    public static void grow(BlockDevice cacheDevice, Consumer<Outcome<Growth>> done) {
+        CacheGrower.grow(cacheDevice, done);
+    }
+
+    /**
      * Formats {@code cacheDevice} and writes a header to each backing device, attaching them to a new cache
      * set. Existing contents of the cache device are lost; backing data is untouched except the first 1 MiB.
      *

@@ -135,6 +135,15 @@ public record CacheSuperblock(long sequence, UUID cacheSetUuid, int logicalBlock
                 dataStartBytes, journalFirstBucket, journalBuckets, newFlags, newBackings);
     }
 
+    /**
+     * Returns this superblock with {@code newBucketCount} buckets and the sequence bumped by one: the commit point of
+     * a cache device grown before open (docs/FORMAT.md §3).
+     */
+    public CacheSuperblock grownTo(int newBucketCount) {
+        return new CacheSuperblock(sequence + 1, cacheSetUuid, logicalBlockBytes, bucketSizeBytes, newBucketCount,
+                dataStartBytes, journalFirstBucket, journalBuckets, flags, backings);
+    }
+
     /** Encodes this superblock into a new 4 KiB block. */
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];

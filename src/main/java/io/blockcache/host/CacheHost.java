@@ -159,6 +159,9 @@ public final class CacheHost implements AutoCloseable {
         if (fresh) {
             format(formatProgress);
         } else {
+            if (files.growCache()) {
+                growCache();
+            }
             // An existing cache may need recovery: pay the JVM's one-time costs of an open that replays here, off the
             // loop, so the real replay's loop tasks stay short and the admin API answers during it.
             OpenWarmUp.run();
@@ -190,6 +193,56 @@ public final class CacheHost implements AutoCloseable {
         }
         watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
         watcher.start();
+    }
+
+    /**
+     * Grows an existing cache to the size the operator gave (docs/OPERATIONS.md "Grow the cache device"): extends a
+     * smaller cache file, then lets the engine take every whole bucket the device holds ({@link CacheSet#grow}: the
+     * superblock rewrite is the commit point, so a crash in between opens the old or the new geometry). A block device
+     * is not extended here; one that an operator enlarged (an LVM volume) grows to its new size. A smaller size than
+     * the cache has is said once and not applied: shrinking would drop cached data, dirty data among it.
+     */
+    private void growCache() throws HostException {
+        FileDevice device = cacheDevice();
+        if (!holdsSuperblock()) {
+            return; // not a cache (or a damaged one): nothing is written, and the open says what it found
+        }
+        long wanted = files.cacheSizeBytes() - files.cacheSizeBytes() % BlockDevice.SECTOR_BYTES;
+        if (wanted > device.sizeBytes() && Files.isRegularFile(files.cacheFile())) {
+            try {
+                device.grow(wanted);
+            } catch (java.io.IOException e) {
+                throw new HostException("cannot grow the cache file " + files.cacheFile() + " to " + wanted
+                        + " bytes: " + e.getMessage() + "; the cache was not changed");
+            }
+        }
+        Outcome<CacheSet.Growth> grown = onLoop(done -> CacheSet.grow(device, done));
+        if (!grown.isOk()) {
+            throw new HostException("cannot grow the cache in " + files.cacheFile() + ": " + grown.error());
+        }
+        CacheSet.Growth growth = grown.value();
+        if (growth.addedBytes() > 0) {
+            log.accept("cache " + files.cacheFile() + " grown by " + growth.addedBytes() + " bytes: "
+                    + growth.bucketsBefore() + " -> " + growth.bucketsAfter() + " buckets of "
+                    + growth.bucketSizeBytes() + " bytes");
+        } else if (wanted < device.sizeBytes()) {
+            log.accept("warning: cache-size " + files.cacheSizeBytes() + " is smaller than the cache in "
+                    + files.cacheFile() + " (" + device.sizeBytes() + " bytes); shrinking a cache is not supported,"
+                    + " so it keeps its size");
+        }
+    }
+
+    /** Whether the cache file starts with a valid superblock pair (blocking read; before the open). */
+    private boolean holdsSuperblock() {
+        try {
+            byte[] head = MetadataGuard.head(files.cacheFile());
+            return io.blockcache.format.SuperblockPair.read(
+                    java.util.Arrays.copyOfRange(head, 0, io.blockcache.format.CacheSuperblock.BYTES),
+                    java.util.Arrays.copyOfRange(head, io.blockcache.format.CacheSuperblock.BYTES,
+                            2 * io.blockcache.format.CacheSuperblock.BYTES)).isOk();
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     /** The cache file, the backing files and the damage-map files: the devices that can change under us. */

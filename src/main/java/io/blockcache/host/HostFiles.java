@@ -25,11 +25,13 @@ import java.util.TreeMap;
  * @param dataDir where the map files live with {@link DamageMapPlacement#FILE} (else may be null)
  * @param force with a new cache, overwrite backing stores that hold blockcache metadata (else they are refused:
  *     {@link MetadataGuard})
+ * @param growCache with an existing cache file smaller than {@code cacheSizeBytes}, grow it to that size before the
+ *     open ({@code engine.CacheSet#grow}; docs/OPERATIONS.md "Grow the cache device"): the operator asked for the size
  */
 public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
                         long backingSizeBytes,
                         CacheSetOptions options, Map<String, String> knobs, DamageMapPlacement damageMap,
-                        Path dataDir, boolean force) {
+                        Path dataDir, boolean force, boolean growCache) {
     public HostFiles {
         if (cacheFile == null || options == null || damageMap == null) {
             throw new IllegalArgumentException("a cache file, options and a damage map placement are required");
@@ -53,19 +55,25 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
     public HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
                      long backingSizeBytes, CacheSetOptions options, Map<String, String> knobs,
                      DamageMapPlacement damageMap, Path dataDir) {
-        this(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap, dataDir, false);
+        this(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap, dataDir, false, false);
     }
 
     /** These files, with {@link #force()} set to {@code overwrite}. */
     public HostFiles withForce(boolean overwrite) {
         return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap,
-                dataDir, overwrite);
+                dataDir, overwrite, growCache);
+    }
+
+    /** These files, with {@link #growCache()} set to {@code grow}. */
+    public HostFiles withGrowCache(boolean grow) {
+        return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap,
+                dataDir, force, grow);
     }
 
     /** These files with {@code newBackings} instead (volume order). */
     public HostFiles withBackings(Map<String, BackingLocation> newBackings) {
         return new HostFiles(cacheFile, cacheSizeBytes, newBackings, backingSizeBytes, options, knobs, damageMap,
-                dataDir, force);
+                dataDir, force, growCache);
     }
 
     /** Without a placement: the map on the backing devices if {@code options.damageMap()}, else none. */

@@ -61,8 +61,7 @@ class ConfigReloadTest {
         CliRun run = CliRun.of("reload", "--admin", admin());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("knob.volume.default.mode: writethrough -> writearound")
-                .contains("cache-size: 67108864 -> 134217728 applies only to a file created anew; the existing one"
-                        + " keeps its size")
+                .contains("cache-size: 67108864 -> 134217728 grows the cache at the next start (not on reload)")
                 .contains("tls (tls-*): off -> require, PSK from " + keys + " takes effect at the next start")
                 .contains("access (admin-token-file, export.NAME.allow-*): no admin token -> no admin token; export"
                         + " default: addresses [127.0.0.0/8] takes effect at the next start")

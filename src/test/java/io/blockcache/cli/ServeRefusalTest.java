@@ -74,21 +74,6 @@ class ServeRefusalTest {
         assertThat(dir.resolve("data")).doesNotExist();
     }
 
-    @Test
-    void aCacheSizeForAnExistingCacheIsSaidToBeIgnored() throws IOException {
-        // Proves --cache-size given for an existing cache file warns that the file keeps its size (it was silent).
-        Path data = dir.resolve("data");
-        Files.createDirectories(data);
-        try (var file = new java.io.RandomAccessFile(data.resolve("cache.img").toFile(), "rw")) {
-            file.setLength(64L << 20);
-        }
-        // The existing file is no cache: serve refuses it after the warning, which is all this test needs.
-        CliRun run = CliRun.of("serve", "--data-dir", data.toString(), "--cache-size", "128M", "--nbd-listen",
-                "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
-        assertThat(run.err()).contains("exists with 67108864 bytes; --cache-size 128M applies only to a new cache"
-                + " file");
-    }
-
     private CliRun serveWithConfig(Path config) {
         return CliRun.of("serve", "--data-dir", dir.resolve("data").toString(), "--config", config.toString(),
                 "--nbd-listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0");
