@@ -94,7 +94,7 @@ final class StatsCollector {
                 terms.proportional(), terms.integralScaled(), terms.fragmentBoost(), terms.changeSectorsPerSecond(),
                 terms.rateSectorsPerSecond(), terms.integralFrozen());
         return new WritebackSnapshot(settings.running(), lower(settings.policy()), lower(settings.order()),
-                writeback.frontEndIdle(), writeback.dirtyBytes(), counters.sectorsCleaned(),
+                writeback.frontEndIdle(), writeback.overloaded(), writeback.dirtyBytes(), counters.sectorsCleaned(),
                 counters.backingWriteSectors(), counters.passes(), writeback.keysInFlight(),
                 counters.keysInFlightPeak(), counters.backingWritesInFlight(), backing.counters().inFlight(),
                 writeback.measuredBackingBytesPerSecond(), rate, counters.readErrors(), counters.checksumErrors(),

@@ -123,6 +123,7 @@ final class StatsJson {
         json.field("policy", writeback.policy())
                 .field("order", writeback.order())
                 .field("state", writeback.frontEndIdle() ? "idle" : "busy");
+        metrics(json, List.of(WritebackMetrics.OVERLOADED), writeback);
         json.field("dirtyBytes", writeback.dirtyBytes());
         metrics(json, List.of(WritebackMetrics.WRITTEN, WritebackMetrics.BACKING_WRITES, WritebackMetrics.PASSES,
                 WritebackMetrics.PASS_DURATION, WritebackMetrics.KEYS_IN_FLIGHT), writeback);

@@ -26,6 +26,11 @@ public final class WritebackMetrics {
             "blockcache_writeback_front_end_idle", BOOLEAN,
             "1 if the front end was idle at the last sample (writeback then runs at full speed).")
             .json("state", w -> w.frontEndIdle() ? 1 : 0).jsonDerived();
+    public static final MetricDescriptor<WritebackSnapshot> OVERLOADED = gauge(WRITEBACK,
+            "blockcache_writeback_overloaded", BOOLEAN, "1 while a busy front end outruns the controlled rate and"
+                    + " writeback runs at full speed (docs/WRITEBACK.md \"Sustained writes\"); the rate gauge then"
+                    + " shows the controller's value, not what is written back.")
+            .json("overloaded", w -> w.overloaded() ? 1 : 0);
     public static final MetricDescriptor<WritebackSnapshot> DRAINING = gauge(WRITEBACK,
             "blockcache_writeback_draining", BOOLEAN, "1 while a drain started through the admin API runs.")
             .json("drain.state", w -> w.drain().state().equals("running") ? 1 : 0).jsonDerived();
@@ -114,10 +119,10 @@ public final class WritebackMetrics {
             .json("epochs.orderHeld", w -> w.epochs().orderHeld() ? 1 : 0);
 
     /** In the order {@code /metrics} lists them. */
-    static final List<MetricDescriptor<?>> ALL = List.of(RUNNING, FRONT_END_IDLE, DRAINING, WRITTEN, BACKING_WRITES,
-            PASSES, KEYS_IN_FLIGHT, BACKING_WRITES_IN_FLIGHT, MEASURED_BANDWIDTH, RATE, RATE_TARGET, RATE_ERROR,
-            RATE_PROPORTIONAL, RATE_INTEGRAL, RATE_CHANGE, RATE_FRAGMENT_BOOST, ERRORS, DIRTY_EPOCHS, LOG_GROUPS,
-            EPOCH_WAITS, DEGRADED, ORDER_HELD, PASS_DURATION);
+    static final List<MetricDescriptor<?>> ALL = List.of(RUNNING, FRONT_END_IDLE, OVERLOADED, DRAINING, WRITTEN,
+            BACKING_WRITES, PASSES, KEYS_IN_FLIGHT, BACKING_WRITES_IN_FLIGHT, MEASURED_BANDWIDTH, RATE, RATE_TARGET,
+            RATE_ERROR, RATE_PROPORTIONAL, RATE_INTEGRAL, RATE_CHANGE, RATE_FRAGMENT_BOOST, ERRORS, DIRTY_EPOCHS,
+            LOG_GROUPS, EPOCH_WAITS, DEGRADED, ORDER_HELD, PASS_DURATION);
 
     private WritebackMetrics() {
     }

@@ -34,7 +34,8 @@ import io.blockcache.device.DurationHistogram;
  *     (deleted, replaced, truncated), or null
  * @param passDurations how long each pass took, from its cache reads to the end of its last backing write
  */
-public record WritebackSnapshot(boolean running, String policy, String order, boolean frontEndIdle, long dirtyBytes,
+public record WritebackSnapshot(boolean running, String policy, String order, boolean frontEndIdle, boolean overloaded,
+                                long dirtyBytes,
                                 long writtenBackSectors, long backingWriteSectors, long passes, long keysInFlight,
                                 long keysInFlightPeak, long backingWritesInFlight, long backingQueueDepth,
                                 double measuredBackingBytesPerSecond, Rate rate, long readErrors, long checksumErrors,

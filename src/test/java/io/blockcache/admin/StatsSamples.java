@@ -23,7 +23,7 @@ final class StatsSamples {
                 n + 16, true);
         WritebackSnapshot.Epochs epochs = new WritebackSnapshot.Epochs("epochs", n + 20, n + 21, 22, 23, n + 24, true,
                 "logging", n + 25);
-        WritebackSnapshot writeback = new WritebackSnapshot(true, "modern", "lba", true, n + 30, n + 31, n + 32,
+        WritebackSnapshot writeback = new WritebackSnapshot(true, "modern", "lba", true, true, n + 30, n + 31, n + 32,
                 n + 33, n + 34, n + 35, n + 36, n + 37, n + 38.25, rate, n + 39, n + 40, n + 41, n + 42, "last failure",
                 null, drain, epochs, "backing file deleted", histogram(n + 10));
         StatsSnapshot.LatencySummary latency = new StatsSnapshot.LatencySummary(n + 50, 51_000, 52_000, 53_000,

@@ -47,7 +47,8 @@ class VolumeHealthTest {
     private static WritebackSnapshot writeback(String backingFailure, String degraded) {
         WritebackSnapshot sample = StatsSamples.full(0).volumes().get(0).writeback();
         return new WritebackSnapshot(sample.running(), sample.policy(), sample.order(), sample.frontEndIdle(),
-                sample.dirtyBytes(), sample.writtenBackSectors(), sample.backingWriteSectors(), sample.passes(),
+                sample.overloaded(), sample.dirtyBytes(), sample.writtenBackSectors(), sample.backingWriteSectors(),
+                sample.passes(),
                 sample.keysInFlight(), sample.keysInFlightPeak(), sample.backingWritesInFlight(),
                 sample.backingQueueDepth(), sample.measuredBackingBytesPerSecond(), sample.rate(), sample.readErrors(),
                 sample.checksumErrors(), sample.writeErrors(), sample.flushErrors(), sample.lastError(), backingFailure,
