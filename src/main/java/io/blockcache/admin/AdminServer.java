@@ -187,7 +187,8 @@ public final class AdminServer implements AutoCloseable {
             } else if (path.equals("/api/history")) {
                 history(exchange, method);
             } else if (path.equals("/api/info")) {
-                requireGet(exchange, method, () -> ServerInfo.render(snapshot(), history), "application/json");
+                requireGet(exchange, method, () -> ServerInfo.render(snapshot(), cacheDevice.sizeBytes(), history),
+                        "application/json");
             } else if (path.equals("/metrics")) {
                 requireGet(exchange, method, () -> PrometheusText.render(snapshot()), PrometheusText.CONTENT_TYPE);
             } else if (path.equals("/api/knobs") || path.equals("/api/knobs/")) {

@@ -5,8 +5,8 @@ import java.lang.management.ManagementFactory;
 
 /**
  * The JSON of {@code GET /api/info}: what the dashboard's header shows. The version (as in
- * {@code blockcache_build_info}), the process's uptime, a summary of the configuration (the cache's size and bucket
- * size; each volume's mode, size, writeback policy and order, backing device) and the history's memory.
+ * {@code blockcache_build_info}), the process's uptime, a summary of the configuration (the cache device's size, its
+ * buckets; each volume's mode, size, writeback policy and order, backing device) and the history's memory.
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
  */
@@ -14,14 +14,15 @@ final class ServerInfo {
     private ServerInfo() {
     }
 
-    static String render(StatsSnapshot stats, HistoryRecorder recorder) {
+    /** {@code cacheDeviceBytes}: the cache device's size; its buckets are what is left after the superblock. */
+    static String render(StatsSnapshot stats, long cacheDeviceBytes, HistoryRecorder recorder) {
         StatsSnapshot.CacheSnapshot cache = stats.cache();
         JsonWriter json = new JsonWriter().beginObject()
                 .field("version", RuntimeMetrics.VERSION)
                 .field("javaVersion", Runtime.version().toString())
                 .field("uptimeSeconds", ManagementFactory.getRuntimeMXBean().getUptime() / 1000)
                 .name("cache").beginObject()
-                .field("sizeBytes", (long) cache.bucketSizeBytes() * cache.bucketsTotal())
+                .field("sizeBytes", cacheDeviceBytes)
                 .field("bucketSizeBytes", cache.bucketSizeBytes())
                 .field("buckets", cache.bucketsTotal())
                 .endObject();
