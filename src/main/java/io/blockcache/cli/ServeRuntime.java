@@ -176,7 +176,9 @@ final class ServeRuntime {
                 settings.backingSizeBytes(),
                 CacheSetOptions.defaults().withMode(settings.mode()).withBackingFence(backingFence), settings.knobs(),
                 settings.damageMap(), settings.dataDir(), force);
-        ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
+        boolean terminal = ProgressLine.stderrIsTerminal();
+        ProgressLine progress = terminal ? new ProgressLine(err, "blockcache serve: formatting", true)
+                : new ProgressLine(err, "formatting", false, line -> log.info(ServeEvents.HOST_OPEN, line));
         // Both ports are bound before any file is created, formatted or locked, so that a port in use refuses the
         // start with nothing written (a half-made cache would make the next start refuse instead).
         bindListeners();
