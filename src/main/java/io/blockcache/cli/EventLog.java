@@ -80,7 +80,8 @@ final class EventLog implements AutoCloseable {
 
     private static LogEvent suppressedEvent(FloodLimit.Suppressed suppressed) {
         return LogEvent.of(JournalPriority.Level.WARNING, ServeEvents.LOG_SUPPRESSED, "suppressed "
-                + suppressed.lines() + " lines of " + suppressed.event() + " (at most " + FloodLimit.LINES_PER_WINDOW_MAX
+                + suppressed.lines() + " lines of " + suppressed.event() + " (at most "
+                + FloodLimit.LINES_PER_WINDOW_MAX
                 + " per " + FloodLimit.WINDOW_NS / 1_000_000_000L + " s per event; the counters in /api/stats count"
                 + " all)").with("of", suppressed.event()).with("suppressed", suppressed.lines());
     }

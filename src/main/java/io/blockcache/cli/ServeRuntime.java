@@ -183,10 +183,11 @@ final class ServeRuntime {
         // start with nothing written (a half-made cache would make the next start refuse instead).
         bindListeners();
         try {
-            host = CacheHost.open(files, "blockcache-loop", line -> log.info(ServeEvents.HOST_OPEN, line), progress, recovery, loop -> {
-                // Answer with recovery's progress from here on, so that a long open shows how far it got.
-                adminEndpoint.answerWith(new RecoveryAdmin(loop, recovery));
-            });
+            host = CacheHost.open(files, "blockcache-loop", line -> log.info(ServeEvents.HOST_OPEN, line), progress,
+                    recovery, loop -> {
+                        // Answer with recovery's progress from here on, so that a long open shows how far it got.
+                        adminEndpoint.answerWith(new RecoveryAdmin(loop, recovery));
+                    });
         } catch (HostException e) {
             throw new ServeException(e.getMessage());
         }

@@ -26,7 +26,8 @@ class ServeOptionsTest {
      * renamed would break an operator's file.
      */
     private static final Set<String> KEYS = Set.of("data-dir", "cache", "backing", "cache-size", "backing-size",
-            "nbd-listen", "admin-listen", "mode", "log-format", "allow-remote", "admin-token-file", "damage-map", "s3-endpoint",
+            "nbd-listen", "admin-listen", "mode", "log-format", "allow-remote", "admin-token-file", "damage-map",
+            "s3-endpoint",
             "take-over", "nbd-backing-timeout", "s3-retry-time", "nbd-handshake-timeout", "nbd-idle-timeout",
             "nbd-reply-timeout", "nbd-keepalive", "nbd-connections-max", "nbd-connections-per-address-max",
             "nbd-buffer-max", "tls", "tls-certificates", "tls-psk", "tls-verify-peer", "insecure",
