@@ -244,7 +244,8 @@ public final class AdminServer implements AutoCloseable {
             sendJson(exchange, 400, error(bad.getMessage()));
             return;
         }
-        requireGet(exchange, method, () -> HistoryJson.render(history.history(), rangeSeconds), "application/json");
+        requireGet(exchange, method, () -> HistoryJson.render(history.history(), rangeSeconds,
+                history.endSecond()), "application/json");
     }
 
     private void reload(HttpExchange exchange, String method) throws IOException {

@@ -50,8 +50,9 @@ final class HistoryJson {
         return seconds;
     }
 
-    static String render(MetricHistory history, long rangeSeconds) {
-        MetricHistory.Window window = history.window(rangeSeconds);
+    /** The last {@code rangeSeconds} of {@code history}, up to {@code endSecond} or its newest sample. */
+    static String render(MetricHistory history, long rangeSeconds, long endSecond) {
+        MetricHistory.Window window = history.window(rangeSeconds, endSecond);
         Map<String, Map<String, double[]>> volumes = new LinkedHashMap<>();
         Map<String, Map<String, double[]>> devices = new LinkedHashMap<>();
         for (Map.Entry<String, double[]> entry : window.values().entrySet()) {

@@ -73,6 +73,14 @@ final class HistoryRecorder implements AutoCloseable {
         return history;
     }
 
+    /**
+     * The second a window of the history ends at now: the last whole second, which a healthy sampler has sampled
+     * (it samples half-way through each second), so a gap at the end means samples are missing.
+     */
+    long endSecond() {
+        return epochMs.getAsLong() / 1000 - 1;
+    }
+
     /** Seconds whose snapshot failed. */
     long failures() {
         return failures;

@@ -109,20 +109,27 @@ final class MetricHistory {
         }
     }
 
+    /** As {@link #window(long, long)} up to the newest sample. */
+    synchronized Window window(long rangeSeconds) {
+        return window(rangeSeconds, lastSecond);
+    }
+
     /**
-     * The last {@code rangeSeconds} up to the newest sample: from the second ring at one-second steps up to an hour,
-     * from the minute ring at one-minute steps beyond (the open minute's slot from its seconds so far).
+     * The last {@code rangeSeconds} up to {@code endSecond} or the newest sample, whichever is later (so that a
+     * sampler that stopped shows as a gap up to now, not as a chart that ends in the past): from the second ring at
+     * one-second steps up to an hour, from the minute ring at one-minute steps beyond (the open minute's slot from
+     * its seconds so far).
      *
      * @throws IllegalArgumentException if the range is not in [1 s, {@link #RANGE_SECONDS_MAX}]
      */
-    synchronized Window window(long rangeSeconds) {
+    synchronized Window window(long rangeSeconds, long endSecond) {
         if (rangeSeconds < 1 || rangeSeconds > RANGE_SECONDS_MAX) {
             throw new IllegalArgumentException("a range is 1 s to " + RANGE_SECONDS_MAX + " s: " + rangeSeconds);
         }
         Map<String, double[]> values = new LinkedHashMap<>();
         if (rangeSeconds <= FINE_SLOTS) {
             int points = (int) rangeSeconds;
-            long first = lastSecond - points + 1;
+            long first = Math.max(lastSecond, endSecond) - points + 1;
             for (Map.Entry<String, Series> entry : series.entrySet()) {
                 double[] out = new double[points];
                 for (int i = 0; i < points; i++) {
@@ -135,7 +142,7 @@ final class MetricHistory {
             return new Window(first, 1, points, values);
         }
         int points = (int) ((rangeSeconds + COARSE_STEP_SECONDS - 1) / COARSE_STEP_SECONDS);
-        long firstMinute = openMinute - points + 1;
+        long firstMinute = Math.max(openMinute, endSecond / COARSE_STEP_SECONDS) - points + 1;
         for (Map.Entry<String, Series> entry : series.entrySet()) {
             double[] out = new double[points];
             for (int i = 0; i < points; i++) {

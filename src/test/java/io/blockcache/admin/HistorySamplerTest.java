@@ -56,7 +56,7 @@ class HistorySamplerTest {
         history.record(100, sampler.points(StatsSamples.full(0), 100_000));
         history.record(101, sampler.points(StatsSamples.full(10), 101_000));
         history.record(102, sampler.points(StatsSamples.full(10), 102_000));
-        String json = HistoryJson.render(history, 3);
+        String json = HistoryJson.render(history, 3, 0);
         assertThat(json).contains("\"readHitRatio\":[null,0.5,null]");
     }
 }

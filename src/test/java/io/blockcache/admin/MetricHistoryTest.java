@@ -37,6 +37,24 @@ class MetricHistoryTest {
     }
 
     @Test
+    void aSamplerThatStoppedShowsAsAGapUpToNow() {
+        // Proves a window ending at "now" past the newest sample: the seconds since read as gaps, in the second
+        // ring and in the minute ring, instead of a chart whose right edge is silently in the past.
+        MetricHistory history = new MetricHistory();
+        history.record(T0, one("a", Merge.MEAN, 1));
+        history.record(T0 + 1, one("a", Merge.MEAN, 2));
+        MetricHistory.Window late = history.window(4, T0 + 3);
+        assertThat(late.firstSecond()).isEqualTo(T0);
+        assertThat(late.values().get("a")).containsExactly(1, 2, Double.NaN, Double.NaN);
+        assertThat(history.window(4, T0).values().get("a")).as("an end before the newest sample: the newest")
+                .containsExactly(Double.NaN, Double.NaN, 1, 2);
+        double[] day = history.window(3 * 3600, T0 + 150).values().get("a");
+        assertThat(day[day.length - 3]).isEqualTo(1.5);
+        assertThat(day[day.length - 2]).isNaN();
+        assertThat(day[day.length - 1]).isNaN();
+    }
+
+    @Test
     void aSecondNotAfterTheLastIsRefused() {
         // Proves a clock that steps back, or two samples in one second, cannot overwrite or reorder the ring.
         MetricHistory history = new MetricHistory();
