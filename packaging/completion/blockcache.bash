@@ -449,8 +449,9 @@ function _picocli_blockcache_serve() {
 
   local commands=""
   local flag_opts="'--allow-remote' '--take-over' '--force' '--tls-verify-peer' '--insecure' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--cache' '--backing' '--cache-size' '--backing-size' '--nbd-listen' '--admin-listen' '--mode' '--config' '--nbd-handshake-timeout' '--nbd-idle-timeout' '--nbd-reply-timeout' '--nbd-keepalive' '--nbd-connections-max' '--nbd-connections-per-address-max' '--nbd-buffer-max' '--admin-token-file' '--allow-addresses' '--allow-psk-users' '--s3-endpoint' '--s3-retry-time' '--nbd-backing-timeout' '--tls' '--tls-certificates' '--tls-psk' '--damage-map' '--node-id' '--peers'"
+  local arg_opts="'--data-dir' '--cache' '--backing' '--cache-size' '--backing-size' '--nbd-listen' '--admin-listen' '--mode' '--log-format' '--config' '--nbd-handshake-timeout' '--nbd-idle-timeout' '--nbd-reply-timeout' '--nbd-keepalive' '--nbd-connections-max' '--nbd-connections-per-address-max' '--nbd-buffer-max' '--admin-token-file' '--allow-addresses' '--allow-psk-users' '--s3-endpoint' '--s3-retry-time' '--nbd-backing-timeout' '--tls' '--tls-certificates' '--tls-psk' '--damage-map' '--node-id' '--peers'"
   local MODE_option_args=("WRITEBACK" "WRITETHROUGH" "WRITEAROUND" "NONE") # --mode values
+  local textjson_option_args=("TEXT" "JSON") # --log-format values
   local offonrequire_option_args=("OFF" "ON" "REQUIRE") # --tls values
   local offbackingfile_option_args=("OFF" "BACKING" "FILE") # --damage-map values
 
@@ -487,6 +488,11 @@ function _picocli_blockcache_serve() {
     '--mode')
       local IFS=$'\n'
       COMPREPLY=( $( compReplyArray "${MODE_option_args[@]}" ) )
+      return $?
+      ;;
+    '--log-format')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${textjson_option_args[@]}" ) )
       return $?
       ;;
     '--config')

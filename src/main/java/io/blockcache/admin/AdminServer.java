@@ -35,7 +35,11 @@ import java.util.function.Supplier;
  *   <li>{@code POST /api/volumes/{name}/prefetch?offset=&length=&rate=}: starts a warm-up of the range (the whole
  *       volume by default) and answers 202; {@code GET} the same path: its progress; {@code POST
  *       .../prefetch/cancel} stops it ({@link Prefetches});</li>
- *   <li>{@code GET /}: a small dashboard page that polls {@code /api/stats} ({@link Dashboard}).</li>
+ *   <li>{@code GET /api/history?range=5m|1h|24h}: the dashboard's series as kept by the server, a sample a second
+ *       for an hour and a minute's for a day ({@link HistoryJson}, {@link MetricHistory});</li>
+ *   <li>{@code GET /api/info}: version, uptime, a configuration summary ({@link ServerInfo});</li>
+ *   <li>{@code GET /}: the dashboard page, which draws {@code /api/history} and polls {@code /api/stats}
+ *       ({@link Dashboard}).</li>
  * </ul>
  * Every read or change of engine state hops to the cache set's loop with {@link LoopCalls}; HTTP threads never
  * touch engine objects. If the loop does not answer within {@value #LOOP_ANSWER_MS_MAX} ms the request gets
@@ -77,6 +81,8 @@ public final class AdminServer implements AutoCloseable {
     private volatile Supplier<List<io.blockcache.device.FileSpace>> fileSpaces;
     private AdminEndpoint endpoint;
     private volatile Reloader reloader;
+    /** Samples the stats once a second for {@code /api/history}, from {@link #start} to {@link #close}. */
+    private final HistoryRecorder history;
 
     /**
      * @param bindAddress where to listen; port 0 picks a free port (see {@link #address()})
@@ -104,6 +110,8 @@ public final class AdminServer implements AutoCloseable {
         this.drains = new Drains(set, drainWriter, System::currentTimeMillis);
         this.prefetches = new Prefetches(set);
         this.volumeApi = new VolumeApi(set, () -> volumeControl, this::onLoop);
+        this.history = new HistoryRecorder(() -> onLoop(() -> StatsCollector.collect(set, cacheDevice,
+                this.backings, drains)), System::currentTimeMillis);
     }
 
     /**
@@ -135,6 +143,7 @@ public final class AdminServer implements AutoCloseable {
             throw new IllegalStateException("admin server already started");
         }
         endpoint = AdminEndpoint.bind(bindAddress, this::handle);
+        history.start();
     }
 
     /**
@@ -147,6 +156,7 @@ public final class AdminServer implements AutoCloseable {
         }
         endpoint = listening;
         endpoint.answerWith(this::handle);
+        history.start();
     }
 
     /** The bound address (with the real port when 0 was asked). */
@@ -163,6 +173,7 @@ public final class AdminServer implements AutoCloseable {
         if (endpoint == null) {
             return;
         }
+        history.close();
         endpoint.close();
         drainWriter.close();
     }
@@ -173,6 +184,11 @@ public final class AdminServer implements AutoCloseable {
             String method = exchange.getRequestMethod();
             if (path.equals("/api/stats")) {
                 requireGet(exchange, method, () -> StatsJson.render(snapshot()), "application/json");
+            } else if (path.equals("/api/history")) {
+                history(exchange, method);
+            } else if (path.equals("/api/info")) {
+                requireGet(exchange, method, () -> ServerInfo.render(snapshot(), cacheDevice.sizeBytes(), history),
+                        "application/json");
             } else if (path.equals("/metrics")) {
                 requireGet(exchange, method, () -> PrometheusText.render(snapshot()), PrometheusText.CONTENT_TYPE);
             } else if (path.equals("/api/knobs") || path.equals("/api/knobs/")) {
@@ -211,13 +227,25 @@ public final class AdminServer implements AutoCloseable {
                 requireGet(exchange, method, () -> Dashboard.HTML, "text/html; charset=utf-8");
             } else {
                 sendJson(exchange, 404, error("no such endpoint: " + path + " (try /api/stats, /metrics, /api/knobs,"
-                        + " /api/volumes/NAME/drain, /api/cluster, /api/reload or /)"));
+                        + " /api/history, /api/info, /api/volumes/NAME/drain, /api/cluster, /api/reload or /)"));
             }
         } catch (Unavailable e) {
             sendJson(exchange, 503, error(e.getMessage()));
         } finally {
             exchange.close();
         }
+    }
+
+    private void history(HttpExchange exchange, String method) throws IOException {
+        long rangeSeconds;
+        try {
+            rangeSeconds = HistoryJson.rangeSeconds(exchange.getRequestURI().getRawQuery());
+        } catch (IllegalArgumentException bad) {
+            sendJson(exchange, 400, error(bad.getMessage()));
+            return;
+        }
+        requireGet(exchange, method, () -> HistoryJson.render(history.history(), rangeSeconds,
+                history.endSecond()), "application/json");
     }
 
     private void reload(HttpExchange exchange, String method) throws IOException {

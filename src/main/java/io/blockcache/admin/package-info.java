@@ -8,6 +8,9 @@
  * {@link io.blockcache.admin.Metrics}: {@code /metrics}, {@code /api/stats}, {@code blockcache stats} and the
  * dashboard all read it from there.
  *
+ * <p>The dashboard's history ({@link io.blockcache.admin.MetricHistory}) is sampled once a second by a thread of its
+ * own ({@link io.blockcache.admin.HistoryRecorder}) from the snapshot {@code /api/stats} takes; at most about 5 MiB.
+ *
  * <p>Talks to volumes only through their public API.
  */
 package io.blockcache.admin;

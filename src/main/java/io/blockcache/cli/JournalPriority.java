@@ -19,14 +19,19 @@ import java.util.Map;
  * <p>Thread rule: any thread (immutable).
  */
 final class JournalPriority {
-    /** The priorities serve marks; the values are syslog's (sd-daemon.h: SD_ERR, SD_WARNING). */
+    /** The priorities serve marks; the values are syslog's (sd-daemon.h: SD_ERR, SD_WARNING, SD_INFO). */
     enum Level {
-        ERROR("<3>"), WARNING("<4>");
+        ERROR("<3>"), WARNING("<4>"), INFO("<6>");
 
         private final String prefix;
 
         Level(String prefix) {
             this.prefix = prefix;
+        }
+
+        /** The level's name in a log line: error, warning, info. */
+        String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 

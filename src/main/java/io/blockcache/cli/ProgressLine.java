@@ -1,6 +1,7 @@
 package io.blockcache.cli;
 
 import java.io.PrintWriter;
+import java.util.function.Consumer;
 import java.util.function.DoubleConsumer;
 
 /**
@@ -14,12 +15,23 @@ final class ProgressLine implements DoubleConsumer {
     private final PrintWriter err;
     private final String what;
     private final boolean terminal;
+    /** Where a line goes when stderr is no terminal. */
+    private final Consumer<String> lines;
     private int shownPercent = -1;
 
     ProgressLine(PrintWriter err, String what, boolean terminal) {
+        this(err, what, terminal, line -> {
+            err.println(line);
+            err.flush();
+        });
+    }
+
+    /** As above, but when stderr is no terminal each line goes to {@code lines} (serve's event log). */
+    ProgressLine(PrintWriter err, String what, boolean terminal, Consumer<String> lines) {
         this.err = err;
         this.what = what;
         this.terminal = terminal;
+        this.lines = lines;
     }
 
     @Override
@@ -33,8 +45,7 @@ final class ProgressLine implements DoubleConsumer {
             err.flush();
             shownPercent = percent;
         } else if (shownPercent < 0 || percent >= shownPercent + LOG_STEP_PERCENT || percent == 100) {
-            err.println(what + ": " + percent + "%");
-            err.flush();
+            lines.accept(what + ": " + percent + "%");
             shownPercent = percent;
         }
     }

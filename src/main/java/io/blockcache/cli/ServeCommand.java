@@ -39,12 +39,12 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        EventLog log = EventLog.of(err, options.logFormat);
         ServeSettings settings;
         try {
             settings = ServeSettings.of(options);
         } catch (IllegalArgumentException e) {
-            err.println(JournalPriority.PROCESS.error("blockcache serve: " + e.getMessage()));
-            err.flush();
+            log.error(ServeEvents.START_FAILED, e.getMessage());
             return 2;
         }
         if (options.printJvmOptions) {
@@ -57,8 +57,7 @@ final class ServeCommand implements Callable<Integer> {
                     s3Backings, JvmSizing.journaledVolumes(settings.knobs()), settings.nbdLimits());
             String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
             if (warning != null) {
-                err.println(JournalPriority.PROCESS.warning("blockcache serve: " + warning));
-                err.flush();
+                log.warning(ServeEvents.MEMORY_LOW, warning);
             }
             out.println(String.join(" ", sizing.options()));
             out.flush();
@@ -69,10 +68,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         ServeRuntime runtime;
         try {
-            runtime = ServeRuntime.start(settings, options.force, err);
+            runtime = ServeRuntime.start(settings, options.force, err, log);
         } catch (ServeRuntime.ServeException e) {
-            err.println(JournalPriority.PROCESS.error("blockcache serve: " + e.getMessage()));
-            err.flush();
+            log.error(ServeEvents.START_FAILED, e.getMessage());
             return 1;
         }
         SystemdNotify systemd = SystemdNotify.fromEnvironment();
@@ -82,39 +80,34 @@ final class ServeCommand implements Callable<Integer> {
                     settings, runtime.host()));
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            notify(systemd, err, "STOPPING=1", "STATUS=stopping: journal commit, checkpoint, clean shutdown");
-            err.println("blockcache serve: stopping (journal commit, checkpoint, clean shutdown)...");
-            err.flush();
+            notify(systemd, log, "STOPPING=1", "STATUS=stopping: journal commit, checkpoint, clean shutdown");
+            log.info(ServeEvents.STOPPING, "stopping (journal commit, checkpoint, clean shutdown)...");
             boolean clean = runtime.stop();
-            err.println(clean ? "blockcache serve: stopped cleanly"
-                    : JournalPriority.PROCESS.error("blockcache serve: stopped, not cleanly"));
-            err.flush();
+            log.log(LogEvent.of(clean ? JournalPriority.Level.INFO : JournalPriority.Level.ERROR, ServeEvents.STOPPED,
+                    clean ? "stopped cleanly" : "stopped, not cleanly").with("clean", clean ? 1 : 0));
             out.flush();
             // A signal would otherwise end the JVM with 128+signal; a clean stop is a success.
             Runtime.getRuntime().halt(clean ? 0 : 1);
         }, "blockcache-shutdown"));
-        warnIfAdminExposed(err, settings, runtime.adminAddress());
+        warnIfAdminExposed(log, settings, runtime.adminAddress());
         printBanner(out, settings, runtime);
         // Recovery is done and both listeners are up: only now may systemd order dependent units after us.
-        notify(systemd, err, "READY=1", "STATUS=serving " + settings.backings().keySet() + " on nbd://"
+        notify(systemd, log, "READY=1", "STATUS=serving " + settings.backings().keySet() + " on nbd://"
                 + hostPort(runtime.nbdAddress()) + ", admin http://" + hostPort(runtime.adminAddress()));
         while (!runtime.awaitStopped(LIVENESS_CHECK_PERIOD)) {
             if (runtime.loop().failure() != null) {
-                err.println(JournalPriority.PROCESS.error("blockcache serve: the cache stopped on an internal error"
-                        + " (fail-stop): " + runtime.loop().failure()));
-                err.flush();
+                log.error(ServeEvents.FAIL_STOP, "the cache stopped on an internal error (fail-stop): "
+                        + runtime.loop().failure());
                 return 1; // System.exit runs the hook, which closes what it can and exits 1
             }
         }
         return 0;
     }
 
-    private static void notify(SystemdNotify systemd, PrintWriter err, String... assignments) {
+    private static void notify(SystemdNotify systemd, EventLog log, String... assignments) {
         String problem = systemd.notify(assignments);
         if (problem != null) {
-            err.println(JournalPriority.PROCESS.warning("blockcache serve: telling systemd " + assignments[0]
-                    + " failed: " + problem));
-            err.flush();
+            log.warning(ServeEvents.SYSTEMD_NOTIFY_FAILED, "telling systemd " + assignments[0] + " failed: " + problem);
         }
     }
 
@@ -138,16 +131,15 @@ final class ServeCommand implements Callable<Integer> {
      * The admin API has no TLS of its own: off loopback its token (or, under --insecure, its knobs) are open to the
      * network path. Allowed, since the operator chose it, but said once at start.
      */
-    private static void warnIfAdminExposed(PrintWriter err, ServeSettings settings, InetSocketAddress admin) {
+    private static void warnIfAdminExposed(EventLog log, ServeSettings settings, InetSocketAddress admin) {
         if (admin.getAddress().isLoopbackAddress()) {
             return;
         }
-        err.println(JournalPriority.PROCESS.warning("blockcache serve: warning: the admin API listens on "
+        log.warning(ServeEvents.ADMIN_EXPOSED, "warning: the admin API listens on "
                 + hostPort(admin) + " without TLS: "
                 + (settings.access().adminToken() != null ? "its token crosses the network in clear text"
                 : "anyone who reaches it can change the cache (--insecure, no token)")
-                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)"));
-        err.flush();
+                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)");
     }
 
     private static void printBanner(PrintWriter out, ServeSettings settings, ServeRuntime runtime) {

@@ -66,6 +66,12 @@ final class ServeOptions {
                     + " ${DEFAULT-VALUE}).")
     CacheMode mode;
 
+    @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text",
+            converter = LogFormat.Converter.class,
+            description = "How events are written on stderr: text (the message, then [event=NAME level=LEVEL"
+                    + " KEY=VALUE...]) or json (one object a line); default: ${DEFAULT-VALUE}.")
+    LogFormat logFormat;
+
     @Option(names = ConfigDefaults.OPTION, paramLabel = "FILE",
             description = "Properties file with the long flags' names as keys, plus knob.NAME=VALUE lines; a flag"
                     + " wins over the file.")

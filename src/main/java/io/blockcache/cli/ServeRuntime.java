@@ -45,6 +45,8 @@ final class ServeRuntime {
     /** {@code --force}: a new cache may overwrite backing stores that hold blockcache metadata. */
     private final boolean force;
     private final PrintWriter err;
+    /** The events this runtime tells the operator, on {@link #err} ({@code --log-format}). */
+    private final EventLog log;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private CacheHost host;
     private AdminServer admin;
@@ -68,11 +70,12 @@ final class ServeRuntime {
         void run(CacheHost host) throws ServeException;
     }
 
-    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing,
-                         java.util.function.Supplier<String> backingFence) {
+    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err, EventLog log,
+                         BeforeServing beforeServing, java.util.function.Supplier<String> backingFence) {
         this.settings = settings;
         this.force = force;
         this.err = err;
+        this.log = log;
         this.beforeServing = beforeServing;
         this.backingFence = backingFence;
     }
@@ -92,7 +95,13 @@ final class ServeRuntime {
      * hold blockcache metadata instead of refusing them ({@code host.MetadataGuard}).
      */
     static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err) throws ServeException {
-        return start(settings, force, err, host -> { }, null);
+        return start(settings, force, err, EventLog.of(err, LogFormat.TEXT));
+    }
+
+    /** As {@link #start(ServeSettings, boolean, PrintWriter)}, its events in {@code log} ({@code --log-format}). */
+    static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, EventLog log)
+            throws ServeException {
+        return start(settings, force, err, log, host -> { }, null);
     }
 
     /**
@@ -101,7 +110,13 @@ final class ServeRuntime {
      */
     static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing,
                               java.util.function.Supplier<String> backingFence) throws ServeException {
-        ServeRuntime runtime = new ServeRuntime(settings, force, err, beforeServing, backingFence);
+        return start(settings, force, err, EventLog.of(err, LogFormat.TEXT), beforeServing, backingFence);
+    }
+
+    private static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, EventLog log,
+                                      BeforeServing beforeServing, java.util.function.Supplier<String> backingFence)
+            throws ServeException {
+        ServeRuntime runtime = new ServeRuntime(settings, force, err, log, beforeServing, backingFence);
         try {
             runtime.startAll();
             return runtime;
@@ -161,30 +176,27 @@ final class ServeRuntime {
                 settings.backingSizeBytes(),
                 CacheSetOptions.defaults().withMode(settings.mode()).withBackingFence(backingFence), settings.knobs(),
                 settings.damageMap(), settings.dataDir(), force, settings.cacheSizeGiven());
-        ProgressLine progress = new ProgressLine(err, "blockcache serve: formatting", ProgressLine.stderrIsTerminal());
+        boolean terminal = ProgressLine.stderrIsTerminal();
+        ProgressLine progress = terminal ? new ProgressLine(err, "blockcache serve: formatting", true)
+                : new ProgressLine(err, "formatting", false, line -> log.info(ServeEvents.HOST_OPEN, line));
         // Both ports are bound before any file is created, formatted or locked, so that a port in use refuses the
         // start with nothing written (a half-made cache would make the next start refuse instead).
         bindListeners();
         try {
-            host = CacheHost.open(files, "blockcache-loop", line -> {
-                err.println("blockcache serve: " + line);
-                err.flush();
-            }, progress, recovery, loop -> {
-                // Answer with recovery's progress from here on, so that a long open shows how far it got.
-                adminEndpoint.answerWith(new RecoveryAdmin(loop, recovery));
-            });
+            host = CacheHost.open(files, "blockcache-loop", line -> log.info(ServeEvents.HOST_OPEN, line), progress,
+                    recovery, loop -> {
+                        // Answer with recovery's progress from here on, so that a long open shows how far it got.
+                        adminEndpoint.answerWith(new RecoveryAdmin(loop, recovery));
+                    });
         } catch (HostException e) {
             throw new ServeException(e.getMessage());
         }
         DrainJobFile drainJobs = new DrainJobFile(settings.dataDir().resolve(DrainJobFile.NAME));
         admin = new AdminServer(settings.adminListen(), host.cacheSet(), host.cacheDevice(), host.backings(),
-                drainJobs, warning -> {
-                    err.println(JournalPriority.PROCESS.warning("blockcache serve: " + warning));
-                    err.flush();
-                });
+                drainJobs, warning -> log.warning(ServeEvents.DRAIN_SAVE_FAILED, warning));
         restoreDrains(drainJobs);
         for (String warning : FileSpaces.warnings(FileSpaces.measure(files))) {
-            err.println(JournalPriority.PROCESS.warning("blockcache serve: " + warning));
+            log.warning(ServeEvents.FILE_SPACE_LOW, warning);
         }
         admin.fileSpaces(() -> FileSpaces.measure(files));
         admin.start(adminEndpoint);
@@ -220,16 +232,19 @@ final class ServeRuntime {
 
     /** The admin API's door: the token if one is configured; refusals logged (rate-limited) on stderr. */
     private AdminGuard adminGuard() {
-        return adminGuard(settings, err);
+        return adminGuard(settings, log);
     }
 
     /** The admin API's door for {@code settings}: the token if one is configured; refusals logged on {@code err}. */
     static AdminGuard adminGuard(ServeSettings settings, PrintWriter err) {
+        return adminGuard(settings, EventLog.of(err, LogFormat.TEXT));
+    }
+
+    /** The admin API's door for {@code settings}: the token if one is configured; refusals logged in {@code log}. */
+    static AdminGuard adminGuard(ServeSettings settings, EventLog log) {
         AdminToken token = settings.access().adminToken();
-        return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> {
-            err.println(JournalPriority.PROCESS.warning("blockcache serve: " + line));
-            err.flush();
-        });
+        return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> log.warning(ServeEvents.ADMIN_REFUSED,
+                line));
     }
 
     /** Takes up the drain jobs of the last run: running ones resume, paused ones stay paused (logged either way). */
@@ -243,9 +258,8 @@ final class ServeRuntime {
                     + " (move the file away to start without them)");
         }
         for (String line : admin.restoreDrains(saved)) {
-            err.println("blockcache serve: " + line);
+            log.info(ServeEvents.DRAIN_RESTORED, line);
         }
-        err.flush();
     }
 
     private void startNbd() throws ServeException {
@@ -259,10 +273,7 @@ final class ServeRuntime {
         }
         try {
             nbd = new NbdServer(settings.nbdListen(), exports, host.loop(), settings.nbdLimits(), settings.tls(),
-                    settings.access().exports(), line -> {
-                        err.println(JournalPriority.PROCESS.warning("blockcache serve: " + line));
-                        err.flush();
-                    });
+                    settings.access().exports(), line -> log.warning(ServeEvents.NBD_CLIENT, line));
             nbd.start(nbdListener);
         } catch (IOException e) {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
@@ -308,8 +319,8 @@ final class ServeRuntime {
             if (nbd != null) {
                 nbd.stopAccepting();
                 if (!nbd.awaitIdle(IN_FLIGHT_WAIT)) {
-                    err.println(JournalPriority.PROCESS.warning("blockcache serve: NBD requests still in flight after "
-                            + IN_FLIGHT_WAIT.toSeconds() + " s; shutting down anyway (they will get errors)"));
+                    log.warning(ServeEvents.STOP_PROBLEM, "NBD requests still in flight after "
+                            + IN_FLIGHT_WAIT.toSeconds() + " s; shutting down anyway (they will get errors)");
                 }
             }
             if (admin != null) {
@@ -320,16 +331,16 @@ final class ServeRuntime {
             if (!result.ok()) {
                 // A cache file that changed under us has its own what-next in the message.
                 boolean cacheChanged = host.cacheDevice().changeFound() != null;
-                err.println(JournalPriority.PROCESS.error("blockcache serve: clean shutdown failed: "
-                        + result.message() + (cacheChanged ? "" : "; the next start recovers from the journal")));
+                log.error(ServeEvents.STOP_PROBLEM, "clean shutdown failed: "
+                        + result.message() + (cacheChanged ? "" : "; the next start recovers from the journal"));
             }
         } catch (HostException e) {
-            err.println(JournalPriority.PROCESS.error("blockcache serve: " + e.getMessage()
-                    + "; the next start recovers from the journal"));
+            log.error(ServeEvents.STOP_PROBLEM, e.getMessage() + "; the next start recovers from the journal");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             closeAll();
+            log.close(); // the counts of floods not yet reported
             err.flush();
             stopped.countDown();
         }
@@ -343,8 +354,7 @@ final class ServeRuntime {
             try {
                 nbdListener.close();
             } catch (IOException e) {
-                err.println(JournalPriority.PROCESS.warning("blockcache serve: closing the NBD listener: "
-                        + e.getMessage()));
+                log.warning(ServeEvents.STOP_PROBLEM, "closing the NBD listener: " + e.getMessage());
             }
         }
         if (admin != null && !stopping) {

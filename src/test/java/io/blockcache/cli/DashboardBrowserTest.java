@@ -29,6 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.support.ui.Select;
+import io.blockcache.backing.BackingLocation;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -43,11 +46,18 @@ import java.util.logging.Level;
  * The dashboard in a real browser: Debian's headless Chromium, driven through chromedriver,
  * against a live {@code serve} runtime while a load thread writes and reads. Shows that the page loads without
  * console errors, that every chart draws and keeps updating, and that the numbers in its tables are those of
- * {@code /api/stats}. Without chromium and chromedriver the test is skipped, naming them, except under CI
- * ({@code .ci/run} installs them), where that is a failure.
+ * {@code /api/stats}; that the charts come from the server's history (a reload keeps them; 5 min, 1 h and 24 h
+ * ranges), fit every label in their canvas and are not blank on screen; the health banner, per-device charts,
+ * version, uptime and configuration. Without chromium and chromedriver the test is skipped, naming them, except
+ * under CI ({@code .ci/run} installs them), where that is a failure.
  */
 class DashboardBrowserTest {
     private static final String[] CHARTS = {"iops", "throughput", "dirty", "rate", "queue", "hit", "latency"};
+    /** The per-device charts: the cache device and the volume's backing device, each bytes and errors. */
+    private static final String[] DEVICE_CHARTS = {"c-dev-cache-io", "c-dev-cache-errors", "c-dev-default-io",
+        "c-dev-default-errors"};
+    /** The y-label room the page had before it measured its labels: "11.8 MiB/s" did not fit in it. */
+    private static final int OLD_Y_LABEL_ROOM_PX = 52;
     private static final Duration WAIT = Duration.ofSeconds(30);
     /** The load: 64 KiB requests, a few in flight, stopped by the test or by its own bound. */
     private static final int LOAD_BLOCK_BYTES = 64 << 10;
@@ -93,6 +103,10 @@ class DashboardBrowserTest {
         for (String chart : CHARTS) {
             WebElement canvas = browser.findElement(By.id("c-default-" + chart));
             assertThat(inkedPixels(canvas)).as("pixels drawn on chart " + chart).isGreaterThan(200);
+        }
+        for (String chart : DEVICE_CHARTS) {
+            assertThat(inkedPixels(browser.findElement(By.id(chart)))).as("pixels drawn on " + chart)
+                    .isGreaterThan(200);
         }
         Map<String, Long> drawsBefore = draws();
         String iopsBefore = image("iops");
@@ -188,6 +202,86 @@ class DashboardBrowserTest {
                 .doesNotContain(token);
     }
 
+    @Test
+    void theChartsComeFromTheServersHistoryFitTheirLabelsAndThePageShowsHealthDevicesAndVersion() throws Exception {
+        // Proves the dashboard's server-kept history end to end in a browser: charts with every label inside its
+        // canvas and non-blank pixels on screen; the history survives a reload; 1 h and 24 h ranges draw their own
+        // axes; the read hit ratio shows a gap once nothing is read; per-device charts; version, uptime and the
+        // configuration; and a health banner that names the reason when the backing file is deleted.
+        Path chromium = tool("chromium");
+        Path driverBinary = tool("chromedriver");
+        ServeSettings settings = ServeSettings.resolve("--data-dir", dir.resolve("data").toString(),
+                "--cache-size", "64M", "--backing-size", "256M", "--nbd-listen", "127.0.0.1:0", "--admin-listen",
+                "127.0.0.1:0");
+        runtime = ServeRuntime.start(settings, new PrintWriter(errText, true));
+        String base = "http://127.0.0.1:" + runtime.adminAddress().getPort();
+        CountDownLatch loadDone = startLoad(runtime.cacheSet().volume("default"));
+        browser = startBrowser(chromium, driverBinary);
+        browser.get(base + "/");
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.withMessage(this::pageState);
+        wait.until(page -> polls() >= 2 && dataset("c-default-iops", "points") >= 6);
+
+        List<String> charts = new ArrayList<>();
+        for (String chart : CHARTS) {
+            charts.add("c-default-" + chart);
+        }
+        charts.addAll(List.of(DEVICE_CHARTS));
+        assertThat(clippedLabels(charts)).as("labels that do not fit their canvas").isEmpty();
+        assertThat(widestYLabelPx("c-default-throughput")).as("the test sees labels wider than the old room")
+                .isGreaterThan(OLD_Y_LABEL_ROOM_PX);
+        for (String chart : charts) {
+            assertThat(screenPixelsInked(chart)).as("inked pixels of " + chart + " on screen").isGreaterThan(1500);
+        }
+        assertThat(String.valueOf(browser.executeScript(
+                "return document.getElementById('c-dev-default-io').dataset.last"))).as("the backing device's reads")
+                .matches("read [0-9.]+ (KiB|MiB|GiB)/s");
+        assertThat(browser.findElement(By.id("health")).getAttribute("data-state")).isEqualTo("ok");
+        assertThat(browser.findElement(By.id("health")).getText()).isEqualTo("Healthy: the volume is ok");
+        Map<?, ?> info = fetchJson(base + "/api/info");
+        assertThat(browser.findElement(By.id("version")).getText()).isEqualTo("version " + info.get("version"))
+                .doesNotContain("unknown");
+        assertThat(browser.findElement(By.id("about")).getText()).matches("up 0:0[0-9]:[0-9]{2} · Java .*")
+                .contains("cache 64.0 MiB (", "volume default: writeback, 256 MiB, writeback ");
+
+        // A reload keeps the charts: the history is the server's, not the page's.
+        long pointsBefore = dataset("c-default-iops", "points");
+        browser.navigate().refresh();
+        wait.until(page -> polls() >= 1);
+        assertThat(dataset("c-default-iops", "points")).as("points drawn at the first poll after a reload")
+                .isGreaterThanOrEqualTo(pointsBefore);
+
+        // With nothing read, the hit ratio of each new interval is a gap, not the last value.
+        loadStopped.set(true);
+        assertThat(loadDone.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("load stopped").isTrue();
+        wait.until(page -> "hit -".equals(browser.executeScript(
+                "return document.getElementById('c-default-hit').dataset.last")));
+        List<?> hits = (List<?>) ((Map<?, ?>) ((Map<?, ?>) fetchJson(base + "/api/history?range=5m").get("volumes"))
+                .get("default")).get("readHitRatio");
+        assertThat(hits.get(hits.size() - 1)).isNull();
+        assertThat(hits.stream().filter(java.util.Objects::nonNull).count()).as("intervals that read").isPositive();
+
+        // The range choice: an hour at one second, a day at one minute, kept across a reload.
+        new Select(browser.findElement(By.id("range"))).selectByValue("1h");
+        wait.until(page -> labelTexts("c-default-iops").contains("-60 min"));
+        new Select(browser.findElement(By.id("range"))).selectByValue("24h");
+        wait.until(page -> labelTexts("c-default-iops").contains("-24 h"));
+        assertThat(browser.findElement(By.id("resolution")).getText()).startsWith("(a point every 1 min;");
+        assertThat(dataset("c-default-iops", "points")).as("the open minute's point").isPositive();
+        assertThat(clippedLabels(charts)).as("labels that do not fit their canvas, 24 h").isEmpty();
+        browser.navigate().refresh();
+        wait.until(page -> polls() >= 1 && labelTexts("c-default-iops").contains("-24 h"));
+        assertThat(new Select(browser.findElement(By.id("range"))).getFirstSelectedOption().getAttribute("value"))
+                .isEqualTo("24h");
+
+        // The health banner names the reason.
+        Files.delete(((BackingLocation.File) settings.backings().get("default")).path());
+        wait.until(page -> "degraded".equals(browser.findElement(By.id("health")).getAttribute("data-state")));
+        assertThat(browser.findElement(By.id("health")).getText())
+                .startsWith("Needs attention — default: degraded, backing changed (")
+                .contains("was deleted while open");
+    }
+
     /** Writes and reads 64 KiB blocks over the first 32 MiB, {@link #LOAD_IN_FLIGHT} at a time, on the loop. */
     private CountDownLatch startLoad(Volume volume) {
         CountDownLatch done = new CountDownLatch(LOAD_IN_FLIGHT);
@@ -228,6 +322,96 @@ class DashboardBrowserTest {
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driverBinary.toFile())
                 .usingAnyFreePort().build();
         return new ChromeDriver(service, options);
+    }
+
+    /** What a timed-out wait reports: the page's error line, polls, banner and header, and its console. */
+    private String pageState() {
+        StringBuilder state = new StringBuilder("page error: ").append(browser.findElement(By.id("err")).getText())
+                .append("; polls ").append(polls()).append("; iops points ")
+                .append(dataset("c-default-iops", "points")).append("; page ").append(browser.executeScript(
+                        "return ['resolution','health','about'].map(id=>document.getElementById(id).textContent)"
+                        + ".join(' / ')"));
+        for (LogEntry entry : browser.manage().logs().get(LogType.BROWSER)) {
+            state.append("; console: ").append(entry.getMessage());
+        }
+        return state.toString();
+    }
+
+    /** A number the page keeps in a chart's {@code data-*} attribute. */
+    private long dataset(String canvas, String key) {
+        Object value = browser.executeScript(
+                "const c=document.getElementById(arguments[0]);return c?Number(c.dataset[arguments[1]]||0):0",
+                canvas, key);
+        return ((Number) value).longValue();
+    }
+
+    /** The texts a chart drew, as it lists them in {@code data-labels}. */
+    private String labelTexts(String canvas) {
+        return String.valueOf(browser.executeScript("const c=document.getElementById(arguments[0]);"
+                + "return c?JSON.parse(c.dataset.labels||'[]').map(l=>l.t).join('|'):''", canvas));
+    }
+
+    /**
+     * Every text the charts drew that does not fit in its canvas: measured here with the canvas' own font and
+     * alignment (the text's ink box from {@code measureText}), against the canvas' width and height.
+     */
+    private List<String> clippedLabels(List<String> canvases) {
+        Object clipped = browser.executeScript("""
+                const out=[];
+                for(const id of arguments[0]){const c=document.getElementById(id);
+                  if(!c){out.push(id+': no such chart');continue}
+                  const g=document.createElement('canvas').getContext('2d');g.font=c.getContext('2d').font;
+                  for(const l of JSON.parse(c.dataset.labels||'[]')){g.textAlign=l.a;const m=g.measureText(l.t);
+                    const x0=l.x-m.actualBoundingBoxLeft,x1=l.x+m.actualBoundingBoxRight,
+                      y0=l.y-m.actualBoundingBoxAscent,y1=l.y+m.actualBoundingBoxDescent;
+                    if(x0<0||y0<0||x1>c.width||y1>c.height)out.push(id+': "'+l.t+'" at '+[x0,y0,x1,y1].join(','))}
+                  if(JSON.parse(c.dataset.labels||'[]').length<6)out.push(id+': fewer labels than axes need')}
+                return out""", canvases);
+        List<String> out = new ArrayList<>();
+        for (Object one : (List<?>) clipped) {
+            out.add(String.valueOf(one));
+        }
+        return out;
+    }
+
+    /** The widest right-aligned (y axis) label of a chart, in pixels of its font. */
+    private double widestYLabelPx(String canvas) {
+        Object value = browser.executeScript("""
+                const c=document.getElementById(arguments[0]),g=c.getContext('2d');
+                return Math.max(...JSON.parse(c.dataset.labels).filter(l=>l.a=='right')
+                  .map(l=>g.measureText(l.t).width))""", canvas);
+        return ((Number) value).doubleValue();
+    }
+
+    /**
+     * Pixels of the chart as the screen shows it (a screenshot of the element) that differ from the canvas'
+     * background: axes, labels and lines, not a blank box.
+     */
+    private long screenPixelsInked(String canvas) throws java.io.IOException {
+        WebElement element = browser.findElement(By.id(canvas));
+        byte[] png = element.getScreenshotAs(OutputType.BYTES);
+        java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(png));
+        long inked = 0;
+        for (int y = 2; y < image.getHeight() - 2; y++) {
+            for (int x = 2; x < image.getWidth() - 2; x++) {
+                int rgb = image.getRGB(x, y) & 0xffffff;
+                if (rgb != 0xfcfcfc && rgb != 0xffffff) {
+                    inked++;
+                }
+            }
+        }
+        return inked;
+    }
+
+    private static Map<?, ?> fetchJson(String url) {
+        try {
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            return (Map<?, ?>) JsonReader.parse(response.body());
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new AssertionError("GET " + url + " failed", e);
+        }
     }
 
     private long polls() {

@@ -26,7 +26,8 @@ class ServeOptionsTest {
      * renamed would break an operator's file.
      */
     private static final Set<String> KEYS = Set.of("data-dir", "cache", "backing", "cache-size", "backing-size",
-            "nbd-listen", "admin-listen", "mode", "allow-remote", "admin-token-file", "damage-map", "s3-endpoint",
+            "nbd-listen", "admin-listen", "mode", "log-format", "allow-remote", "admin-token-file", "damage-map",
+            "s3-endpoint",
             "take-over", "nbd-backing-timeout", "s3-retry-time", "nbd-handshake-timeout", "nbd-idle-timeout",
             "nbd-reply-timeout", "nbd-keepalive", "nbd-connections-max", "nbd-connections-per-address-max",
             "nbd-buffer-max", "tls", "tls-certificates", "tls-psk", "tls-verify-peer", "insecure",
@@ -75,6 +76,7 @@ class ServeOptionsTest {
             case "Duration" -> "7s";
             case "InetSocketAddress" -> "127.0.0.1:7";
             case "CacheMode" -> "none";
+            case "LogFormat" -> "json";
             case "TlsMode" -> "on";
             case "DamageMapPlacement" -> "off";
             case "URI" -> "http://127.0.0.1:9";
