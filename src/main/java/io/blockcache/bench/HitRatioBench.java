@@ -20,7 +20,8 @@ import java.util.Map;
  * admission on and off) and, at the engine's usable capacity, through the classic policies and Belady's optimum
  * ({@link PolicyReplay}), and through the log-structured yardsticks of {@code Policies.logs} (bucket-granular
  * eviction with no margin, to tell what the bucket granularity costs from what the engine's policy costs); miss
- * ratios by requests and bytes at 1, 5, 10 and 25 % of each trace's working set (or one size in bytes), the engine's write amplification, a table (or JSON lines) and one PNG chart per trace.
+ * ratios by requests and bytes at 1, 5, 10 and 25 % of each trace's working set (or one size in bytes), the
+ * engine's write amplification, a table (or JSON lines) and one PNG chart per trace.
  *
  * <p>Thread rule: the caller's thread.
  */
