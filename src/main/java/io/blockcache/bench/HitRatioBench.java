@@ -1,6 +1,7 @@
 package io.blockcache.bench;
 
 import io.blockcache.bench.policy.BeladyPolicy;
+import io.blockcache.bench.policy.LogPolicy;
 import io.blockcache.bench.policy.Policies;
 import io.blockcache.json.JsonWriter;
 import io.blockcache.volume.AdmissionSettings;
@@ -17,8 +18,10 @@ import java.util.Map;
 /**
  * {@code bench hitratio}: each trace replayed through the engine in simulated time ({@link EngineReplay}, read
  * admission on and off) and, at the engine's usable capacity, through the classic policies and Belady's optimum
- * ({@link PolicyReplay}); miss ratios by requests and bytes at 1, 5, 10 and 25 % of each trace's working set (or
- * one size in bytes), the engine's write amplification, a table (or JSON lines) and one PNG chart per trace.
+ * ({@link PolicyReplay}), and through the log-structured yardsticks of {@code Policies.logs} (bucket-granular
+ * eviction with no margin, to tell what the bucket granularity costs from what the engine's policy costs); miss
+ * ratios by requests and bytes at 1, 5, 10 and 25 % of each trace's working set (or one size in bytes), the
+ * engine's write amplification, a table (or JSON lines) and one PNG chart per trace.
  *
  * <p>Thread rule: the caller's thread.
  */
@@ -123,6 +126,11 @@ public final class HitRatioBench {
             for (Policies.Named policy : Policies.classic()) {
                 rows.add(policyRow(trace, percent, capacity, policy.name(),
                         PolicyReplay.run(trace, policy.factory().apply(capacity))));
+            }
+            for (LogPolicy log : Policies.logs(capacity)) {
+                rows.add(policyRow(trace, percent, capacity, log.name(), PolicyReplay.run(trace, log)));
+                err.printf(Locale.ROOT, "hitratio: %s at %d %%: %s rewrote %,d blocks to keep them%n", trace.name(),
+                        percent, log.name(), log.rewrittenBlocks());
             }
             rows.add(policyRow(trace, percent, capacity, "Belady",
                     PolicyReplay.run(trace, new BeladyPolicy(stream, capacity))));

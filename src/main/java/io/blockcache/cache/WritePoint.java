@@ -15,6 +15,7 @@ public final class WritePoint {
     private final int bucketSectors;
     private int bucket = -1;
     private int fillSectors;
+    private long bucketsOpened;
     private SealListener sealListener;
 
     /** Space granted by {@link #reserve}: a bucket, an offset in it and a length, all in sectors. */
@@ -68,6 +69,7 @@ public final class WritePoint {
             }
             bucket = next;
             fillSectors = 0;
+            bucketsOpened++;
         }
         int granted = Math.min(maxLengthSectors, bucketSectors - fillSectors);
         out.bucket = bucket;
@@ -103,6 +105,11 @@ public final class WritePoint {
     public interface SealListener {
         /** {@code bucket} was sealed with {@code fillSectors} reserved. */
         void sealed(int bucket, int fillSectors);
+    }
+
+    /** Buckets this write point has opened since it was built (GC sizes its free margin by the dirty one's). */
+    public long bucketsOpened() {
+        return bucketsOpened;
     }
 
     /** The open bucket, or -1. */

@@ -104,7 +104,8 @@ public final class KnobTable {
                     AdmissionSettings::promoteAgePercent, (s, v) -> s.withPromoteAgePercent((int) v)),
 
             number(KnobGroup.GC, GC, "gc.free_low_percent", PERCENT, "%", 1, 50,
-                    "evict clean buckets when free buckets fall below this % (at most GcConfig's free target, 15 %)",
+                    "evict clean buckets when free buckets fall below this % times the dirty writes' share of recent"
+                    + " bucket allocations, at least 2 buckets (at most GcConfig's free target, 15 %)",
                     of("5", "10"), GcConfig::freeLowPercent,
                     (c, v) -> c.withFreePercents((int) v, c.freeTargetPercent())),
 

@@ -19,6 +19,11 @@ import java.util.Arrays;
  * <p>Thread rule: the cache's loop thread.
  */
 final class Evictor {
+    /**
+     * Fewest free data buckets kept above the checkpoint reserve whatever the dirty share (unless the low share is
+     * smaller): one for the write point that opens next while eviction's journal bump is in flight, one spare.
+     */
+    static final int MARGIN_MIN_BUCKETS = 2;
     /** Warmth is capped so that a key fits 31 bits with 16384-sector buckets. */
     private static final int WARMTH_MAX = 65535;
 
@@ -35,13 +40,35 @@ final class Evictor {
     }
 
     /**
-     * Free buckets below which eviction starts: the low share on top of the buckets the allocator keeps for
+     * Free buckets below which eviction starts: a margin on top of the buckets the allocator keeps for
      * checkpoints, which data writes can never take. Without the reserve a small cache (where the reserve is
      * larger than the low share) failed every data allocation and never evicted: writes went around the cache
      * for good (found by the fuzz, which runs caches of 16 buckets).
+     *
+     * <p>The margin is the low share of the data buckets times {@code dirtyShare}, the share of recent bucket
+     * allocations taken by dirty writes, and at least {@link #MARGIN_MIN_BUCKETS}. Only a dirty write needs a
+     * free bucket at once (refused, it goes to the backing device at its speed); a read-miss fill or a
+     * write-through copy that finds none is simply not cached, and eviction frees a bucket on the next loop turn.
+     * A fixed 10 % margin left a read-mostly cache 10–15 % empty (docs/CACHING.md "Free space").
+     *
+     * @param dirtyShare in [0, 1]; 1 = the whole low share, as before 2026-12-07
      */
+    int lowMarkBuckets(GcConfig config, double dirtyShare) {
+        return allocator.metadataReserveBuckets() + margin(config, dirtyShare);
+    }
+
+    /** {@link #lowMarkBuckets(GcConfig, double)} with the whole low share (dirty writes only). */
     int lowMarkBuckets(GcConfig config) {
-        return allocator.metadataReserveBuckets() + Math.max(1, dataBuckets * config.freeLowPercent() / 100);
+        return lowMarkBuckets(config, 1);
+    }
+
+    private int margin(GcConfig config, double dirtyShare) {
+        int full = fullMargin(config);
+        return Math.max(Math.min(full, MARGIN_MIN_BUCKETS), (int) Math.ceil(full * dirtyShare));
+    }
+
+    private int fullMargin(GcConfig config) {
+        return Math.max(1, dataBuckets * config.freeLowPercent() / 100);
     }
 
     /** Free buckets now plus those about to become free (their bump is being journaled). */
@@ -50,17 +77,21 @@ final class Evictor {
     }
 
     /**
-     * Evicts, best candidate first, until free plus reuse-pending buckets reach the target share; does
-     * nothing unless they are below the low mark.
+     * Evicts, best candidate first, until free plus reuse-pending buckets reach the target, which is the low mark
+     * plus the gap between the target and low shares (eviction runs in batches: one candidate sort frees that
+     * many); does nothing unless they are below the low mark.
      *
+     * @param dirtyShare the share of recent bucket allocations taken by dirty writes, see {@link #lowMarkBuckets}
      * @return buckets evicted
      */
-    int evictIfLow(GcConfig config) {
-        if (freeSoonBuckets() >= lowMarkBuckets(config)) {
+    int evictIfLow(GcConfig config, double dirtyShare) {
+        int low = lowMarkBuckets(config, dirtyShare);
+        if (freeSoonBuckets() >= low) {
             return 0;
         }
-        int target = Math.max(lowMarkBuckets(config),
-                allocator.metadataReserveBuckets() + dataBuckets * config.freeTargetPercent() / 100);
+        int shaved = fullMargin(config) - margin(config, dirtyShare);
+        int target = Math.max(low,
+                allocator.metadataReserveBuckets() + dataBuckets * config.freeTargetPercent() / 100 - shaved);
         long[] order = candidates(config);
         int evicted = 0;
         for (int i = 0; i < order.length && freeSoonBuckets() < target; i++) {
@@ -69,6 +100,11 @@ final class Evictor {
             }
         }
         return evicted;
+    }
+
+    /** {@link #evictIfLow(GcConfig, double)} with the whole low share. */
+    int evictIfLow(GcConfig config) {
+        return evictIfLow(config, 1);
     }
 
     /** Evictable buckets as {@code key << 32 | bucket}, sorted: best victim first. O(buckets log buckets). */

@@ -63,6 +63,14 @@ public final class GarbageCollector implements BucketObserver {
     private MarkPass mark;
     private List<IoCallback> waiters = new ArrayList<>();
     private long sectorsAllocatedSinceRun;
+    /** Buckets allocated, and those the dirty write point opened, since the last run started. */
+    private long bucketsAllocatedSinceRun;
+    private long dirtyOpenedAtRun;
+    /**
+     * The dirty writes' share of the bucket allocations in the last complete interval between runs; 1 until one
+     * was measured, so a cache just opened keeps the whole margin.
+     */
+    private double lastDirtyShare = 1;
     private long failuresAtLastSlice;
     private boolean runScheduled;
     private boolean reliefScheduled;
@@ -143,6 +151,12 @@ public final class GarbageCollector implements BucketObserver {
         stats.onStart(loop.nowNs());
         lastRunStartNs = loop.nowNs();
         sectorsAllocatedSinceRun = 0;
+        long dirtyOpened = space.dirtyWritePoint().bucketsOpened();
+        if (bucketsAllocatedSinceRun > 0) {
+            lastDirtyShare = Math.min(1, (dirtyOpened - dirtyOpenedAtRun) / (double) bucketsAllocatedSinceRun);
+        }
+        bucketsAllocatedSinceRun = 0;
+        dirtyOpenedAtRun = dirtyOpened;
         evict();
         long totalNodes = 0;
         for (ExtentIndex index : indexes) {
@@ -197,7 +211,18 @@ public final class GarbageCollector implements BucketObserver {
     }
 
     private void evict() {
-        stats.addEvicted(evictor.evictIfLow(config));
+        stats.addEvicted(evictor.evictIfLow(config, dirtyShare()));
+    }
+
+    /**
+     * The share of bucket allocations taken by dirty writes lately: the larger of the last interval's and the
+     * current one's (so a burst of writes after a read-only spell gets the margin back within a few buckets).
+     * The free margin is sized by it ({@link Evictor#lowMarkBuckets(GcConfig, double)}).
+     */
+    double dirtyShare() {
+        long dirtyNow = space.dirtyWritePoint().bucketsOpened() - dirtyOpenedAtRun;
+        double current = bucketsAllocatedSinceRun == 0 ? 0 : Math.min(1, dirtyNow / (double) bucketsAllocatedSinceRun);
+        return Math.max(lastDirtyShare, current);
     }
 
     /** Makes the guard's pending floor durable with a checkpoint, then retries the refused releases. */
@@ -246,11 +271,12 @@ public final class GarbageCollector implements BucketObserver {
     public void onAllocated(int bucket) {
         recency.touch(bucket);
         sectorsAllocatedSinceRun += table.bucketSectors();
+        bucketsAllocatedSinceRun++;
         long capacitySectors = (long) dataBuckets * table.bucketSectors();
         if (sectorsAllocatedSinceRun * config.writtenFractionDenominator() >= capacitySectors) {
             requestRun();
         }
-        if (evictor.freeSoonBuckets() < evictor.lowMarkBuckets(config)) {
+        if (evictor.freeSoonBuckets() < evictor.lowMarkBuckets(config, dirtyShare())) {
             scheduleRelief();
         }
     }

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * @param sliceCostNsTarget loop time one mark slice should take, measured; 0 for no bound but the node counts
  * @param durationPercentMax a sliced mark may take at most this share of its estimated unsliced duration (the
  *     sum of its measured slice costs); sleeps are cut to fit
- * @param freeLowPercent free data buckets below this share of the data buckets start eviction and a GC
+ * @param freeLowPercent free data buckets below this share of the data buckets, times the dirty writes' share of
+ *     recent bucket allocations (at least 2 buckets; {@code Evictor.lowMarkBuckets}), start eviction and a GC
  * @param freeTargetPercent eviction stops once free plus reuse-pending buckets reach this share
  * @param movingLivePercentMax a sealed bucket at most this full (live sectors) is a moving-GC candidate
  * @param movingBucketsMax most buckets moving GC empties per GC run (bounds the copying a run does)

@@ -121,4 +121,26 @@ class GcUnitTest {
         assertThat(allocator.evict(4)).isFalse();
         assertThat(allocator.evict(5)).isFalse();
     }
+
+    @Test
+    void theFreeMarginShrinksToTwoBucketsWithoutDirtyWritesAndIsWholeUnderThem() {
+        // Proves the margin sized by dirty writes: 100 sealed clean buckets, none free, low 10 % / target 15 %.
+        // With dirty writes taking every allocation (share 1) eviction frees 15 (the fixed marks of before); with
+        // none (share 0) it keeps 2 + the 5-point batch = 7; with half, 5 + 5 = 10.
+        for (double[] c : new double[][] {{1, 15}, {0, 7}, {0.5, 10}}) {
+            SimLoop loop = new SimLoop();
+            BucketTable table = new BucketTable(100, 100);
+            BucketAllocator allocator = new BucketAllocator(table, (bucket, generation) -> 1);
+            Evictor evictor = new Evictor(table, allocator, new BucketRecency(loop, 1_000_000L, 100), 100);
+            for (int b = 0; b < 100; b++) {
+                table.setState(b, BucketState.SEALED);
+                table.addLive(b, 10, false);
+            }
+            allocator.rebuildFreeSet();
+            GcConfig config = GcConfig.defaults();
+            assertThat(evictor.lowMarkBuckets(config, c[0])).isEqualTo((int) c[1] - 5);
+            assertThat(evictor.evictIfLow(config, c[0])).as("share %s", c[0]).isEqualTo((int) c[1]);
+            assertThat(evictor.evictIfLow(config, c[0])).as("nothing more once at the target").isZero();
+        }
+    }
 }

@@ -16,6 +16,15 @@ public final class Policies {
                 new Named("W-TinyLFU", WTinyLfuPolicy::new));
     }
 
+    /**
+     * The yardsticks for a log-structured cache (bucket-granular eviction, docs/CACHING.md "What bucket
+     * granularity costs"), fresh, of {@code capacityBlocks}.
+     */
+    public static List<LogPolicy> logs(int capacityBlocks) {
+        return List.of(new BucketLogPolicy(capacityBlocks, false), new BucketLogPolicy(capacityBlocks, true),
+                new S3FifoLogPolicy(capacityBlocks));
+    }
+
     /** A policy's name and how to make one of a given capacity in blocks. */
     public record Named(String name, IntFunction<CachePolicy> factory) {
     }
