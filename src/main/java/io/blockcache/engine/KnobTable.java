@@ -96,7 +96,8 @@ public final class KnobTable {
                     + " and more often than the oldest recent fill; 0 or 1 = every miss fills (TinyLFU)",
                     of("0", "2", "2", "3"), AdmissionSettings::countMin, (s, v) -> s.withCountMin((int) v)),
             number(KnobGroup.CACHING, ADMISSION, V + "admission_free_percent", PERCENT, "%", 0, 100,
-                    "every read miss fills while more than this % of the buckets is free (above GC's 15 % target)",
+                    "every read miss fills while more than this % of the buckets is free (GC keeps up to 15 %"
+                    + " free under dirty writes, as little as 2 buckets without them)",
                     of("0", "20", "100"), AdmissionSettings::freePercent, (s, v) -> s.withFreePercent((int) v)),
             number(KnobGroup.CACHING, ADMISSION, V + "promote_age_percent", PERCENT, "%", 0, 100,
                     "a clean read hit in a bucket older than this % of the buckets (in buckets opened since) is"
