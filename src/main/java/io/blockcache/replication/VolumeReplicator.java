@@ -18,10 +18,10 @@ import java.util.function.Consumer;
 
 /**
  * The serving node's side of one volume's replication (docs/SCALE.md, "Replication"): every write, write-zeroes and
- * trim is numbered and appended, in the order the volume sees them, to the replicated log — batched per loop turn —
- * and a FLUSH or FUA write completes only when the engine finished it <em>and</em> the log holds everything it covers
- * on a quorum. When data is known to be on the flushed backing store (writeback marked it clean, or it went around
- * the cache and a FLUSH followed), a PRUNE tells the members to drop their copy.
+ * trim is numbered and appended, in the order the volume sees them, to the replicated log — the records between two
+ * FLUSHes in one entry — and a FLUSH or FUA write completes only when the engine finished it <em>and</em> the log
+ * holds everything it covers on a quorum. When data is known to be on the flushed backing store (writeback marked it
+ * clean, or it went around the cache and a FLUSH followed), a PRUNE tells the members to drop their copy.
  *
  * <p>What it tracks mirrors the members' {@link DirtyReplica}: which request last wrote each sector ({@link SectorMap}
  * without data) and which requests the engine has not finished. A piece is pruned only when the request that last
