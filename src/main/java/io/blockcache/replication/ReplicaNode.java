@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -31,7 +33,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * One member of a replication group: an embedded Apache Ratis server holding the replicated log and the
- * {@link DirtyReplica} in {@code dir}, and the client through which the node appends while it serves. Leadership is
+ * {@link DirtyReplica} in {@code dir}, to which the node appends its batches directly while it serves. Leadership is
  * Raft's: the leader serves the volumes, the others keep the replica.
  *
  * <p>Thread rule: any thread; Ratis runs its own.
@@ -48,7 +50,7 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
      * shorter than the shortest election timeout, by a margin for clock rate differences, ends before one can.
      */
     public static final long LEASE_MS = ELECTION_TIMEOUT_MIN_MS - 500;
-    /** The lease is renewed this often (an empty entry) while the node serves. */
+    /** The lease is renewed at least this often while the node serves: by its batches, else by an empty entry. */
     static final long LEASE_RENEW_MS = 200;
     /** Log entries between two snapshots of the replica (each writes the whole replica, on Ratis's thread). */
     static final long SNAPSHOT_ENTRIES_DEFAULT = 2_000;
@@ -63,10 +65,16 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     private final ReplicaStateMachine stateMachine;
     private final RaftProperties properties;
     /**
-     * The client of the current serving session: a new one per session, because Ratis's ordered client fails every
-     * request after one that failed (a lapsed lease, a lost quorum) — a session ends at its first failure anyway.
+     * Hands each batch to this member's own Raft server in the process, one at a time in append order (Ratis appends a
+     * request to its log before its submit call returns, so one thread keeps the order). Not through a Ratis client:
+     * that went over gRPC on loopback to this very process, which cost each batch a protobuf copy out and in, a TCP
+     * round trip and two more gRPC threads' work (measured 2026-12-07: docs/BENCHMARKS.md "Replication").
      */
-    private volatile RaftClient client;
+    private final java.util.concurrent.ExecutorService appender = java.util.concurrent.Executors
+            .newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("blockcache-replica-append").unstarted(r));
+    /** Names this process's appends to Raft's retry cache; call ids only grow. */
+    private final ClientId clientId = ClientId.randomId();
+    private final java.util.concurrent.atomic.AtomicLong callIds = new java.util.concurrent.atomic.AtomicLong();
     private final ReplicaLease lease = new ReplicaLease(term -> append(new ReplicaRecords().toBytes(term)));
 
     private ReplicaNode(ReplicaPeers peers, RaftGroup group, RaftServer server, ReplicaStateMachine stateMachine,
@@ -76,16 +84,6 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         this.server = server;
         this.stateMachine = stateMachine;
         this.properties = properties;
-        this.client = newClient();
-    }
-
-    /**
-     * A client that sends to this node only and never retries or redirects: a node that lost the lead must not have
-     * its batches appended through the new leader (they describe a volume it no longer serves).
-     */
-    private RaftClient newClient() {
-        return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-                .setLeaderId(RaftPeerId.valueOf(peers.self())).setRetryPolicy(RetryPolicies.noRetry()).build();
     }
 
     /**
@@ -125,11 +123,22 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Long.getLong(SNAPSHOT_ENTRIES_PROPERTY,
                 SNAPSHOT_ENTRIES_DEFAULT));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
+        // Ratis keeps the entries of its open segment and of up to LOG_CACHED_SEGMENTS closed ones on the heap: with
+        // 64 MB segments and its default of 6, that is more than serve's whole heap (sized for the cache's index, not
+        // for Raft), and the leader spent a fifth of its CPU in the collector (measured 2026-12-07). Small segments,
+        // few of them cached: a follower that lags further is sent the entries read back from the file.
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("8MB"));
+        RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+        RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf("24MB"));
         // The log before a snapshot holds nothing the snapshot lacks: drop it, or the disk fills with every write
         // ever made (a member far behind gets the snapshot instead).
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, 256);
+        // Ratis's leader otherwise appends a metadata entry (the new commit index) after each commit: one more entry
+        // per batch that every member logs, sends and syncs (measured 2026-12-07: 2.2 entries per FLUSH, 1.1
+        // without). The commit index is Raft's volatile state: a restarted member learns it from the leader, and a
+        // leader serves only once an entry of its own term committed (servingTerm).
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("16MB"));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("32MB"));
@@ -260,15 +269,43 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     }
 
     /**
-     * Appends one batch; the future completes normally once a quorum holds it and it was applied, and exceptionally
-     * if it was refused, skipped as stale, or not committed within {@link #COMMIT_TIMEOUT_MS}. Completed on a Ratis
-     * thread.
+     * Appends one batch to this member's log, only if it leads (a node that lost the lead must not have its batches
+     * appended through the new leader: they describe a volume it no longer serves); the future completes normally once
+     * a quorum holds it and it was applied, and exceptionally if it was refused, skipped as stale, or not committed
+     * within {@link #COMMIT_TIMEOUT_MS}. Completed on a Ratis thread (or the append thread if refused at once).
      */
     @Override
     public CompletableFuture<Void> append(byte[] batch) {
-        return client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(batch)))
-                .orTimeout(COMMIT_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .thenApply(ReplicaNode::check);
+        long term = ReplicaRecords.termOf(batch);
+        long sentNs = lease.sending(); // before the entry can reach any member: the lease counts from here
+        RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId)
+                .setServerId(RaftPeerId.valueOf(peers.self())).setGroupId(group.getGroupId())
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(batch)))
+                .setType(RaftClientRequest.writeRequestType()).build();
+        CompletableFuture<RaftClientReply> reply = new CompletableFuture<>();
+        try {
+            appender.execute(() -> {
+                try {
+                    server.submitClientRequestAsync(request).whenComplete((r, error) -> {
+                        if (error != null) {
+                            reply.completeExceptionally(error);
+                        } else {
+                            reply.complete(r);
+                        }
+                    });
+                } catch (IOException | RuntimeException e) {
+                    reply.completeExceptionally(e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            reply.completeExceptionally(new ReplicationException("this member is closed"));
+        }
+        return reply.orTimeout(COMMIT_TIMEOUT_MS, TimeUnit.MILLISECONDS).thenApply(r -> {
+            check(r);
+            lease.committed(term, sentNs); // a batch of the serving term renews the lease as an empty entry would
+            return null;
+        });
     }
 
     private static Void check(RaftClientReply reply) {
@@ -282,20 +319,12 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     }
 
     /**
-     * Starts a new serving session for {@code term}: a fresh client, and the lease ({@link ReplicaLease}) renewed
-     * every {@link #LEASE_RENEW_MS}, ending any earlier session; waits up to {@code waitMs} for the first renewal.
+     * Starts a new serving session for {@code term}: the lease ({@link ReplicaLease}) renewed every
+     * {@link #LEASE_RENEW_MS}, ending any earlier session; waits up to {@code waitMs} for the first renewal.
      *
      * @return true if the lease is held now
      */
     public synchronized boolean holdLease(long term, long waitMs) throws InterruptedException {
-        lease.release();
-        RaftClient old = client;
-        client = newClient();
-        try {
-            old.close();
-        } catch (IOException e) {
-            // the old session's client: nothing of it is needed any more
-        }
         return lease.hold(term, waitMs);
     }
 
@@ -312,10 +341,7 @@ public final class ReplicaNode implements Closeable, ReplicaLog {
     @Override
     public void close() throws IOException {
         releaseLease();
-        try {
-            client.close();
-        } finally {
-            server.close();
-        }
+        appender.shutdownNow();
+        server.close();
     }
 }

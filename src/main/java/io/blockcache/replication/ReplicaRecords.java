@@ -83,6 +83,11 @@ final class ReplicaRecords {
         return entry.array();
     }
 
+    /** The term of the node that wrote the entry {@code entry} ({@link #toBytes}), without decoding the rest. */
+    static long termOf(byte[] entry) {
+        return java.nio.ByteBuffer.wrap(entry, 0, 8).getLong();
+    }
+
     /** A decoded entry: the serving node's term and its records. */
     record Batch(long term, List<Record> records) {
     }

@@ -18,10 +18,10 @@ import java.util.function.Consumer;
 
 /**
  * The serving node's side of one volume's replication (docs/SCALE.md, "Replication"): every write, write-zeroes and
- * trim is numbered and appended, in the order the volume sees them, to the replicated log — batched per loop turn —
- * and a FLUSH or FUA write completes only when the engine finished it <em>and</em> the log holds everything it covers
- * on a quorum. When data is known to be on the flushed backing store (writeback marked it clean, or it went around
- * the cache and a FLUSH followed), a PRUNE tells the members to drop their copy.
+ * trim is numbered and appended, in the order the volume sees them, to the replicated log — the records between two
+ * FLUSHes in one entry — and a FLUSH or FUA write completes only when the engine finished it <em>and</em> the log
+ * holds everything it covers on a quorum. When data is known to be on the flushed backing store (writeback marked it
+ * clean, or it went around the cache and a FLUSH followed), a PRUNE tells the members to drop their copy.
  *
  * <p>What it tracks mirrors the members' {@link DirtyReplica}: which request last wrote each sector ({@link SectorMap}
  * without data) and which requests the engine has not finished. A piece is pruned only when the request that last
@@ -34,8 +34,13 @@ import java.util.function.Consumer;
  * hand back through {@link EventLoop#execute}.
  */
 public final class VolumeReplicator implements ReplicationHooks {
-    /** The longest a record waits in the open batch when nothing waits for it (a trim's, a prune's, a write's). */
-    static final long BATCH_DELAY_NS = 20_000_000L;
+    /**
+     * The longest a record waits in the open batch when nothing waits for it (a trim's, a prune's, a write's). Long
+     * enough that the writes between two FLUSHes and writeback's prunes ride in the FLUSH's entry instead of a timer's
+     * entry of their own: at 20 ms a FLUSH every 32 writes took 2.5 entries (measured 2026-12-07, docs/BENCHMARKS.md
+     * "Replication"); nothing waits for these records, so only the replica's lag grows.
+     */
+    static final long BATCH_DELAY_NS = 200_000_000L;
 
     private final EventLoop loop;
     private final String name;
@@ -312,8 +317,8 @@ public final class VolumeReplicator implements ReplicationHooks {
             then.accept(null);
         } else {
             waiters.add(new Waiter(seq, then));
-            if (open.count() > 0) {
-                send(); // a waiter: the open batch goes now, not when its delay is up
+            if (seq > appendedSeq) {
+                send(); // a waiter on a record still open: the open batch goes now, not when its delay is up
             }
         }
     }
