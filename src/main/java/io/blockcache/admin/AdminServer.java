@@ -83,6 +83,8 @@ public final class AdminServer implements AutoCloseable {
     private volatile Reloader reloader;
     /** Samples the stats once a second for {@code /api/history}, from {@link #start} to {@link #close}. */
     private final HistoryRecorder history;
+    /** When this server was made, for the uptime {@code /api/info} shows: the serving's, not the JVM's. */
+    private final long createdNs = System.nanoTime();
 
     /**
      * @param bindAddress where to listen; port 0 picks a free port (see {@link #address()})
@@ -187,7 +189,8 @@ public final class AdminServer implements AutoCloseable {
             } else if (path.equals("/api/history")) {
                 history(exchange, method);
             } else if (path.equals("/api/info")) {
-                requireGet(exchange, method, () -> ServerInfo.render(snapshot(), cacheDevice.sizeBytes(), history),
+                requireGet(exchange, method, () -> ServerInfo.render(snapshot(), cacheDevice.sizeBytes(), history,
+                        java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - createdNs)),
                         "application/json");
             } else if (path.equals("/metrics")) {
                 requireGet(exchange, method, () -> PrometheusText.render(snapshot()), PrometheusText.CONTENT_TYPE);

@@ -1,11 +1,10 @@
 package io.blockcache.admin;
 
 import io.blockcache.json.JsonWriter;
-import java.lang.management.ManagementFactory;
 
 /**
  * The JSON of {@code GET /api/info}: what the dashboard's header shows. The version (as in
- * {@code blockcache_build_info}), the process's uptime, a summary of the configuration (the cache device's size, its
+ * {@code blockcache_build_info}), the server's uptime, a summary of the configuration (the cache device's size, its
  * buckets; each volume's mode, size, writeback policy and order, backing device) and the history's memory.
  *
  * <p>Thread rule: any thread (the snapshot is immutable).
@@ -14,13 +13,16 @@ final class ServerInfo {
     private ServerInfo() {
     }
 
-    /** {@code cacheDeviceBytes}: the cache device's size; its buckets are what is left after the superblock. */
-    static String render(StatsSnapshot stats, long cacheDeviceBytes, HistoryRecorder recorder) {
+    /**
+     * {@code cacheDeviceBytes}: the cache device's size; its buckets are what is left after the superblock.
+     * {@code uptimeSeconds}: since the admin server was made (an embedding JVM may have run long before).
+     */
+    static String render(StatsSnapshot stats, long cacheDeviceBytes, HistoryRecorder recorder, long uptimeSeconds) {
         StatsSnapshot.CacheSnapshot cache = stats.cache();
         JsonWriter json = new JsonWriter().beginObject()
                 .field("version", RuntimeMetrics.VERSION)
                 .field("javaVersion", Runtime.version().toString())
-                .field("uptimeSeconds", ManagementFactory.getRuntimeMXBean().getUptime() / 1000)
+                .field("uptimeSeconds", uptimeSeconds)
                 .name("cache").beginObject()
                 .field("sizeBytes", cacheDeviceBytes)
                 .field("bucketSizeBytes", cache.bucketSizeBytes())
