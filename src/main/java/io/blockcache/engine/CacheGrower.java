@@ -4,7 +4,6 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.DecodeResult;
 import io.blockcache.format.SuperblockPair;
-import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
@@ -31,9 +30,7 @@ final class CacheGrower {
                 done.accept(Outcome.failed("cannot read the superblocks: " + read.error()));
                 return;
             }
-            byte[] head = read.value();
-            DecodeResult<SuperblockPair> pair = SuperblockPair.read(Arrays.copyOfRange(head, 0, CacheSuperblock.BYTES),
-                    Arrays.copyOfRange(head, CacheSuperblock.BYTES, 2 * CacheSuperblock.BYTES));
+            DecodeResult<SuperblockPair> pair = SuperblockPair.readHead(read.value());
             if (!pair.isOk()) {
                 done.accept(Outcome.failed(pair.error().message()));
                 return;

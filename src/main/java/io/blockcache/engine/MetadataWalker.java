@@ -6,7 +6,6 @@ import io.blockcache.format.DecodeResult;
 import io.blockcache.format.SuperblockPair;
 import io.blockcache.journal.JournalRecovery;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -74,9 +73,7 @@ final class MetadataWalker {
             // An unreadable copy reads as zeroes, which decode as an invalid copy: the other one wins, and open's
             // repair rewrites the bad one (which clears a latent sector error).
             byte[] bytes = read.bytes();
-            DecodeResult<SuperblockPair> decoded = SuperblockPair.read(
-                    Arrays.copyOfRange(bytes, 0, CacheSuperblock.BYTES),
-                    Arrays.copyOfRange(bytes, CacheSuperblock.BYTES, 2 * CacheSuperblock.BYTES));
+            DecodeResult<SuperblockPair> decoded = SuperblockPair.readHead(bytes);
             if (!decoded.isOk()) {
                 stop("cache device holds no valid blockcache superblock (is it formatted?): " + decoded.error());
                 return;

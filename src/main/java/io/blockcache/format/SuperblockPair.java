@@ -80,6 +80,16 @@ public record SuperblockPair(CacheSuperblock chosen, Copy chosenCopy, OtherStatu
     }
 
     /**
+     * As {@link #read(byte[], byte[])}, from the first {@code 2 * CacheSuperblock.BYTES} of a cache device (copy A at
+     * 0, copy B behind it); a shorter {@code head} reads as zeroes past its end, which decode as invalid.
+     */
+    public static DecodeResult<SuperblockPair> readHead(byte[] head) {
+        byte[] both = java.util.Arrays.copyOf(head, 2 * CacheSuperblock.BYTES);
+        return read(java.util.Arrays.copyOfRange(both, 0, CacheSuperblock.BYTES),
+                java.util.Arrays.copyOfRange(both, CacheSuperblock.BYTES, 2 * CacheSuperblock.BYTES));
+    }
+
+    /**
      * Decodes both copies and chooses one; when neither is valid the error (kind
      * {@link DecodeError.Kind#NO_VALID_COPY}) names what is wrong with each.
      */

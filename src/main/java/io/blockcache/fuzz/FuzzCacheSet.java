@@ -492,10 +492,7 @@ final class FuzzCacheSet {
     java.util.Set<String> namedBySuperblock() {
         java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(2 * CacheSuperblock.BYTES);
         cacheDevice.peek(0, head);
-        byte[] bytes = head.array();
-        DecodeResult<SuperblockPair> pair = SuperblockPair.read(
-                java.util.Arrays.copyOfRange(bytes, 0, CacheSuperblock.BYTES),
-                java.util.Arrays.copyOfRange(bytes, CacheSuperblock.BYTES, 2 * CacheSuperblock.BYTES));
+        DecodeResult<SuperblockPair> pair = SuperblockPair.readHead(head.array());
         if (!pair.isOk()) {
             return null;
         }

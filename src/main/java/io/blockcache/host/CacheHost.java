@@ -235,11 +235,7 @@ public final class CacheHost implements AutoCloseable {
     /** Whether the cache file starts with a valid superblock pair (blocking read; before the open). */
     private boolean holdsSuperblock() {
         try {
-            byte[] head = MetadataGuard.head(files.cacheFile());
-            return io.blockcache.format.SuperblockPair.read(
-                    java.util.Arrays.copyOfRange(head, 0, io.blockcache.format.CacheSuperblock.BYTES),
-                    java.util.Arrays.copyOfRange(head, io.blockcache.format.CacheSuperblock.BYTES,
-                            2 * io.blockcache.format.CacheSuperblock.BYTES)).isOk();
+            return io.blockcache.format.SuperblockPair.readHead(MetadataGuard.head(files.cacheFile())).isOk();
         } catch (java.io.IOException e) {
             return false;
         }

@@ -3,12 +3,10 @@ package io.blockcache.host;
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
 import io.blockcache.format.AttachedBacking;
-import io.blockcache.format.CacheSuperblock;
 import io.blockcache.format.DecodeResult;
 import io.blockcache.format.SuperblockPair;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -33,8 +31,7 @@ record KnownVolumes(HostFiles forOpen, Map<String, BackingLocation> toAdd) {
         } catch (IOException e) {
             return new KnownVolumes(files, Map.of()); // the open reports it, with its own words
         }
-        DecodeResult<SuperblockPair> pair = SuperblockPair.read(Arrays.copyOfRange(head, 0, CacheSuperblock.BYTES),
-                Arrays.copyOfRange(head, CacheSuperblock.BYTES, 2 * CacheSuperblock.BYTES));
+        DecodeResult<SuperblockPair> pair = SuperblockPair.readHead(head);
         if (!pair.isOk()) {
             return new KnownVolumes(files, Map.of()); // the open refuses it, naming what is wrong with each copy
         }
