@@ -4,7 +4,10 @@ import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -21,11 +24,41 @@ final class FileDeviceFiles {
     private FileDeviceFiles() {
     }
 
-    /** Creates {@code path} as a sparse file of {@code sizeBytes}; refuses an existing file. */
+    /**
+     * Creates {@code path} as a sparse file of {@code sizeBytes}; refuses an existing file.
+     *
+     * <p>The file appears whole or not at all: it is sized under a temporary sibling name and then hard-linked to
+     * {@code path} (link(2) refuses an existing name, where rename(2) would replace it). A process killed between
+     * creating and sizing {@code path} itself left a 0-byte file that the next {@code volume add} of the same name
+     * refused as "size 0 bytes" (found by a real kill -9 during an add). A kill here leaves at most the temporary
+     * file, which the next create of the same path replaces.
+     */
     static void createSparse(Path path, long sizeBytes) throws IOException {
-        Files.createFile(path); // FileAlreadyExistsException: never clobber what may be someone's data
-        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
-            file.setLength(sizeBytes); // ftruncate: extends without allocating blocks
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new FileAlreadyExistsException(path.toString()); // never clobber what may be someone's data
+        }
+        Path sizing = path.resolveSibling("." + path.getFileName() + ".creating");
+        Files.deleteIfExists(sizing); // left by a create killed before its link
+        Files.createFile(sizing);
+        try {
+            try (RandomAccessFile file = new RandomAccessFile(sizing.toFile(), "rw")) {
+                file.setLength(sizeBytes); // ftruncate: extends without allocating blocks
+            }
+            linkOrMove(sizing, path);
+        } finally {
+            Files.deleteIfExists(sizing);
+        }
+    }
+
+    /** Gives {@code from} the name {@code to}, refusing an existing {@code to}. */
+    private static void linkOrMove(Path from, Path to) throws IOException {
+        try {
+            Files.createLink(to, from); // FileAlreadyExistsException if someone created the name meanwhile
+        } catch (UnsupportedOperationException | FileSystemException noHardLinks) {
+            if (noHardLinks instanceof FileAlreadyExistsException exists) {
+                throw exists;
+            }
+            Files.move(from, to); // a file system without hard links: checks, then renames
         }
     }
 

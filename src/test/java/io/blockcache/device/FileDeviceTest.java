@@ -140,6 +140,23 @@ class FileDeviceTest {
     }
 
     @Test
+    void aCreateKilledBeforeItsFileIsSizedLeavesNoFileOfTheNameAndTheNextCreateSucceeds() throws Exception {
+        // Proves the file appears whole or not at all: what a create killed after creating and before sizing leaves
+        // (its temporary sibling, 0 bytes) neither takes the name nor stops the next create, which sizes the file
+        // and leaves no temporary behind. Before, the name itself was the 0-byte file, and the next open refused it.
+        Path file = dir.resolve("v2.img");
+        Path leftover = Files.createFile(dir.resolve(".v2.img.creating"));
+        assertThat(Files.exists(file)).isFalse();
+        FileDevice device = track(FileDevice.create(loop, file, 8 * MIB, FileDeviceOptions.DEFAULTS));
+        assertThat(device.sizeBytes()).isEqualTo(8 * MIB);
+        assertThat(Files.size(file)).isEqualTo(8 * MIB);
+        assertThat(Files.exists(leftover)).as("the temporary sibling").isFalse();
+        try (var names = Files.list(dir)) {
+            assertThat(names.map(p -> p.getFileName().toString())).containsExactly("v2.img");
+        }
+    }
+
+    @Test
     void aReadOnlyDeviceReadsAFileItMayNotWriteAndRefusesEveryChange() throws Exception {
         // Proves the read-only option (what check uses): it opens a file without write permission, reads it, and
         // fails writes, flushes and discards with an error naming the path, leaving the file unchanged.
