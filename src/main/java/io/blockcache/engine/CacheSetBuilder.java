@@ -97,6 +97,7 @@ final class CacheSetBuilder {
         }
         journal = new JournalWriter(loop, cacheDevice, ring, recovery.next(), options.journalDelayNs(),
                 Math.min(options.journalEntryBytesMax(), superblock.bucketSizeBytes()),
+                Geometry.checkpointBucketsMax(superblock.bucketCount()),
                 sequence -> spaceRef[0].allocator().onJournalDurable(sequence));
         space = new CacheSpace(layout, table, journal);
         space.allocator().setReuseWanted(() -> journal.commit(committed -> { })); // failures stick in the journal

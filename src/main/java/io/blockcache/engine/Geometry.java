@@ -1,6 +1,7 @@
 package io.blockcache.engine;
 
 import io.blockcache.format.BackingHeader;
+import io.blockcache.format.JournalRecord;
 
 /** How a cache device of a given size is laid out (docs/FORMAT.md §2), decided once at format time. */
 final class Geometry {
@@ -33,6 +34,14 @@ final class Geometry {
     /** As {@link #volumeBytes(long)}, with a backing log of {@code logBytes} after the header's MiB. */
     static long volumeBytes(long deviceBytes, long logBytes) {
         return Math.max(0, (deviceBytes - BackingHeader.DEFAULT_DATA_OFFSET_BYTES - logBytes) & ~4095L);
+    }
+
+    /**
+     * The most buckets one checkpoint can take: the reserve ({@link #metadataReserveBuckets}) is at most a quarter of
+     * the buckets, and a checkpoint's completion record names at most {@link JournalRecord.CheckpointDone#BUCKETS_MAX}.
+     */
+    static int checkpointBucketsMax(int bucketCount) {
+        return Math.max(1, Math.min(JournalRecord.CheckpointDone.BUCKETS_MAX, bucketCount / 4));
     }
 
     /**

@@ -59,12 +59,17 @@ public final class JournalRecordCodec {
             case ExtentRemove remove -> 1 + 2 + 8 + 4;
             case ExtentClean clean -> 1 + 2 + 8 + 4 + 4 + 2 + 2;
             case BucketGeneration generation -> 1 + 4 + 2;
-            case CheckpointDone done -> 1 + 8 + 4 + 4 * done.buckets().size() + 8 + 4;
+            case CheckpointDone done -> checkpointDoneBytes(done.buckets().size());
             case CleanShutdown shutdown -> 1;
             case EpochsVoid epochsVoid -> 1 + 2;
             case BlockCrcs crcs -> blockCrcsBytes(crcs.count());
             case CleanCovered covered -> CLEAN_COVERED_BYTES;
         };
+    }
+
+    /** Encoded size of a CheckpointDone record naming {@code buckets} buckets. */
+    public static int checkpointDoneBytes(int buckets) {
+        return 1 + 8 + 4 + 4 * buckets + 8 + 4;
     }
 
     /** Encoded size of a block CRC record of {@code count} blocks. */

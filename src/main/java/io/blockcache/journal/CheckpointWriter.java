@@ -25,8 +25,8 @@ import java.util.function.LongUnaryOperator;
  *       an unclean open distrusts every clean extent (docs/FORMAT.md §7), and a failed backing device must not
  *       stop checkpoints, or the journal ring would fill and every volume would hang;</li>
  *   <li>write the chunks into metadata buckets, several per bucket, packed from offset 0;</li>
- *   <li>append a CheckpointDone record and commit it (the commit flushes the cache device first, so the
- *       chunks are durable before the record that names them);</li>
+ *   <li>append a CheckpointDone record to the first journal entry not yet written and write it (every entry write
+ *       flushes the cache device first, so the chunks are durable before the record that names them);</li>
  *   <li>then the journal before S and the previous checkpoint's buckets are free.</li>
  * </ol>
  * A checkpoint that fails (no bucket, an I/O error) reports the error; the previous checkpoint stays the valid
@@ -140,7 +140,7 @@ public final class CheckpointWriter {
         }
         waiters = new ArrayList<>();
         waiters.add(done);
-        run = new Run(journal.openSequence());
+        run = new Run(journal.checkpointStartSequence());
         run.nextChunk();
     }
 
@@ -241,10 +241,8 @@ public final class CheckpointWriter {
         }
 
         void commit() {
-            journal.append(new JournalRecord.CheckpointDone(startSequence, buckets, encoder.extentCount(),
-                    encoder.checkpointCrc()));
-            journal.openReserve();
-            journal.commit(result -> {
+            journal.appendCheckpointDone(new JournalRecord.CheckpointDone(startSequence, buckets,
+                    encoder.extentCount(), encoder.checkpointCrc()), result -> {
                 if (!result.ok()) {
                     for (int taken : buckets) {
                         // Never a spare: the failed record may be durable and name it. One the guard refuses (false)

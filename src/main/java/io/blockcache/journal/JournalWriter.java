@@ -27,8 +27,11 @@ import java.util.function.LongConsumer;
  *
  * <p>When the next entry would have to overwrite a ring bucket that replay still needs, writing waits and
  * the pressure listener is told; a checkpoint frees the ring ({@link #checkpointDurable}). The last reusable
- * ring bucket is a reserve that only a checkpoint's own completion may use ({@link #openReserve}): without it,
- * a full ring could not take the record that frees it.
+ * ring bucket is a reserve that only the entry holding a checkpoint's completion record may use
+ * ({@link #appendCheckpointDone}): without it, a full ring could not take the record that frees it. That record goes
+ * into the first entry not yet written, for which every open entry keeps room: appended at the tail instead, it
+ * queued behind every record appended while the ring waited, and once those outgrew the reserve bucket the journal
+ * never wrote again (docs/FORMAT.md §7 rule 9).
  *
  * <p>Failure is final (docs/ARCHITECTURE.md §5 item 5): after a failed flush or write, every waiting and later
  * commit fails.
@@ -46,6 +49,8 @@ public final class JournalWriter implements MetadataJournal {
     private final JournalRing ring;
     private final long delayNs;
     private final int entryBytesMax;
+    /** Room every open entry keeps free for a CheckpointDone record, so that the first one can always take it. */
+    private final int checkpointDoneRoomBytes;
     private final LongConsumer onDurable;
     private final ArrayDeque<OpenEntry> open = new ArrayDeque<>();
     /** Written entries kept for reuse, with their arrays. */
@@ -70,13 +75,19 @@ public final class JournalWriter implements MetadataJournal {
      * @param position where the journal continues (from recovery or a fresh format)
      * @param delayNs the journal delay: how long a record may wait for a commit nobody asked for
      * @param entryBytesMax the largest entry, a multiple of 4 KiB, at most one bucket
+     * @param checkpointBucketsMax the most buckets one checkpoint may take (its completion record names them all)
      * @param onDurable told the sequence of every entry that became durable (frees buckets for reuse)
      */
     public JournalWriter(EventLoop loop, BlockDevice cacheDevice, JournalRing ring, JournalPosition position,
-                         long delayNs, int entryBytesMax, LongConsumer onDurable) {
+                         long delayNs, int entryBytesMax, int checkpointBucketsMax, LongConsumer onDurable) {
         if (entryBytesMax % 4096 != 0 || entryBytesMax > ring.bucketSizeBytes()) {
             throw new IllegalArgumentException("entryBytesMax must be a multiple of 4 KiB and fit a bucket: "
                     + entryBytesMax);
+        }
+        this.checkpointDoneRoomBytes = JournalRecordCodec.checkpointDoneBytes(checkpointBucketsMax);
+        if (entryBytesMax - checkpointDoneRoomBytes < 16 * 1024) {
+            throw new IllegalArgumentException("an entry of " + entryBytesMax + " bytes cannot keep room for a"
+                    + " checkpoint of " + checkpointBucketsMax + " buckets");
         }
         this.loop = loop;
         this.cacheDevice = cacheDevice;
@@ -107,7 +118,8 @@ public final class JournalWriter implements MetadataJournal {
     /** The open entry the next record of {@code bytes} goes into: the last one, or a new one if it is full. */
     private OpenEntry tailWithRoom(int bytes) {
         OpenEntry tail = open.peekLast();
-        if (tail == null || OpenEntry.roundUp(tail.encodedBytes() + bytes) > entryBytesMax) {
+        if (tail == null
+                || OpenEntry.roundUp(tail.encodedBytes() + bytes) > entryBytesMax - checkpointDoneRoomBytes) {
             if (tail != null) {
                 tail.due = true; // full: write it without waiting for the delay
             }
@@ -136,10 +148,51 @@ public final class JournalWriter implements MetadataJournal {
         return tail.sequence;
     }
 
-    /** The sequence the next appended record would get; a checkpoint starting now replays from here. */
+    /** The sequence the next appended record would get. */
     public long openSequence() {
         OpenEntry tail = open.peekLast();
         return tail == null ? sequenceAfterInFlight() : tail.sequence;
+    }
+
+    /**
+     * Where a checkpoint starting now replays from: the first entry not yet written. Its records and those of the
+     * entries after it up to now are in the checkpoint already; replaying them again changes nothing (docs/FORMAT.md
+     * §5.3). Starting here, rather than at the entry the next record goes to, is what lets
+     * {@link #appendCheckpointDone} put the completion record into the first entry not yet written, whatever queued
+     * behind it.
+     */
+    public long checkpointStartSequence() {
+        return sequenceAfterInFlight();
+    }
+
+    /**
+     * Appends a checkpoint's completion record to the first entry not yet written (with no other entry queued before
+     * it), lets that entry use the reserve ring bucket, and writes it; {@code durable} learns when it is durable.
+     *
+     * @throws IllegalStateException if that entry comes before the checkpoint's start (it was taken before
+     *     {@link #checkpointStartSequence()} was asked)
+     */
+    public void appendCheckpointDone(JournalRecord.CheckpointDone record, IoCallback durable) {
+        if (failure != null) {
+            loop.execute(() -> durable.complete(failure));
+            return;
+        }
+        OpenEntry head = open.peekFirst();
+        if (head == null) {
+            head = tailWithRoom(0);
+        }
+        check(head.sequence >= record.checkpointStartSequence(),
+                "checkpoint starting at %s completes in entry %s before it", record.checkpointStartSequence(),
+                head.sequence);
+        int bytes = JournalRecordCodec.encodedBytes(record);
+        check(OpenEntry.roundUp(head.encodedBytes() + bytes) <= entryBytesMax,
+                "journal entry %s has no room for a checkpoint's completion (%s bytes)", head.sequence, bytes);
+        JournalRecordCodec.encode(record, head.room(bytes));
+        head.waiters.add(durable);
+        head.due = true;
+        reserveOpen = true;
+        waitingForRing = false;
+        appended(head);
     }
 
     private long sequenceAfterInFlight() {
@@ -243,18 +296,6 @@ public final class JournalWriter implements MetadataJournal {
     public void checkpointDurable(long startSequence) {
         checkpointSequence = Math.max(checkpointSequence, startSequence);
         reserveOpen = false;
-        if (waitingForRing) {
-            waitingForRing = false;
-            kick();
-        }
-    }
-
-    /**
-     * Lets the entries up to a checkpoint's completion record use the reserve ring bucket; closed again by
-     * {@link #checkpointDurable}.
-     */
-    public void openReserve() {
-        reserveOpen = true;
         if (waitingForRing) {
             waitingForRing = false;
             kick();

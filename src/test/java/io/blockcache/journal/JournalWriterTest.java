@@ -27,7 +27,7 @@ class JournalWriterTest {
 
     private JournalWriter writer(io.blockcache.device.BlockDevice target, int ringBuckets) {
         return new JournalWriter(loop, target, new JournalRing(0, BUCKET_BYTES, ringBuckets), JournalPosition.fresh(),
-                DELAY_NS, 64 << 10, durable::add);
+                DELAY_NS, 64 << 10, 16, durable::add);
     }
 
     private byte[] ring(int buckets) {
@@ -179,17 +179,55 @@ class JournalWriterTest {
         }
         assertThat(writer.waitingForRing()).isTrue();
         assertThat(pressure[0]).isPositive();
-        long checkpointStart = writer.openSequence();
-        writer.append(new JournalRecord.CheckpointDone(checkpointStart, List.of(), 0, 0));
-        writer.openReserve();
+        long checkpointStart = writer.checkpointStartSequence();
         IoResult[] checkpoint = new IoResult[1];
-        writer.commit(result -> checkpoint[0] = result);
+        writer.appendCheckpointDone(new JournalRecord.CheckpointDone(checkpointStart, List.of(), 0, 0),
+                result -> checkpoint[0] = result);
         loop.runUntilIdle();
         assertThat(checkpoint[0]).isEqualTo(IoResult.OK);
         writer.checkpointDurable(checkpointStart);
         writer.appendRemove(0, 0, 1);
         assertThat(commit(writer)).isEqualTo(IoResult.OK);
         assertThat(writer.waitingForRing()).isFalse();
+    }
+
+    @Test
+    void aCheckpointCompletesWhenMoreThanABucketOfRecordsQueuedBehindTheFullRing() throws Exception {
+        // Proves the completion record cannot be starved: with the ring full, records of more than a ring bucket are
+        // appended and committed while the checkpoint runs; its completion record still goes into the first entry
+        // not written, which the reserve bucket takes, and the ring frees. Appended at the tail, behind the 200 KiB
+        // queued there, it waited forever: the reserve filled before it, and only it could free the ring.
+        JournalWriter writer = writer(device, 3);
+        for (int i = 0; i < 60 && !writer.waitingForRing(); i++) {
+            for (int r = 0; r < 1000; r++) {
+                writer.appendRemove(0, r, 1);
+            }
+            writer.commit(result -> { });
+            loop.runUntilIdle();
+        }
+        assertThat(writer.waitingForRing()).isTrue();
+        long checkpointStart = writer.checkpointStartSequence();
+        List<IoResult> queued = new ArrayList<>();
+        for (int i = 0; i < 14; i++) { // 14 x 1000 records of 15 bytes: 205 KiB, more than the 128 KiB reserve
+            for (int r = 0; r < 1000; r++) {
+                writer.appendRemove(0, r, 1);
+            }
+            writer.commit(queued::add);
+        }
+        loop.runUntilIdle();
+        assertThat(queued).as("nothing is written while the ring is full").isEmpty();
+        IoResult[] checkpoint = new IoResult[1];
+        writer.appendCheckpointDone(new JournalRecord.CheckpointDone(checkpointStart, List.of(), 0, 0), result -> {
+            checkpoint[0] = result;
+            writer.checkpointDurable(checkpointStart); // as the checkpoint writer does when its record is durable
+        });
+        loop.runUntilIdle();
+        assertThat(checkpoint[0]).isEqualTo(IoResult.OK);
+        assertThat(queued).hasSize(14).containsOnly(IoResult.OK);
+        assertThat(writer.waitingForRing()).isFalse();
+        JournalRecovery recovered = JournalRecovery.recover(ring(3), BUCKET_BYTES);
+        assertThat(recovered.checkpoint().checkpointStartSequence()).isEqualTo(checkpointStart);
+        assertThat(recovered.next().nextSequence()).isEqualTo(writer.durableSequence() + 1);
     }
 
     private static <T> T assertDoesNotThrow(ThrowingSupplier<T> supplier) {
