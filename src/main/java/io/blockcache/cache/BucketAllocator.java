@@ -3,6 +3,7 @@ package io.blockcache.cache;
 import io.blockcache.loop.Checks;
 import java.util.ArrayDeque;
 import java.util.BitSet;
+import java.util.function.IntSupplier;
 import io.blockcache.journal.GenerationJournal;
 
 /**
@@ -34,7 +35,8 @@ public final class BucketAllocator {
     private int freeCount;
     /** Buckets in state METADATA: the durable checkpoint's, the one being written, the writer's spares. */
     private int metadataBuckets;
-    private int metadataReserveBuckets;
+    /** Where the reserve comes from: a fixed number, or a size from the extents now. */
+    private IntSupplier reserveNow = () -> 0;
     private long metadataAllocationsRefused;
     private long bucketsReleased;
     private long allocationFailures;
@@ -103,10 +105,11 @@ public final class BucketAllocator {
     public int allocate(BucketState purpose) {
         Checks.check(purpose == BucketState.OPEN || purpose == BucketState.METADATA,
                 "buckets are allocated only to be OPEN or METADATA, not %s", purpose);
-        if (purpose == BucketState.OPEN && freeCount <= metadataReserveBuckets) {
+        int reserveBuckets = metadataReserveBuckets();
+        if (purpose == BucketState.OPEN && freeCount <= reserveBuckets) {
             return refuseAllocation(purpose); // the last buckets are kept for checkpoints, which free the journal
         }
-        boolean metadataFull = metadataReserveBuckets > 0 && metadataBuckets >= metadataReserveBuckets;
+        boolean metadataFull = reserveBuckets > 0 && metadataBuckets >= reserveBuckets;
         if (purpose == BucketState.METADATA && metadataFull) {
             metadataAllocationsRefused++;
             return -1; // two checkpoints' worth is all metadata ever needs (Geometry.metadataReserveBuckets)
@@ -397,12 +400,25 @@ public final class BucketAllocator {
      */
     public void setMetadataReserveBuckets(int buckets) {
         Checks.check(buckets >= 0 && buckets < table.bucketCount(), "metadata reserve %s out of range", buckets);
-        metadataReserveBuckets = buckets;
+        reserveNow = () -> buckets;
+    }
+
+    /**
+     * Sizes the reserve by what a checkpoint would write now: {@code reserveBuckets} is asked at every allocation
+     * (and whenever GC looks), and must be cheap. The reserve grows with the extents in the index, before they can
+     * outgrow it: a fixed reserve, sized for extents of 4 KiB on average, could not take the checkpoint of a cache
+     * full of 512-byte extents, the journal ring could then not be freed, and every FLUSH hung (found 2026-12-07 with
+     * random 512-byte writes).
+     */
+    public void setMetadataReserve(IntSupplier reserveBuckets) {
+        reserveNow = reserveBuckets;
     }
 
     /** Buckets kept for checkpoints: free buckets data may not take, and the most metadata may hold. */
     public int metadataReserveBuckets() {
-        return metadataReserveBuckets;
+        int buckets = reserveNow.getAsInt();
+        Checks.check(buckets >= 0 && buckets < table.bucketCount(), "metadata reserve %s out of range", buckets);
+        return buckets;
     }
 
     /** Buckets in state METADATA now. */

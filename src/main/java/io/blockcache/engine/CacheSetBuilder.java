@@ -163,6 +163,11 @@ final class CacheSetBuilder {
 
     private void finishVolumes() {
         checkpoints = new CheckpointWriter(cacheDevice, journal, space, this::flushBackings, checkpointBuckets);
+        int dataBuckets = superblock.bucketCount() - superblock.journalBuckets();
+        int bucketSizeBytes = superblock.bucketSizeBytes();
+        CheckpointWriter writer = checkpoints;
+        space.allocator().setMetadataReserve(() -> Geometry.metadataReserveBuckets(dataBuckets, bucketSizeBytes,
+                writer.extentCount()));
         coveredWrites = new CoveredWrites(loop, space.allocator().cleanCoverage(), journal);
         for (int i = 0; i < superblock.backings().size(); i++) {
             AttachedBacking attached = superblock.backings().get(i);

@@ -2,6 +2,7 @@ package io.blockcache.engine;
 
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.JournalRecord;
+import io.blockcache.format.JournalRecordCodec;
 
 /** How a cache device of a given size is laid out (docs/FORMAT.md §2), decided once at format time. */
 final class Geometry {
@@ -46,12 +47,36 @@ final class Geometry {
 
     /**
      * Buckets kept for checkpoints: room for two checkpoints (the durable one and the next) at an average
-     * extent of 4 KiB, 33 bytes per extent on disk, plus two buckets of slack.
+     * extent of 4 KiB, 33 bytes per extent on disk, plus two buckets of slack. The floor of
+     * {@link #metadataReserveBuckets(int, int, long)}.
      */
     static int metadataReserveBuckets(int dataBuckets, int bucketSizeBytes) {
         long extentsMax = (long) dataBuckets * (bucketSizeBytes / 4096);
         long bytes = extentsMax * 33 + (long) dataBuckets * 2;
         long buckets = (bytes + bucketSizeBytes - 1) / bucketSizeBytes;
         return (int) Math.min(dataBuckets / 4, 2 * buckets + 2);
+    }
+
+    /** Write points that may be filling at once (front-end, fill, GC move, one spare): what grows between checks. */
+    private static final int OPEN_WRITE_POINTS = 4;
+
+    /**
+     * Buckets kept for checkpoints when the index holds {@code extents}: room for two checkpoints (the durable one and
+     * the next) of that many extents, plus those the open write points can still add (two per 512-byte write: the
+     * write's own and the split of the one it lands in), plus every bucket's generation, block CRCs and coverage, with
+     * an eighth of each bucket lost to chunk packing and two buckets of slack; never less than the 4 KiB floor, never
+     * more than a quarter of the data buckets. Asked at every bucket allocation, so it grows before the extents can
+     * outgrow it. Trims and write-zeroes that split an extent add one without allocating: a storm of them can still
+     * outrun it (the checkpoint then fails and retries while GC and writeback make room).
+     */
+    static int metadataReserveBuckets(int dataBuckets, int bucketSizeBytes, long extents) {
+        int floor = metadataReserveBuckets(dataBuckets, bucketSizeBytes);
+        long growth = (long) OPEN_WRITE_POINTS * 2 * (bucketSizeBytes / 512);
+        long extentBytes = JournalRecordCodec.EXTENT_BODY_BYTES + JournalRecordCodec.EPOCH_BYTES;
+        long perBucketBytes = (bucketSizeBytes / 4096) * 4L + 2 + JournalRecordCodec.CLEAN_COVERED_BYTES;
+        long bytes = (extents + growth) * extentBytes + (long) dataBuckets * perBucketBytes;
+        long usableBytes = bucketSizeBytes - bucketSizeBytes / 8;
+        long buckets = (bytes + usableBytes - 1) / usableBytes;
+        return (int) Math.min(dataBuckets / 4, Math.max(floor, 2 * buckets + 2));
     }
 }

@@ -108,6 +108,15 @@ public final class CheckpointWriter {
         start(done);
     }
 
+    /** Extents the indexes hold now, stale ones included: at most what the next checkpoint writes. */
+    public long extentCount() {
+        long extents = 0;
+        for (int i = 0; i < volumes.size(); i++) { // indexed: asked at every bucket allocation
+            extents += volumes.get(i).index().extentCount();
+        }
+        return extents;
+    }
+
     /** True while a checkpoint is being written. */
     public boolean running() {
         return run != null;
