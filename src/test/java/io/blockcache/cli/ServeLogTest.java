@@ -43,7 +43,7 @@ class ServeLogTest {
     void aServeUnderTheJournalWritesPrefixedJsonLinesAndCutsAFloodWithASuppressedCount() throws Exception {
         // Proves, on a running serve with --log-format json and stderr as the journal: every line is <N>{json} with
         // N the level's syslog priority, a level and an event; 25 clients that break the NBD handshake give 10
-        // nbd.client lines, and the stop reports the rest as log.suppressed of nbd.client.
+        // nbd.handshake.failed lines, and the stop reports the rest as log.suppressed of nbd.handshake.failed.
         StringWriter err = new StringWriter();
         PrintWriter writer = new PrintWriter(err, true);
         EventLog log = new EventLog(writer, LogFormat.JSON, JournalPriority.of("1:2", "1:2"), System::nanoTime,
@@ -73,13 +73,14 @@ class ServeLogTest {
             assertThat(String.valueOf(event.get("event"))).as(line).matches("[a-z_]+(\\.[a-z_]+)+");
             events.add(event);
         }
-        assertThat(events).filteredOn(e -> "host.open".equals(e.get("event"))).isNotEmpty();
-        assertThat(events).filteredOn(e -> "nbd.client".equals(e.get("event")))
+        assertThat(events).filteredOn(e -> "host.file.created".equals(e.get("event"))).isNotEmpty();
+        assertThat(events).filteredOn(e -> "host.format".equals(e.get("event"))).isNotEmpty();
+        assertThat(events).filteredOn(e -> "nbd.handshake.failed".equals(e.get("event")))
                 .hasSize(FloodLimit.LINES_PER_WINDOW_MAX)
                 .allSatisfy(e -> assertThat(String.valueOf(e.get("message"))).contains("unknown export 'nope'"));
         List<Map<?, ?>> suppressed = events.stream().filter(e -> "log.suppressed".equals(e.get("event"))).toList();
         assertThat(suppressed).hasSize(1);
-        assertThat(suppressed.get(0).get("of")).isEqualTo("nbd.client");
+        assertThat(suppressed.get(0).get("of")).isEqualTo("nbd.handshake.failed");
         assertThat(((Number) suppressed.get(0).get("suppressed")).longValue()).isPositive();
     }
 
