@@ -108,8 +108,8 @@ public final class S3Backing {
                 if (store.putIf(S3Volume.OBJECT_NAME, wanted.encode(), null) == null && !ours(store, wanted)) {
                     throw new IOException(store.where() + ": another cache created a volume here at the same time");
                 }
-                log.log(EventName.BACKING_S3_CREATED, "created the S3 volume " + store.where() + " (" + wanted.sizeBytes() + " bytes, chunks of "
-                        + wanted.chunkBytes() + " bytes)");
+                log.log(EventName.BACKING_S3_CREATED, "created the S3 volume " + store.where() + " ("
+                        + wanted.sizeBytes() + " bytes, chunks of " + wanted.chunkBytes() + " bytes)");
             }
             S3Device device = new S3Device(loop, store, wanted, lease, S3Device.IO_THREADS_DEFAULT,
                     options.retryTimeMs());

@@ -113,7 +113,8 @@ public final class S3Lease {
             triedToCreate |= found == null;
             if (newTag != null) {
                 if (holder != null && !holder.owner().equals(ownerId)) {
-                    log.log(EventName.BACKING_S3_TAKEN_OVER, "took over " + store.where() + " from " + holder.describe());
+                    log.log(EventName.BACKING_S3_TAKEN_OVER, "took over " + store.where() + " from "
+                            + holder.describe());
                 }
                 lease.etag = newTag;
                 return lease;

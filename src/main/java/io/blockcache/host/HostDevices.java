@@ -219,8 +219,8 @@ final class HostDevices {
                 try {
                     S3Backing.withdraw(s3);
                 } catch (IOException e) {
-                    log.log(EventName.HOST_UNDO_FAILED, "could not take back what the refused start wrote to an S3 volume: "
-                            + e.getMessage());
+                    log.log(EventName.HOST_UNDO_FAILED, "could not take back what the refused start wrote to an S3"
+                            + " volume: " + e.getMessage());
                 }
             }
         }

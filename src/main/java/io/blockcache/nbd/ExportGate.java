@@ -57,7 +57,8 @@ final class ExportGate {
             String who = address ? "address " + peerAddress.getHostAddress() + " is not in its allow-addresses"
                     : pskUser == null ? "the client has no PSK identity (no TLS-PSK session) and the export has"
                     + " allow-psk-users" : "PSK user '" + pskUser + "' is not in its allow-psk-users";
-            log.accept(EventName.NBD_EXPORT_REFUSED, "export '" + export.name() + "' refused: " + who + (option == OPT_EXPORT_NAME
+            log.accept(EventName.NBD_EXPORT_REFUSED, "export '" + export.name() + "' refused: " + who
+                    + (option == OPT_EXPORT_NAME
                     ? "; NBD_OPT_EXPORT_NAME cannot carry an error, connection closed"
                     : "; answered NBD_REP_ERR_POLICY"));
         }

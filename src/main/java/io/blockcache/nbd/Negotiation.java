@@ -181,8 +181,8 @@ final class Negotiation {
             if (!tlsRefusalCounted) {
                 tlsRefusalCounted = true;
                 counters.tlsOffRefusals.incrementAndGet();
-                log.accept(EventName.NBD_TLS_REFUSED, "asked for TLS, which this server does not offer (--tls=off); answered"
-                        + " NBD_REP_ERR_POLICY");
+                log.accept(EventName.NBD_TLS_REFUSED, "asked for TLS, which this server does not offer (--tls=off);"
+                        + " answered NBD_REP_ERR_POLICY");
             }
             error(OPT_STARTTLS, REP_ERR_POLICY, "TLS is not enabled on this server (--tls=off)");
         } else if (data.hasRemaining()) {

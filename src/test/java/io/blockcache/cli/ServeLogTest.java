@@ -151,8 +151,8 @@ class ServeLogTest {
             assertThat(process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)).as("serve ended").isTrue();
         }
         List<Map<?, ?>> events = jsonLines(Files.readString(errFile, StandardCharsets.UTF_8));
-        assertThat(events.stream().map(e -> String.valueOf(e.get("event"))).toList()).contains("host.format", "nbd.connect", "nbd.disconnect",
-                "drain.done", "serve.stopping", "serve.stopped");
+        assertThat(events.stream().map(e -> String.valueOf(e.get("event"))).toList()).contains("host.format",
+                "nbd.connect", "nbd.disconnect", "drain.done", "serve.stopping", "serve.stopped");
     }
 
     /** The NBD and admin ports from serve's banner on stdout. */

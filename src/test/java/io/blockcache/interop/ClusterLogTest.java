@@ -45,7 +45,8 @@ class ClusterLogTest {
                     if (JVM_LINES.stream().anyMatch(line::startsWith)) {
                         continue;
                     }
-                    assertThat(line).as(member.id + ": a JSON object, in\n" + member.log()).startsWith("{").endsWith("}");
+                    assertThat(line).as(member.id + ": a JSON object, in\n" + member.log()).startsWith("{")
+                            .endsWith("}");
                     Map<?, ?> event = JSON.readValue(line, Map.class);
                     assertThat(String.valueOf(event.get("level"))).as(line).isIn("error", "warning", "info");
                     events.add(String.valueOf(event.get("event")));
