@@ -59,6 +59,7 @@ final class ServeRuntime {
     private AdminEndpoint adminEndpoint;
     private final RecoveryProgress recovery = new RecoveryProgress();
     private NbdServer nbd;
+    private WritebackErrorWatch errorWatch;
     /** Bound before the files are opened; handed to {@link #nbd} once the cache set serves. */
     private ServerSocketChannel nbdListener;
     private boolean stopping;
@@ -214,6 +215,7 @@ final class ServeRuntime {
         admin.start(adminEndpoint);
         beforeServing.run(host);
         startNbd();
+        errorWatch = new WritebackErrorWatch(this::writebackErrors, log).start();
     }
 
     private void bindListeners() throws ServeException {
@@ -359,7 +361,25 @@ final class ServeRuntime {
         return shutdownClean;
     }
 
+    /** Each volume's writeback errors, read on the loop. */
+    private List<WritebackErrorWatch.Errors> writebackErrors() throws HostException {
+        return host.onLoop(done -> {
+            List<WritebackErrorWatch.Errors> all = new java.util.ArrayList<>();
+            for (String name : host.cacheSet().exportNames()) {
+                io.blockcache.writeback.Writeback writeback = host.cacheSet().writeback(name);
+                io.blockcache.writeback.WritebackCounters counters = writeback.counters();
+                all.add(new WritebackErrorWatch.Errors(name, counters.readErrors() + counters.checksumErrors()
+                        + counters.writeErrors() + counters.flushErrors(), writeback.lastError(),
+                        writeback.lastErrorNs()));
+            }
+            done.accept(all);
+        });
+    }
+
     private void closeAll() {
+        if (errorWatch != null) {
+            errorWatch.close();
+        }
         if (nbd != null) {
             nbd.close();
         } else if (nbdListener != null) {

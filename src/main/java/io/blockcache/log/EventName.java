@@ -46,6 +46,8 @@ public enum EventName {
     DRAIN_CANCELLED("drain.cancelled", Level.INFO, "volume bytes seconds"),
     DRAIN_RESTORED("drain.restored", Level.INFO),
     DRAIN_SAVE_FAILED("drain.save_failed", Level.WARNING),
+    // writeback
+    WRITEBACK_ERROR("writeback.error", Level.WARNING, "volume errors"),
     // the NBD server
     NBD_CONNECT("nbd.connect", Level.INFO, "peer export tls"),
     NBD_DISCONNECT("nbd.disconnect", Level.INFO, "peer export seconds"),
