@@ -369,8 +369,7 @@ final class ServeRuntime {
                 io.blockcache.writeback.Writeback writeback = host.cacheSet().writeback(name);
                 io.blockcache.writeback.WritebackCounters counters = writeback.counters();
                 all.add(new WritebackErrorWatch.Errors(name, counters.readErrors() + counters.checksumErrors()
-                        + counters.writeErrors() + counters.flushErrors(), writeback.lastError(),
-                        writeback.lastErrorNs()));
+                        + counters.writeErrors() + counters.flushErrors(), writeback.lastError()));
             }
             done.accept(all);
         });

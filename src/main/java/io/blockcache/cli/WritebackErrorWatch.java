@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Tells the log when writeback of a volume fails ({@link EventName#WRITEBACK_ERROR}): once a second a thread of its
- * own asks the loop for each volume's last writeback error and its time (a copy, then the loop goes on), and logs
- * each error not seen before. The engine's writeback itself logs nothing: it must not block or read the wall clock,
+ * own asks the loop for each volume's count of writeback errors and its last one (a copy, then the loop goes on), and
+ * logs the last error whenever the count grew. (A backing file that changed under the volume also stops writeback, but
+ * counts no error: the device watcher logs that as {@code device.degraded}.) The engine's writeback itself logs nothing: it must not block or read the wall clock,
  * and it retries a failing backing store with a back-off, so at most one line a second per volume comes from here
  * (and the log's flood limit holds even that).
  *
@@ -25,7 +26,7 @@ final class WritebackErrorWatch implements AutoCloseable {
     static final long PERIOD_MS = 1_000;
 
     /** One volume's writeback errors as the loop saw them. */
-    record Errors(String volume, long errorsTotal, String lastError, long lastErrorNs) {
+    record Errors(String volume, long errorsTotal, String lastError) {
     }
 
     /** Reads the volumes' errors on the loop. */
@@ -37,8 +38,8 @@ final class WritebackErrorWatch implements AutoCloseable {
 
     private final Source source;
     private final EventSink log;
-    /** Per volume, the time of the last error logged. */
-    private final Map<String, Long> seenNs = new HashMap<>();
+    /** Per volume, the count of errors when last looked. */
+    private final Map<String, Long> seenErrors = new HashMap<>();
     private ScheduledExecutorService thread;
 
     WritebackErrorWatch(Source source, EventSink log) {
@@ -57,13 +58,14 @@ final class WritebackErrorWatch implements AutoCloseable {
         return this;
     }
 
-    /** Logs every volume's error not logged before. */
+    /** Logs the last error of every volume whose count of errors grew since the last look. */
     void check() throws HostException {
         for (Errors errors : source.read()) {
-            if (errors.lastError() == null || seenNs.getOrDefault(errors.volume(), 0L) == errors.lastErrorNs()) {
+            long before = seenErrors.getOrDefault(errors.volume(), 0L);
+            seenErrors.put(errors.volume(), errors.errorsTotal());
+            if (errors.errorsTotal() <= before || errors.lastError() == null) {
                 continue;
             }
-            seenNs.put(errors.volume(), errors.lastErrorNs());
             log.log(LogEvent.of(EventName.WRITEBACK_ERROR, "writeback of \"" + errors.volume() + "\": "
                     + errors.lastError()).with("volume", errors.volume()).with("errors", errors.errorsTotal()));
         }

@@ -12,14 +12,15 @@ class WritebackErrorWatchTest {
     @Test
     void eachNewErrorOfAVolumeIsLoggedOnceWithItsCount() throws Exception {
         // Proves: no error, no line; a volume's error gives one writeback.error with the volume and the count; the
-        // same error seen again gives nothing; a later one (a new time) gives another; volumes are apart.
+        // same count seen again gives nothing, nor does a last error without a counted one (a backing file changed
+        // under the volume: device.degraded says that); a count that grew gives another; volumes are apart.
         List<List<WritebackErrorWatch.Errors>> reads = new ArrayList<>(List.of(
-                List.of(new WritebackErrorWatch.Errors("a", 0, null, 0)),
-                List.of(new WritebackErrorWatch.Errors("a", 1, "backing write failed: EIO", 100),
-                        new WritebackErrorWatch.Errors("b", 0, null, 0)),
-                List.of(new WritebackErrorWatch.Errors("a", 1, "backing write failed: EIO", 100)),
-                List.of(new WritebackErrorWatch.Errors("a", 3, "backing flush failed: EIO", 900),
-                        new WritebackErrorWatch.Errors("b", 2, "cache read failed", 500))));
+                List.of(new WritebackErrorWatch.Errors("a", 0, null)),
+                List.of(new WritebackErrorWatch.Errors("a", 1, "backing write failed: EIO"),
+                        new WritebackErrorWatch.Errors("b", 0, "backing file changed")),
+                List.of(new WritebackErrorWatch.Errors("a", 1, "backing write failed: EIO")),
+                List.of(new WritebackErrorWatch.Errors("a", 3, "backing flush failed: EIO"),
+                        new WritebackErrorWatch.Errors("b", 2, "cache read failed"))));
         List<LogEvent> events = new ArrayList<>();
         WritebackErrorWatch watch = new WritebackErrorWatch(() -> reads.remove(0), events::add);
         for (int i = 0; i < 4; i++) {
