@@ -112,8 +112,8 @@ class ServeLogTest {
     void aServeProcessInJsonNamesAnNbdClientsConnectAndDisconnectAndTheEndOfADrain() throws Exception {
         // Proves on the real process: with --log-format json every stderr line is a JSON object with a level and an
         // event; an NBD client that connects, writes and leaves gives nbd.connect and nbd.disconnect with its export;
-        // `blockcache drain` gives drain.done volume=default with the bytes written back and the seconds; SIGTERM
-        // gives serve.stopped.
+        // `blockcache drain` gives drain.done volume=default with the bytes written back and the seconds; `volume add`
+        // and `volume remove` give host.volume.added and host.volume.removed; SIGTERM gives serve.stopped.
         Path errFile = dir.resolve("serve.err");
         Path config = Files.writeString(dir.resolve("serve.properties"), "knob.writeback.default.running=false\n");
         String java = ProcessHandle.current().info().command().orElseThrow();
@@ -146,6 +146,13 @@ class ServeLogTest {
             assertThat(((Number) connect.get("tls")).longValue()).isZero();
             Map<?, ?> disconnect = awaitEvent(errFile, "nbd.disconnect");
             assertThat(disconnect.get("export")).isEqualTo("default");
+            String admin = "127.0.0.1:" + ports.get("admin");
+            CliRun added = CliRun.of("volume", "add", "v2=" + dir.resolve("v2.img"), "--size", "4M", "--admin", admin);
+            assertThat(added.exitCode()).as(added.err()).isZero();
+            assertThat(awaitEvent(errFile, "host.volume.added").get("volume")).isEqualTo("v2");
+            CliRun removed = CliRun.of("volume", "remove", "v2", "--admin", admin);
+            assertThat(removed.exitCode()).as(removed.err()).isZero();
+            assertThat(awaitEvent(errFile, "host.volume.removed").get("volume")).isEqualTo("v2");
         } finally {
             process.destroy(); // SIGTERM: the clean stop
             assertThat(process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)).as("serve ended").isTrue();
