@@ -84,6 +84,8 @@ final class EventLog implements EventSink, AutoCloseable {
             now(event);
         } else if (!queue.offer(event)) {
             dropped.incrementAndGet();
+        } else if (closed) {
+            tick(); // closed meanwhile: its last drain of the queue may have run before this event was in it
         }
     }
 
