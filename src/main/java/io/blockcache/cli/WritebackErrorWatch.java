@@ -15,9 +15,9 @@ import java.util.concurrent.TimeUnit;
  * Tells the log when writeback of a volume fails ({@link EventName#WRITEBACK_ERROR}): once a second a thread of its
  * own asks the loop for each volume's count of writeback errors and its last one (a copy, then the loop goes on), and
  * logs the last error whenever the count grew. (A backing file that changed under the volume also stops writeback, but
- * counts no error: the device watcher logs that as {@code device.degraded}.) The engine's writeback itself logs nothing: it must not block or read the wall clock,
- * and it retries a failing backing store with a back-off, so at most one line a second per volume comes from here
- * (and the log's flood limit holds even that).
+ * counts no error: the device watcher logs that as {@code device.degraded}.) The engine's writeback itself logs
+ * nothing: it must not block or read the wall clock, and it retries a failing backing store with a back-off, so at most
+ * one line a second per volume comes from here (and the log's flood limit holds even that).
  *
  * <p>Thread rule: {@link #check} from one thread at a time (the watch's own, or a test's).
  */
