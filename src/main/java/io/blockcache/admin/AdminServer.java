@@ -6,6 +6,8 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.json.JsonWriter;
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
 import io.blockcache.loop.LoopCalls;
 import java.io.IOException;
 import java.io.InputStream;
@@ -93,23 +95,24 @@ public final class AdminServer implements AutoCloseable {
      */
     public AdminServer(InetSocketAddress bindAddress, CacheSet set, BlockDevice cacheDevice,
                        List<BackingSpec> backings) {
-        this(bindAddress, set, cacheDevice, backings, null, message -> { });
+        this(bindAddress, set, cacheDevice, backings, null, EventSink.NONE);
     }
 
     /**
      * @param drainJobs where drain jobs are saved for the next start, or null for nowhere
-     * @param warn told (on the writer thread) when saving them fails
+     * @param log told when a drain job ends ({@code drain.done}, {@code drain.failed}, {@code drain.cancelled}; from
+     *     the loop thread) and when saving the jobs fails ({@code drain.save_failed}; from the writer thread)
      */
     public AdminServer(InetSocketAddress bindAddress, CacheSet set, BlockDevice cacheDevice,
-                       List<BackingSpec> backings, DrainJobStore drainJobs, java.util.function.Consumer<String> warn) {
+                       List<BackingSpec> backings, DrainJobStore drainJobs, EventSink log) {
         this.bindAddress = bindAddress;
         this.set = set;
         this.cacheDevice = cacheDevice;
         this.backings = List.copyOf(backings);
         // kept up to date by setBackings when volumes are added or removed
         this.knobs = new KnobApi(set.knobs());
-        this.drainWriter = new DrainJobWriter(drainJobs, warn);
-        this.drains = new Drains(set, drainWriter, System::currentTimeMillis);
+        this.drainWriter = new DrainJobWriter(drainJobs, line -> log.log(EventName.DRAIN_SAVE_FAILED, line));
+        this.drains = new Drains(set, drainWriter, System::currentTimeMillis, log);
         this.prefetches = new Prefetches(set);
         this.volumeApi = new VolumeApi(set, () -> volumeControl, this::onLoop);
         this.history = new HistoryRecorder(() -> onLoop(() -> StatsCollector.collect(set, cacheDevice,

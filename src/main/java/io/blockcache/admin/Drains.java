@@ -2,6 +2,9 @@ package io.blockcache.admin;
 
 import io.blockcache.engine.CacheSet;
 import io.blockcache.json.JsonWriter;
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
+import io.blockcache.log.LogEvent;
 import io.blockcache.writeback.DrainJob;
 import io.blockcache.writeback.DrainLimits;
 import io.blockcache.writeback.DrainProgress;
@@ -33,14 +36,19 @@ final class Drains {
     private final CacheSet set;
     private final DrainJobWriter writer;
     private final LongSupplier wallClockMs;
+    private final EventSink log;
     /** One entry per volume that was ever drained through the API; sorted so output order is stable. */
     private final Map<String, Entry> byVolume = new TreeMap<>();
 
-    /** @param wallClockMs the wall clock, for deadlines that must mean the same after a restart */
-    Drains(CacheSet set, DrainJobWriter writer, LongSupplier wallClockMs) {
+    /**
+     * @param wallClockMs the wall clock, for deadlines that must mean the same after a restart
+     * @param log told when a job ends (on the loop thread: the sink does not block)
+     */
+    Drains(CacheSet set, DrainJobWriter writer, LongSupplier wallClockMs, EventSink log) {
         this.set = set;
         this.writer = writer;
         this.wallClockMs = wallClockMs;
+        this.log = log;
     }
 
     /**
@@ -63,11 +71,11 @@ final class Drains {
         try {
             long id = entry.id + 1;
             job = writeback.drain(joinable && request.none() ? DrainLimits.NONE : limits,
-                    progress -> { }, result -> saved());
+                    progress -> { }, result -> ended(volume));
             boolean joined = job == before;
             if (!joined || entry.job != job) {
                 entry.begin(id, job, joined ? before.limits().rateMaxBytesPerSecond() : request.rateMaxBytesPerSecond(),
-                        joined ? 0 : deadlineEpochMs(request), false);
+                        joined ? 0 : deadlineEpochMs(request), false, nowNs);
             }
             saved();
             return new KnobApi.Answer(202, new JsonWriter().beginObject()
@@ -113,7 +121,7 @@ final class Drains {
         Entry entry = byVolume.computeIfAbsent(volume, name -> new Entry());
         if (entry.job != writeback.drainJob()) { // a job someone else started: the API follows it from now on
             entry.begin(entry.id + 1, writeback.drainJob(), writeback.drainJob().limits().rateMaxBytesPerSecond(), 0,
-                    false);
+                    false, set.loop().nowNs());
         }
         saved();
         return status(volume);
@@ -154,8 +162,9 @@ final class Drains {
                 long deadlineNs = record.deadlineEpochMs() == 0 ? DrainLimits.NO_DEADLINE
                         : set.loop().nowNs() + (record.deadlineEpochMs() - wallClockMs.getAsLong()) * 1_000_000L;
                 DrainJob job = writeback.restoreDrain(DrainLimits.ofBytes(record.rateMaxBytesPerSecond(), deadlineNs),
-                        paused, progress -> { }, result -> saved());
-                entry.begin(entry.id + 1, job, record.rateMaxBytesPerSecond(), record.deadlineEpochMs(), true);
+                        paused, progress -> { }, result -> ended(record.volume()));
+                entry.begin(entry.id + 1, job, record.rateMaxBytesPerSecond(), record.deadlineEpochMs(), true,
+                        set.loop().nowNs());
                 lines.add((paused ? "the drain of \"" + record.volume() + "\" stays paused (resume it with 'blockcache"
                         + " drain resume --volume " + record.volume() + "')" : "resuming the drain of \""
                         + record.volume() + "\"") + limitsText(record) + ", "
@@ -174,6 +183,33 @@ final class Drains {
         return (record.rateMaxBytesPerSecond() == 0 ? "" : ", rate cap " + record.rateMaxBytesPerSecond() + " B/s")
                 + (record.deadlineEpochMs() == 0 ? "" : ", deadline " + java.time.Instant.ofEpochMilli(
                 record.deadlineEpochMs()));
+    }
+
+    /**
+     * A job of {@code volume} ended (every caller of a joined job hears it; it is logged once): {@code drain.done},
+     * {@code drain.failed} with the reason or {@code drain.cancelled}, with the bytes written back and the seconds it
+     * took on the loop's clock. Then the jobs are saved.
+     */
+    private void ended(String volume) {
+        Entry entry = byVolume.get(volume);
+        DrainJob job = entry == null ? null : entry.job;
+        if (job != null && !job.state().active() && entry.endLogged != job) {
+            entry.endLogged = job;
+            DrainProgress last = job.lastProgress();
+            long bytes = last == null ? 0 : last.writtenBackBytes();
+            long seconds = Math.max(0, set.loop().nowNs() - entry.startedNs) / 1_000_000_000L;
+            EventName name = switch (job.state()) {
+                case DONE -> EventName.DRAIN_DONE;
+                case CANCELLED -> EventName.DRAIN_CANCELLED;
+                default -> EventName.DRAIN_FAILED;
+            };
+            String text = "drain of \"" + volume + "\" " + lower(job.state()) + ": " + bytes + " bytes written back in "
+                    + seconds + " s" + (job.error() == null ? "" : "; " + job.error());
+            LogEvent event = LogEvent.of(name, text).with("volume", volume).with("bytes", bytes)
+                    .with("seconds", seconds);
+            log.log(name == EventName.DRAIN_FAILED ? event.with("reason", String.valueOf(job.error())) : event);
+        }
+        saved();
     }
 
     /** Hands the current jobs to the writer. */
@@ -214,9 +250,14 @@ final class Drains {
         private long rateMaxBytesPerSecond;
         private long deadlineEpochMs;
         private boolean restored;
+        /** The last job whose end was logged. */
+        private DrainJob endLogged;
+        /** When the job began, on the loop's clock. */
+        private long startedNs;
 
-        void begin(long newId, DrainJob newJob, long rateMax, long deadlineMs, boolean fromFile) {
+        void begin(long newId, DrainJob newJob, long rateMax, long deadlineMs, boolean fromFile, long nowNs) {
             id = newId;
+            startedNs = nowNs;
             job = newJob;
             finalBeforeRestart = null;
             rateMaxBytesPerSecond = rateMax;
@@ -225,7 +266,7 @@ final class Drains {
         }
 
         void restoredFinal(DrainJobRecord record) {
-            begin(id + 1, null, record.rateMaxBytesPerSecond(), record.deadlineEpochMs(), true);
+            begin(id + 1, null, record.rateMaxBytesPerSecond(), record.deadlineEpochMs(), true, 0);
             finalBeforeRestart = record;
         }
 

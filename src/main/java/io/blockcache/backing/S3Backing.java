@@ -1,10 +1,11 @@
 package io.blockcache.backing;
 
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
 import io.blockcache.loop.EventLoop;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * Opens an {@code s3://} volume as an {@link S3Device}, checking everything before writing anything: the bucket
@@ -68,28 +69,28 @@ public final class S3Backing {
      * @throws IOException with one line naming the volume
      */
     public static S3Device open(EventLoop loop, S3Uri uri, S3Options options, Create create, InstantSource clock,
-                                Consumer<String> log) throws IOException {
+                                EventSink log) throws IOException {
         return open(loop, uri, options, create, AttachGuard.NONE, clock, log);
     }
 
     /**
-     * As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, Consumer)}, asking {@code guard} about an
+     * As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, EventSink)}, asking {@code guard} about an
      * existing volume before the owner record is taken.
      */
     public static S3Device open(EventLoop loop, S3Uri uri, S3Options options, Create create, AttachGuard guard,
-                                InstantSource clock, Consumer<String> log) throws IOException {
+                                InstantSource clock, EventSink log) throws IOException {
         return open(loop, S3Store.open(uri, options), uri, options, create, guard, clock, log);
     }
 
-    /** As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, Consumer)}, on {@code store}. */
+    /** As {@link #open(EventLoop, S3Uri, S3Options, Create, InstantSource, EventSink)}, on {@code store}. */
     static S3Device open(EventLoop loop, S3Store store, S3Uri uri, S3Options options, Create create,
-                         InstantSource clock, Consumer<String> log) throws IOException {
+                         InstantSource clock, EventSink log) throws IOException {
         return open(loop, store, uri, options, create, AttachGuard.NONE, clock, log);
     }
 
-    /** As {@link #open(EventLoop, S3Uri, S3Options, Create, AttachGuard, InstantSource, Consumer)}, on a store. */
+    /** As {@link #open(EventLoop, S3Uri, S3Options, Create, AttachGuard, InstantSource, EventSink)}, on a store. */
     static S3Device open(EventLoop loop, S3Store store, S3Uri uri, S3Options options, Create create,
-                         AttachGuard guard, InstantSource clock, Consumer<String> log) throws IOException {
+                         AttachGuard guard, InstantSource clock, EventSink log) throws IOException {
         try {
             store.checkBucket();
             S3Store.Found found = store.get(S3Volume.OBJECT_NAME);
@@ -107,8 +108,8 @@ public final class S3Backing {
                 if (store.putIf(S3Volume.OBJECT_NAME, wanted.encode(), null) == null && !ours(store, wanted)) {
                     throw new IOException(store.where() + ": another cache created a volume here at the same time");
                 }
-                log.accept("created the S3 volume " + store.where() + " (" + wanted.sizeBytes() + " bytes, chunks of "
-                        + wanted.chunkBytes() + " bytes)");
+                log.log(EventName.BACKING_S3_CREATED, "created the S3 volume " + store.where() + " ("
+                        + wanted.sizeBytes() + " bytes, chunks of " + wanted.chunkBytes() + " bytes)");
             }
             S3Device device = new S3Device(loop, store, wanted, lease, S3Device.IO_THREADS_DEFAULT,
                     options.retryTimeMs());

@@ -1,5 +1,7 @@
 package io.blockcache.backing;
 
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +86,7 @@ public final class S3Lease {
      * @throws IOException with one line naming the owner when another cache owns the volume and {@code takeOver} is
      *     false, or when the store fails
      */
-    static S3Lease acquire(S3Store store, String ownerId, boolean takeOver, InstantSource clock, Consumer<String> log)
+    static S3Lease acquire(S3Store store, String ownerId, boolean takeOver, InstantSource clock, EventSink log)
             throws IOException {
         String now = clock.instant().toString();
         boolean triedToCreate = false;
@@ -111,7 +113,8 @@ public final class S3Lease {
             triedToCreate |= found == null;
             if (newTag != null) {
                 if (holder != null && !holder.owner().equals(ownerId)) {
-                    log.accept("took over " + store.where() + " from " + holder.describe());
+                    log.log(EventName.BACKING_S3_TAKEN_OVER, "took over " + store.where() + " from "
+                            + holder.describe());
                 }
                 lease.etag = newTag;
                 return lease;

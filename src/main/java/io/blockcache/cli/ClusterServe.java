@@ -8,6 +8,8 @@ import io.blockcache.device.IoResult;
 import io.blockcache.host.CacheHost;
 import io.blockcache.host.HostException;
 import io.blockcache.json.JsonWriter;
+import io.blockcache.log.EventName;
+import io.blockcache.log.LogEvent;
 import io.blockcache.replication.ReplicaNode;
 import io.blockcache.replication.ReplicaPeers;
 import io.blockcache.replication.ReplicatedServing;
@@ -47,7 +49,9 @@ final class ClusterServe {
     private final ServeSettings settings;
     private final ReplicaNode node;
     private final PrintWriter out;
+    /** Every line this member writes on stderr, in serve's {@code --log-format}; it outlives each serving term. */
     private final PrintWriter err;
+    private final EventLog log;
     private volatile ServeRuntime runtime;
     /** What the admin API asks of this member: its status, and handing the lead to another member. */
     private final ClusterControl control = new ClusterControl() {
@@ -66,24 +70,26 @@ final class ClusterServe {
     private String followerAdminProblem;
     private volatile boolean stopping;
 
-    private ClusterServe(ServeSettings settings, ReplicaNode node, PrintWriter out, PrintWriter err) {
+    private ClusterServe(ServeSettings settings, ReplicaNode node, PrintWriter out, PrintWriter err, EventLog log) {
         this.settings = settings;
         this.node = node;
         this.out = out;
         this.err = err;
+        this.log = log;
     }
 
     /** Runs the member until the process is stopped; the exit code. */
-    static int run(ServeSettings settings, String nodeId, String peerList, PrintWriter out, PrintWriter err) {
+    static int run(ServeSettings settings, String nodeId, String peerList, PrintWriter out, PrintWriter err,
+                   EventLog log) {
         ReplicaPeers peers;
         try {
             peers = ReplicaPeers.parse(nodeId, peerList == null ? "" : peerList);
         } catch (IllegalArgumentException e) {
-            return fail(err, e.getMessage(), 2);
+            return fail(log, e.getMessage(), 2);
         }
         for (Map.Entry<String, BackingLocation> b : settings.backings().entrySet()) {
             if (b.getValue() instanceof BackingLocation.File) {
-                return fail(err, "replication needs a backing store every member reaches (s3:// or nbd://); "
+                return fail(log, "replication needs a backing store every member reaches (s3:// or nbd://); "
                         + b.getKey() + " is a file on this node, which a failover could not take along", 2);
             }
         }
@@ -91,9 +97,9 @@ final class ClusterServe {
         try {
             node = ReplicaNode.start(peers, groupName(settings), settings.dataDir().resolve("replica"));
         } catch (IOException | RuntimeException e) {
-            return fail(err, "cannot start replication on " + peers.selfAddress() + ": " + e.getMessage(), 1);
+            return fail(log, "cannot start replication on " + peers.selfAddress() + ": " + e.getMessage(), 1);
         }
-        ClusterServe member = new ClusterServe(settings, node, out, err);
+        ClusterServe member = new ClusterServe(settings, node, out, err, log);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             member.stopping = true;
             member.stopServing("stopping");
@@ -101,13 +107,15 @@ final class ClusterServe {
             try {
                 node.close();
             } catch (IOException e) {
-                member.log("closing replication: " + e.getMessage());
+                log.now(EventName.CLUSTER_PROBLEM, "closing replication: " + e.getMessage());
             }
-            err.flush();
+            log.now(EventName.SERVE_STOPPED, "stopped");
+            log.close();
             Runtime.getRuntime().halt(0);
         }, "blockcache-shutdown"));
-        member.log("node " + peers.self() + " of " + new TreeSet<>(peers.members().keySet()) + ", replication on "
-                + peers.selfAddress().getHostString() + ":" + peers.selfAddress().getPort() + "; waiting for a leader");
+        log.now(LogEvent.of(EventName.CLUSTER_STARTED, "node " + peers.self() + " of "
+                + new TreeSet<>(peers.members().keySet()) + ", replication on " + peers.selfAddress().getHostString()
+                + ":" + peers.selfAddress().getPort() + "; waiting for a leader").with("node", peers.self()));
         member.loop();
         return 0;
     }
@@ -134,7 +142,7 @@ final class ClusterServe {
             openFollowerAdmin();
             String leader = node.leaderId();
             if (leader != null && !leader.equals(leaderSeen) && !leader.equals(node.id())) {
-                log("following " + leader);
+                log.now(LogEvent.of(EventName.CLUSTER_FOLLOWING, "following " + leader).with("leader", leader));
                 leaderSeen = leader;
             }
             pause();
@@ -149,13 +157,14 @@ final class ClusterServe {
             deleteTree(servingDir);
             replayBytes = node.status().replicaBytes();
         } catch (IOException e) {
-            log("cannot clear " + servingDir + " to serve: " + e.getMessage());
+            log.now(EventName.CLUSTER_PROBLEM, "cannot clear " + servingDir + " to serve: " + e.getMessage());
             pause();
             return;
         }
         try {
             if (!node.holdLease(term, LEASE_WAIT.toMillis())) {
-                log("leads (term " + term + ") but holds no lease: " + node.leaseProblem(term));
+                log.now(EventName.CLUSTER_PROBLEM, "leads (term " + term + ") but holds no lease: "
+                        + node.leaseProblem(term));
                 node.releaseLease();
                 pause();
                 return;
@@ -165,21 +174,24 @@ final class ClusterServe {
             stopping = true;
             return;
         }
-        log("leads (term " + term + "): replaying " + ByteSizes.human(replayBytes) + " of replicated dirty data");
+        log.now(LogEvent.of(EventName.CLUSTER_LEADING, "leads (term " + term + "): replaying "
+                + ByteSizes.human(replayBytes) + " of replicated dirty data").with("term", term)
+                .with("bytes", replayBytes));
         ServeSettings serving = settings.forReplica(servingDir);
         try {
-            runtime = ServeRuntime.start(serving, true, err, host -> replay(host, term),
+            runtime = ServeRuntime.start(serving, true, err, log, host -> replay(host, term),
                     () -> node.leaseProblem(term));
         } catch (ServeRuntime.ServeException e) {
-            log("cannot serve: " + e.getMessage());
+            log.now(EventName.CLUSTER_PROBLEM, "cannot serve: " + e.getMessage());
             runtime = null;
             node.releaseLease();
             pause();
             return;
         }
         runtime.cluster(control);
-        log("serving " + serving.backings().keySet() + " on nbd://" + ServeCommand.hostPort(runtime.nbdAddress())
-                + ", admin http://" + ServeCommand.hostPort(runtime.adminAddress()) + " (term " + term + ")");
+        log.now(LogEvent.of(EventName.CLUSTER_SERVING, "serving " + serving.backings().keySet() + " on nbd://"
+                + ServeCommand.hostPort(runtime.nbdAddress()) + ", admin http://"
+                + ServeCommand.hostPort(runtime.adminAddress()) + " (term " + term + ")").with("term", term));
         out.flush();
         long writebackAtNs = System.nanoTime() + FENCE_DELAY.toNanos();
         boolean writebackOn = false;
@@ -207,13 +219,13 @@ final class ClusterServe {
         }
         try {
             followerAdmin = AdminEndpoint.bind(settings.adminListen(), AdminServer.following(control,
-                    node::leaderId), ServeRuntime.adminGuard(settings, err));
+                    node::leaderId), ServeRuntime.adminGuard(settings, log));
             followerAdminProblem = null;
         } catch (IOException e) {
             String problem = "cannot listen for the admin API on " + ServeCommand.hostPort(settings.adminListen())
                     + " while following: " + e.getMessage();
             if (!problem.equals(followerAdminProblem)) {
-                log(problem);
+                log.now(EventName.CLUSTER_PROBLEM, problem);
                 followerAdminProblem = problem;
             }
         }
@@ -288,10 +300,10 @@ final class ClusterServe {
         try {
             String problem = runtime.host().applyKnobs(on);
             if (problem != null) {
-                log("starting writeback: " + problem);
+                log.now(EventName.CLUSTER_PROBLEM, "starting writeback: " + problem);
             }
         } catch (HostException e) {
-            log("starting writeback: " + e.getMessage());
+            log.now(EventName.CLUSTER_PROBLEM, "starting writeback: " + e.getMessage());
         }
         return true;
     }
@@ -302,13 +314,13 @@ final class ClusterServe {
         if (serving == null) {
             return;
         }
-        log(why + "; stops serving");
+        log.now(LogEvent.of(EventName.CLUSTER_STOPPED_SERVING, why + "; stops serving").with("reason", why));
         node.releaseLease(); // the backing fence closes now, whatever the stop below still does
         try {
             // No backing write from here on: the next server may already write the same store.
             serving.host().applyKnobs(writebackOff(serving.settings()));
         } catch (HostException | RuntimeException e) {
-            log("stopping writeback: " + e.getMessage());
+            log.now(EventName.CLUSTER_PROBLEM, "stopping writeback: " + e.getMessage());
         }
         serving.stop(false);
         runtime = null;
@@ -342,14 +354,8 @@ final class ClusterServe {
         }
     }
 
-    private void log(String line) {
-        err.println("blockcache serve: " + line);
-        err.flush();
-    }
-
-    private static int fail(PrintWriter err, String message, int code) {
-        err.println("blockcache serve: " + message);
-        err.flush();
+    private static int fail(EventLog log, String message, int code) {
+        log.now(EventName.SERVE_START_FAILED, message);
         return code;
     }
 }

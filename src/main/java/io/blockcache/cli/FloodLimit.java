@@ -19,8 +19,8 @@ final class FloodLimit {
     /** 10 s windows. */
     static final long WINDOW_NS = 10_000_000_000L;
     /**
-     * Event names tracked: the names are constants ({@link ServeEvents}), so this is far above what is used; past it
-     * every new name shares one window rather than growing the map.
+     * Event names tracked: the names are constants ({@link io.blockcache.log.EventName}), so this is far above what is
+     * used; past it every new name shares one window rather than growing the map.
      */
     static final int NAMES_MAX = 256;
     private static final String OTHER = "log.other";

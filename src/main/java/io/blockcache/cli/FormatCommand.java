@@ -321,7 +321,7 @@ final class FormatCommand implements Callable<Integer> {
                 contents -> refusal(location.display(), contents));
         try {
             return S3Backing.open(loop, location.uri(), options, create, guard, InstantSource.system(),
-                    line -> err.println("blockcache format: " + line));
+                    event -> err.println("blockcache format: " + event.message()));
         } catch (IOException e) {
             throw new FormatException(e.getMessage());
         }

@@ -1,5 +1,6 @@
 package io.blockcache.cli;
 
+import io.blockcache.log.Level;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,22 +20,6 @@ import java.util.Map;
  * <p>Thread rule: any thread (immutable).
  */
 final class JournalPriority {
-    /** The priorities serve marks; the values are syslog's (sd-daemon.h: SD_ERR, SD_WARNING, SD_INFO). */
-    enum Level {
-        ERROR("<3>"), WARNING("<4>"), INFO("<6>");
-
-        private final String prefix;
-
-        Level(String prefix) {
-            this.prefix = prefix;
-        }
-
-        /** The level's name in a log line: error, warning, info. */
-        String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
-
     /** This process's, decided once: the environment and stderr do not change while serve runs. */
     static final JournalPriority PROCESS = of(System.getenv("JOURNAL_STREAM"), stderrDeviceAndInode());
 
@@ -66,7 +51,16 @@ final class JournalPriority {
 
     /** {@code line} with {@code level}'s prefix under journald, as it is otherwise. */
     String mark(Level level, String line) {
-        return journal ? level.prefix + line : line;
+        return journal ? prefix(level) + line : line;
+    }
+
+    /** The sd-daemon(3) prefix of {@code level}: syslog's values (sd-daemon.h: SD_ERR, SD_WARNING, SD_INFO). */
+    static String prefix(Level level) {
+        return switch (level) {
+            case ERROR -> "<3>";
+            case WARNING -> "<4>";
+            case INFO -> "<6>";
+        };
     }
 
     /** Whether lines get prefixes. */

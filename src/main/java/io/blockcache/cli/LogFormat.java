@@ -1,6 +1,7 @@
 package io.blockcache.cli;
 
 import io.blockcache.json.JsonWriter;
+import io.blockcache.log.LogEvent;
 import java.time.Instant;
 import picocli.CommandLine;
 
@@ -39,7 +40,7 @@ enum LogFormat {
 
     private static String text(LogEvent event) {
         StringBuilder line = new StringBuilder("blockcache serve: ").append(event.message())
-                .append(" [event=").append(event.name()).append(" level=").append(event.level().label());
+                .append(" [event=").append(event.name().id()).append(" level=").append(event.level().label());
         for (LogEvent.Field field : event.fields()) {
             line.append(' ').append(field.key()).append('=').append(logfmt(String.valueOf(field.value())));
         }
@@ -57,7 +58,7 @@ enum LogFormat {
         JsonWriter json = new JsonWriter().beginObject()
                 .field("time", time.toString())
                 .field("level", event.level().label())
-                .field("event", event.name())
+                .field("event", event.name().id())
                 .field("message", event.message());
         for (LogEvent.Field field : event.fields()) {
             if (field.value() instanceof Number number) {

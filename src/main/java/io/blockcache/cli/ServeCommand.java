@@ -1,5 +1,8 @@
 package io.blockcache.cli;
 
+import io.blockcache.log.EventName;
+import io.blockcache.log.Level;
+import io.blockcache.log.LogEvent;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -44,7 +47,7 @@ final class ServeCommand implements Callable<Integer> {
         try {
             settings = ServeSettings.of(options);
         } catch (IllegalArgumentException e) {
-            log.error(ServeEvents.START_FAILED, e.getMessage());
+            log.now(EventName.SERVE_START_FAILED, e.getMessage());
             return 2;
         }
         if (options.printJvmOptions) {
@@ -57,20 +60,20 @@ final class ServeCommand implements Callable<Integer> {
                     s3Backings, JvmSizing.journaledVolumes(settings.knobs()), settings.nbdLimits());
             String warning = sizing.ramWarning(JvmSizing.physicalRamBytes());
             if (warning != null) {
-                log.warning(ServeEvents.MEMORY_LOW, warning);
+                log.now(EventName.SERVE_MEMORY_LOW, warning);
             }
             out.println(String.join(" ", sizing.options()));
             out.flush();
             return 0;
         }
         if (options.nodeId != null || options.peers != null) {
-            return ClusterServe.run(settings, options.nodeId, options.peers, out, err);
+            return ClusterServe.run(settings, options.nodeId, options.peers, out, err, log);
         }
         ServeRuntime runtime;
         try {
             runtime = ServeRuntime.start(settings, options.force, err, log);
         } catch (ServeRuntime.ServeException e) {
-            log.error(ServeEvents.START_FAILED, e.getMessage());
+            log.now(EventName.SERVE_START_FAILED, e.getMessage());
             return 1;
         }
         SystemdNotify systemd = SystemdNotify.fromEnvironment();
@@ -81,9 +84,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             notify(systemd, log, "STOPPING=1", "STATUS=stopping: journal commit, checkpoint, clean shutdown");
-            log.info(ServeEvents.STOPPING, "stopping (journal commit, checkpoint, clean shutdown)...");
+            log.now(EventName.SERVE_STOPPING, "stopping (journal commit, checkpoint, clean shutdown)...");
             boolean clean = runtime.stop();
-            log.log(LogEvent.of(clean ? JournalPriority.Level.INFO : JournalPriority.Level.ERROR, ServeEvents.STOPPED,
+            log.now(LogEvent.of(clean ? Level.INFO : Level.ERROR, EventName.SERVE_STOPPED,
                     clean ? "stopped cleanly" : "stopped, not cleanly").with("clean", clean ? 1 : 0));
             out.flush();
             // A signal would otherwise end the JVM with 128+signal; a clean stop is a success.
@@ -96,7 +99,7 @@ final class ServeCommand implements Callable<Integer> {
                 + hostPort(runtime.nbdAddress()) + ", admin http://" + hostPort(runtime.adminAddress()));
         while (!runtime.awaitStopped(LIVENESS_CHECK_PERIOD)) {
             if (runtime.loop().failure() != null) {
-                log.error(ServeEvents.FAIL_STOP, "the cache stopped on an internal error (fail-stop): "
+                log.now(EventName.SERVE_FAIL_STOP, "the cache stopped on an internal error (fail-stop): "
                         + runtime.loop().failure());
                 return 1; // System.exit runs the hook, which closes what it can and exits 1
             }
@@ -107,7 +110,7 @@ final class ServeCommand implements Callable<Integer> {
     private static void notify(SystemdNotify systemd, EventLog log, String... assignments) {
         String problem = systemd.notify(assignments);
         if (problem != null) {
-            log.warning(ServeEvents.SYSTEMD_NOTIFY_FAILED, "telling systemd " + assignments[0] + " failed: " + problem);
+            log.now(EventName.SYSTEMD_NOTIFY_FAILED, "telling systemd " + assignments[0] + " failed: " + problem);
         }
     }
 
@@ -135,11 +138,12 @@ final class ServeCommand implements Callable<Integer> {
         if (admin.getAddress().isLoopbackAddress()) {
             return;
         }
-        log.warning(ServeEvents.ADMIN_EXPOSED, "warning: the admin API listens on "
+        log.now(LogEvent.of(EventName.ADMIN_EXPOSED, "warning: the admin API listens on "
                 + hostPort(admin) + " without TLS: "
                 + (settings.access().adminToken() != null ? "its token crosses the network in clear text"
                 : "anyone who reaches it can change the cache (--insecure, no token)")
-                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)");
+                + "; keep it on 127.0.0.1 and use ssh -L, or a TLS proxy (docs/OPERATIONS.md §10)")
+                .with("address", hostPort(admin)));
     }
 
     private static void printBanner(PrintWriter out, ServeSettings settings, ServeRuntime runtime) {

@@ -14,6 +14,9 @@ import io.blockcache.host.CacheHost;
 import io.blockcache.host.FileSpaces;
 import io.blockcache.host.HostException;
 import io.blockcache.host.HostFiles;
+import io.blockcache.log.EventName;
+import io.blockcache.log.Level;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.RealLoop;
 import io.blockcache.nbd.NbdServer;
 import io.blockcache.nbd.NbdServerStats;
@@ -47,6 +50,8 @@ final class ServeRuntime {
     private final PrintWriter err;
     /** The events this runtime tells the operator, on {@link #err} ({@code --log-format}). */
     private final EventLog log;
+    /** Whether {@link #stop} closes {@link #log}: not when it outlives this runtime (a replication member's). */
+    private final boolean closesLog;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private CacheHost host;
     private AdminServer admin;
@@ -54,6 +59,7 @@ final class ServeRuntime {
     private AdminEndpoint adminEndpoint;
     private final RecoveryProgress recovery = new RecoveryProgress();
     private NbdServer nbd;
+    private WritebackErrorWatch errorWatch;
     /** Bound before the files are opened; handed to {@link #nbd} once the cache set serves. */
     private ServerSocketChannel nbdListener;
     private boolean stopping;
@@ -70,12 +76,13 @@ final class ServeRuntime {
         void run(CacheHost host) throws ServeException;
     }
 
-    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err, EventLog log,
+    private ServeRuntime(ServeSettings settings, boolean force, PrintWriter err, EventLog log, boolean closesLog,
                          BeforeServing beforeServing, java.util.function.Supplier<String> backingFence) {
         this.settings = settings;
         this.force = force;
         this.err = err;
         this.log = log;
+        this.closesLog = closesLog;
         this.beforeServing = beforeServing;
         this.backingFence = backingFence;
     }
@@ -101,27 +108,33 @@ final class ServeRuntime {
     /** As {@link #start(ServeSettings, boolean, PrintWriter)}, its events in {@code log} ({@code --log-format}). */
     static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, EventLog log)
             throws ServeException {
-        return start(settings, force, err, log, host -> { }, null);
+        return start(settings, force, err, log, true, host -> { }, null);
     }
 
     /**
      * As {@link #start(ServeSettings, boolean, PrintWriter)}, running {@code beforeServing} before NBD serves, with the
-     * backing devices behind {@code backingFence} (null: none).
+     * backing devices behind {@code backingFence} (null: none), its events in {@code log}, which outlives it (its
+     * stop does not close it).
      */
-    static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, BeforeServing beforeServing,
-                              java.util.function.Supplier<String> backingFence) throws ServeException {
-        return start(settings, force, err, EventLog.of(err, LogFormat.TEXT), beforeServing, backingFence);
+    static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, EventLog log,
+                              BeforeServing beforeServing, java.util.function.Supplier<String> backingFence)
+            throws ServeException {
+        return start(settings, force, err, log, false, beforeServing, backingFence);
     }
 
     private static ServeRuntime start(ServeSettings settings, boolean force, PrintWriter err, EventLog log,
-                                      BeforeServing beforeServing, java.util.function.Supplier<String> backingFence)
-            throws ServeException {
-        ServeRuntime runtime = new ServeRuntime(settings, force, err, log, beforeServing, backingFence);
+                                      boolean closesLog, BeforeServing beforeServing,
+                                      java.util.function.Supplier<String> backingFence) throws ServeException {
+        ServeRuntime runtime = new ServeRuntime(settings, force, err, log, closesLog, beforeServing, backingFence);
         try {
             runtime.startAll();
+            log.tick(); // the start's events are out when it returns
             return runtime;
         } catch (ServeException | RuntimeException e) {
             runtime.closeAll();
+            if (closesLog) {
+                log.close(); // what was queued is out before the caller reports the refusal
+            }
             throw e;
         }
     }
@@ -178,12 +191,12 @@ final class ServeRuntime {
                 settings.damageMap(), settings.dataDir(), force, settings.cacheSizeGiven());
         boolean terminal = ProgressLine.stderrIsTerminal();
         ProgressLine progress = terminal ? new ProgressLine(err, "blockcache serve: formatting", true)
-                : new ProgressLine(err, "formatting", false, line -> log.info(ServeEvents.HOST_OPEN, line));
+                : new ProgressLine(err, "formatting", false, line -> log.log(EventName.HOST_FORMAT_PROGRESS, line));
         // Both ports are bound before any file is created, formatted or locked, so that a port in use refuses the
         // start with nothing written (a half-made cache would make the next start refuse instead).
         bindListeners();
         try {
-            host = CacheHost.open(files, "blockcache-loop", line -> log.info(ServeEvents.HOST_OPEN, line), progress,
+            host = CacheHost.open(files, "blockcache-loop", log, progress,
                     recovery, loop -> {
                         // Answer with recovery's progress from here on, so that a long open shows how far it got.
                         adminEndpoint.answerWith(new RecoveryAdmin(loop, recovery));
@@ -193,15 +206,16 @@ final class ServeRuntime {
         }
         DrainJobFile drainJobs = new DrainJobFile(settings.dataDir().resolve(DrainJobFile.NAME));
         admin = new AdminServer(settings.adminListen(), host.cacheSet(), host.cacheDevice(), host.backings(),
-                drainJobs, warning -> log.warning(ServeEvents.DRAIN_SAVE_FAILED, warning));
+                drainJobs, log);
         restoreDrains(drainJobs);
         for (String warning : FileSpaces.warnings(FileSpaces.measure(files))) {
-            log.warning(ServeEvents.FILE_SPACE_LOW, warning);
+            log.now(EventName.FILES_SPACE_LOW, warning);
         }
         admin.fileSpaces(() -> FileSpaces.measure(files));
         admin.start(adminEndpoint);
         beforeServing.run(host);
         startNbd();
+        errorWatch = new WritebackErrorWatch(this::writebackErrors, log).start();
     }
 
     private void bindListeners() throws ServeException {
@@ -235,15 +249,10 @@ final class ServeRuntime {
         return adminGuard(settings, log);
     }
 
-    /** The admin API's door for {@code settings}: the token if one is configured; refusals logged on {@code err}. */
-    static AdminGuard adminGuard(ServeSettings settings, PrintWriter err) {
-        return adminGuard(settings, EventLog.of(err, LogFormat.TEXT));
-    }
-
     /** The admin API's door for {@code settings}: the token if one is configured; refusals logged in {@code log}. */
     static AdminGuard adminGuard(ServeSettings settings, EventLog log) {
         AdminToken token = settings.access().adminToken();
-        return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> log.warning(ServeEvents.ADMIN_REFUSED,
+        return token == null ? AdminGuard.OPEN : new AdminGuard(token, line -> log.log(EventName.ADMIN_REFUSED,
                 line));
     }
 
@@ -258,7 +267,7 @@ final class ServeRuntime {
                     + " (move the file away to start without them)");
         }
         for (String line : admin.restoreDrains(saved)) {
-            log.info(ServeEvents.DRAIN_RESTORED, line);
+            log.now(EventName.DRAIN_RESTORED, line);
         }
     }
 
@@ -273,7 +282,7 @@ final class ServeRuntime {
         }
         try {
             nbd = new NbdServer(settings.nbdListen(), exports, host.loop(), settings.nbdLimits(), settings.tls(),
-                    settings.access().exports(), line -> log.warning(ServeEvents.NBD_CLIENT, line));
+                    settings.access().exports(), log);
             nbd.start(nbdListener);
         } catch (IOException e) {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
@@ -319,7 +328,7 @@ final class ServeRuntime {
             if (nbd != null) {
                 nbd.stopAccepting();
                 if (!nbd.awaitIdle(IN_FLIGHT_WAIT)) {
-                    log.warning(ServeEvents.STOP_PROBLEM, "NBD requests still in flight after "
+                    log.now(EventName.SERVE_STOP_PROBLEM, "NBD requests still in flight after "
                             + IN_FLIGHT_WAIT.toSeconds() + " s; shutting down anyway (they will get errors)");
                 }
             }
@@ -331,30 +340,52 @@ final class ServeRuntime {
             if (!result.ok()) {
                 // A cache file that changed under us has its own what-next in the message.
                 boolean cacheChanged = host.cacheDevice().changeFound() != null;
-                log.error(ServeEvents.STOP_PROBLEM, "clean shutdown failed: "
-                        + result.message() + (cacheChanged ? "" : "; the next start recovers from the journal"));
+                log.now(LogEvent.of(Level.ERROR, EventName.SERVE_STOP_PROBLEM, "clean shutdown failed: "
+                        + result.message() + (cacheChanged ? "" : "; the next start recovers from the journal")));
             }
         } catch (HostException e) {
-            log.error(ServeEvents.STOP_PROBLEM, e.getMessage() + "; the next start recovers from the journal");
+            log.now(LogEvent.of(Level.ERROR, EventName.SERVE_STOP_PROBLEM, e.getMessage()
+                    + "; the next start recovers from the journal"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             closeAll();
-            log.close(); // the counts of floods not yet reported
+            if (closesLog) {
+                log.close(); // the counts of floods not yet reported
+            } else {
+                log.tick();
+            }
             err.flush();
             stopped.countDown();
         }
         return shutdownClean;
     }
 
+    /** Each volume's writeback errors, read on the loop. */
+    private List<WritebackErrorWatch.Errors> writebackErrors() throws HostException {
+        return host.onLoop(done -> {
+            List<WritebackErrorWatch.Errors> all = new java.util.ArrayList<>();
+            for (String name : host.cacheSet().exportNames()) {
+                io.blockcache.writeback.Writeback writeback = host.cacheSet().writeback(name);
+                io.blockcache.writeback.WritebackCounters counters = writeback.counters();
+                all.add(new WritebackErrorWatch.Errors(name, counters.readErrors() + counters.checksumErrors()
+                        + counters.writeErrors() + counters.flushErrors(), writeback.lastError()));
+            }
+            done.accept(all);
+        });
+    }
+
     private void closeAll() {
+        if (errorWatch != null) {
+            errorWatch.close();
+        }
         if (nbd != null) {
             nbd.close();
         } else if (nbdListener != null) {
             try {
                 nbdListener.close();
             } catch (IOException e) {
-                log.warning(ServeEvents.STOP_PROBLEM, "closing the NBD listener: " + e.getMessage());
+                log.now(EventName.SERVE_STOP_PROBLEM, "closing the NBD listener: " + e.getMessage());
             }
         }
         if (admin != null && !stopping) {

@@ -7,6 +7,7 @@ import io.blockcache.engine.Knob;
 import io.blockcache.host.CacheHost;
 import io.blockcache.host.HostException;
 import io.blockcache.host.HostFiles;
+import io.blockcache.log.EventSink;
 import io.blockcache.volume.CacheMode;
 import io.blockcache.volume.Volume;
 import java.time.Duration;
@@ -63,7 +64,7 @@ public final class BlockCache implements AutoCloseable {
                 config.force());
         CacheHost host;
         try {
-            host = CacheHost.open(files, "blockcache-embed-loop", line -> { }, fraction -> { });
+            host = CacheHost.open(files, "blockcache-embed-loop", EventSink.NONE, fraction -> { });
         } catch (HostException e) {
             throw new BlockCacheException(e.getMessage());
         }

@@ -11,6 +11,9 @@ import io.blockcache.engine.Knob;
 import io.blockcache.engine.OpenWarmUp;
 import io.blockcache.engine.Outcome;
 import io.blockcache.engine.RecoveryProgress;
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.LoopCalls;
 import io.blockcache.loop.Prng;
 import io.blockcache.loop.RealLoop;
@@ -39,7 +42,7 @@ public final class CacheHost implements AutoCloseable {
     public static final Duration LOOP_STEP_TIMEOUT = Duration.ofSeconds(120);
 
     private final HostFiles files;
-    private final Consumer<String> log;
+    private final EventSink log;
     private final RealLoop loop;
     /** Copy-on-write: volumes added and removed live change them while the admin API reads them. */
     private final List<BlockDevice> devices = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -57,7 +60,7 @@ public final class CacheHost implements AutoCloseable {
         void run(RealLoop loop) throws HostException;
     }
 
-    private CacheHost(HostFiles files, String loopName, Consumer<String> log) {
+    private CacheHost(HostFiles files, String loopName, EventSink log) {
         this.files = files;
         this.log = log;
         this.loop = new RealLoop(loopName);
@@ -69,20 +72,20 @@ public final class CacheHost implements AutoCloseable {
      * already opened is closed again.
      *
      * @param loopName the loop thread's name
-     * @param log told one line per notable step (files created, formatting), without a prefix
+     * @param log told each notable step (files created, formatting, volumes attached) as a named event
      * @param formatProgress told the fraction done in [0, 1] while a new cache is formatted
      * @throws HostException with the message for the user (the engine's own message for open errors)
      */
-    public static CacheHost open(HostFiles files, String loopName, Consumer<String> log,
+    public static CacheHost open(HostFiles files, String loopName, EventSink log,
                                  DoubleConsumer formatProgress) throws HostException {
         return open(files, loopName, log, formatProgress, new RecoveryProgress(), loop -> { });
     }
 
     /**
-     * {@link #open(HostFiles, String, Consumer, DoubleConsumer)} that reports recovery's progress to
+     * {@link #open(HostFiles, String, EventSink, DoubleConsumer)} that reports recovery's progress to
      * {@code recovery} (its loop-thread rule applies) and runs {@code beforeRecovery} just before recovery starts.
      */
-    public static CacheHost open(HostFiles files, String loopName, Consumer<String> log, DoubleConsumer formatProgress,
+    public static CacheHost open(HostFiles files, String loopName, EventSink log, DoubleConsumer formatProgress,
                                  RecoveryProgress recovery, BeforeRecovery beforeRecovery) throws HostException {
         CacheHost host = new CacheHost(files, loopName, log);
         try {
@@ -92,6 +95,11 @@ public final class CacheHost implements AutoCloseable {
             host.close();
             throw e;
         }
+    }
+
+    /** Where the host's events go. */
+    EventSink log() {
+        return log;
     }
 
     /** The cache set (loop-thread rule applies). */
@@ -188,7 +196,6 @@ public final class CacheHost implements AutoCloseable {
             throw new HostException(knobProblem[0]);
         }
         for (Map.Entry<String, BackingLocation> added : known.toAdd().entrySet()) {
-            log.accept("volume \"" + added.getKey() + "\" is not in " + files.cacheFile() + " yet: adding it");
             volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), null, files.force());
         }
         watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
@@ -222,13 +229,15 @@ public final class CacheHost implements AutoCloseable {
         }
         CacheSet.Growth growth = grown.value();
         if (growth.addedBytes() > 0) {
-            log.accept("cache " + files.cacheFile() + " grown by " + growth.addedBytes() + " bytes: "
-                    + growth.bucketsBefore() + " -> " + growth.bucketsAfter() + " buckets of "
-                    + growth.bucketSizeBytes() + " bytes");
+            log.log(LogEvent.of(EventName.HOST_CACHE_GROWN, "cache " + files.cacheFile() + " grown by "
+                    + growth.addedBytes() + " bytes: " + growth.bucketsBefore() + " -> " + growth.bucketsAfter()
+                    + " buckets of " + growth.bucketSizeBytes() + " bytes")
+                    .with("path", files.cacheFile().toString()).with("bytes", growth.addedBytes()));
         } else if (wanted < device.sizeBytes()) {
-            log.accept("warning: cache-size " + files.cacheSizeBytes() + " is smaller than the cache in "
-                    + files.cacheFile() + " (" + device.sizeBytes() + " bytes); shrinking a cache is not supported,"
-                    + " so it keeps its size");
+            log.log(LogEvent.of(EventName.HOST_CACHE_SIZE_IGNORED, "warning: cache-size " + files.cacheSizeBytes()
+                    + " is smaller than the cache in " + files.cacheFile() + " (" + device.sizeBytes() + " bytes);"
+                    + " shrinking a cache is not supported, so it keeps its size")
+                    .with("path", files.cacheFile().toString()));
         }
     }
 
@@ -267,7 +276,8 @@ public final class CacheHost implements AutoCloseable {
     }
 
     private void format(DoubleConsumer progress) throws HostException {
-        log.accept("formatting " + files.cacheFile() + " for " + files.backings().keySet());
+        log.log(LogEvent.of(EventName.HOST_FORMAT, "formatting " + files.cacheFile() + " for "
+                + files.backings().keySet()).with("path", files.cacheFile().toString()));
         // UUIDs must differ between cache sets; the engine takes them from a Prng, so seed it unpredictably
         // (the host is outside the deterministic engine).
         Prng ids = new Prng(new SecureRandom().nextLong());
@@ -357,7 +367,7 @@ public final class CacheHost implements AutoCloseable {
                     done.accept(true);
                 });
             } catch (HostException e) {
-                log.accept("closing the device files: " + e.getMessage());
+                log.log(EventName.HOST_CLOSE_FAILED, "closing the device files: " + e.getMessage());
             }
         }
         loop.close();

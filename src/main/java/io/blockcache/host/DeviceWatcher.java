@@ -2,13 +2,15 @@ package io.blockcache.host;
 
 import io.blockcache.device.FileDevice;
 import io.blockcache.engine.CacheSet;
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.RealLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * Watches the files under a {@link CacheHost} for a change while open — deleted, replaced by another file, moved
@@ -36,12 +38,12 @@ final class DeviceWatcher implements AutoCloseable {
 
     private final RealLoop loop;
     private final CacheSet set;
-    private final Consumer<String> log;
+    private final EventSink log;
     private final List<Watched> watched;
     private final boolean[] reported;
     private final ScheduledExecutorService thread;
 
-    DeviceWatcher(RealLoop loop, String threadName, CacheSet set, List<Watched> watched, Consumer<String> log) {
+    DeviceWatcher(RealLoop loop, String threadName, CacheSet set, List<Watched> watched, EventSink log) {
         this.loop = loop;
         this.set = set;
         this.log = log;
@@ -71,7 +73,7 @@ final class DeviceWatcher implements AutoCloseable {
             Watched file = watched.get(i);
             String lockProblem = file.device().keepLock();
             if (lockProblem != null) {
-                log.accept(lockProblem);
+                log.log(EventName.DEVICE_LOCK_LOST, lockProblem);
             }
             String change = file.device().checkPresence();
             if (change == null) {
@@ -81,7 +83,9 @@ final class DeviceWatcher implements AutoCloseable {
             changes.add(line);
             if (!reported[i]) {
                 reported[i] = true;
-                log.accept(line);
+                LogEvent event = LogEvent.of(EventName.DEVICE_DEGRADED, line)
+                        .with("role", file.role().name().toLowerCase(java.util.Locale.ROOT));
+                log.log(file.export() == null ? event : event.with("volume", file.export()));
                 tellEngine(file, change);
             }
         }

@@ -16,6 +16,9 @@ import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.format.BackingHeader;
 import io.blockcache.format.ExistingMetadata;
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.RealLoop;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,7 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
  * Opens the devices of a {@link CacheHost}: the backing stores (files, {@code nbd://} exports, {@code s3://} volumes),
@@ -39,9 +41,9 @@ import java.util.function.Consumer;
 final class HostDevices {
     private final HostFiles files;
     private final RealLoop loop;
-    private final Consumer<String> log;
+    private final EventSink log;
 
-    HostDevices(HostFiles files, RealLoop loop, Consumer<String> log) {
+    HostDevices(HostFiles files, RealLoop loop, EventSink log) {
         this.files = files;
         this.loop = loop;
         this.log = log;
@@ -197,8 +199,9 @@ final class HostDevices {
         }
         var header = BackingHeader.decode(java.util.Arrays.copyOf(head, BackingHeader.BYTES), 0);
         if (header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
-            log.accept("volume \"" + name + "\": " + display + " was a volume of this cache before; attaching it"
-                    + " again with its data where it was");
+            log.log(LogEvent.of(EventName.HOST_VOLUME_ATTACHED, "volume \"" + name + "\": " + display + " was a volume"
+                    + " of this cache before; attaching it again with its data where it was").with("volume", name)
+                    .with("backing", display));
             return;
         }
         throw new HostException("refusing to add " + display + " as volume \"" + name + "\": it " + contents
@@ -216,7 +219,8 @@ final class HostDevices {
                 try {
                     S3Backing.withdraw(s3);
                 } catch (IOException e) {
-                    log.accept("could not take back what the refused start wrote to an S3 volume: " + e.getMessage());
+                    log.log(EventName.HOST_UNDO_FAILED, "could not take back what the refused start wrote to an S3"
+                            + " volume: " + e.getMessage());
                 }
             }
         }
@@ -234,8 +238,8 @@ final class HostDevices {
         Path path = files.dataDir().resolve(DamageMapPlacement.fileName(name));
         if (files.damageMap() != DamageMapPlacement.FILE) {
             if (Files.deleteIfExists(path)) {
-                log.accept("deleted the damage map file " + path + ": damage-map is " + files.damageMap().text()
-                        + " now");
+                log.log(LogEvent.of(EventName.HOST_DAMAGE_MAP_DELETED, "deleted the damage map file " + path
+                        + ": damage-map is " + files.damageMap().text() + " now").with("path", path.toString()));
             }
             return null;
         }
@@ -253,8 +257,9 @@ final class HostDevices {
         // --backing-size is the export's size: the new file is that plus the backing header in front of it.
         FileDevice device = openOrCreate(path, createdBackingBytes(), !exists, options);
         if (fresh && exists) { // said once it is open: a file in use by another cache is refused without this line
-            log.accept("attaching the existing file " + path + " as export \"" + name
-                    + "\"; its first 1 MiB becomes the blockcache backing header");
+            log.log(LogEvent.of(EventName.HOST_VOLUME_ATTACHED, "attaching the existing file " + path + " as export \""
+                    + name + "\"; its first 1 MiB becomes the blockcache backing header").with("volume", name)
+                    .with("backing", path.toString()));
         }
         // Deleted, replaced or truncated under us, a backing file must take no more writes: they would be lost at the
         // stop, and a flush that succeeded would let writeback mark dirty data clean (DeviceWatcher).
@@ -274,8 +279,9 @@ final class HostDevices {
         if (fresh) {
             refuseIfTooSmall(name, uri.toString(), device);
             refuseIfMetadata(name, uri.toString(), device, guard);
-            log.accept("attaching " + uri + " as export \"" + name + "\" (" + device.sizeBytes() + " bytes, "
-                    + device.connections() + " connections); its first 1 MiB becomes the blockcache backing header");
+            log.log(LogEvent.of(EventName.HOST_VOLUME_ATTACHED, "attaching " + uri + " as export \"" + name + "\" ("
+                    + device.sizeBytes() + " bytes, " + device.connections() + " connections); its first 1 MiB"
+                    + " becomes the blockcache backing header").with("volume", name).with("backing", uri.toString()));
         }
         return device;
     }
@@ -302,9 +308,10 @@ final class HostDevices {
                 withdrawS3(List.of(device)); // refused just below: take back the owner record it took
             }
             refuseIfTooSmall(name, location.display(), device);
-            log.accept("attaching " + location.display() + " as export \"" + name + "\" (" + device.sizeBytes()
-                    + " bytes in chunks of " + device.writeUnitBytes() + " bytes); its first 1 MiB becomes the"
-                    + " blockcache backing header");
+            log.log(LogEvent.of(EventName.HOST_VOLUME_ATTACHED, "attaching " + location.display() + " as export \""
+                    + name + "\" (" + device.sizeBytes() + " bytes in chunks of " + device.writeUnitBytes()
+                    + " bytes); its first 1 MiB becomes the blockcache backing header").with("volume", name)
+                    .with("backing", location.display()));
         }
         return device;
     }
@@ -388,7 +395,8 @@ final class HostDevices {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        log.accept("creating " + path + " (" + size(sizeBytes) + ", sparse)");
+        log.log(LogEvent.of(EventName.HOST_FILE_CREATED, "creating " + path + " (" + size(sizeBytes) + ", sparse)")
+                .with("path", path.toString()).with("bytes", sizeBytes));
         return FileDevice.create(loop, path, sizeBytes, options);
     }
 

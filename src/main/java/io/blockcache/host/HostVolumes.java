@@ -5,6 +5,8 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.device.FileDevice;
 import io.blockcache.engine.BackingSpec;
 import io.blockcache.engine.Outcome;
+import io.blockcache.log.EventName;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.Prng;
 import io.blockcache.volume.CacheMode;
 import io.blockcache.volume.Volume;
@@ -59,6 +61,8 @@ final class HostVolumes {
             }
             devices.addAll(opened);
             backings.add(spec);
+            host.log().log(LogEvent.of(EventName.HOST_VOLUME_ADDED, "volume \"" + name + "\" added, backing "
+                    + recorded).with("volume", name));
             return added.value();
         } finally {
             if (added == null || !added.isOk()) {
@@ -92,6 +96,8 @@ final class HostVolumes {
         if (!removed.isOk()) {
             throw new HostException(removed.error());
         }
+        host.log().log(LogEvent.of(EventName.HOST_VOLUME_REMOVED, "volume \"" + name + "\" removed"
+                + (discardDirty ? " (its dirty data discarded)" : "")).with("volume", name));
         BackingSpec spec = backings.stream().filter(b -> b.name().equals(name)).findFirst().orElse(null);
         if (spec == null) {
             return;

@@ -2,6 +2,8 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.*;
 
+import io.blockcache.log.EventName;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.ChannelLoop;
 import io.blockcache.volume.VolumeConfig;
 import java.io.IOException;
@@ -112,17 +114,20 @@ final class Connection implements Runnable {
     @Override
     public void run() {
         NbdCounters counters = context.counters();
+        Session session = null;
         try {
-            Session session = new Negotiation(context.exports(), reader, channel, context.tls().mode(), this::startTls,
-                    counters, line -> context.log().line(peer + ": " + line), peerAddress).run();
+            session = new Negotiation(context.exports(), reader, channel, context.tls().mode(), this::startTls,
+                    counters, (name, line) -> context.log().line(name, peer, line), peerAddress).run();
             handshakeDone = true;
             if (session != null) {
+                connected(session);
                 serve(session);
                 endedByClient = true;
             }
         } catch (ProtocolException e) {
             counters.protocolErrors.incrementAndGet();
-            context.log().line(peer + ": " + e.getMessage() + "; connection closed");
+            context.log().line(handshakeDone ? EventName.NBD_PROTOCOL_ERROR : EventName.NBD_HANDSHAKE_FAILED, peer,
+                    e.getMessage() + "; connection closed");
         } catch (TlsStart.Failed e) {
             // counted and logged by TlsStart
         } catch (IOException e) {
@@ -134,10 +139,30 @@ final class Connection implements Runnable {
         } catch (OutOfMemoryError e) {
             // Only this connection's reader failed to allocate (heap or direct): end it; the others go on.
             counters.connectionsOutOfMemory.incrementAndGet();
-            context.log().line(peer + ": out of memory (" + e.getMessage() + "); connection closed");
+            context.log().line(EventName.NBD_OUT_OF_MEMORY, peer, "out of memory (" + e.getMessage()
+                    + "); connection closed");
         } finally {
             windDown();
+            if (session != null) {
+                disconnected(session);
+            }
         }
+    }
+
+    private void connected(Session session) {
+        boolean tls = transport != channel;
+        context.log().connection(LogEvent.of(EventName.NBD_CONNECT, peer + ": export '" + session.export().name()
+                + "'" + (tls ? " over TLS" : "")).with("peer", peer).with("export", session.export().name())
+                .with("tls", tls ? 1 : 0));
+    }
+
+    private void disconnected(Session session) {
+        long seconds = Math.max(0, context.loop().nowNs() - acceptedNs) / 1_000_000_000L;
+        Timeout timeout = closedBy;
+        context.log().connection(LogEvent.of(EventName.NBD_DISCONNECT, peer + ": export '" + session.export().name()
+                + "' closed after " + seconds + " s" + (timeout != null ? " (" + timeout.name().toLowerCase(
+                java.util.Locale.ROOT) + " timeout)" : endedByClient ? "" : " (by the server)")).with("peer", peer)
+                .with("export", session.export().name()).with("seconds", seconds));
     }
 
     private void serve(Session session) throws IOException, ProtocolException, InterruptedException {
@@ -247,8 +272,8 @@ final class Connection implements Runnable {
             // limit set below the budget) can still make this fail: fail this request, not the server.
             budget.give(bufferBytes);
             context.counters().allocationFailures.incrementAndGet();
-            context.log().line(peer + ": no memory for a " + bufferLengthBytes + "-byte buffer (" + e.getMessage()
-                    + "); request answered ENOMEM");
+            context.log().line(EventName.NBD_OUT_OF_MEMORY, peer, "no memory for a " + bufferLengthBytes
+                    + "-byte buffer (" + e.getMessage() + "); request answered ENOMEM");
             if (write) {
                 reader.skip(lengthBytes);
             }
@@ -301,8 +326,8 @@ final class Connection implements Runnable {
      */
     private void refuse(Session session, NbdRequest header, RequestCheck.Refusal refusal) {
         if (refusal.error() != ENOTSUP) {
-            context.log().line(peer + ": request " + header.type() + " refused with error " + refusal.error() + ": "
-                    + refusal.message());
+            context.log().line(EventName.NBD_REQUEST_REFUSED, peer, "request " + header.type()
+                    + " refused with error " + refusal.error() + ": " + refusal.message());
         }
         answerNow(session, header, refusal.error(), refusal.message());
     }

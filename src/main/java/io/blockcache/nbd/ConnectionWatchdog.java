@@ -1,5 +1,6 @@
 package io.blockcache.nbd;
 
+import io.blockcache.log.EventName;
 import io.blockcache.loop.Clock;
 import java.util.Collection;
 import java.util.concurrent.locks.LockSupport;
@@ -60,7 +61,8 @@ final class ConnectionWatchdog {
                     try {
                         check();
                     } catch (OutOfMemoryError e) {
-                        log.line("out of memory checking timeouts (" + e.getMessage() + "); checking again next tick");
+                        log.line(EventName.NBD_OUT_OF_MEMORY, null, "out of memory checking timeouts (" + e.getMessage()
+                                + "); checking again next tick");
                     }
                 }
             }
@@ -100,7 +102,7 @@ final class ConnectionWatchdog {
                     yield "did not read its replies for " + limits.replyStallTimeout().toMillis() + " ms";
                 }
             };
-            log.line(connection.peer() + ": " + what + "; connection closed");
+            log.line(EventName.NBD_TIMEOUT, connection.peer(), what + "; connection closed");
             connection.close(timeout);
         }
         return closedCount;

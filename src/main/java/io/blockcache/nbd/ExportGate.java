@@ -2,10 +2,11 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.OPT_EXPORT_NAME;
 
+import io.blockcache.log.EventName;
 import java.net.InetAddress;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * One connection's view of the exports' allow-lists ({@link ExportAccess}): who the client is (its address, and
@@ -18,13 +19,13 @@ final class ExportGate {
     private final InetAddress peerAddress;
     private final NbdCounters counters;
     /** Takes one line for the operator (the connection adds the peer). */
-    private final Consumer<String> log;
+    private final BiConsumer<EventName, String> log;
     /** Exports already refused on this connection; at most every export. */
     private final Set<String> refused = new TreeSet<>();
     /** The PSK identity the TLS session authenticated; null before TLS or with X.509. */
     private String pskUser;
 
-    ExportGate(InetAddress peerAddress, NbdCounters counters, Consumer<String> log) {
+    ExportGate(InetAddress peerAddress, NbdCounters counters, BiConsumer<EventName, String> log) {
         this.peerAddress = peerAddress;
         this.counters = counters;
         this.log = log;
@@ -56,7 +57,8 @@ final class ExportGate {
             String who = address ? "address " + peerAddress.getHostAddress() + " is not in its allow-addresses"
                     : pskUser == null ? "the client has no PSK identity (no TLS-PSK session) and the export has"
                     + " allow-psk-users" : "PSK user '" + pskUser + "' is not in its allow-psk-users";
-            log.accept("export '" + export.name() + "' refused: " + who + (option == OPT_EXPORT_NAME
+            log.accept(EventName.NBD_EXPORT_REFUSED, "export '" + export.name() + "' refused: " + who
+                    + (option == OPT_EXPORT_NAME
                     ? "; NBD_OPT_EXPORT_NAME cannot carry an error, connection closed"
                     : "; answered NBD_REP_ERR_POLICY"));
         }

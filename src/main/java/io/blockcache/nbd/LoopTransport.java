@@ -2,6 +2,7 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.*;
 
+import io.blockcache.log.EventName;
 import io.blockcache.loop.ChannelLoop;
 import java.io.EOFException;
 import java.io.IOException;
@@ -369,8 +370,8 @@ final class LoopTransport {
         // set below the budget) can still make this fail: fail this request, not the server.
         budget.give(bufferBytes);
         context.counters().allocationFailures.incrementAndGet();
-        context.log().line(peer + ": no memory for a " + bufferLengthBytes + "-byte buffer (" + e.getMessage()
-                + "); request answered ENOMEM");
+        context.log().line(EventName.NBD_OUT_OF_MEMORY, peer, "no memory for a " + bufferLengthBytes
+                + "-byte buffer (" + e.getMessage() + "); request answered ENOMEM");
         skipThen(request.type() == CMD_WRITE ? request.lengthBytes() : 0,
                 () -> answerNow(request, ENOMEM, "the server is short of buffer memory; retry later"));
     }
@@ -401,8 +402,8 @@ final class LoopTransport {
 
     private void refuseAfter(long payloadBytes, InFlightRequest request, RequestCheck.Refusal refusal) {
         if (refusal.error() != ENOTSUP) { // FAST_ZERO probes (qemu-img) are no client error
-            context.log().line(peer + ": request " + request.type() + " refused with error " + refusal.error() + ": "
-                    + refusal.message());
+            context.log().line(EventName.NBD_REQUEST_REFUSED, peer, "request " + request.type()
+                    + " refused with error " + refusal.error() + ": " + refusal.message());
         }
         skipThen(payloadBytes, () -> answerNow(request, refusal.error(), refusal.message()));
     }

@@ -1,5 +1,7 @@
 package io.blockcache.nbd;
 
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.Volume;
 import java.io.IOException;
@@ -15,7 +17,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import jdk.net.ExtendedSocketOptions;
 
 /**
@@ -65,16 +66,17 @@ public final class NbdServer implements AutoCloseable {
      * @param loop the loop that owns the volumes
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop) {
-        this(bindAddress, exports, loop, NbdLimits.DEFAULTS, line -> { });
+        this(bindAddress, exports, loop, NbdLimits.DEFAULTS, EventSink.NONE);
     }
 
     /**
      * @param limits what clients are allowed
-     * @param log takes one line for the operator per refused connection, timeout, protocol violation or
-     *     allocation failure (rate-limited), from the server's threads
+     * @param log takes the server's events ({@code nbd.*}): each connection's start and end, and a warning per
+     *     refused connection, timeout, protocol violation or allocation failure (rate-limited), from the server's
+     *     threads and the loop
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
-                     Consumer<String> log) {
+                     EventSink log) {
         this(bindAddress, exports, loop, limits, TlsSettings.OFF, log, new PayloadBuffers());
     }
 
@@ -83,7 +85,7 @@ public final class NbdServer implements AutoCloseable {
      * @param log as above; also one line per failed TLS handshake and per client refused for want of TLS
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
-                     TlsSettings tls, Consumer<String> log) {
+                     TlsSettings tls, EventSink log) {
         this(bindAddress, exports, loop, limits, tls, Map.of(), log, new PayloadBuffers());
     }
 
@@ -94,19 +96,19 @@ public final class NbdServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code access} names an export that is not served
      */
     public NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
-                     TlsSettings tls, Map<String, ExportAccess> access, Consumer<String> log) {
+                     TlsSettings tls, Map<String, ExportAccess> access, EventSink log) {
         this(bindAddress, exports, loop, limits, tls, access, log, new PayloadBuffers());
     }
 
     /** As above with a given buffer pool (tests inject allocation failures through it). */
     NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
-              TlsSettings tls, Consumer<String> log, PayloadBuffers buffers) {
+              TlsSettings tls, EventSink log, PayloadBuffers buffers) {
         this(bindAddress, exports, loop, limits, tls, Map.of(), log, buffers);
     }
 
     /** The general form (tests give a buffer pool and allow-lists). */
     NbdServer(InetSocketAddress bindAddress, Map<String, Volume> exports, EventLoop loop, NbdLimits limits,
-              TlsSettings tls, Map<String, ExportAccess> access, Consumer<String> log, PayloadBuffers buffers) {
+              TlsSettings tls, Map<String, ExportAccess> access, EventSink log, PayloadBuffers buffers) {
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
         this.loop = Objects.requireNonNull(loop, "loop");
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -295,7 +297,8 @@ public final class NbdServer implements AutoCloseable {
                 // Not even a connection's thread could be made: refuse this one and keep accepting, so that the
                 // clients already served (and those that come once memory is back) are not locked out.
                 counters.connectionsOutOfMemory.incrementAndGet();
-                context.log().line("out of memory accepting a connection (" + e.getMessage() + "); refused");
+                context.log().line(EventName.NBD_OUT_OF_MEMORY, null, "out of memory accepting a connection ("
+                        + e.getMessage() + "); refused");
                 closeQuietly(channel);
             }
         }
@@ -315,7 +318,8 @@ public final class NbdServer implements AutoCloseable {
         String peer = address.getHostAddress();
         if (connections.size() >= limits.connectionsMax()) {
             counters.refusedConnectionsMax.incrementAndGet();
-            context.log().line(peer + ": refused, " + limits.connectionsMax() + " connections are open (the limit)");
+            context.log().line(EventName.NBD_REFUSED, peer, "refused, " + limits.connectionsMax()
+                    + " connections are open (the limit)");
             closeQuietly(channel);
             return;
         }
@@ -323,7 +327,7 @@ public final class NbdServer implements AutoCloseable {
         if (perAddress.merge(address, 1, Integer::sum) > limits.connectionsPerAddressMax()) {
             forget(address);
             counters.refusedAddressMax.incrementAndGet();
-            context.log().line(peer + ": refused, " + limits.connectionsPerAddressMax()
+            context.log().line(EventName.NBD_REFUSED, peer, "refused, " + limits.connectionsPerAddressMax()
                     + " connections from this address are open (the limit per address)");
             closeQuietly(channel);
             return;

@@ -2,12 +2,13 @@ package io.blockcache.nbd;
 
 import static io.blockcache.nbd.NbdProtocol.*;
 
+import io.blockcache.log.EventName;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Runs the fixed newstyle handshake of one connection on its reader thread: greeting, client flags, then
@@ -59,7 +60,7 @@ final class Negotiation {
     private final Upgrade upgrade;
     private final NbdCounters counters;
     /** Takes one line for the operator (the connection adds the peer). */
-    private final Consumer<String> log;
+    private final BiConsumer<EventName, String> log;
     /** Who the client is, for the exports' allow-lists. */
     private final ExportGate gate;
     private boolean tlsActive;
@@ -72,7 +73,7 @@ final class Negotiation {
 
     /** A negotiation without TLS (STARTTLS is refused with NBD_REP_ERR_POLICY). */
     Negotiation(Exports exports, FrameReader reader, WritableByteChannel out) {
-        this(exports, reader, out, TlsMode.OFF, null, new NbdCounters(), line -> { },
+        this(exports, reader, out, TlsMode.OFF, null, new NbdCounters(), (name, line) -> { },
                 InetAddress.getLoopbackAddress());
     }
 
@@ -83,7 +84,7 @@ final class Negotiation {
      * @param peerAddress the client's address, which the exports' allow-lists are checked against
      */
     Negotiation(Exports exports, FrameReader reader, WritableByteChannel out, TlsMode tlsMode, Upgrade upgrade,
-                NbdCounters counters, Consumer<String> log, InetAddress peerAddress) {
+                NbdCounters counters, BiConsumer<EventName, String> log, InetAddress peerAddress) {
         this.exports = exports;
         this.reader = reader;
         this.out = out;
@@ -180,8 +181,8 @@ final class Negotiation {
             if (!tlsRefusalCounted) {
                 tlsRefusalCounted = true;
                 counters.tlsOffRefusals.incrementAndGet();
-                log.accept("asked for TLS, which this server does not offer (--tls=off); answered"
-                        + " NBD_REP_ERR_POLICY");
+                log.accept(EventName.NBD_TLS_REFUSED, "asked for TLS, which this server does not offer (--tls=off);"
+                        + " answered NBD_REP_ERR_POLICY");
             }
             error(OPT_STARTTLS, REP_ERR_POLICY, "TLS is not enabled on this server (--tls=off)");
         } else if (data.hasRemaining()) {
@@ -209,7 +210,7 @@ final class Negotiation {
         if (!tlsRefusalCounted) {
             tlsRefusalCounted = true;
             counters.tlsRequiredRefusals.incrementAndGet();
-            log.accept("option " + option + " before TLS refused (--tls=require)"
+            log.accept(EventName.NBD_TLS_REQUIRED, "option " + option + " before TLS refused (--tls=require)"
                     + (option == OPT_EXPORT_NAME ? "; connection closed" : " with NBD_REP_ERR_TLS_REQD"));
         }
     }

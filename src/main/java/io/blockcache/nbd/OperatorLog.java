@@ -1,16 +1,21 @@
 package io.blockcache.nbd;
 
+import io.blockcache.log.EventName;
+import io.blockcache.log.EventSink;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.Clock;
 import java.util.Objects;
-import java.util.function.Consumer;
 
 /**
- * The NBD server's one-line messages to the operator (a refused connection, a timeout, a protocol violation, an
- * allocation failure), rate-limited so that a hostile client cannot flood the log: at most
- * {@link #LINES_PER_WINDOW_MAX} lines per {@link #WINDOW_NS}; the first line after a window that dropped some
- * says how many. Counters in the server's stats count every event, logged or not.
+ * The NBD server's events for the operator, each with its stable name ({@link EventName}{@code .NBD_*}). Warnings (a
+ * refused connection, a timeout, a protocol violation, an allocation failure) are rate-limited so that a hostile
+ * client cannot flood the log: at most {@link #LINES_PER_WINDOW_MAX} per {@link #WINDOW_NS}; the first after a window
+ * that dropped some is preceded by an {@link EventName#NBD_SUPPRESSED} event saying how many. A connection's start and
+ * end ({@link #connection}) are not held back here: one per connection at most, and the sink keeps each name to its
+ * own share. Counters in the server's stats count every event, logged or not.
  *
- * <p>Thread rule: any thread (synchronised; the sink is called inside the lock, so lines never interleave).
+ * <p>Thread rule: any thread, including the loop's (the sink never blocks); synchronised, so the suppressed count and
+ * the line after it go out in order.
  */
 final class OperatorLog {
     /** Lines per window: enough to see what is going on, few enough that a flood costs nothing. */
@@ -18,20 +23,29 @@ final class OperatorLog {
     /** 10 s windows. */
     static final long WINDOW_NS = 10_000_000_000L;
 
-    private final Consumer<String> sink;
+    private final EventSink sink;
     private final Clock clock;
     private long windowStartNs;
     private int linesInWindow;
     private long suppressed;
 
-    OperatorLog(Consumer<String> sink, Clock clock) {
+    OperatorLog(EventSink sink, Clock clock) {
         this.sink = Objects.requireNonNull(sink, "sink");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.windowStartNs = clock.nowNs();
     }
 
-    /** Logs {@code line} ("nbd: " is prepended) unless this window's lines are used up. */
-    synchronized void line(String line) {
+    /** A warning about the client at {@code peer} (null: none known yet), unless this window's lines are used up. */
+    void line(EventName name, String peer, String text) {
+        warn(peer == null ? LogEvent.of(name, text) : LogEvent.of(name, peer + ": " + text).with("peer", peer));
+    }
+
+    /** A connection's start or end: never held back here. */
+    void connection(LogEvent event) {
+        sink.log(event);
+    }
+
+    private synchronized void warn(LogEvent event) {
         long nowNs = clock.nowNs();
         if (nowNs - windowStartNs >= WINDOW_NS) {
             windowStartNs = nowNs;
@@ -43,10 +57,11 @@ final class OperatorLog {
         }
         linesInWindow++;
         if (suppressed > 0) {
-            sink.accept("nbd: " + suppressed + " more messages were not logged (at most " + LINES_PER_WINDOW_MAX
-                    + " per " + WINDOW_NS / 1_000_000_000L + " s; the counters in /api/stats count all)");
+            sink.log(LogEvent.of(EventName.NBD_SUPPRESSED, suppressed + " more messages were not logged (at most "
+                    + LINES_PER_WINDOW_MAX + " per " + WINDOW_NS / 1_000_000_000L
+                    + " s; the counters in /api/stats count all)").with("suppressed", suppressed));
             suppressed = 0;
         }
-        sink.accept("nbd: " + line);
+        sink.log(event);
     }
 }

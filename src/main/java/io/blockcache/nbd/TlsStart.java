@@ -1,5 +1,6 @@
 package io.blockcache.nbd;
 
+import io.blockcache.log.EventName;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.util.function.BooleanSupplier;
@@ -42,7 +43,8 @@ final class TlsStart {
                 throw io;
             }
             context.counters().tlsHandshakeFailures.incrementAndGet();
-            context.log().line(peer + ": TLS handshake failed: " + reason(e) + "; connection closed");
+            context.log().line(EventName.NBD_TLS_FAILED, peer, "TLS handshake failed: " + reason(e)
+                    + "; connection closed");
             throw new Failed(e);
         }
         context.counters().tlsHandshakes.incrementAndGet();

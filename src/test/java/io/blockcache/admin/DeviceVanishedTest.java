@@ -69,7 +69,8 @@ class DeviceVanishedTest {
     private void open() throws Exception {
         HostFiles files = HostFiles.withFiles(cacheFile(), 64L << 20, Map.of("vol", backingFile()), 64L << 20,
                 CacheSetOptions.defaults().withBucketSizeBytes(128 << 10), Map.of("writeback.vol.running", "false"));
-        host = CacheHost.open(files, "device-vanished-test", log::add, progress -> { });
+        host = CacheHost.open(files, "device-vanished-test", io.blockcache.log.EventSink.lines(log::add),
+                progress -> { });
         admin = new AdminServer(new InetSocketAddress("127.0.0.1", 0), host.cacheSet(), host.cacheDevice(),
                 host.backings());
         admin.start();

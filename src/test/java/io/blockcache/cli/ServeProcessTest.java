@@ -113,7 +113,10 @@ class ServeProcessTest {
         server.process().destroy(); // SIGTERM
         exitCode(server);
         String log = Files.readString(server.log());
-        assertThat(log.lines().filter(line -> line.contains(deleted))).as(log).hasSize(1);
+        assertThat(log.lines().filter(line -> line.contains(deleted) && line.contains("[event=device.degraded ")))
+                .as(log).hasSize(1);
+        assertThat(log.lines().filter(line -> line.contains(deleted))).as(log).hasSize(2)
+                .anySatisfy(line -> assertThat(line).contains("[event=drain.failed level=error volume=default"));
         assertThat(log).contains("clean shutdown failed").contains("refused, the file " + backing);
 
         Server again = startExpectingFailure("again");

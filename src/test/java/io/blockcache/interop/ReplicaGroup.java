@@ -22,7 +22,16 @@ final class ReplicaGroup implements AutoCloseable {
      */
     private static final Map<String, String> CHILD_ENVIRONMENT = Map.of("JAVA_TOOL_OPTIONS",
             "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -D"
-                    + io.blockcache.replication.ReplicaNode.SNAPSHOT_ENTRIES_PROPERTY + "=50");
+                    + io.blockcache.replication.ReplicaNode.SNAPSHOT_ENTRIES_PROPERTY + "=50" + quietJvm());
+
+    /**
+     * What bin/blockcache and the jar's manifest give serve, so that its stderr holds only its own lines: Ratis's
+     * shaded Guava and Netty use sun.misc.Unsafe (JDK 23+ warns, JEP 471) and load a native library (JDK 24+ warns).
+     */
+    private static String quietJvm() {
+        return Runtime.version().feature() >= 23
+                ? " --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED" : "";
+    }
 
     final List<ReplicaProcess> members = new ArrayList<>();
     /** The nbdkit backing store, or null over S3. */

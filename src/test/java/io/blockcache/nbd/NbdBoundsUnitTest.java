@@ -3,6 +3,7 @@ package io.blockcache.nbd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.blockcache.log.EventName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,16 +51,19 @@ class NbdBoundsUnitTest {
         // what was dropped.
         AtomicLong nowNs = new AtomicLong();
         List<String> lines = new ArrayList<>();
-        OperatorLog log = new OperatorLog(lines::add, nowNs::get);
+        OperatorLog log = new OperatorLog(event -> lines.add(event.name().id() + " " + event.message()
+                + " " + event.fields()), nowNs::get);
         for (int i = 0; i < OperatorLog.LINES_PER_WINDOW_MAX + 5; i++) {
-            log.line("event " + i);
+            log.line(EventName.NBD_TIMEOUT, "10.0.0.1", "event " + i);
         }
-        assertThat(lines).hasSize(OperatorLog.LINES_PER_WINDOW_MAX).allMatch(line -> line.startsWith("nbd: event"));
+        assertThat(lines).hasSize(OperatorLog.LINES_PER_WINDOW_MAX)
+                .allMatch(line -> line.startsWith("nbd.timeout 10.0.0.1: event"));
         nowNs.addAndGet(OperatorLog.WINDOW_NS);
-        log.line("later");
+        log.line(EventName.NBD_REFUSED, null, "later");
         assertThat(lines.subList(OperatorLog.LINES_PER_WINDOW_MAX, lines.size())).containsExactly(
-                "nbd: 5 more messages were not logged (at most 20 per 10 s; the counters in /api/stats count all)",
-                "nbd: later");
+                "nbd.suppressed 5 more messages were not logged (at most 20 per 10 s; the counters in /api/stats count"
+                        + " all) [Field[key=suppressed, value=5]]",
+                "nbd.refused later []");
     }
 
     @Test

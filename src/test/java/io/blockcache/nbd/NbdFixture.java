@@ -34,7 +34,10 @@ final class NbdFixture implements AutoCloseable {
     final CacheSetOptions options = CacheSetOptions.defaults().withBucketSizeBytes(128 << 10);
     final CacheSet cacheSet;
     final NbdServer server;
+    /** The server's warnings as {@code nbd: MESSAGE} lines. */
     final java.util.Queue<String> log = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Every event of the server, warnings and the connections' starts and ends. */
+    final java.util.Queue<io.blockcache.log.LogEvent> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     NbdFixture() throws Exception {
         this(VOLUME_BYTES, NbdLimits.DEFAULTS, new PayloadBuffers());
@@ -84,7 +87,12 @@ final class NbdFixture implements AutoCloseable {
         Map<String, Volume> exports = new LinkedHashMap<>();
         exports.put("default", cacheSet.volume("default"));
         exports.put("second", cacheSet.volume("second"));
-        server = new NbdServer(new InetSocketAddress(host, 0), exports, loop, limits, tls, access, log::add,
+        server = new NbdServer(new InetSocketAddress(host, 0), exports, loop, limits, tls, access, event -> {
+            events.add(event);
+            if (event.level() != io.blockcache.log.Level.INFO) {
+                log.add("nbd: " + event.message());
+            }
+        },
                 buffers);
         server.start();
     }

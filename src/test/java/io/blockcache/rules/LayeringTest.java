@@ -25,6 +25,7 @@ class LayeringTest {
     static final Map<String, String[]> ALLOWED = Map.ofEntries(
             Map.entry("loop", new String[] {}),
             Map.entry("json", new String[] {}),
+            Map.entry("log", new String[] {}),
             Map.entry("format", new String[] {"loop"}),
             Map.entry("index", new String[] {"loop"}),
             Map.entry("device", new String[] {"loop"}),
@@ -38,22 +39,22 @@ class LayeringTest {
             Map.entry("gc", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume"}),
             Map.entry("engine", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "backinglog"}),
-            Map.entry("nbd", new String[] {"loop", "device", "index", "volume"}),
+            Map.entry("nbd", new String[] {"loop", "device", "index", "volume", "log"}),
             Map.entry("replication", new String[] {"loop", "device", "index", "volume"}),
-            Map.entry("backing", new String[] {"loop", "device", "nbd"}),
+            Map.entry("backing", new String[] {"loop", "device", "nbd", "log"}),
             Map.entry("admin", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
-                "writeback", "gc", "engine", "json"}),
+                "writeback", "gc", "engine", "json", "log"}),
             Map.entry("fuzz", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "sim", "backinglog", "json"}),
             Map.entry("bench", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "sim", "backinglog", "json"}),
             Map.entry("host", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
-                "writeback", "gc", "engine", "backing"}),
+                "writeback", "gc", "engine", "backing", "log"}),
             Map.entry("embed", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
-                "writeback", "gc", "engine", "host"}),
+                "writeback", "gc", "engine", "host", "log"}),
             Map.entry("cli", new String[] {"loop", "device", "format", "index", "journal", "cache", "volume",
                 "writeback", "gc", "engine", "sim", "nbd", "backing", "admin", "fuzz", "bench", "host", "embed",
-                "backinglog", "json", "replication"}));
+                "backinglog", "json", "replication", "log"}));
 
     /** The layering rule: every package a layer of its own that may use only its {@link #ALLOWED} packages. */
     static ArchRule layering() {
