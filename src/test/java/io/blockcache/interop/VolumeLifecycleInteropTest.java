@@ -113,6 +113,45 @@ class VolumeLifecycleInteropTest {
     }
 
     @Test
+    void theClientsOfARemovedVolumeAreDisconnectedAndTheOtherExportsKeepTheirs() throws Exception {
+        // Proves that a successful `volume remove` (DELETE /api/volumes/v2) ends every NBD connection to v2 — each
+        // client sees the server close it within a bounded wait, and a write sent after the remove is never
+        // acknowledged — refuses new connections to v2 as an unknown export, logs how many clients it disconnected,
+        // and leaves a client of another export connected and working.
+        Path data = dir.resolve("data");
+        try (ServeProcess serve = ServeProcess.start(data, "serve")) {
+            // write-through: v2 holds no dirty data, so the remove needs neither --drain nor --discard-dirty
+            HttpAnswer added = admin(serve, "POST", "/api/volumes?name=v2&uri=" + dir.resolve("v2.img")
+                    + "&size=4M&mode=writethrough");
+            assertThat(added.status()).as(added.body()).isEqualTo(201);
+            try (NbdTestClient other = connect(serve, "default"); NbdTestClient first = connect(serve, "v2");
+                 NbdTestClient second = connect(serve, "v2")) {
+                write(first, 0, (byte) 5);
+                write(second, 1, (byte) 6);
+                write(other, 0, (byte) 7);
+                HttpAnswer removed = admin(serve, "DELETE", "/api/volumes/v2");
+                assertThat(removed.status()).as(removed.body()).isEqualTo(200);
+                // The read waits for the server's close, bounded by the socket's read timeout (a timeout throws).
+                first.readTimeoutMs(20_000);
+                assertThat(first.serverClosed()).as("the server closed v2's first connection").isTrue();
+                second.readTimeoutMs(20_000);
+                try {
+                    NbdTestClient.Reply late = second.call(0, NbdProtocol.CMD_WRITE, 0, BLOCK, filled((byte) 9));
+                    assertThat(late.error()).as("a write to the removed volume is not acknowledged").isNotZero();
+                    assertThat(second.serverClosed()).as("the server closed v2's second connection").isTrue();
+                } catch (java.io.EOFException | java.net.SocketException closed) {
+                    // closed before the write was read: not acknowledged either
+                }
+                assertThat(refusesExport(serve, "v2")).as("v2 is an unknown export now").isTrue();
+                write(other, 1, (byte) 8);
+                assertThat(read(other, 0)).as("the default export's client still works").isEqualTo(filled((byte) 7));
+                assertThat(read(other, 1)).isEqualTo(filled((byte) 8));
+            }
+            assertThat(serve.log()).contains("export \"v2\" removed: 2 client connections disconnected");
+        }
+    }
+
+    @Test
     void aResizeIsSeenByNbdinfoAfterReconnectAndKeptAcrossARestartAsAreAddedVolumes() throws Exception {
         // Proves `volume resize` grows the backing file and the export (nbdinfo sees 128 MiB on its next connection),
         // that shrinking is refused with the reason, and that a restart with the same command line keeps the new size
