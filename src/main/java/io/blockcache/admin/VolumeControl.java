@@ -9,9 +9,9 @@ package io.blockcache.admin;
  */
 public interface VolumeControl {
     /**
-     * Attaches {@code uri} (a path, {@code file:} or {@code nbd://}) as volume {@code name} and exports it.
+     * Attaches {@code uri} (a path, {@code file:}, {@code nbd://} or {@code s3://}) as volume {@code name} and exports it.
      *
-     * @param sizeBytes the volume's size for a backing file that does not exist yet (then created), else 0
+     * @param sizeBytes the volume's size for a backing file or S3 volume that does not exist yet (then created), else 0
      * @param mode the cache mode ({@code writeback}, {@code writethrough}, {@code writearound}, {@code none}), or null
      *     for the cache's default
      * @param force overwrite a store that holds another cache set's metadata

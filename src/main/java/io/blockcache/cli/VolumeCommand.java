@@ -66,11 +66,11 @@ final class VolumeCommand implements Callable<Integer> {
         private CommandSpec spec;
         @Mixin
         private AdminOption admin;
-        @Parameters(paramLabel = "NAME=URI", description = "The export name and the backing store: a file path, or"
-                + " nbd://HOST[:PORT]/EXPORT.")
+        @Parameters(paramLabel = "NAME=URI", description = "The export name and the backing store: a file path,"
+                + " nbd://HOST[:PORT]/EXPORT or s3://BUCKET/PREFIX (reached as serve's --s3-endpoint says).")
         private String volume;
-        @Option(names = "--size", paramLabel = "SIZE", description = "Create a missing backing file with a volume of"
-                + " this size, e.g. 8G (the file is 1 MiB larger, for the backing header).")
+        @Option(names = "--size", paramLabel = "SIZE", description = "Create a missing backing file or S3 volume with a"
+                + " volume of this size, e.g. 8G (the store is 1 MiB larger, for the backing header).")
         private String size;
         @Option(names = "--mode", paramLabel = "MODE", description = "writeback, writethrough, writearound or none"
                 + " (default: the server's --mode); kept across restarts.")

@@ -126,8 +126,9 @@ final class HostDevices {
 
     /**
      * Opens the backing store of a volume added to the running cache ({@code blockcache volume add}): a file (created
-     * sparse with {@code volumeBytes} plus the header when it does not exist) or an {@code nbd://} export, and its
-     * damage map file. A store holding blockcache metadata is refused unless it names this cache set (a volume
+     * sparse with {@code volumeBytes} plus the header when it does not exist), an {@code nbd://} export or an
+     * {@code s3://} volume (created with {@code volumeBytes} plus the header when the prefix holds none; its owner
+     * record taken as at a start), and its damage map file. A store holding blockcache metadata is refused unless it names this cache set (a volume
      * detached from it, or an add a crash interrupted: its data keeps its place) or {@code force}. Whatever it opened
      * goes to {@code opened}, whatever it created to {@code created}, so a refused add can close and delete them.
      */
@@ -135,6 +136,7 @@ final class HostDevices {
                           List<BlockDevice> opened, List<Path> created) throws HostException {
         FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
         BlockDevice device;
+        location = files.remote().applyTo(location); // the endpoint, take-over and timeouts serve was started with
         try {
             if (location instanceof BackingLocation.File file) {
                 boolean exists = Files.exists(file.path());
@@ -164,9 +166,18 @@ final class HostDevices {
                     }
                     refuseForeign(name, nbd.display(), head.array(), cacheSetUuid);
                 }
+            } else if (location instanceof BackingLocation.S3 s3) {
+                // As a start with a new cache opens it (owner record, the volume created when missing), but the
+                // size is the add's and a store this cache set's header names is taken again.
+                S3Backing.Create create = volumeBytes <= 0 ? S3Backing.Create.NEVER : new S3Backing.Create(
+                        volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES, randomUuid(),
+                        BackingHeader.DEFAULT_DATA_OFFSET_BYTES);
+                device = openS3(name, s3, create, force ? S3Backing.AttachGuard.NONE
+                        : addGuard(name, s3.display(), cacheSetUuid));
+                opened.add(device);
             } else {
-                throw new HostException("volume \"" + name + "\": " + location.display() + " cannot be added to a"
-                        + " running cache yet (files and nbd:// can); format a cache with it instead");
+                throw new HostException("volume \"" + name + "\": " + location.display() + " is no kind of store"
+                        + " this build can add");
             }
             Path mapPath = files.dataDir() == null ? null : files.dataDir().resolve(DamageMapPlacement.fileName(name));
             if (mapPath != null && files.damageMap() == DamageMapPlacement.FILE && !Files.exists(mapPath)) {
@@ -191,26 +202,49 @@ final class HostDevices {
 
     /** Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header. */
     private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid) throws HostException {
+        String refusal = foreignRefusal(name, display, head, cacheSetUuid);
+        if (refusal != null) {
+            throw new HostException(refusal);
+        }
+    }
+
+    /** {@link #refuseForeign} for an S3 volume, asked before its owner record is taken (a refusal writes nothing). */
+    private S3Backing.AttachGuard addGuard(String name, String display, UUID cacheSetUuid) {
+        return new S3Backing.AttachGuard() {
+            @Override
+            public int headBytes() {
+                return ExistingMetadata.HEAD_BYTES;
+            }
+
+            @Override
+            public String refusal(byte[] head, boolean takingOver) {
+                return foreignRefusal(name, display, head, cacheSetUuid);
+            }
+        };
+    }
+
+    /** The refusal of a store whose head holds metadata other than this cache set's backing header, or null. */
+    private String foreignRefusal(String name, String display, byte[] head, UUID cacheSetUuid) {
         String contents = ExistingMetadata.describe(head);
         if (contents == null) {
-            return;
+            return null;
         }
         var header = BackingHeader.decode(java.util.Arrays.copyOf(head, BackingHeader.BYTES), 0);
         if (header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
             log.accept("volume \"" + name + "\": " + display + " was a volume of this cache before; attaching it"
                     + " again with its data where it was");
-            return;
+            return null;
         }
-        throw new HostException("refusing to add " + display + " as volume \"" + name + "\": it " + contents
+        return "refusing to add " + display + " as volume \"" + name + "\": it " + contents
                 + ", which the add would overwrite (that cache set's dirty data would never be written back);"
-                + " give --force to overwrite it");
+                + " give --force to overwrite it";
     }
 
     /**
      * Takes back the volume objects and owner records that a new cache's S3 opens wrote, for a start refused before
      * anything was written through them; a failure to do so is one line in the log (the objects remain, and say so).
      */
-    private void withdrawS3(List<BlockDevice> backingDevices) {
+    void withdrawS3(List<BlockDevice> backingDevices) {
         for (BlockDevice device : backingDevices) {
             if (device instanceof S3Device s3) {
                 try {
@@ -286,17 +320,10 @@ final class HostDevices {
      */
     private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh, MetadataGuard guard)
             throws HostException {
-        S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
         S3Backing.Create create = fresh ? new S3Backing.Create(createdBackingBytes(), randomUuid(),
                 BackingHeader.DEFAULT_DATA_OFFSET_BYTES) : S3Backing.Create.NEVER;
-        S3Device device;
-        try {
-            device = S3Backing.open(loop, location.uri(), options, create,
-                    fresh ? guard.s3(name, location.display()) : S3Backing.AttachGuard.NONE, InstantSource.system(),
-                    log);
-        } catch (IOException e) {
-            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
-        }
+        S3Device device = openS3(name, location, create,
+                fresh ? guard.s3(name, location.display()) : S3Backing.AttachGuard.NONE);
         if (fresh) {
             if (device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
                 withdrawS3(List.of(device)); // refused just below: take back the owner record it took
@@ -307,6 +334,20 @@ final class HostDevices {
                     + " blockcache backing header");
         }
         return device;
+    }
+
+    /**
+     * Opens an S3 volume owned by this cache (host and cache file), as {@code create} and {@code guard} say: the one
+     * way a start and a live add open one.
+     */
+    private S3Device openS3(String name, BackingLocation.S3 location, S3Backing.Create create,
+                            S3Backing.AttachGuard guard) throws HostException {
+        S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
+        try {
+            return S3Backing.open(loop, location.uri(), options, create, guard, InstantSource.system(), log);
+        } catch (IOException e) {
+            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
+        }
     }
 
     /** Closes {@code device} and refuses it when its first bytes hold blockcache metadata (unless forced). */

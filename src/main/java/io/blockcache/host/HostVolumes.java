@@ -67,8 +67,12 @@ final class HostVolumes {
         }
     }
 
-    /** Closes what a refused add opened and deletes what it created: a refusal leaves nothing behind. */
+    /**
+     * Closes what a refused add opened and deletes what it created (an S3 volume object and owner record included): a
+     * refusal leaves nothing behind.
+     */
     private void undo(List<BlockDevice> opened, List<Path> created) {
+        opener.withdrawS3(opened);
         try {
             host.<Boolean>onLoop(done -> {
                 opened.forEach(BlockDevice::close);
