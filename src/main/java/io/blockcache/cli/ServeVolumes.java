@@ -31,11 +31,11 @@ final class ServeVolumes implements VolumeControl {
     }
 
     @Override
-    public synchronized void add(String name, String uri, long sizeBytes, String mode, boolean force)
+    public synchronized void add(String name, String uri, long sizeBytes, long logBytes, String mode, boolean force)
             throws Refused {
         BackingLocation location = BackingUris.parse(uri); // IllegalArgumentException: a malformed request
         try {
-            Volume volume = host.addVolume(name, location, sizeBytes, mode(mode), force);
+            Volume volume = host.addVolume(name, location, sizeBytes, logBytes, mode(mode), force);
             nbd.addExport(name, volume);
         } catch (HostException e) {
             throw new Refused(e.getMessage());

@@ -58,7 +58,7 @@ final class VolumeCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code volume add NAME=URI [--size SIZE] [--mode M] [--force]}. */
+    /** {@code volume add NAME=URI [--size SIZE] [--backing-log SIZE] [--mode M] [--force]}. */
     @Command(name = "add", description = "Attach a backing store as a new volume and export it, without a restart.",
             mixinStandardHelpOptions = true)
     static final class Add implements Callable<Integer> {
@@ -72,6 +72,10 @@ final class VolumeCommand implements Callable<Integer> {
         @Option(names = "--size", paramLabel = "SIZE", description = "Create a missing backing file or S3 volume with a"
                 + " volume of this size, e.g. 8G (the store is 1 MiB larger, for the backing header).")
         private String size;
+        @Option(names = "--backing-log", paramLabel = "SIZE", description = "Reserve a backing log of SIZE (whole MiB,"
+                + " e.g. 64M) after the store's header, as format --backing-log does (journaled write-back needs one); a"
+                + " store that had one before needs the same size again.")
+        private String backingLog;
         @Option(names = "--mode", paramLabel = "MODE", description = "writeback, writethrough, writearound or none"
                 + " (default: the server's --mode); kept across restarts.")
         private String mode;
@@ -89,6 +93,9 @@ final class VolumeCommand implements Callable<Integer> {
             try {
                 if (size != null) {
                     query.append("&size=").append(ByteSizes.parse(size));
+                }
+                if (backingLog != null) {
+                    query.append("&log=").append(ByteSizes.parse(backingLog));
                 }
             } catch (IllegalArgumentException bad) {
                 return KnobOutput.fail(spec, "volume add", bad.getMessage());

@@ -106,8 +106,8 @@ public final class CacheHost implements AutoCloseable {
 
     /**
      * Adds a volume to the running cache (docs/OPERATIONS.md "Add a volume"): opens {@code location} (a file, created
-     * sparse with {@code volumeBytes} plus its header when missing, {@code nbd://} or {@code s3://}), attaches it in {@code mode} and
-     * keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached, created or open.
+     * sparse with {@code volumeBytes} plus its header when missing, {@code nbd://} or {@code s3://}), attaches it in
+     * {@code mode} and keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached, created or open.
      *
      * @param force overwrite a store that holds another cache set's metadata
      * @return the new volume (loop-thread rule applies)
@@ -115,7 +115,17 @@ public final class CacheHost implements AutoCloseable {
      */
     public Volume addVolume(String name, BackingLocation location, long volumeBytes, CacheMode mode, boolean force)
             throws HostException {
-        return volumes.add(name, location, volumeBytes, mode, force);
+        return volumes.add(name, location, volumeBytes, 0, mode, force);
+    }
+
+    /**
+     * As {@link #addVolume(String, BackingLocation, long, CacheMode, boolean)}, with a backing log of {@code logBytes}
+     * (a whole number of MiB; docs/FORMAT.md §4.4) between the store's header and its data, as {@code format
+     * --backing-log} makes: a store created here is that much larger, and a store added again must have it already.
+     */
+    public Volume addVolume(String name, BackingLocation location, long volumeBytes, long logBytes, CacheMode mode,
+                            boolean force) throws HostException {
+        return volumes.add(name, location, volumeBytes, logBytes, mode, force);
     }
 
     /**
@@ -189,7 +199,7 @@ public final class CacheHost implements AutoCloseable {
         }
         for (Map.Entry<String, BackingLocation> added : known.toAdd().entrySet()) {
             log.accept("volume \"" + added.getKey() + "\" is not in " + files.cacheFile() + " yet: adding it");
-            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), null, files.force());
+            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), 0, null, files.force());
         }
         watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
         watcher.start();

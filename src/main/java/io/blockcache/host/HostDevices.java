@@ -126,14 +126,22 @@ final class HostDevices {
 
     /**
      * Opens the backing store of a volume added to the running cache ({@code blockcache volume add}): a file (created
-     * sparse with {@code volumeBytes} plus the header when it does not exist), an {@code nbd://} export or an
-     * {@code s3://} volume (created with {@code volumeBytes} plus the header when the prefix holds none; its owner
-     * record taken as at a start), and its damage map file. A store holding blockcache metadata is refused unless it names this cache set (a volume
-     * detached from it, or an add a crash interrupted: its data keeps its place) or {@code force}. Whatever it opened
-     * goes to {@code opened}, whatever it created to {@code created}, so a refused add can close and delete them.
+     * sparse with {@code volumeBytes} plus the header when it does not exist), an {@code nbd://} export or an {@code
+     * s3://} volume (created with {@code volumeBytes} plus the header when the prefix holds none; its owner record
+     * taken as at a start), and its damage map file. A store holding blockcache metadata is refused unless it names
+     * this cache set (a volume detached from it, or an add a crash interrupted: its data keeps its place) or {@code
+     * force}. Whatever it opened goes to {@code opened}, whatever it created to {@code created}, so a refused add can
+     * close and delete them. With {@code logBytes} (whole MiB) the spec asks for a backing log of that size, and a store
+     * created here is that much larger.
      */
-    BackingSpec openAdded(String name, BackingLocation location, long volumeBytes, boolean force, UUID cacheSetUuid,
-                          List<BlockDevice> opened, List<Path> created) throws HostException {
+    BackingSpec openAdded(String name, BackingLocation location, long volumeBytes, long logBytes, boolean force,
+                          UUID cacheSetUuid, List<BlockDevice> opened, List<Path> created) throws HostException {
+        if (logBytes < 0 || logBytes % BackingHeader.LOG_SIZE_UNIT_BYTES != 0) {
+            throw new HostException("the backing log of volume \"" + name + "\" must be a whole number of MiB (e.g."
+                    + " 64M), got " + logBytes + " bytes");
+        }
+        // A store created here holds the volume, its header and its log (as format --backing-log makes one).
+        long createdBytes = volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes;
         FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
         BlockDevice device;
         location = files.remote().applyTo(location); // the endpoint, take-over and timeouts serve was started with
@@ -150,8 +158,7 @@ final class HostDevices {
                 if (!exists) {
                     created.add(file.path());
                 }
-                FileDevice fileDevice = openOrCreate(file.path(), volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES,
-                        !exists, deviceOptions);
+                FileDevice fileDevice = openOrCreate(file.path(), createdBytes, !exists, deviceOptions);
                 opened.add(fileDevice);
                 fileDevice.fenceWhenChanged();
                 device = fileDevice;
@@ -170,8 +177,7 @@ final class HostDevices {
                 // As a start with a new cache opens it (owner record, the volume created when missing), but the
                 // size is the add's and a store this cache set's header names is taken again.
                 S3Backing.Create create = volumeBytes <= 0 ? S3Backing.Create.NEVER : new S3Backing.Create(
-                        volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES, randomUuid(),
-                        BackingHeader.DEFAULT_DATA_OFFSET_BYTES);
+                        createdBytes, randomUuid(), BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes);
                 device = openS3(name, s3, create, force ? S3Backing.AttachGuard.NONE
                         : addGuard(name, s3.display(), cacheSetUuid));
                 opened.add(device);
@@ -187,7 +193,7 @@ final class HostDevices {
             if (map != null) {
                 opened.add(map);
             }
-            return new BackingSpec(name, device).withMapDevice(map);
+            return new BackingSpec(name, device).withMapDevice(map).withLogSizeBytes(logBytes);
         } catch (IOException e) {
             throw new HostException(e instanceof FileInUseException ? e.getMessage()
                     : "cannot open " + IoMessages.describe("a device file", e));

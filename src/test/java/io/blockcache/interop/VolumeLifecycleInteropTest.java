@@ -152,6 +152,54 @@ class VolumeLifecycleInteropTest {
     }
 
     @Test
+    void aVolumeAddedLiveWithABackingLogWritesBehindItAndKeepsThatLayoutWhenAddedAgain() throws Exception {
+        // Proves that `volume add --backing-log 8M` makes the store its 1 MiB header, an 8 MiB log and the volume,
+        // that the volume takes ordering=journaled (refused without a log) and its data lands behind the log (at
+        // 9 MiB in the file after `remove --drain`), that adding the store again without --backing-log is refused
+        // with the size to give (it would shift every block by 8 MiB), and that with it the data reads back.
+        Path data = dir.resolve("data");
+        Path v2File = dir.resolve("v2.img");
+        try (ServeProcess serve = ServeProcess.start(data, "serve")) {
+            String admin = serve.adminHostPort();
+            ExternalTool.Run added = CliProcess.run(dir, "volume", "add", "v2=" + v2File, "--size", "4M",
+                    "--backing-log", "8M", "--admin", admin);
+            assertThat(added.exitCode()).as(added.describe()).isZero();
+            assertThat(Files.size(v2File)).isEqualTo((4L << 20) + (1L << 20) + (8L << 20));
+            ServeAdmin.setKnob(serve, "writeback.v2.ordering", "journaled");
+            try (NbdTestClient v2 = connect(serve, "v2")) {
+                assertThat(v2.exportSizeBytes()).isEqualTo(4L << 20);
+                for (int block = 0; block < V2_BLOCKS; block++) {
+                    write(v2, block, (byte) (block % 200 + 3));
+                    if (block % 256 == 255) { // epochs for journaled write-back to group
+                        assertThat(v2.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+                    }
+                }
+            }
+            ExternalTool.Run removed = CliProcess.run(dir, "volume", "remove", "v2", "--drain", "--admin", admin);
+            assertThat(removed.exitCode()).as(removed.describe()).isZero();
+            byte[] onDisk = Files.readAllBytes(v2File);
+            for (int block = 0; block < V2_BLOCKS; block++) {
+                int at = (9 << 20) + block * BLOCK;
+                assertThat(Arrays.copyOfRange(onDisk, at, at + BLOCK)).as("v2 block %s behind the log", block)
+                        .isEqualTo(filled((byte) (block % 200 + 3)));
+            }
+            ExternalTool.Run moved = CliProcess.run(dir, "volume", "add", "v2=" + v2File, "--admin", admin);
+            assertThat(moved.exitCode()).as(moved.describe()).isEqualTo(1);
+            assertThat(moved.err()).contains("--backing-log 8M").contains("every block");
+            assertThat(refusesExport(serve, "v2")).isTrue();
+            ExternalTool.Run again = CliProcess.run(dir, "volume", "add", "v2=" + v2File, "--backing-log", "8M",
+                    "--admin", admin);
+            assertThat(again.exitCode()).as(again.describe()).isZero();
+            try (NbdTestClient v2 = connect(serve, "v2")) {
+                for (int block = 0; block < V2_BLOCKS; block++) {
+                    assertThat(read(v2, block)).as("v2 block %s added again", block)
+                            .isEqualTo(filled((byte) (block % 200 + 3)));
+                }
+            }
+        }
+    }
+
+    @Test
     void aResizeIsSeenByNbdinfoAfterReconnectAndKeptAcrossARestartAsAreAddedVolumes() throws Exception {
         // Proves `volume resize` grows the backing file and the export (nbdinfo sees 128 MiB on its next connection),
         // that shrinking is refused with the reason, and that a restart with the same command line keeps the new size
