@@ -265,7 +265,7 @@ class VolumeLifecycleInteropTest {
         for (long delayMs : killAfterMs) {
             Path v2File = dir.resolve("v2-" + delayMs + ".img"); // a new file each round: a re-added one keeps its size
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
-                killDuring(serve, "POST", "/api/volumes?name=v2&uri=" + v2File + "&size=64M", delayMs);
+                ServeAdmin.killDuring(serve, "POST", "/api/volumes?name=v2&uri=" + v2File + "&size=64M", delayMs);
             }
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
                 if (!exported(serve, "v2")) {
@@ -273,7 +273,7 @@ class VolumeLifecycleInteropTest {
                     assertThat(again.status()).as(again.body()).isEqualTo(201);
                 }
                 assertThat(exportSize(serve, "v2")).isEqualTo(64L << 20);
-                killDuring(serve, "POST", "/api/volumes/v2/resize?size=128M", delayMs);
+                ServeAdmin.killDuring(serve, "POST", "/api/volumes/v2/resize?size=128M", delayMs);
             }
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
                 long size = exportSize(serve, "v2");
@@ -282,7 +282,7 @@ class VolumeLifecycleInteropTest {
                     HttpAnswer again = admin(serve, "POST", "/api/volumes/v2/resize?size=128M");
                     assertThat(again.status()).as(again.body()).isEqualTo(200);
                 }
-                killDuring(serve, "DELETE", "/api/volumes/v2?discard-dirty=true", delayMs);
+                ServeAdmin.killDuring(serve, "DELETE", "/api/volumes/v2?discard-dirty=true", delayMs);
             }
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
                 if (exported(serve, "v2")) {
@@ -293,21 +293,6 @@ class VolumeLifecycleInteropTest {
                 assertThat(exportSize(serve, "default")).isEqualTo(64L << 20);
             }
         }
-    }
-
-    /** Sends {@code method path} to serve's admin API and SIGKILLs serve {@code delayMs} later. */
-    private static void killDuring(ServeProcess serve, String method, String path, long delayMs) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://" + serve.adminHostPort() + path))
-                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build();
-        var answer = http.sendAsync(request, java.net.http.HttpResponse.BodyHandlers.ofString());
-        try {
-            answer.get(delayMs, java.util.concurrent.TimeUnit.MILLISECONDS); // the fault's timing, not a wait for state
-        } catch (java.util.concurrent.TimeoutException stillRunning) {
-            // killed below in the middle of it
-        }
-        serve.killMinusNine();
     }
 
     private record HttpAnswer(int status, String body) {
