@@ -73,8 +73,8 @@ final class VolumeCommand implements Callable<Integer> {
                 + " volume of this size, e.g. 8G (the store is 1 MiB larger, for the backing header).")
         private String size;
         @Option(names = "--backing-log", paramLabel = "SIZE", description = "Reserve a backing log of SIZE (whole MiB,"
-                + " e.g. 64M) after the store's header, as format --backing-log does (journaled write-back needs one); a"
-                + " store that had one before needs the same size again.")
+                + " e.g. 64M) after the store's header, as format --backing-log does (journaled write-back needs one);"
+                + " a store that had one before needs the same size again.")
         private String backingLog;
         @Option(names = "--mode", paramLabel = "MODE", description = "writeback, writethrough, writearound or none"
                 + " (default: the server's --mode); kept across restarts.")

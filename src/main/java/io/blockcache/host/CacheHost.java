@@ -107,7 +107,8 @@ public final class CacheHost implements AutoCloseable {
     /**
      * Adds a volume to the running cache (docs/OPERATIONS.md "Add a volume"): opens {@code location} (a file, created
      * sparse with {@code volumeBytes} plus its header when missing, {@code nbd://} or {@code s3://}), attaches it in
-     * {@code mode} and keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached, created or open.
+     * {@code mode} and keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached,
+     * created or open.
      *
      * @param force overwrite a store that holds another cache set's metadata
      * @return the new volume (loop-thread rule applies)

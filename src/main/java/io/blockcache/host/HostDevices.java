@@ -131,8 +131,8 @@ final class HostDevices {
      * taken as at a start), and its damage map file. A store holding blockcache metadata is refused unless it names
      * this cache set (a volume detached from it, or an add a crash interrupted: its data keeps its place) or {@code
      * force}. Whatever it opened goes to {@code opened}, whatever it created to {@code created}, so a refused add can
-     * close and delete them. With {@code logBytes} (whole MiB) the spec asks for a backing log of that size, and a store
-     * created here is that much larger.
+     * close and delete them. With {@code logBytes} (whole MiB) the spec asks for a backing log of that size, and a
+     * store created here is that much larger.
      */
     BackingSpec openAdded(String name, BackingLocation location, long volumeBytes, long logBytes, boolean force,
                           UUID cacheSetUuid, List<BlockDevice> opened, List<Path> created) throws HostException {

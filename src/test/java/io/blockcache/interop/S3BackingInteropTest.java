@@ -332,8 +332,8 @@ class S3BackingInteropTest {
     @Test
     void anS3VolumeIsAddedLiveKeptAcrossARestartAndRemovedLive() throws Exception {
         // Proves that `volume add v2=s3://...` on a running serve creates the S3 volume (metadata, owner record,
-        // backing header in chunk 0) and exports it at once; that a restart with the same command line, which names no v2,
-        // opens it at the location the cache recorded, reached with serve's --s3-endpoint, and reads back what was
+        // backing header in chunk 0) and exports it at once; that a restart with the same command line, which names no
+        // v2, opens it at the location the cache recorded, reached with serve's --s3-endpoint, and reads back what was
         // written; and that `volume remove --drain` detaches it with that data in its chunk objects.
         Path data = dataDir();
         String config = "s3-endpoint=" + proxy.endpoint() + "\n";
