@@ -31,11 +31,11 @@ final class ServeVolumes implements VolumeControl {
     }
 
     @Override
-    public synchronized void add(String name, String uri, long sizeBytes, long logBytes, String mode, boolean force)
-            throws Refused {
+    public synchronized void add(String name, String uri, long sizeBytes, long logBytes, boolean inPlace, String mode,
+                                 boolean force) throws Refused {
         BackingLocation location = BackingUris.parse(uri); // IllegalArgumentException: a malformed request
         try {
-            Volume volume = host.addVolume(name, location, sizeBytes, logBytes, mode(mode), force);
+            Volume volume = host.addVolume(name, location, sizeBytes, logBytes, inPlace, mode(mode), force);
             nbd.addExport(name, volume);
         } catch (HostException e) {
             throw new Refused(e.getMessage());

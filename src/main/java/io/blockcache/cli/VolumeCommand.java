@@ -58,7 +58,7 @@ final class VolumeCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code volume add NAME=URI [--size SIZE] [--backing-log SIZE] [--mode M] [--force]}. */
+    /** {@code volume add NAME=URI [--size SIZE] [--backing-log SIZE | --in-place] [--mode M] [--force]}. */
     @Command(name = "add", description = "Attach a backing store as a new volume and export it, without a restart.",
             mixinStandardHelpOptions = true)
     static final class Add implements Callable<Integer> {
@@ -76,6 +76,10 @@ final class VolumeCommand implements Callable<Integer> {
                 + " e.g. 64M) after the store's header, as format --backing-log does (journaled write-back needs one);"
                 + " a store that had one before needs the same size again.")
         private String backingLog;
+        @Option(names = "--in-place", description = "Cache the store in place, as format --in-place does: nothing is"
+                + " written on it (no header), all of it is exported with its data visible at once; the cache records"
+                + " its size and a fingerprint of sampled blocks.")
+        private boolean inPlace;
         @Option(names = "--mode", paramLabel = "MODE", description = "writeback, writethrough, writearound or none"
                 + " (default: the server's --mode); kept across restarts.")
         private String mode;
@@ -105,6 +109,9 @@ final class VolumeCommand implements Callable<Integer> {
             }
             if (force) {
                 query.append("&force=true");
+            }
+            if (inPlace) {
+                query.append("&in-place=true");
             }
             return change(spec, admin, "volume add", "POST", "/api/volumes" + query, 201);
         }

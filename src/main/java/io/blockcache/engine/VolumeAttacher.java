@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  *   <li>the backing header and an empty damage map on the device (and into the map file), flushed — a device no
  *       superblock names yet, which a later add takes again; with a backing log (docs/FORMAT.md §4.4), an old log's
  *       committed group put in place first and the new log retired, as a format does ({@link BackingHeaderWrite});
- *       a store whose header puts its data elsewhere is refused;</li>
+ *       a store whose header puts its data elsewhere is refused; a store cached in place gets nothing written, its
+ *       fingerprint is taken instead ({@link #attachInPlace});</li>
  *   <li>both superblock copies with the new slot (A, flush, B, flush): the commit point;</li>
  *   <li>the volume wired in memory (index, checkpoint runs, GC, knobs) and its writeback started. Nothing of it is
  *       journaled before step 2 is durable, so replay never meets a volume id the superblock does not name.</li>
@@ -47,6 +48,10 @@ final class VolumeAttacher {
         }
         CacheSuperblock superblock = set.superblock();
         UUID backingUuid = CacheFormatter.uuid(ids);
+        if (spec.inPlace()) {
+            attachInPlace(set, spec, mode, location, backingUuid, done);
+            return;
+        }
         long logBytes = spec.logSizeBytes();
         long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes(), logBytes);
         AttachedBacking slot = new AttachedBacking(backingUuid, volumeBytes,
@@ -78,6 +83,30 @@ final class VolumeAttacher {
         });
     }
 
+    /**
+     * A store cached in place (docs/FORMAT.md §4.2): nothing is written on it; its fingerprint (size and sampled
+     * blocks, reads only) goes into the new slot, and the superblock that names it is the commit point, as at a
+     * format. A crash before it leaves the store untouched and the set as it was.
+     */
+    private static void attachInPlace(CacheSet set, BackingSpec spec, CacheMode mode, String location,
+                                      UUID backingUuid, Consumer<Outcome<Volume>> done) {
+        BackingFingerprint.of(spec.device(), fingerprint -> {
+            if (!fingerprint.isOk()) {
+                done.accept(Outcome.failed("volume \"" + spec.name() + "\": " + fingerprint.error()
+                        + "; the volume is not attached"));
+                return;
+            }
+            CacheSuperblock superblock = set.superblock();
+            AttachedBacking slot = new AttachedBacking(backingUuid, spec.device().sizeBytes(),
+                    AttachedBacking.IN_PLACE_DATA_OFFSET_BYTES, freeVolumeId(superblock), spec.name(),
+                    fingerprint.value()).withLocation(location, VolumeModes.code(mode));
+            List<AttachedBacking> slots = new ArrayList<>(superblock.backings());
+            slots.add(slot);
+            set.rewriteSlots(slots, step(done, "volume \"" + spec.name() + "\": writing the superblock that names it",
+                    () -> wire(set, spec, slot, null, VolumeModes.of(slot, set.options()), done)));
+        });
+    }
+
     /** Why {@code spec} cannot be attached to {@code set}, or null. */
     private static String problem(CacheSet set, BackingSpec spec, String location) {
         CacheSuperblock superblock = set.superblock();
@@ -96,9 +125,13 @@ final class VolumeAttacher {
                     + " bytes, which the cache cannot record; use a shorter path";
         }
         if (spec.inPlace()) {
-            return "a store cached in place cannot be added to a running cache: a live add writes the backing header"
-                    + " that names the volume, and in place nothing is written on the store; format a cache with it"
-                    + " (format --in-place), or add it with a header";
+            long deviceBytes = spec.device().sizeBytes();
+            if (deviceBytes < BackingFingerprint.DEVICE_BYTES_MIN || deviceBytes % 4096 != 0
+                    || deviceBytes / 512 > ExtentIndex.SECTOR_LIMIT) {
+                return "backing store of \"" + spec.name() + "\" has " + deviceBytes + " bytes: cached in place, it"
+                        + " needs a whole number of 4 KiB blocks, at most 2^47 sectors";
+            }
+            return null;
         }
         long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes(), spec.logSizeBytes());
         if (volumeBytes < 4096 || volumeBytes % 4096 != 0) {
@@ -139,7 +172,8 @@ final class VolumeAttacher {
         BackingSpec wrapped = VolumeWiring.wrapped(set.loop(), spec, set.options());
         ExtentIndex extents = new ExtentIndex(set.space(), set.options().verifyIndexEachOperation());
         VolumeIndex index = new VolumeIndex(slot.volumeId(), extents, set.journal(), set.space());
-        DamageMapGeometry geometry = DamageMapGeometry.of(slot.dataOffsetBytes(), slot.volumeSizeBytes());
+        DamageMapGeometry geometry = headerAndMap == null ? null
+                : DamageMapGeometry.of(slot.dataOffsetBytes(), slot.volumeSizeBytes());
         DamageMapSource source = geometry == null ? null : DamageMapSource.onBacking(Arrays.copyOfRange(headerAndMap,
                 BackingHeader.BYTES, BackingHeader.BYTES + geometry.areaBytes()));
         Volume volume = VolumeWiring.volume(set.loop(), set.cacheDevice(), set.space(), set.journal(), slot, index,

@@ -116,17 +116,18 @@ public final class CacheHost implements AutoCloseable {
      */
     public Volume addVolume(String name, BackingLocation location, long volumeBytes, CacheMode mode, boolean force)
             throws HostException {
-        return volumes.add(name, location, volumeBytes, 0, mode, force);
+        return volumes.add(name, location, volumeBytes, 0, false, mode, force);
     }
 
     /**
      * As {@link #addVolume(String, BackingLocation, long, CacheMode, boolean)}, with a backing log of {@code logBytes}
      * (a whole number of MiB; docs/FORMAT.md §4.4) between the store's header and its data, as {@code format
-     * --backing-log} makes: a store created here is that much larger, and a store added again must have it already.
+     * --backing-log} makes: a store created here is that much larger, and a store added again must have it already;
+     * or, {@code inPlace}, an existing store cached in place (docs/FORMAT.md §4.2): nothing is written on it.
      */
-    public Volume addVolume(String name, BackingLocation location, long volumeBytes, long logBytes, CacheMode mode,
-                            boolean force) throws HostException {
-        return volumes.add(name, location, volumeBytes, logBytes, mode, force);
+    public Volume addVolume(String name, BackingLocation location, long volumeBytes, long logBytes, boolean inPlace,
+                            CacheMode mode, boolean force) throws HostException {
+        return volumes.add(name, location, volumeBytes, logBytes, inPlace, mode, force);
     }
 
     /**
@@ -200,7 +201,7 @@ public final class CacheHost implements AutoCloseable {
         }
         for (Map.Entry<String, BackingLocation> added : known.toAdd().entrySet()) {
             log.accept("volume \"" + added.getKey() + "\" is not in " + files.cacheFile() + " yet: adding it");
-            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), 0, null, files.force());
+            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), 0, false, null, files.force());
         }
         watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
         watcher.start();

@@ -134,14 +134,19 @@ final class HostDevices {
      * close and delete them. With {@code logBytes} (whole MiB) the spec asks for a backing log of that size, and a
      * store created here is that much larger.
      */
-    BackingSpec openAdded(String name, BackingLocation location, long volumeBytes, long logBytes, boolean force,
-                          UUID cacheSetUuid, List<BlockDevice> opened, List<Path> created) throws HostException {
-        if (logBytes < 0 || logBytes % BackingHeader.LOG_SIZE_UNIT_BYTES != 0) {
+    BackingSpec openAdded(String name, BackingLocation location, Added added, boolean force, UUID cacheSetUuid,
+                          List<BlockDevice> opened, List<Path> created) throws HostException {
+        long volumeBytes = added.volumeBytes();
+        long logBytes = added.logBytes();
+        boolean inPlace = added.inPlace();
+        if (logBytes < 0 || logBytes % BackingHeader.LOG_SIZE_UNIT_BYTES != 0 || inPlace && logBytes > 0) {
             throw new HostException("the backing log of volume \"" + name + "\" must be a whole number of MiB (e.g."
-                    + " 64M), got " + logBytes + " bytes");
+                    + " 64M), got " + logBytes + " bytes" + (inPlace ? "; cached in place, a store has none" : ""));
         }
-        // A store created here holds the volume, its header and its log (as format --backing-log makes one).
-        long createdBytes = volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes;
+        // A store created here holds the volume, its header and its log (as format --backing-log makes one); cached
+        // in place, only the volume.
+        long headerBytes = inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes;
+        long createdBytes = volumeBytes + headerBytes;
         FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
         BlockDevice device;
         location = files.remote().applyTo(location); // the endpoint, take-over and timeouts serve was started with
@@ -149,7 +154,8 @@ final class HostDevices {
             if (location instanceof BackingLocation.File file) {
                 boolean exists = Files.exists(file.path());
                 if (exists && !force) {
-                    refuseForeign(name, file.path().toString(), MetadataGuard.head(file.path()), cacheSetUuid);
+                    refuseForeign(name, file.path().toString(), MetadataGuard.head(file.path()), cacheSetUuid,
+                            inPlace);
                 }
                 if (!exists && volumeBytes <= 0) {
                     throw new HostException("backing file " + file.path() + " of volume \"" + name + "\" does not"
@@ -171,23 +177,26 @@ final class HostDevices {
                     if (!read.ok()) {
                         throw new HostException("cannot read " + nbd.display() + ": " + read.message());
                     }
-                    refuseForeign(name, nbd.display(), head.array(), cacheSetUuid);
+                    refuseForeign(name, nbd.display(), head.array(), cacheSetUuid, inPlace);
                 }
             } else if (location instanceof BackingLocation.S3 s3) {
                 // As a start with a new cache opens it (owner record, the volume created when missing), but the
                 // size is the add's and a store this cache set's header names is taken again.
                 S3Backing.Create create = volumeBytes <= 0 ? S3Backing.Create.NEVER : new S3Backing.Create(
-                        createdBytes, randomUuid(), BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes);
+                        createdBytes, randomUuid(), headerBytes);
                 device = openS3(name, s3, create, force ? S3Backing.AttachGuard.NONE
-                        : addGuard(name, s3.display(), cacheSetUuid));
+                        : addGuard(name, s3.display(), cacheSetUuid, inPlace));
                 opened.add(device);
             } else {
                 throw new HostException("volume \"" + name + "\": " + location.display() + " is no kind of store"
                         + " this build can add");
             }
             Path mapPath = files.dataDir() == null ? null : files.dataDir().resolve(DamageMapPlacement.fileName(name));
-            if (mapPath != null && files.damageMap() == DamageMapPlacement.FILE && !Files.exists(mapPath)) {
+            if (!inPlace && mapPath != null && files.damageMap() == DamageMapPlacement.FILE && !Files.exists(mapPath)) {
                 created.add(mapPath);
+            }
+            if (inPlace) {
+                return new BackingSpec(name, device, true, null); // no map: nothing of the cache is on the store
             }
             FileDevice map = openMapFile(name, deviceOptions);
             if (map != null) {
@@ -200,22 +209,36 @@ final class HostDevices {
         }
     }
 
+    /**
+     * What a live add asks for, besides the store.
+     *
+     * @param volumeBytes the volume's size for a store that does not exist yet (then created), else 0
+     * @param logBytes the backing log after the header, a whole number of MiB; 0 for none
+     * @param inPlace cache the store in place: nothing of the cache written on it (docs/FORMAT.md §4.2)
+     */
+    record Added(long volumeBytes, long logBytes, boolean inPlace) {
+    }
+
     /** Where volume {@code name}'s damage map file is with placement {@code file}, or null without one. */
     Path mapFile(String name) {
         return files.dataDir() == null || files.damageMap() != DamageMapPlacement.FILE ? null
                 : files.dataDir().resolve(DamageMapPlacement.fileName(name));
     }
 
-    /** Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header. */
-    private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid) throws HostException {
-        String refusal = foreignRefusal(name, display, head, cacheSetUuid);
+    /**
+     * Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header (any
+     * metadata, {@code inPlace}: the volume would start with it).
+     */
+    private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid, boolean inPlace)
+            throws HostException {
+        String refusal = foreignRefusal(name, display, head, cacheSetUuid, inPlace);
         if (refusal != null) {
             throw new HostException(refusal);
         }
     }
 
     /** {@link #refuseForeign} for an S3 volume, asked before its owner record is taken (a refusal writes nothing). */
-    private S3Backing.AttachGuard addGuard(String name, String display, UUID cacheSetUuid) {
+    private S3Backing.AttachGuard addGuard(String name, String display, UUID cacheSetUuid, boolean inPlace) {
         return new S3Backing.AttachGuard() {
             @Override
             public int headBytes() {
@@ -224,22 +247,27 @@ final class HostDevices {
 
             @Override
             public String refusal(byte[] head, boolean takingOver) {
-                return foreignRefusal(name, display, head, cacheSetUuid);
+                return foreignRefusal(name, display, head, cacheSetUuid, inPlace);
             }
         };
     }
 
     /** The refusal of a store whose head holds metadata other than this cache set's backing header, or null. */
-    private String foreignRefusal(String name, String display, byte[] head, UUID cacheSetUuid) {
+    private String foreignRefusal(String name, String display, byte[] head, UUID cacheSetUuid, boolean inPlace) {
         String contents = ExistingMetadata.describe(head);
         if (contents == null) {
             return null;
         }
         var header = BackingHeader.decode(java.util.Arrays.copyOf(head, BackingHeader.BYTES), 0);
-        if (header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
+        if (!inPlace && header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
             log.accept("volume \"" + name + "\": " + display + " was a volume of this cache before; attaching it"
                     + " again with its data where it was");
             return null;
+        }
+        if (inPlace) {
+            return "refusing to cache " + display + " in place as volume \"" + name + "\": it " + contents + ", which"
+                    + " the volume would start with (a store of blockcache is added with its header, not in place);"
+                    + " give --force to cache it in place as it is";
         }
         return "refusing to add " + display + " as volume \"" + name + "\": it " + contents
                 + ", which the add would overwrite (that cache set's dirty data would never be written back);"

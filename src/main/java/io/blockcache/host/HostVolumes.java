@@ -37,8 +37,8 @@ final class HostVolumes {
     }
 
     /** See {@link CacheHost#addVolume}. */
-    synchronized Volume add(String name, BackingLocation location, long volumeBytes, long logBytes, CacheMode mode,
-                            boolean force) throws HostException {
+    synchronized Volume add(String name, BackingLocation location, long volumeBytes, long logBytes, boolean inPlace,
+                            CacheMode mode, boolean force) throws HostException {
         UUID cacheSetUuid = host.<UUID>onLoop(done -> done.accept(host.cacheSet().volume(name) != null ? null
                 : host.cacheSet().superblock().cacheSetUuid()));
         if (cacheSetUuid == null) {
@@ -48,8 +48,8 @@ final class HostVolumes {
         List<Path> created = new ArrayList<>();
         Outcome<Volume> added = null;
         try {
-            BackingSpec spec = opener.openAdded(name, location, volumeBytes, logBytes, force, cacheSetUuid, opened,
-                    created);
+            BackingSpec spec = opener.openAdded(name, location, new HostDevices.Added(volumeBytes, logBytes, inPlace),
+                    force, cacheSetUuid, opened, created);
             Prng ids = new Prng(new SecureRandom().nextLong()); // UUIDs must differ between devices
             // Recorded in the superblock, so that the next start finds the store without a --backing for it.
             String recorded = location instanceof BackingLocation.File file ? file.path().toAbsolutePath().toString()

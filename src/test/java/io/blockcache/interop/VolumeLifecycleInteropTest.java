@@ -200,6 +200,52 @@ class VolumeLifecycleInteropTest {
     }
 
     @Test
+    void aStoreAddedLiveInPlaceIsExportedWholeWithNothingWrittenOnItAndKeptAcrossARestart() throws Exception {
+        // Proves that `volume add v3=FILE --in-place` exports an existing file whole with its bytes visible at once
+        // and writes nothing on it (byte for byte as before), that a restart opens it (its fingerprint checked after
+        // the clean stop), that a write reaches the file at its own offset after `remove --drain`, and that a file
+        // holding a blockcache backing header is refused in place (the volume would start with it).
+        Path data = dir.resolve("data");
+        Path v3File = RandomFiles.write(dir.resolve("v3.img"), 4 << 20, 7);
+        byte[] original = Files.readAllBytes(v3File);
+        try (ServeProcess serve = ServeProcess.start(data, "first")) {
+            ExternalTool.Run added = CliProcess.run(dir, "volume", "add", "v3=" + v3File, "--in-place", "--admin",
+                    serve.adminHostPort());
+            assertThat(added.exitCode()).as(added.describe()).isZero();
+            assertThat(Files.readAllBytes(v3File)).as("nothing written on the store").isEqualTo(original);
+            try (NbdTestClient v3 = connect(serve, "v3")) {
+                assertThat(v3.exportSizeBytes()).isEqualTo(4L << 20);
+                assertThat(read(v3, 5)).isEqualTo(Arrays.copyOfRange(original, 5 * BLOCK, 6 * BLOCK));
+                write(v3, 0, (byte) 0x11);
+                assertThat(v3.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+            }
+        }
+        try (ServeProcess serve = ServeProcess.start(data, "second")) {
+            String admin = serve.adminHostPort();
+            try (NbdTestClient v3 = connect(serve, "v3")) {
+                assertThat(read(v3, 0)).isEqualTo(filled((byte) 0x11));
+                assertThat(read(v3, 5)).isEqualTo(Arrays.copyOfRange(original, 5 * BLOCK, 6 * BLOCK));
+            }
+            ExternalTool.Run removed = CliProcess.run(dir, "volume", "remove", "v3", "--drain", "--admin", admin);
+            assertThat(removed.exitCode()).as(removed.describe()).isZero();
+            byte[] after = Files.readAllBytes(v3File);
+            assertThat(Arrays.copyOfRange(after, 0, BLOCK)).isEqualTo(filled((byte) 0x11));
+            assertThat(Arrays.copyOfRange(after, BLOCK, after.length))
+                    .isEqualTo(Arrays.copyOfRange(original, BLOCK, original.length));
+            Path headed = dir.resolve("headed.img");
+            ExternalTool.Run header = CliProcess.run(dir, "volume", "add", "h=" + headed, "--size", "4M", "--admin",
+                    admin);
+            assertThat(header.exitCode()).as(header.describe()).isZero();
+            ExternalTool.Run gone = CliProcess.run(dir, "volume", "remove", "h", "--admin", admin);
+            assertThat(gone.exitCode()).as(gone.describe()).isZero();
+            ExternalTool.Run refused = CliProcess.run(dir, "volume", "add", "h2=" + headed, "--in-place", "--admin",
+                    admin);
+            assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
+            assertThat(refused.err()).contains("in place").contains("--force");
+        }
+    }
+
+    @Test
     void aResizeIsSeenByNbdinfoAfterReconnectAndKeptAcrossARestartAsAreAddedVolumes() throws Exception {
         // Proves `volume resize` grows the backing file and the export (nbdinfo sees 128 MiB on its next connection),
         // that shrinking is refused with the reason, and that a restart with the same command line keeps the new size
