@@ -1144,7 +1144,7 @@ function _picocli_blockcache_volume_add() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--force' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--in-place' '--force' '-h' '--help' '-V' '--version'"
   local arg_opts="'--admin' '--admin-token-file' '--config' '--size' '--backing-log' '--mode'"
 
   type compopt &>/dev/null && compopt +o default
