@@ -1144,8 +1144,8 @@ function _picocli_blockcache_volume_add() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--force' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--admin' '--admin-token-file' '--config' '--size' '--mode'"
+  local flag_opts="'--in-place' '--force' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--admin' '--admin-token-file' '--config' '--size' '--backing-log' '--mode'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1166,6 +1166,9 @@ function _picocli_blockcache_volume_add() {
       return $?
       ;;
     '--size')
+      return
+      ;;
+    '--backing-log')
       return
       ;;
     '--mode')

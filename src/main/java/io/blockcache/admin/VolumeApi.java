@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * {@code /api/volumes}: the volumes as live objects (docs/OPERATIONS.md "Volumes").
  * <ul>
  *   <li>{@code GET /api/volumes}: every volume with its id, size, mode and dirty bytes;</li>
- *   <li>{@code POST /api/volumes?name=N&uri=U[&size=BYTES][&mode=M][&force=true]}: adds one (201);</li>
+ *   <li>{@code POST /api/volumes?name=N&uri=U[&size=BYTES][&log=BYTES][&in-place=true][&mode=M][&force=true]}: adds one
+ *       (201);</li>
  *   <li>{@code DELETE /api/volumes/NAME[?discard-dirty=true]}: removes one; 409 while it holds dirty data;</li>
  *   <li>{@code POST /api/volumes/NAME/resize?size=BYTES}: grows one.</li>
  * </ul>
@@ -62,8 +63,9 @@ final class VolumeApi {
                 AdminServer.sendJson(exchange, 200, loop.onLoop(this::listJson));
             } else if (method.equals("POST")) {
                 change(exchange, 201, c -> c.add(required(query, "name"), required(query, "uri"),
-                        query.containsKey("size") ? bytes(query.get("size")) : 0, query.get("mode"),
-                        "true".equals(query.get("force"))));
+                        query.containsKey("size") ? bytes(query.get("size")) : 0,
+                        query.containsKey("log") ? bytes(query.get("log")) : 0,
+                        "true".equals(query.get("in-place")), query.get("mode"), "true".equals(query.get("force"))));
             } else {
                 notAllowed(exchange, method, "GET, POST");
             }

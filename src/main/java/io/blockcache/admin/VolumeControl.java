@@ -9,15 +9,21 @@ package io.blockcache.admin;
  */
 public interface VolumeControl {
     /**
-     * Attaches {@code uri} (a path, {@code file:} or {@code nbd://}) as volume {@code name} and exports it.
+     * Attaches {@code uri} (a path, {@code file:}, {@code nbd://} or {@code s3://}) as volume {@code name} and exports
+     * it.
      *
-     * @param sizeBytes the volume's size for a backing file that does not exist yet (then created), else 0
+     * @param sizeBytes the volume's size for a backing file or S3 volume that does not exist yet (then created), else 0
+     * @param logBytes the backing log to reserve after the header (docs/FORMAT.md §4.4), a whole number of MiB; 0 for
+     *     none
+     * @param inPlace cache the store in place (docs/FORMAT.md §4.2): nothing written on it, all of it exported; it must
+     *     exist, and not with a backing log
      * @param mode the cache mode ({@code writeback}, {@code writethrough}, {@code writearound}, {@code none}), or null
      *     for the cache's default
      * @param force overwrite a store that holds another cache set's metadata
      * @throws Refused with one line for the operator (nothing was attached, created or left open)
      */
-    void add(String name, String uri, long sizeBytes, String mode, boolean force) throws Refused;
+    void add(String name, String uri, long sizeBytes, long logBytes, boolean inPlace, String mode, boolean force)
+            throws Refused;
 
     /**
      * Stops exporting volume {@code name} and detaches it; refused while it holds dirty data unless

@@ -188,7 +188,7 @@ final class ServeRuntime {
         HostFiles files = new HostFiles(settings.cacheFile(), settings.cacheSizeBytes(), settings.backings(),
                 settings.backingSizeBytes(),
                 CacheSetOptions.defaults().withMode(settings.mode()).withBackingFence(backingFence), settings.knobs(),
-                settings.damageMap(), settings.dataDir(), force, settings.cacheSizeGiven());
+                settings.damageMap(), settings.dataDir(), force, settings.cacheSizeGiven(), settings.remote());
         boolean terminal = ProgressLine.stderrIsTerminal();
         ProgressLine progress = terminal ? new ProgressLine(err, "blockcache serve: formatting", true)
                 : new ProgressLine(err, "formatting", false, line -> log.log(EventName.HOST_FORMAT_PROGRESS, line));

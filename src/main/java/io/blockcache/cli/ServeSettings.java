@@ -2,6 +2,7 @@ package io.blockcache.cli;
 
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
+import io.blockcache.backing.RemoteDefaults;
 import io.blockcache.host.DamageMapPlacement;
 import io.blockcache.nbd.NbdLimits;
 import io.blockcache.nbd.TlsSettings;
@@ -25,11 +26,13 @@ import java.util.Map;
  * @param damageMap where the damage maps live ({@code --damage-map}, key {@code damage-map}; default {@code file})
  * @param cacheSizeGiven whether {@code --cache-size} (or key {@code cache-size}) was given rather than defaulted: then
  *     an existing smaller cache grows to it at start (docs/OPERATIONS.md "Grow the cache device")
+ * @param remote how {@code s3://} and {@code nbd://} stores are reached ({@code backings} have it applied already; the
+ *     host applies it to volumes added live and to the locations the cache recorded for them)
  */
 record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> backings, long cacheSizeBytes,
                      long backingSizeBytes, InetSocketAddress nbdListen, InetSocketAddress adminListen, CacheMode mode,
                      Map<String, String> knobs, NbdLimits nbdLimits, TlsSettings tls, AccessSettings access,
-                     DamageMapPlacement damageMap, boolean cacheSizeGiven) {
+                     DamageMapPlacement damageMap, boolean cacheSizeGiven, RemoteDefaults remote) {
     static final String EXPORT_DEFAULT = "default";
     /**
      * These settings for a replicated node that starts to serve: a fresh cache in {@code servingDir} (whatever an
@@ -48,7 +51,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
             replicaKnobs.put("writeback." + e.getKey() + ".running", "false");
         }
         return new ServeSettings(servingDir, servingDir.resolve("cache.img"), taken, cacheSizeBytes, backingSizeBytes,
-                nbdListen, adminListen, mode, replicaKnobs, nbdLimits, tls, access, damageMap, cacheSizeGiven);
+                nbdListen, adminListen, mode, replicaKnobs, nbdLimits, tls, access, damageMap, cacheSizeGiven, remote);
     }
 
 
@@ -73,7 +76,10 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         ListenAddress.checkLoopback("--admin-listen", options.adminListen, options.allowRemote);
         TlsSettings tls = TlsFlagSettings.resolve(options.tls, options.tlsCertificates, options.tlsPsk,
                 options.tlsVerifyPeer);
-        Map<String, BackingLocation> backings = withRemoteOptions(backings(options), options);
+        RemoteDefaults remote = new RemoteDefaults(options.s3Endpoint, options.takeOver, options.s3RetryTime.toMillis(),
+                options.nbdBackingTimeout.toNanos());
+        Map<String, BackingLocation> backings = new LinkedHashMap<>();
+        backings(options).forEach((name, location) -> backings.put(name, remote.applyTo(location)));
         AccessSettings access = AccessSettings.resolve(options.adminTokenFile,
                 config.perName(options.spec, "--allow-addresses", options.allowAddresses),
                 config.perName(options.spec, "--allow-psk-users", options.allowPskUsers), backings.keySet(), tls);
@@ -82,7 +88,7 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         return new ServeSettings(options.dataDir, cacheFile, backings, options.cacheSizeBytes,
                 options.backingSizeBytes, options.nbdListen, options.adminListen, options.mode,
                 config.knobs(options.spec), nbdLimits(options), tls, access, options.damageMap,
-                cacheSizeGiven(options));
+                cacheSizeGiven(options), remote);
     }
 
     /** Whether the cache size came from the command line or the config file, not from the default. */
@@ -114,18 +120,5 @@ record ServeSettings(Path dataDir, Path cacheFile, Map<String, BackingLocation> 
         }
         backings.putAll(Named.byName(options.backings, "export name"));
         return backings;
-    }
-
-    /** Gives every s3:// backing the endpoint, take-over choice and retry time, every nbd:// one its timeout. */
-    private static Map<String, BackingLocation> withRemoteOptions(Map<String, BackingLocation> backings,
-                                                                  ServeOptions options) {
-        Map<String, BackingLocation> resolved = new LinkedHashMap<>();
-        backings.forEach((name, location) -> resolved.put(name, switch (location) {
-            case BackingLocation.S3 s3 -> s3.withOptions(s3.options().withEndpoint(options.s3Endpoint)
-                    .withTakeOver(options.takeOver).withRetryTimeMs(options.s3RetryTime.toMillis()));
-            case BackingLocation.Nbd nbd -> nbd.withRequestTimeoutNs(options.nbdBackingTimeout.toNanos());
-            case BackingLocation.File file -> file;
-        }));
-        return resolved;
     }
 }

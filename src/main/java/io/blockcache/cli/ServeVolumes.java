@@ -15,7 +15,7 @@ import java.util.Locale;
  * {@code serve}'s volumes as live objects ({@code /api/volumes}, {@code blockcache volume}): the host attaches,
  * detaches or grows the backing store, the NBD server starts or stops offering the export, the admin API's counters
  * follow. An export is withdrawn before its volume is detached, so no client connects to a volume going away; it is
- * offered again if the detach is refused.
+ * offered again if the detach is refused, and its connected clients are disconnected once the detach succeeded.
  *
  * <p>Thread rule: the admin API's request threads; one change at a time (synchronized).
  */
@@ -31,11 +31,11 @@ final class ServeVolumes implements VolumeControl {
     }
 
     @Override
-    public synchronized void add(String name, String uri, long sizeBytes, String mode, boolean force)
-            throws Refused {
+    public synchronized void add(String name, String uri, long sizeBytes, long logBytes, boolean inPlace, String mode,
+                                 boolean force) throws Refused {
         BackingLocation location = BackingUris.parse(uri); // IllegalArgumentException: a malformed request
         try {
-            Volume volume = host.addVolume(name, location, sizeBytes, mode(mode), force);
+            Volume volume = host.addVolume(name, location, sizeBytes, logBytes, inPlace, mode(mode), force);
             nbd.addExport(name, volume);
         } catch (HostException e) {
             throw new Refused(e.getMessage());
@@ -50,6 +50,7 @@ final class ServeVolumes implements VolumeControl {
         boolean withdrawn = nbd.removeExport(name);
         try {
             host.removeVolume(name, discardDirty);
+            nbd.disconnectRemoved(name); // its clients would only get errors now; logs how many there were
         } catch (HostException e) {
             if (withdrawn && volume != null && volume(name) == volume) {
                 nbd.addExport(name, volume); // refused before anything changed: it is served again

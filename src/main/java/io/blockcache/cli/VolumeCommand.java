@@ -58,7 +58,7 @@ final class VolumeCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code volume add NAME=URI [--size SIZE] [--mode M] [--force]}. */
+    /** {@code volume add NAME=URI [--size SIZE] [--backing-log SIZE | --in-place] [--mode M] [--force]}. */
     @Command(name = "add", description = "Attach a backing store as a new volume and export it, without a restart.",
             mixinStandardHelpOptions = true)
     static final class Add implements Callable<Integer> {
@@ -66,12 +66,20 @@ final class VolumeCommand implements Callable<Integer> {
         private CommandSpec spec;
         @Mixin
         private AdminOption admin;
-        @Parameters(paramLabel = "NAME=URI", description = "The export name and the backing store: a file path, or"
-                + " nbd://HOST[:PORT]/EXPORT.")
+        @Parameters(paramLabel = "NAME=URI", description = "The export name and the backing store: a file path,"
+                + " nbd://HOST[:PORT]/EXPORT or s3://BUCKET/PREFIX (reached as serve's --s3-endpoint says).")
         private String volume;
-        @Option(names = "--size", paramLabel = "SIZE", description = "Create a missing backing file with a volume of"
-                + " this size, e.g. 8G (the file is 1 MiB larger, for the backing header).")
+        @Option(names = "--size", paramLabel = "SIZE", description = "Create a missing backing file or S3 volume with a"
+                + " volume of this size, e.g. 8G (the store is 1 MiB larger, for the backing header).")
         private String size;
+        @Option(names = "--backing-log", paramLabel = "SIZE", description = "Reserve a backing log of SIZE (whole MiB,"
+                + " e.g. 64M) after the store's header, as format --backing-log does (journaled write-back needs one);"
+                + " a store that had one before needs the same size again.")
+        private String backingLog;
+        @Option(names = "--in-place", description = "Cache the store in place, as format --in-place does: nothing is"
+                + " written on it (no header), all of it is exported with its data visible at once; the cache records"
+                + " its size and a fingerprint of sampled blocks.")
+        private boolean inPlace;
         @Option(names = "--mode", paramLabel = "MODE", description = "writeback, writethrough, writearound or none"
                 + " (default: the server's --mode); kept across restarts.")
         private String mode;
@@ -90,6 +98,9 @@ final class VolumeCommand implements Callable<Integer> {
                 if (size != null) {
                     query.append("&size=").append(ByteSizes.parse(size));
                 }
+                if (backingLog != null) {
+                    query.append("&log=").append(ByteSizes.parse(backingLog));
+                }
             } catch (IllegalArgumentException bad) {
                 return KnobOutput.fail(spec, "volume add", bad.getMessage());
             }
@@ -98,6 +109,9 @@ final class VolumeCommand implements Callable<Integer> {
             }
             if (force) {
                 query.append("&force=true");
+            }
+            if (inPlace) {
+                query.append("&in-place=true");
             }
             return change(spec, admin, "volume add", "POST", "/api/volumes" + query, 201);
         }

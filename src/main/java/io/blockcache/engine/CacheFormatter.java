@@ -1,15 +1,11 @@
 package io.blockcache.engine;
 
-import io.blockcache.backinglog.BackingLogRegion;
-import io.blockcache.backinglog.LogReplay;
 import io.blockcache.device.BlockDevice;
 import io.blockcache.device.IoCallback;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.format.BackingHeader;
-import io.blockcache.format.BackingLogCommit;
 import io.blockcache.format.DamageMapBlock;
 import io.blockcache.format.DamageMapGeometry;
-import io.blockcache.format.DecodeResult;
 import io.blockcache.format.CacheSuperblock;
 import io.blockcache.index.ExtentIndex;
 import io.blockcache.loop.Prng;
@@ -67,34 +63,15 @@ final class CacheFormatter {
         });
     }
 
-    /**
-     * Refuses, before anything is written, to move a volume's data: a backing device that already holds a valid
-     * backing header keeps its data at that header's offset, and a backing log of another size (or none where it had
-     * one, or one where it had none) would put the new header's volume over other bytes — every block of the volume
-     * silently shifted, after a cache device was replaced (docs/FORMAT.md §4.4). {@code done} gets null, or why not.
-     */
+    /** Refuses to move any volume's data ({@link BackingHeaderWrite#layoutProblem}); {@code done} gets null, or why. */
     private static void keepLayouts(List<BackingSpec> backings, int index, Consumer<String> done) {
         if (index == backings.size()) {
             done.accept(null);
             return;
         }
-        BackingSpec spec = backings.get(index);
-        if (spec.inPlace()) {
-            keepLayouts(backings, index + 1, done); // writes nothing on the device, so moves nothing
-            return;
-        }
-        DeviceBytes.read(spec.device(), 0, BackingHeader.BYTES, read -> {
-            DecodeResult<BackingHeader> old = read.isOk() ? BackingHeader.decode(read.value(), 0) : null;
-            long newOffset = BackingHeader.DEFAULT_DATA_OFFSET_BYTES + spec.logSizeBytes();
-            if (old != null && old.isOk() && old.value().dataOffsetBytes() != newOffset) {
-                long oldLog = old.value().logSizeBytes();
-                done.accept("backing device \"" + spec.name() + "\" holds a volume whose data starts "
-                        + (old.value().dataOffsetBytes() >> 20) + " MiB in (" + (oldLog == 0 ? "no backing log"
-                        : "a " + (oldLog >> 20) + " MiB backing log") + "); "
-                        + (spec.logSizeBytes() == 0 ? "no backing log" : "a " + (spec.logSizeBytes() >> 20)
-                        + " MiB backing log") + " would move it and every block after it. Format with "
-                        + (oldLog == 0 ? "no --backing-log" : "--backing-log " + (oldLog >> 20) + "M")
-                        + " to keep the volume's data where it is");
+        BackingHeaderWrite.layoutProblem(backings.get(index), "Format", problem -> {
+            if (problem != null) {
+                done.accept(problem);
                 return;
             }
             keepLayouts(backings, index + 1, done);
@@ -246,50 +223,18 @@ final class CacheFormatter {
             writeSuperblocks(done);
             return;
         }
-        BackingSpec spec = backings.get(index);
-        if (headers.get(index) == null) {
+        BackingHeader header = headers.get(index);
+        if (header == null) {
             writeHeader(index + 1, done); // cached in place: nothing of ours goes on the device
             return;
         }
-        replayOldLog(spec, done, () -> writeNewHeader(index, spec, done));
-    }
-
-    /**
-     * A backing device formatted again (a lost cache device replaced, with {@code --force}) may hold a committed
-     * group in its old backing log: the device holds the volume as of a FLUSH only once it is replayed, and the new
-     * header would retire it unreplayed (docs/FORMAT.md §4.4). So it is replayed first, into the old layout.
-     */
-    private static void replayOldLog(BackingSpec spec, Consumer<Outcome<Void>> done, Runnable then) {
-        DeviceBytes.read(spec.device(), 0, BackingHeader.BYTES, read -> {
-            DecodeResult<BackingHeader> old = read.isOk() ? BackingHeader.decode(read.value(), 0) : null;
-            BackingLogRegion region = old != null && old.isOk() ? BackingLogRegion.of(old.value()) : null;
-            if (region == null) {
-                then.run(); // no old header, or no log in it: nothing to replay
+        BackingHeaderWrite.write(backings.get(index), header, headerAndEmptyMap(header), failure -> {
+            if (failure != null) {
+                done.accept(Outcome.failed("format: " + failure));
                 return;
             }
-            LogReplay.run(spec.device(), region, replayed -> {
-                if (replayed.failure() != null) {
-                    done.accept(Outcome.failed("backing device \"" + spec.name() + "\" holds a backing log that"
-                            + " cannot be replayed: " + replayed.failure()));
-                    return;
-                }
-                then.run();
-            });
+            writeHeader(index + 1, done);
         });
-    }
-
-    private void writeNewHeader(int index, BackingSpec spec, Consumer<Outcome<Void>> done) {
-        BackingHeader header = headers.get(index);
-        Runnable next = () -> writeHeader(index + 1, done);
-        // A backing log starts retired (FORMAT.md §4.4): a zero block where its commit block goes, before the header.
-        Runnable writeIt = () -> DeviceBytes.writeAndFlush(spec.device(), 0, headerAndEmptyMap(header), step(done,
-                "writing the header of backing device \"" + spec.name() + "\"", next));
-        if (!header.hasLog()) {
-            writeIt.run();
-            return;
-        }
-        DeviceBytes.write(spec.device(), BackingHeader.LOG_OFFSET_BYTES, new byte[BackingLogCommit.BYTES], false,
-                step(done, "retiring the backing log of \"" + spec.name() + "\"", writeIt));
     }
 
     /**

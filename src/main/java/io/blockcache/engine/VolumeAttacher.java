@@ -24,7 +24,10 @@ import java.util.function.Consumer;
  * live"). Order, so that a crash anywhere leaves the set as it was or with the volume attached, never between:
  * <ol>
  *   <li>the backing header and an empty damage map on the device (and into the map file), flushed — a device no
- *       superblock names yet, which a later add takes again;</li>
+ *       superblock names yet, which a later add takes again; with a backing log (docs/FORMAT.md §4.4), an old log's
+ *       committed group put in place first and the new log retired, as a format does ({@link BackingHeaderWrite});
+ *       a store whose header puts its data elsewhere is refused; a store cached in place gets nothing written, its
+ *       fingerprint is taken instead ({@link #attachInPlace});</li>
  *   <li>both superblock copies with the new slot (A, flush, B, flush): the commit point;</li>
  *   <li>the volume wired in memory (index, checkpoint runs, GC, knobs) and its writeback started. Nothing of it is
  *       journaled before step 2 is durable, so replay never meets a volume id the superblock does not name.</li>
@@ -45,19 +48,63 @@ final class VolumeAttacher {
         }
         CacheSuperblock superblock = set.superblock();
         UUID backingUuid = CacheFormatter.uuid(ids);
-        long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes());
-        AttachedBacking slot = new AttachedBacking(backingUuid, volumeBytes, BackingHeader.DEFAULT_DATA_OFFSET_BYTES,
-                freeVolumeId(superblock), spec.name()).withLocation(location, VolumeModes.code(mode));
-        byte[] headerAndMap = CacheFormatter.headerAndEmptyMap(new BackingHeader(backingUuid,
-                superblock.cacheSetUuid(), slot.dataOffsetBytes(), slot.volumeSizeBytes(), 0));
+        if (spec.inPlace()) {
+            attachInPlace(set, spec, mode, location, backingUuid, done);
+            return;
+        }
+        long logBytes = spec.logSizeBytes();
+        long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes(), logBytes);
+        AttachedBacking slot = new AttachedBacking(backingUuid, volumeBytes,
+                BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes, freeVolumeId(superblock), spec.name())
+                .withLocation(location, VolumeModes.code(mode));
+        BackingHeader header = new BackingHeader(backingUuid, superblock.cacheSetUuid(), slot.dataOffsetBytes(),
+                slot.volumeSizeBytes(), logBytes);
+        byte[] headerAndMap = CacheFormatter.headerAndEmptyMap(header);
         String who = "volume \"" + spec.name() + "\"";
-        DeviceBytes.writeAndFlush(spec.device(), 0, headerAndMap, step(done, who + ": writing its backing header",
-                () -> writeMapFile(set, spec, headerAndMap, step(done, who + ": writing its damage map file", () -> {
+        // A store added again keeps its data where its header says, and an old log's group goes in place first: the
+        // checks and writes of a format (BackingHeaderWrite).
+        BackingHeaderWrite.layoutProblem(spec, "Add it", moved -> {
+            if (moved != null) {
+                done.accept(Outcome.failed(moved));
+                return;
+            }
+            BackingHeaderWrite.write(spec, header, headerAndMap, failure -> {
+                if (failure != null) {
+                    done.accept(Outcome.failed(who + ": " + failure + "; the volume is not attached"));
+                    return;
+                }
+                writeMapFile(set, spec, headerAndMap, step(done, who + ": writing its damage map file", () -> {
                     List<AttachedBacking> slots = new ArrayList<>(superblock.backings());
                     slots.add(slot);
                     set.rewriteSlots(slots, step(done, who + ": writing the superblock that names it",
                             () -> wire(set, spec, slot, headerAndMap, VolumeModes.of(slot, set.options()), done)));
-                }))));
+                }));
+            });
+        });
+    }
+
+    /**
+     * A store cached in place (docs/FORMAT.md §4.2): nothing is written on it; its fingerprint (size and sampled
+     * blocks, reads only) goes into the new slot, and the superblock that names it is the commit point, as at a
+     * format. A crash before it leaves the store untouched and the set as it was.
+     */
+    private static void attachInPlace(CacheSet set, BackingSpec spec, CacheMode mode, String location,
+                                      UUID backingUuid, Consumer<Outcome<Volume>> done) {
+        BackingFingerprint.of(spec.device(), fingerprint -> {
+            if (!fingerprint.isOk()) {
+                done.accept(Outcome.failed("volume \"" + spec.name() + "\": " + fingerprint.error()
+                        + "; the volume is not attached"));
+                return;
+            }
+            CacheSuperblock superblock = set.superblock();
+            AttachedBacking slot = new AttachedBacking(backingUuid, spec.device().sizeBytes(),
+                    AttachedBacking.IN_PLACE_DATA_OFFSET_BYTES, freeVolumeId(superblock), spec.name(),
+                    fingerprint.value()).withLocation(location, VolumeModes.code(mode));
+            List<AttachedBacking> slots = new ArrayList<>(superblock.backings());
+            slots.add(slot);
+            set.rewriteSlots(slots, step(done, "volume \"" + spec.name() + "\": writing the superblock that names it",
+                    () -> wire(set, spec, slot, null, VolumeModes.of(slot, set.options()), done)));
+        });
     }
 
     /** Why {@code spec} cannot be attached to {@code set}, or null. */
@@ -77,14 +124,20 @@ final class VolumeAttacher {
             return "the location of \"" + spec.name() + "\" is longer than " + AttachedBacking.LOCATION_BYTES_MAX
                     + " bytes, which the cache cannot record; use a shorter path";
         }
-        if (spec.inPlace() || spec.logSizeBytes() > 0) {
-            return "a volume added to a running cache has a backing header and no backing log (in place and"
-                    + " --backing-log need a format)";
+        if (spec.inPlace()) {
+            long deviceBytes = spec.device().sizeBytes();
+            if (deviceBytes < BackingFingerprint.DEVICE_BYTES_MIN || deviceBytes % 4096 != 0
+                    || deviceBytes / 512 > ExtentIndex.SECTOR_LIMIT) {
+                return "backing store of \"" + spec.name() + "\" has " + deviceBytes + " bytes: cached in place, it"
+                        + " needs a whole number of 4 KiB blocks, at most 2^47 sectors";
+            }
+            return null;
         }
-        long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes());
+        long volumeBytes = Geometry.volumeBytes(spec.device().sizeBytes(), spec.logSizeBytes());
         if (volumeBytes < 4096 || volumeBytes % 4096 != 0) {
             return "backing store of \"" + spec.name() + "\" has " + spec.device().sizeBytes() + " bytes: it needs its"
-                    + " 1 MiB header and a whole number of 4 KiB blocks after it";
+                    + " 1 MiB header" + (spec.logSizeBytes() > 0 ? ", its " + (spec.logSizeBytes() >> 20)
+                    + " MiB backing log" : "") + " and a whole number of 4 KiB blocks after it";
         }
         if (volumeBytes / 512 > ExtentIndex.SECTOR_LIMIT) {
             return "backing store of \"" + spec.name() + "\" is too large: a volume is at most 2^47 sectors";
@@ -119,7 +172,8 @@ final class VolumeAttacher {
         BackingSpec wrapped = VolumeWiring.wrapped(set.loop(), spec, set.options());
         ExtentIndex extents = new ExtentIndex(set.space(), set.options().verifyIndexEachOperation());
         VolumeIndex index = new VolumeIndex(slot.volumeId(), extents, set.journal(), set.space());
-        DamageMapGeometry geometry = DamageMapGeometry.of(slot.dataOffsetBytes(), slot.volumeSizeBytes());
+        DamageMapGeometry geometry = headerAndMap == null ? null
+                : DamageMapGeometry.of(slot.dataOffsetBytes(), slot.volumeSizeBytes());
         DamageMapSource source = geometry == null ? null : DamageMapSource.onBacking(Arrays.copyOfRange(headerAndMap,
                 BackingHeader.BYTES, BackingHeader.BYTES + geometry.areaBytes()));
         Volume volume = VolumeWiring.volume(set.loop(), set.cacheDevice(), set.space(), set.journal(), slot, index,
@@ -131,7 +185,7 @@ final class VolumeAttacher {
         // bcache weighs each backing device's dirty target by its share of the backing capacity; the volumes attached
         // before keep the share they had until the next open.
         Writeback writeback = new Writeback(set.loop(), volume, set.space(), set.journal(),
-                (double) volume.sizeBytes() / totalBytes, WritebackSettings.defaults(), null);
+                (double) volume.sizeBytes() / totalBytes, WritebackSettings.defaults(), BackingLogs.region(slot));
         set.wired(wrapped, volume, writeback);
         if (volume.damageMap() == null) {
             writeback.start();

@@ -40,6 +40,7 @@ import java.util.Set;
  * @param diskFullRefusals cache-device writes refused with ENOSPC while the cache's file system was full
  * @param volumeChanges volumes removed and added again live ({@link VolumeChurn})
  * @param volumeChangeCuts power cuts during such a change
+ * @param volumeChangesWithLog of {@code volumeChanges}, those of volumes with a backing log
  */
 public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrashes, int cleanRestarts,
                          long operations, Set<String> modesCovered, long checkpoints, long evictions, long ringWraps,
@@ -49,5 +50,6 @@ public record FuzzResult(long seed, long traceHash, int crashes, int nestedCrash
                          long damageChecksConsistent, long damageMapFiles,
                          long objectStoreVolumes, long chunkPasses, long drainJobActions,
                          long compactedBuckets, long journaledVolumes, long logGroups,
-                         long diskFullRefusals, long volumeChanges, long volumeChangeCuts) {
+                         long diskFullRefusals, long volumeChanges, long volumeChangeCuts,
+                         long volumeChangesWithLog) {
 }

@@ -357,7 +357,7 @@ public final class FuzzScenario {
                 setup.objectStore().stream().filter(store -> store).count(), cacheSet.chunkPasses(),
                 drainJobs.actions(), cacheSet.compactedBuckets(),
                 setup.logBytes().stream().filter(bytes -> bytes > 0).count(), cacheSet.logGroups(),
-                cacheSet.diskFullRefusals(), churn.changes(), churn.cuts());
+                cacheSet.diskFullRefusals(), churn.changes(), churn.cuts(), churn.changesWithLog());
     }
 
     /** Removes volume {@code v} and adds it again live ({@link VolumeChurn}), then checks every volume. */

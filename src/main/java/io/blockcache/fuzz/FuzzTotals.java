@@ -40,6 +40,7 @@ public final class FuzzTotals {
     private long diskFullRefusals;
     private long volumeChanges;
     private long volumeChangeCuts;
+    private long volumeChangesWithLog;
     private final List<FuzzViolation> violations = new ArrayList<>();
 
     /** Adds a seed that passed. */
@@ -72,6 +73,7 @@ public final class FuzzTotals {
         diskFullRefusals += result.diskFullRefusals();
         volumeChanges += result.volumeChanges();
         volumeChangeCuts += result.volumeChangeCuts();
+        volumeChangesWithLog += result.volumeChangesWithLog();
         modesCovered.addAll(result.modesCovered());
     }
 
@@ -216,13 +218,14 @@ public final class FuzzTotals {
                         + "%d damage-map checks (%d with stale ranges, %d of a map flagged consistent; %d volumes with "
                         + "the map in a file), %d volumes on an object store (%d chunk passes), %d drain job actions, "
                         + "%d journaled volumes (%d log groups), %d cache writes refused by a full disk, "
-                        + "%d volumes removed and added live (%d power cuts during it)",
+                        + "%d volumes removed and added live (%d power cuts during it, %d with a backing log)",
                 seeds,
                 violations.size(), crashes, cleanRestarts, faultsInjected, mediaFaults, checksumCatches, modesCovered,
                 evictions, compactedBuckets, checkpoints, ringWraps, operations, controlActions, prefixChecks,
                 prefixChecksAcrossRestart, prefixViolationsUnordered, orderingSwitches, damageChecks,
                 damageChecksStale, damageChecksConsistent, damageMapFiles, objectStoreVolumes, chunkPasses,
-                drainJobActions, journaledVolumes, logGroups, diskFullRefusals, volumeChanges, volumeChangeCuts);
+                drainJobActions, journaledVolumes, logGroups, diskFullRefusals, volumeChanges, volumeChangeCuts,
+                volumeChangesWithLog);
     }
 
     /** The summary as one JSON object: seeds, violations and the failing seeds first, then every count above. */
@@ -245,6 +248,7 @@ public final class FuzzTotals {
                 .field("chunkPasses", chunkPasses).field("drainJobActions", drainJobActions)
                 .field("journaledVolumes", journaledVolumes).field("logGroups", logGroups)
                 .field("diskFullRefusals", diskFullRefusals).field("volumeChanges", volumeChanges)
-                .field("volumeChangeCuts", volumeChangeCuts).endObject().toString();
+                .field("volumeChangeCuts", volumeChangeCuts).field("volumeChangesWithLog", volumeChangesWithLog)
+                .endObject().toString();
     }
 }

@@ -15,9 +15,11 @@ import java.util.function.BiFunction;
  * point), and every byte the volume ever acknowledged reads back afterwards (the scenario's verifiers: after a drain
  * the backing device holds it all, and the volume added again serves it from there).
  *
- * <p>In a seed with one volume, the remove must be refused (a cache set keeps at least one volume). Only volumes
- * without a backing log are churned: {@code volume add} refuses backing-log stores (docs/OPERATIONS.md).
- * Draws from a stream of its own, from the seed, so that every other draw of a seed keeps its value; off for the
+ * <p>In a seed with one volume, the remove must be refused (a cache set keeps at least one volume). Volumes without a
+ * backing log are picked from stream 14; after a segment that picks none, a volume with a backing log (added again
+ * with its log, as {@code volume add --backing-log} does) is picked from stream 15, which also draws everything of its
+ * change, so that stream 14 draws what it drew before backing-log volumes could be added live (2026-12-07).
+ * Draws from streams of their own, from the seed, so that every other draw of a seed keeps its value; off for the
  * generators before it. Thread rule: the scenario's thread.
  */
 final class VolumeChurn {
@@ -36,6 +38,8 @@ final class VolumeChurn {
     private final FuzzCacheSet cacheSet;
     private final FuzzSetup setup;
     private final Prng prng;
+    /** Stream 15: the churn of volumes with a backing log. */
+    private final Prng logPrng;
     private final FuzzTrace trace;
     private final LoopRunner runner;
     private final BiFunction<String, Throwable, FuzzViolation> violation;
@@ -43,6 +47,7 @@ final class VolumeChurn {
     /** The planted bug the verifiers must catch: the remove discards dirty data instead of draining it first. */
     private boolean plantDiscardDirty;
     private long changes;
+    private long changesWithLog;
     private long cuts;
     private long refusals;
 
@@ -51,6 +56,7 @@ final class VolumeChurn {
         this.cacheSet = cacheSet;
         this.setup = setup;
         this.prng = new Prng(seed * 0x9E3779B97F4A7C15L + 14); // 11-13: disk full and sustained phases
+        this.logPrng = new Prng(seed * 0x9E3779B97F4A7C15L + 15);
         this.trace = trace;
         this.runner = runner;
         this.violation = violation;
@@ -69,16 +75,38 @@ final class VolumeChurn {
 
     /** The volume to remove and add again after this segment, or -1 (draws nothing in a seed that does not churn). */
     int pick() {
-        if (!enabled || !prng.chance(CHURN_CHANCE)) {
+        if (!enabled) {
             return -1;
         }
-        List<Integer> eligible = new ArrayList<>();
+        int picked = pickWithoutLog();
+        if (picked >= 0) {
+            return picked;
+        }
+        List<Integer> logged = volumes(true);
+        if (logged.isEmpty() || !logPrng.chance(CHURN_CHANCE)) {
+            return -1;
+        }
+        return logged.get(logPrng.nextInt(logged.size()));
+    }
+
+    /** Stream 14's pick among the volumes without a backing log, or -1. */
+    private int pickWithoutLog() {
+        if (!prng.chance(CHURN_CHANCE)) {
+            return -1;
+        }
+        List<Integer> eligible = volumes(false);
+        return eligible.isEmpty() ? -1 : eligible.get(prng.nextInt(eligible.size()));
+    }
+
+    /** The volumes with (or without) a backing log, in order. */
+    private List<Integer> volumes(boolean withLog) {
+        List<Integer> found = new ArrayList<>();
         for (int v = 0; v < setup.volumeCount(); v++) {
-            if (setup.logBytes().get(v) == 0) {
-                eligible.add(v);
+            if ((setup.logBytes().get(v) > 0) == withLog) {
+                found.add(v);
             }
         }
-        return eligible.isEmpty() ? -1 : eligible.get(prng.nextInt(eligible.size()));
+        return found;
     }
 
     /**
@@ -117,10 +145,13 @@ final class VolumeChurn {
         if (!plantDiscardDirty) {
             drain(name);
         }
-        Prng ids = new Prng(prng.nextLong());
-        boolean cut = prng.chance(CUT_CHANCE);
-        int cutAfterEvents = cut ? 1 + prng.nextInt(CUT_EVENTS_MAX) : 0;
-        trace.add("churn: remove and add " + name + (cut ? ", power cut within " + cutAfterEvents + " events" : ""));
+        boolean withLog = setup.logBytes().get(v) > 0;
+        Prng draws = withLog ? logPrng : prng;
+        Prng ids = new Prng(draws.nextLong());
+        boolean cut = draws.chance(CUT_CHANCE);
+        int cutAfterEvents = cut ? 1 + draws.nextInt(CUT_EVENTS_MAX) : 0;
+        trace.add("churn: remove and add " + name + (withLog ? " (with its backing log)" : "")
+                + (cut ? ", power cut within " + cutAfterEvents + " events" : ""));
         String[] failure = {null};
         boolean[] finished = {false};
         cacheSet.removeVolume(v, plantDiscardDirty, removed -> {
@@ -158,6 +189,14 @@ final class VolumeChurn {
             throw violation.apply(name + " is not attached after its remove and add", null);
         }
         changes++;
+        if (withLog) {
+            changesWithLog++;
+        }
+    }
+
+    /** Volumes with a backing log removed and added again. */
+    long changesWithLog() {
+        return changesWithLog;
     }
 
     /** Volumes removed and added again. */

@@ -114,8 +114,9 @@ public final class CacheHost implements AutoCloseable {
 
     /**
      * Adds a volume to the running cache (docs/OPERATIONS.md "Add a volume"): opens {@code location} (a file, created
-     * sparse with {@code volumeBytes} plus its header when missing, or {@code nbd://}), attaches it in {@code mode} and
-     * keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached, created or open.
+     * sparse with {@code volumeBytes} plus its header when missing, {@code nbd://} or {@code s3://}), attaches it in
+     * {@code mode} and keeps it across restarts (the cache's superblock names it). A refusal leaves nothing attached,
+     * created or open.
      *
      * @param force overwrite a store that holds another cache set's metadata
      * @return the new volume (loop-thread rule applies)
@@ -123,7 +124,18 @@ public final class CacheHost implements AutoCloseable {
      */
     public Volume addVolume(String name, BackingLocation location, long volumeBytes, CacheMode mode, boolean force)
             throws HostException {
-        return volumes.add(name, location, volumeBytes, mode, force);
+        return volumes.add(name, location, volumeBytes, 0, false, mode, force);
+    }
+
+    /**
+     * As {@link #addVolume(String, BackingLocation, long, CacheMode, boolean)}, with a backing log of {@code logBytes}
+     * (a whole number of MiB; docs/FORMAT.md §4.4) between the store's header and its data, as {@code format
+     * --backing-log} makes: a store created here is that much larger, and a store added again must have it already;
+     * or, {@code inPlace}, an existing store cached in place (docs/FORMAT.md §4.2): nothing is written on it.
+     */
+    public Volume addVolume(String name, BackingLocation location, long volumeBytes, long logBytes, boolean inPlace,
+                            CacheMode mode, boolean force) throws HostException {
+        return volumes.add(name, location, volumeBytes, logBytes, inPlace, mode, force);
     }
 
     /**
@@ -196,7 +208,7 @@ public final class CacheHost implements AutoCloseable {
             throw new HostException(knobProblem[0]);
         }
         for (Map.Entry<String, BackingLocation> added : known.toAdd().entrySet()) {
-            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), null, files.force());
+            volumes.add(added.getKey(), added.getValue(), files.backingSizeBytes(), 0, false, null, files.force());
         }
         watcher = new DeviceWatcher(loop, loopName + "-device-watch", set, watchedFiles(), log);
         watcher.start();

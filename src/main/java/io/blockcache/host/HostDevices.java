@@ -128,20 +128,36 @@ final class HostDevices {
 
     /**
      * Opens the backing store of a volume added to the running cache ({@code blockcache volume add}): a file (created
-     * sparse with {@code volumeBytes} plus the header when it does not exist) or an {@code nbd://} export, and its
-     * damage map file. A store holding blockcache metadata is refused unless it names this cache set (a volume
-     * detached from it, or an add a crash interrupted: its data keeps its place) or {@code force}. Whatever it opened
-     * goes to {@code opened}, whatever it created to {@code created}, so a refused add can close and delete them.
+     * sparse with {@code volumeBytes} plus the header when it does not exist), an {@code nbd://} export or an {@code
+     * s3://} volume (created with {@code volumeBytes} plus the header when the prefix holds none; its owner record
+     * taken as at a start), and its damage map file. A store holding blockcache metadata is refused unless it names
+     * this cache set (a volume detached from it, or an add a crash interrupted: its data keeps its place) or {@code
+     * force}. Whatever it opened goes to {@code opened}, whatever it created to {@code created}, so a refused add can
+     * close and delete them. With {@code logBytes} (whole MiB) the spec asks for a backing log of that size, and a
+     * store created here is that much larger.
      */
-    BackingSpec openAdded(String name, BackingLocation location, long volumeBytes, boolean force, UUID cacheSetUuid,
+    BackingSpec openAdded(String name, BackingLocation location, Added added, boolean force, UUID cacheSetUuid,
                           List<BlockDevice> opened, List<Path> created) throws HostException {
+        long volumeBytes = added.volumeBytes();
+        long logBytes = added.logBytes();
+        boolean inPlace = added.inPlace();
+        if (logBytes < 0 || logBytes % BackingHeader.LOG_SIZE_UNIT_BYTES != 0 || inPlace && logBytes > 0) {
+            throw new HostException("the backing log of volume \"" + name + "\" must be a whole number of MiB (e.g."
+                    + " 64M), got " + logBytes + " bytes" + (inPlace ? "; cached in place, a store has none" : ""));
+        }
+        // A store created here holds the volume, its header and its log (as format --backing-log makes one); cached
+        // in place, only the volume.
+        long headerBytes = inPlace ? 0 : BackingHeader.DEFAULT_DATA_OFFSET_BYTES + logBytes;
+        long createdBytes = volumeBytes + headerBytes;
         FileDeviceOptions deviceOptions = FileDeviceOptions.DEFAULTS.withLogicalBlockBytes(BlockDevice.SECTOR_BYTES);
         BlockDevice device;
+        location = files.remote().applyTo(location); // the endpoint, take-over and timeouts serve was started with
         try {
             if (location instanceof BackingLocation.File file) {
                 boolean exists = Files.exists(file.path());
                 if (exists && !force) {
-                    refuseForeign(name, file.path().toString(), MetadataGuard.head(file.path()), cacheSetUuid);
+                    refuseForeign(name, file.path().toString(), MetadataGuard.head(file.path()), cacheSetUuid,
+                            inPlace);
                 }
                 if (!exists && volumeBytes <= 0) {
                     throw new HostException("backing file " + file.path() + " of volume \"" + name + "\" does not"
@@ -150,8 +166,7 @@ final class HostDevices {
                 if (!exists) {
                     created.add(file.path());
                 }
-                FileDevice fileDevice = openOrCreate(file.path(), volumeBytes + BackingHeader.DEFAULT_DATA_OFFSET_BYTES,
-                        !exists, deviceOptions);
+                FileDevice fileDevice = openOrCreate(file.path(), createdBytes, !exists, deviceOptions);
                 opened.add(fileDevice);
                 fileDevice.fenceWhenChanged();
                 device = fileDevice;
@@ -164,25 +179,46 @@ final class HostDevices {
                     if (!read.ok()) {
                         throw new HostException("cannot read " + nbd.display() + ": " + read.message());
                     }
-                    refuseForeign(name, nbd.display(), head.array(), cacheSetUuid);
+                    refuseForeign(name, nbd.display(), head.array(), cacheSetUuid, inPlace);
                 }
+            } else if (location instanceof BackingLocation.S3 s3) {
+                // As a start with a new cache opens it (owner record, the volume created when missing), but the
+                // size is the add's and a store this cache set's header names is taken again.
+                S3Backing.Create create = volumeBytes <= 0 ? S3Backing.Create.NEVER : new S3Backing.Create(
+                        createdBytes, randomUuid(), headerBytes);
+                device = openS3(name, s3, create, force ? S3Backing.AttachGuard.NONE
+                        : addGuard(name, s3.display(), cacheSetUuid, inPlace));
+                opened.add(device);
             } else {
-                throw new HostException("volume \"" + name + "\": " + location.display() + " cannot be added to a"
-                        + " running cache yet (files and nbd:// can); format a cache with it instead");
+                throw new HostException("volume \"" + name + "\": " + location.display() + " is no kind of store"
+                        + " this build can add");
             }
             Path mapPath = files.dataDir() == null ? null : files.dataDir().resolve(DamageMapPlacement.fileName(name));
-            if (mapPath != null && files.damageMap() == DamageMapPlacement.FILE && !Files.exists(mapPath)) {
+            if (!inPlace && mapPath != null && files.damageMap() == DamageMapPlacement.FILE && !Files.exists(mapPath)) {
                 created.add(mapPath);
+            }
+            if (inPlace) {
+                return new BackingSpec(name, device, true, null); // no map: nothing of the cache is on the store
             }
             FileDevice map = openMapFile(name, deviceOptions);
             if (map != null) {
                 opened.add(map);
             }
-            return new BackingSpec(name, device).withMapDevice(map);
+            return new BackingSpec(name, device).withMapDevice(map).withLogSizeBytes(logBytes);
         } catch (IOException e) {
             throw new HostException(e instanceof FileInUseException ? e.getMessage()
                     : "cannot open " + IoMessages.describe("a device file", e));
         }
+    }
+
+    /**
+     * What a live add asks for, besides the store.
+     *
+     * @param volumeBytes the volume's size for a store that does not exist yet (then created), else 0
+     * @param logBytes the backing log after the header, a whole number of MiB; 0 for none
+     * @param inPlace cache the store in place: nothing of the cache written on it (docs/FORMAT.md §4.2)
+     */
+    record Added(long volumeBytes, long logBytes, boolean inPlace) {
     }
 
     /** Where volume {@code name}'s damage map file is with placement {@code file}, or null without one. */
@@ -191,29 +227,61 @@ final class HostDevices {
                 : files.dataDir().resolve(DamageMapPlacement.fileName(name));
     }
 
-    /** Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header. */
-    private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid) throws HostException {
+    /**
+     * Refuses a store whose first bytes hold blockcache metadata of anything but this cache set's backing header (any
+     * metadata, {@code inPlace}: the volume would start with it).
+     */
+    private void refuseForeign(String name, String display, byte[] head, UUID cacheSetUuid, boolean inPlace)
+            throws HostException {
+        String refusal = foreignRefusal(name, display, head, cacheSetUuid, inPlace);
+        if (refusal != null) {
+            throw new HostException(refusal);
+        }
+    }
+
+    /** {@link #refuseForeign} for an S3 volume, asked before its owner record is taken (a refusal writes nothing). */
+    private S3Backing.AttachGuard addGuard(String name, String display, UUID cacheSetUuid, boolean inPlace) {
+        return new S3Backing.AttachGuard() {
+            @Override
+            public int headBytes() {
+                return ExistingMetadata.HEAD_BYTES;
+            }
+
+            @Override
+            public String refusal(byte[] head, boolean takingOver) {
+                return foreignRefusal(name, display, head, cacheSetUuid, inPlace);
+            }
+        };
+    }
+
+    /** The refusal of a store whose head holds metadata other than this cache set's backing header, or null. */
+    private String foreignRefusal(String name, String display, byte[] head, UUID cacheSetUuid, boolean inPlace) {
         String contents = ExistingMetadata.describe(head);
         if (contents == null) {
-            return;
+            return null;
         }
         var header = BackingHeader.decode(java.util.Arrays.copyOf(head, BackingHeader.BYTES), 0);
-        if (header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
+        if (!inPlace && header.isOk() && header.value().cacheSetUuid().equals(cacheSetUuid)) {
             log.log(LogEvent.of(EventName.HOST_VOLUME_ATTACHED, "volume \"" + name + "\": " + display + " was a volume"
                     + " of this cache before; attaching it again with its data where it was").with("volume", name)
                     .with("backing", display));
-            return;
+            return null;
         }
-        throw new HostException("refusing to add " + display + " as volume \"" + name + "\": it " + contents
+        if (inPlace) {
+            return "refusing to cache " + display + " in place as volume \"" + name + "\": it " + contents + ", which"
+                    + " the volume would start with (a store of blockcache is added with its header, not in place);"
+                    + " give --force to cache it in place as it is";
+        }
+        return "refusing to add " + display + " as volume \"" + name + "\": it " + contents
                 + ", which the add would overwrite (that cache set's dirty data would never be written back);"
-                + " give --force to overwrite it");
+                + " give --force to overwrite it";
     }
 
     /**
      * Takes back the volume objects and owner records that a new cache's S3 opens wrote, for a start refused before
      * anything was written through them; a failure to do so is one line in the log (the objects remain, and say so).
      */
-    private void withdrawS3(List<BlockDevice> backingDevices) {
+    void withdrawS3(List<BlockDevice> backingDevices) {
         for (BlockDevice device : backingDevices) {
             if (device instanceof S3Device s3) {
                 try {
@@ -292,17 +360,10 @@ final class HostDevices {
      */
     private S3Device openBackingS3(String name, BackingLocation.S3 location, boolean fresh, MetadataGuard guard)
             throws HostException {
-        S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
         S3Backing.Create create = fresh ? new S3Backing.Create(createdBackingBytes(), randomUuid(),
                 BackingHeader.DEFAULT_DATA_OFFSET_BYTES) : S3Backing.Create.NEVER;
-        S3Device device;
-        try {
-            device = S3Backing.open(loop, location.uri(), options, create,
-                    fresh ? guard.s3(name, location.display()) : S3Backing.AttachGuard.NONE, InstantSource.system(),
-                    log);
-        } catch (IOException e) {
-            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
-        }
+        S3Device device = openS3(name, location, create,
+                fresh ? guard.s3(name, location.display()) : S3Backing.AttachGuard.NONE);
         if (fresh) {
             if (device.sizeBytes() <= BackingHeader.DEFAULT_DATA_OFFSET_BYTES) {
                 withdrawS3(List.of(device)); // refused just below: take back the owner record it took
@@ -314,6 +375,20 @@ final class HostDevices {
                     .with("backing", location.display()));
         }
         return device;
+    }
+
+    /**
+     * Opens an S3 volume owned by this cache (host and cache file), as {@code create} and {@code guard} say: the one
+     * way a start and a live add open one.
+     */
+    private S3Device openS3(String name, BackingLocation.S3 location, S3Backing.Create create,
+                            S3Backing.AttachGuard guard) throws HostException {
+        S3Options options = location.options().withOwnerId(S3Options.ownerIdFor(files.cacheFile()));
+        try {
+            return S3Backing.open(loop, location.uri(), options, create, guard, InstantSource.system(), log);
+        } catch (IOException e) {
+            throw new HostException("cannot open the backing store of export \"" + name + "\": " + e.getMessage());
+        }
     }
 
     /** Closes {@code device} and refuses it when its first bytes hold blockcache metadata (unless forced). */

@@ -2,8 +2,8 @@ package io.blockcache.host;
 
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
+import io.blockcache.backing.RemoteDefaults;
 import io.blockcache.backing.S3Options;
-import java.net.URI;
 import io.blockcache.engine.CacheSetOptions;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -27,11 +27,13 @@ import java.util.TreeMap;
  *     {@link MetadataGuard})
  * @param growCache with an existing cache file smaller than {@code cacheSizeBytes}, grow it to that size before the
  *     open ({@code engine.CacheSet#grow}; docs/OPERATIONS.md "Grow the cache device"): the operator asked for the size
+ * @param remote how remote stores are reached, for the locations a cache recorded for volumes added live and for
+ *     those added live ({@code backings} have it applied already)
  */
 public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
                         long backingSizeBytes,
                         CacheSetOptions options, Map<String, String> knobs, DamageMapPlacement damageMap,
-                        Path dataDir, boolean force, boolean growCache) {
+                        Path dataDir, boolean force, boolean growCache, RemoteDefaults remote) {
     public HostFiles {
         if (cacheFile == null || options == null || damageMap == null) {
             throw new IllegalArgumentException("a cache file, options and a damage map placement are required");
@@ -40,6 +42,7 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
             throw new IllegalArgumentException("damage-map=file needs a data directory for its files");
         }
         options = options.withDamageMap(damageMap != DamageMapPlacement.OFF);
+        remote = remote == null ? RemoteDefaults.NONE : remote;
         if (backings == null || backings.isEmpty()) {
             throw new IllegalArgumentException("at least one backing file is required");
         }
@@ -49,6 +52,14 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
         }
         backings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(backings));
         knobs = java.util.Collections.unmodifiableMap(new TreeMap<>(knobs == null ? Map.of() : knobs));
+    }
+
+    /** With the built-in ways to reach remote stores ({@link RemoteDefaults#NONE}). */
+    public HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, BackingLocation> backings,
+                     long backingSizeBytes, CacheSetOptions options, Map<String, String> knobs,
+                     DamageMapPlacement damageMap, Path dataDir, boolean force, boolean growCache) {
+        this(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap, dataDir, force,
+                growCache, RemoteDefaults.NONE);
     }
 
     /** Not forced: backing stores that hold blockcache metadata are refused with a new cache. */
@@ -61,19 +72,25 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
     /** These files, with {@link #force()} set to {@code overwrite}. */
     public HostFiles withForce(boolean overwrite) {
         return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap,
-                dataDir, overwrite, growCache);
+                dataDir, overwrite, growCache, remote);
     }
 
     /** These files, with {@link #growCache()} set to {@code grow}. */
     public HostFiles withGrowCache(boolean grow) {
         return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap,
-                dataDir, force, grow);
+                dataDir, force, grow, remote);
     }
 
     /** These files with {@code newBackings} instead (volume order). */
     public HostFiles withBackings(Map<String, BackingLocation> newBackings) {
         return new HostFiles(cacheFile, cacheSizeBytes, newBackings, backingSizeBytes, options, knobs, damageMap,
-                dataDir, force, growCache);
+                dataDir, force, growCache, remote);
+    }
+
+    /** These files with {@code newRemote} (the given backings as they are: the caller applied it to them). */
+    public HostFiles withRemote(RemoteDefaults newRemote) {
+        return new HostFiles(cacheFile, cacheSizeBytes, backings, backingSizeBytes, options, knobs, damageMap,
+                dataDir, force, growCache, newRemote);
     }
 
     /** Without a placement: the map on the backing devices if {@code options.damageMap()}, else none. */
@@ -99,7 +116,7 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
                 throw new IllegalArgumentException("the NBD request timeout must not be negative: " + nbdTimeoutMs
                         + " ms");
             }
-            parse(locations, s3Endpoint, takeOver, nbdTimeoutMs); // fields are assigned after this body
+            parse(locations, remote(s3Endpoint, takeOver, nbdTimeoutMs)); // fields are assigned after this body
         }
     }
 
@@ -113,17 +130,17 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
     }
 
     /** The locations parsed, with the endpoint, take-over and timeout applied ({@link Remote}). */
-    private static Map<String, BackingLocation> parse(Map<String, String> locations, String s3Endpoint,
-                                                      boolean takeOver, long nbdTimeoutMs) {
-        URI endpoint = s3Endpoint == null ? null : S3Options.endpoint(s3Endpoint);
+    private static Map<String, BackingLocation> parse(Map<String, String> locations, RemoteDefaults remote) {
         Map<String, BackingLocation> parsed = new LinkedHashMap<>();
-        locations.forEach((name, text) -> parsed.put(name, switch (BackingUris.parse(text)) {
-            case BackingLocation.S3 s3 -> s3.withOptions(s3.options().withEndpoint(endpoint).withTakeOver(takeOver));
-            case BackingLocation.Nbd nbd -> nbdTimeoutMs == 0 ? nbd
-                    : nbd.withRequestTimeoutNs(nbdTimeoutMs * 1_000_000L);
-            case BackingLocation.File file -> file;
-        }));
+        locations.forEach((name, text) -> parsed.put(name, remote.applyTo(BackingUris.parse(text))));
         return parsed;
+    }
+
+    /** How {@link Remote}'s settings reach remote stores (an NBD timeout of 0: the default). */
+    private static RemoteDefaults remote(String s3Endpoint, boolean takeOver, long nbdTimeoutMs) {
+        return new RemoteDefaults(s3Endpoint == null ? null : S3Options.endpoint(s3Endpoint), takeOver,
+                S3Options.RETRY_TIME_MS_DEFAULT, nbdTimeoutMs == 0 ? RemoteDefaults.NONE.nbdRequestTimeoutNs()
+                : nbdTimeoutMs * 1_000_000L);
     }
 
     /**
@@ -133,9 +150,9 @@ public record HostFiles(Path cacheFile, long cacheSizeBytes, Map<String, Backing
     public static HostFiles withLocations(Path cacheFile, long cacheSizeBytes, Remote backings,
                                           long backingSizeBytes, CacheSetOptions options, Map<String, String> knobs,
                                           boolean force) {
-        return new HostFiles(cacheFile, cacheSizeBytes, parse(backings.locations(), backings.s3Endpoint(),
-                backings.takeOver(), backings.nbdTimeoutMs()), backingSizeBytes, options, knobs)
-                .withForce(force);
+        RemoteDefaults remote = remote(backings.s3Endpoint(), backings.takeOver(), backings.nbdTimeoutMs());
+        return new HostFiles(cacheFile, cacheSizeBytes, parse(backings.locations(), remote), backingSizeBytes,
+                options, knobs).withForce(force).withRemote(remote);
     }
 
     /** As the canonical constructor, for backings that are all files. */

@@ -39,8 +39,8 @@ final class HostVolumes {
     }
 
     /** See {@link CacheHost#addVolume}. */
-    synchronized Volume add(String name, BackingLocation location, long volumeBytes, CacheMode mode, boolean force)
-            throws HostException {
+    synchronized Volume add(String name, BackingLocation location, long volumeBytes, long logBytes, boolean inPlace,
+                            CacheMode mode, boolean force) throws HostException {
         UUID cacheSetUuid = host.<UUID>onLoop(done -> done.accept(host.cacheSet().volume(name) != null ? null
                 : host.cacheSet().superblock().cacheSetUuid()));
         if (cacheSetUuid == null) {
@@ -50,7 +50,8 @@ final class HostVolumes {
         List<Path> created = new ArrayList<>();
         Outcome<Volume> added = null;
         try {
-            BackingSpec spec = opener.openAdded(name, location, volumeBytes, force, cacheSetUuid, opened, created);
+            BackingSpec spec = opener.openAdded(name, location, new HostDevices.Added(volumeBytes, logBytes, inPlace),
+                    force, cacheSetUuid, opened, created);
             Prng ids = new Prng(new SecureRandom().nextLong()); // UUIDs must differ between devices
             // Recorded in the superblock, so that the next start finds the store without a --backing for it.
             String recorded = location instanceof BackingLocation.File file ? file.path().toAbsolutePath().toString()
@@ -71,8 +72,12 @@ final class HostVolumes {
         }
     }
 
-    /** Closes what a refused add opened and deletes what it created: a refusal leaves nothing behind. */
+    /**
+     * Closes what a refused add opened and deletes what it created (an S3 volume object and owner record included): a
+     * refusal leaves nothing behind.
+     */
     private void undo(List<BlockDevice> opened, List<Path> created) {
+        opener.withdrawS3(opened);
         try {
             host.<Boolean>onLoop(done -> {
                 opened.forEach(BlockDevice::close);

@@ -43,7 +43,7 @@ record KnownVolumes(HostFiles forOpen, Map<String, BackingLocation> toAdd) {
                 open.put(slot.exportName(), given);
             } else if (!slot.location().isEmpty()) {
                 try {
-                    open.put(slot.exportName(), BackingUris.parse(slot.location()));
+                    open.put(slot.exportName(), files.remote().applyTo(BackingUris.parse(slot.location())));
                 } catch (IllegalArgumentException e) {
                     throw new HostException("volume \"" + slot.exportName() + "\" was added at " + slot.location()
                             + ", which this build cannot open (" + e.getMessage() + "); give it with --backing "

@@ -58,6 +58,7 @@ public enum EventName {
     NBD_TLS_REFUSED("nbd.tls.refused", Level.WARNING, "peer"),
     NBD_TLS_REQUIRED("nbd.tls.required", Level.WARNING, "peer"),
     NBD_EXPORT_REFUSED("nbd.export.refused", Level.WARNING, "peer"),
+    NBD_EXPORT_REMOVED("nbd.export.removed", Level.INFO, "export clients"),
     NBD_REQUEST_REFUSED("nbd.request.refused", Level.WARNING, "peer"),
     NBD_TIMEOUT("nbd.timeout", Level.WARNING, "peer"),
     NBD_OUT_OF_MEMORY("nbd.out_of_memory", Level.WARNING, "peer"),

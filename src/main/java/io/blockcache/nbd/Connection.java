@@ -78,6 +78,8 @@ final class Connection implements Runnable {
     /** Where replies go once transmission began: {@link #writer} or {@link #onLoop}; null before. */
     private volatile ReplySink replies;
     private volatile boolean handshakeDone;
+    /** The export the handshake agreed on; null before (and for a connection that never got one). */
+    private volatile Export export;
     /** True while the reader waits for the next request header: the only state in which a connection is idle. */
     private volatile boolean awaitingRequest;
     /** True once the client ended transmission itself (DISC, or a hang-up between requests). */
@@ -120,9 +122,14 @@ final class Connection implements Runnable {
                     counters, (name, line) -> context.log().line(name, peer, line), peerAddress).run();
             handshakeDone = true;
             if (session != null) {
-                connected(session);
-                serve(session);
-                endedByClient = true;
+                export = session.export();
+                // Written before this read, as removeExport withdraws before it ends the export's connections: a
+                // handshake that found the export just before it was withdrawn is ended here or by that scan.
+                if (context.exports().offers(session.export())) {
+                    connected(session);
+                    serve(session);
+                    endedByClient = true;
+                }
             }
         } catch (ProtocolException e) {
             counters.protocolErrors.incrementAndGet();
@@ -406,6 +413,11 @@ final class Connection implements Runnable {
     /** True once transmission runs on the loop thread ({@link LoopTransport}); any thread. */
     boolean servedOnLoop() {
         return onLoop != null;
+    }
+
+    /** The export this connection serves, or null before its handshake ends; any thread. */
+    Export export() {
+        return export;
     }
 
     /** The client's address, for log lines. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -14,6 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class Exports {
     private final List<Export> exports = new CopyOnWriteArrayList<>();
+    /** Exports withdrawn by {@link #remove}, by name, until added again or forgotten (never iterated). */
+    private final Map<String, Export> withdrawn = new ConcurrentHashMap<>();
 
     Exports(Map<String, Volume> volumes) {
         this(volumes, Map.of());
@@ -42,17 +45,43 @@ final class Exports {
         }
     }
 
-    /** Serves {@code volume} as {@code name} from now on, open to every client. */
+    /**
+     * Serves {@code volume} as {@code name} from now on, open to every client. The export {@link #remove} withdrew for
+     * the same volume is offered again as it was (its access and range lock: the connections that kept it and the new
+     * ones must exclude each other's read-modify-writes).
+     */
     void add(String name, Volume volume) {
         if (name.isEmpty() || find(name) != null) {
             throw new IllegalArgumentException("export name \"" + name + "\" is empty or served already");
         }
-        exports.add(new Export(name, volume, ExportAccess.OPEN));
+        Export before = withdrawn.remove(name);
+        exports.add(before != null && before.volume() == volume ? before
+                : new Export(name, volume, ExportAccess.OPEN));
     }
 
     /** Stops offering export {@code name} to new connections; true if there was one. */
     boolean remove(String name) {
-        return exports.removeIf(export -> export.name().equals(name));
+        Export export = find(name);
+        if (name.isEmpty() || export == null) {
+            return false;
+        }
+        withdrawn.put(name, export);
+        return exports.remove(export);
+    }
+
+    /** Forgets the export {@link #remove} withdrew under {@code name}: its volume is gone. */
+    void forget(String name) {
+        withdrawn.remove(name);
+    }
+
+    /** True while {@code export} (this very one, not another of its name) is offered. */
+    boolean offers(Export export) {
+        for (Export offered : exports) {
+            if (offered == export) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The export called {@code name}; the empty name is the first export; null if there is none. */

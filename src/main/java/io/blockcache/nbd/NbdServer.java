@@ -2,6 +2,7 @@ package io.blockcache.nbd;
 
 import io.blockcache.log.EventName;
 import io.blockcache.log.EventSink;
+import io.blockcache.log.LogEvent;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.Volume;
 import java.io.IOException;
@@ -12,6 +13,9 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -130,12 +134,37 @@ public final class NbdServer implements AutoCloseable {
 
     /**
      * Stops offering export {@code name} to new connections (a volume being removed); connections that negotiated it
-     * keep it, and their requests fail once the volume is closed. Any thread.
+     * keep it, and their requests fail once the volume is closed, until {@link #disconnectRemoved} ends them. Any
+     * thread.
      *
      * @return true if there was such an export
      */
     public boolean removeExport(String name) {
         return context.exports().remove(name);
+    }
+
+    /**
+     * Ends every connection to export {@code name}, which {@link #removeExport} withdrew and whose volume is now gone:
+     * each stops reading, answers what it has in flight (the closed volume fails it: nothing is acknowledged as
+     * written to a volume that is gone) and closes; one not ended within {@link #CLOSE_GRACE} is cut off. Returns once
+     * they have ended, and logs how many there were. Any thread but the loop's.
+     *
+     * @return how many connections were ended
+     */
+    public int disconnectRemoved(String name) {
+        List<Connection> ending = new ArrayList<>();
+        for (Connection connection : connections.values()) {
+            Export export = connection.export();
+            if (export != null && export.name().equals(name) && !context.exports().offers(export)) {
+                ending.add(connection);
+            }
+        }
+        context.exports().forget(name);
+        end(ending);
+        context.log().connection(LogEvent.of(EventName.NBD_EXPORT_REMOVED, "export \"" + name + "\" removed: "
+                + ending.size() + " client connection" + (ending.size() == 1 ? "" : "s") + " disconnected")
+                .with("export", name).with("clients", ending.size()));
+        return ending.size();
     }
 
     /** Binds and starts accepting connections. */
@@ -212,12 +241,20 @@ public final class NbdServer implements AutoCloseable {
     public void close() {
         stopAccepting(); // first: the acceptor has ended, so no connection is added behind the loops below
         watchdog.stop();
-        for (Connection connection : connections.values()) {
+        end(connections.values());
+    }
+
+    /**
+     * Ends {@code ending}: stops their input, so each answers what it has in flight and closes, and waits until each
+     * has ended, cutting off those still open after {@link #CLOSE_GRACE}.
+     */
+    private void end(Collection<Connection> ending) {
+        for (Connection connection : ending) {
             connection.shutdownInput();
         }
         long deadlineNs = loop.nowNs() + CLOSE_GRACE.toNanos(); // the loop's clock: real time, never simulated here
         boolean interrupted = false;
-        for (Connection connection : connections.values()) {
+        for (Connection connection : ending) {
             try {
                 if (!connection.awaitClosed(Math.max(0, deadlineNs - loop.nowNs()))) {
                     connection.forceClose();

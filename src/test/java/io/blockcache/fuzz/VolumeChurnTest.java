@@ -29,10 +29,11 @@ class VolumeChurnTest {
     @Test
     void volumesRemovedAndAddedAgainLoseNothingThroughPowerCuts() {
         // Proves the oracles hold through live removes and adds, some cut by a power failure: the churning seeds
-        // among the first 60 run without a violation (one throws) and together change volumes, refuse removes of
-        // volumes holding dirty data, and cut the power during a change.
+        // among the first 60 run without a violation (one throws) and together change volumes, volumes with a backing
+        // log among them, refuse removes of volumes holding dirty data, and cut the power during a change.
         long changes = 0;
         long cuts = 0;
+        long withLog = 0;
         for (long seed = 1; seed <= 60; seed++) {
             if (!FuzzScenario.churnsVolumes(seed, FuzzGenerator.CURRENT)) {
                 continue;
@@ -40,8 +41,10 @@ class VolumeChurnTest {
             FuzzResult result = FuzzScenario.run(seed);
             changes += result.volumeChanges();
             cuts += result.volumeChangeCuts();
+            withLog += result.volumeChangesWithLog();
         }
         assertThat(changes).isGreaterThan(5);
+        assertThat(withLog).as("changes of volumes with a backing log").isPositive();
         assertThat(cuts).isGreaterThan(1);
     }
 

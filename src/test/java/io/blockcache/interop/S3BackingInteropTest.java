@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blockcache.backing.S3Volume;
 import io.blockcache.bench.S3ProxyServer;
+import io.blockcache.nbd.NbdProtocol;
+import io.blockcache.nbd.NbdTestClient;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -325,6 +327,85 @@ class S3BackingInteropTest {
                 "--admin-listen", "127.0.0.1:0"));
         args.addAll(more.length == 0 ? List.of(endpointFlag()) : Arrays.asList(more));
         return cli(env, args.toArray(String[]::new));
+    }
+
+    @Test
+    void anS3VolumeIsAddedLiveKeptAcrossARestartAndRemovedLive() throws Exception {
+        // Proves that `volume add v2=s3://...` on a running serve creates the S3 volume (metadata, owner record,
+        // backing header in chunk 0) and exports it at once; that a restart with the same command line, which names no
+        // v2, opens it at the location the cache recorded, reached with serve's --s3-endpoint, and reads back what was
+        // written; and that `volume remove --drain` detaches it with that data in its chunk objects.
+        Path data = dataDir();
+        String config = "s3-endpoint=" + proxy.endpoint() + "\n";
+        byte[] written = Files.readAllBytes(RandomFiles.write(dir.resolve("v2.bin"), 1 << 20, 43));
+        try (ServeProcess serve = ServeProcess.start(data, "first", config, "64M", proxy.environment())) {
+            ExternalTool.Run added = cli(proxy.environment(), "volume", "add", "v2=s3://" + BUCKET + "/live", "--size",
+                    "8M", "--admin", serve.adminHostPort());
+            assertThat(added.exitCode()).as(added.describe() + "\n" + serve.log()).isZero();
+            assertThat(keys("live")).contains("live/volume", "live/owner", "live/chunk-0000000000000000");
+            try (NbdTestClient v2 = nbd(serve, "v2")) {
+                assertThat(v2.exportSizeBytes()).isEqualTo(8L << 20);
+                assertThat(v2.call(0, NbdProtocol.CMD_WRITE, 0, written.length, written).error()).isZero();
+                assertThat(v2.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+            }
+        }
+        try (ServeProcess serve = ServeProcess.start(data, "second", config, "64M", proxy.environment())) {
+            try (NbdTestClient v2 = nbd(serve, "v2")) {
+                NbdTestClient.Reply read = v2.call(0, NbdProtocol.CMD_READ, 0, written.length, null);
+                assertThat(read.error()).isZero();
+                assertThat(read.data()).as("v2 after the restart").isEqualTo(written);
+            }
+            ExternalTool.Run removed = cli(proxy.environment(), "volume", "remove", "v2", "--drain", "--admin",
+                    serve.adminHostPort());
+            assertThat(removed.exitCode()).as(removed.describe() + "\n" + serve.log()).isZero();
+            ExternalTool.Run listed = cli(proxy.environment(), "volume", "list", "--json", "--admin",
+                    serve.adminHostPort());
+            assertThat(listed.out()).contains("\"name\":\"default\"").doesNotContain("\"v2\"");
+        }
+        assertThat(volumeBytes("live", 0, written.length)).as("v2's data in its chunk objects").isEqualTo(written);
+    }
+
+    @Test
+    void aKillNineDuringAnS3AddIsFollowedByACleanOpenAndTheAddDoneAgain() throws Exception {
+        // Proves that SIGKILL while `volume add v2=s3://...` is under way (the kill 30 ms after the request) leaves a
+        // cache the next start opens, with v2 attached or not; that the add then succeeds (a volume object and owner
+        // record the cut add left are this cache's, taken back); and that v2 keeps a flushed write across a restart.
+        Path data = dataDir();
+        String config = "s3-endpoint=" + proxy.endpoint() + "\n";
+        try (ServeProcess serve = ServeProcess.start(data, "first", config, "64M", proxy.environment())) {
+            ServeAdmin.killDuring(serve, "POST", "/api/volumes?name=v2&uri=s3://" + BUCKET + "/cut&size=8M", 30);
+        }
+        byte[] block = new byte[4096];
+        Arrays.fill(block, (byte) 0x5A);
+        try (ServeProcess serve = ServeProcess.start(data, "second", config, "64M", proxy.environment())) {
+            boolean attached;
+            try (NbdTestClient probe = nbd(serve, "v2")) {
+                attached = true;
+            } catch (java.io.IOException unknownExport) {
+                attached = false;
+            }
+            if (!attached) {
+                ExternalTool.Run again = cli(proxy.environment(), "volume", "add", "v2=s3://" + BUCKET + "/cut",
+                        "--size", "8M", "--admin", serve.adminHostPort());
+                assertThat(again.exitCode()).as(again.describe() + "\n" + serve.log()).isZero();
+            }
+            try (NbdTestClient v2 = nbd(serve, "v2")) {
+                assertThat(v2.exportSizeBytes()).isEqualTo(8L << 20);
+                assertThat(v2.call(0, NbdProtocol.CMD_WRITE, 4096, block.length, block).error()).isZero();
+                assertThat(v2.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+            }
+        }
+        try (ServeProcess serve = ServeProcess.start(data, "third", config, "64M", proxy.environment());
+             NbdTestClient v2 = nbd(serve, "v2")) {
+            NbdTestClient.Reply read = v2.call(0, NbdProtocol.CMD_READ, 4096, block.length, null);
+            assertThat(read.error()).isZero();
+            assertThat(read.data()).isEqualTo(block);
+        }
+    }
+
+    private static NbdTestClient nbd(ServeProcess serve, String export) throws java.io.IOException {
+        return new NbdTestClient(new java.net.InetSocketAddress("127.0.0.1", serve.nbdPort())).readTimeoutMs(60_000)
+                .go(export, false);
     }
 
     private String endpointFlag() {

@@ -31,6 +31,19 @@ final class ServeAdmin {
         return command;
     }
 
+    /** Sends {@code method path} to serve's admin API and SIGKILLs serve {@code delayMs} later. */
+    static void killDuring(ServeProcess serve, String method, String path, long delayMs) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort() + path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build();
+        var answer = HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+        try {
+            answer.get(delayMs, java.util.concurrent.TimeUnit.MILLISECONDS); // the fault's timing, not a wait for state
+        } catch (java.util.concurrent.TimeoutException stillRunning) {
+            // killed below in the middle of it
+        }
+        serve.killMinusNine();
+    }
+
     /** {@code GET /api/stats} of {@code serve}, asserting 200. */
     static String stats(ServeProcess serve) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + serve.adminHostPort()

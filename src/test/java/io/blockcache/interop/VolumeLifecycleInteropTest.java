@@ -113,6 +113,139 @@ class VolumeLifecycleInteropTest {
     }
 
     @Test
+    void theClientsOfARemovedVolumeAreDisconnectedAndTheOtherExportsKeepTheirs() throws Exception {
+        // Proves that a successful `volume remove` (DELETE /api/volumes/v2) ends every NBD connection to v2 — each
+        // client sees the server close it within a bounded wait, and a write sent after the remove is never
+        // acknowledged — refuses new connections to v2 as an unknown export, logs how many clients it disconnected,
+        // and leaves a client of another export connected and working.
+        Path data = dir.resolve("data");
+        try (ServeProcess serve = ServeProcess.start(data, "serve")) {
+            // write-through: v2 holds no dirty data, so the remove needs neither --drain nor --discard-dirty
+            HttpAnswer added = admin(serve, "POST", "/api/volumes?name=v2&uri=" + dir.resolve("v2.img")
+                    + "&size=4M&mode=writethrough");
+            assertThat(added.status()).as(added.body()).isEqualTo(201);
+            try (NbdTestClient other = connect(serve, "default"); NbdTestClient first = connect(serve, "v2");
+                 NbdTestClient second = connect(serve, "v2")) {
+                write(first, 0, (byte) 5);
+                write(second, 1, (byte) 6);
+                write(other, 0, (byte) 7);
+                HttpAnswer removed = admin(serve, "DELETE", "/api/volumes/v2");
+                assertThat(removed.status()).as(removed.body()).isEqualTo(200);
+                // The read waits for the server's close, bounded by the socket's read timeout (a timeout throws).
+                first.readTimeoutMs(20_000);
+                assertThat(first.serverClosed()).as("the server closed v2's first connection").isTrue();
+                second.readTimeoutMs(20_000);
+                try {
+                    NbdTestClient.Reply late = second.call(0, NbdProtocol.CMD_WRITE, 0, BLOCK, filled((byte) 9));
+                    assertThat(late.error()).as("a write to the removed volume is not acknowledged").isNotZero();
+                    assertThat(second.serverClosed()).as("the server closed v2's second connection").isTrue();
+                } catch (java.io.EOFException | java.net.SocketException closed) {
+                    // closed before the write was read: not acknowledged either
+                }
+                assertThat(refusesExport(serve, "v2")).as("v2 is an unknown export now").isTrue();
+                write(other, 1, (byte) 8);
+                assertThat(read(other, 0)).as("the default export's client still works").isEqualTo(filled((byte) 7));
+                assertThat(read(other, 1)).isEqualTo(filled((byte) 8));
+            }
+            assertThat(serve.log()).contains("export \"v2\" removed: 2 client connections disconnected");
+        }
+    }
+
+    @Test
+    void aVolumeAddedLiveWithABackingLogWritesBehindItAndKeepsThatLayoutWhenAddedAgain() throws Exception {
+        // Proves that `volume add --backing-log 8M` makes the store its 1 MiB header, an 8 MiB log and the volume,
+        // that the volume takes ordering=journaled (refused without a log) and its data lands behind the log (at
+        // 9 MiB in the file after `remove --drain`), that adding the store again without --backing-log is refused
+        // with the size to give (it would shift every block by 8 MiB), and that with it the data reads back.
+        Path data = dir.resolve("data");
+        Path v2File = dir.resolve("v2.img");
+        try (ServeProcess serve = ServeProcess.start(data, "serve")) {
+            String admin = serve.adminHostPort();
+            ExternalTool.Run added = CliProcess.run(dir, "volume", "add", "v2=" + v2File, "--size", "4M",
+                    "--backing-log", "8M", "--admin", admin);
+            assertThat(added.exitCode()).as(added.describe()).isZero();
+            assertThat(Files.size(v2File)).isEqualTo((4L << 20) + (1L << 20) + (8L << 20));
+            ServeAdmin.setKnob(serve, "writeback.v2.ordering", "journaled");
+            try (NbdTestClient v2 = connect(serve, "v2")) {
+                assertThat(v2.exportSizeBytes()).isEqualTo(4L << 20);
+                for (int block = 0; block < V2_BLOCKS; block++) {
+                    write(v2, block, (byte) (block % 200 + 3));
+                    if (block % 256 == 255) { // epochs for journaled write-back to group
+                        assertThat(v2.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+                    }
+                }
+            }
+            ExternalTool.Run removed = CliProcess.run(dir, "volume", "remove", "v2", "--drain", "--admin", admin);
+            assertThat(removed.exitCode()).as(removed.describe()).isZero();
+            byte[] onDisk = Files.readAllBytes(v2File);
+            for (int block = 0; block < V2_BLOCKS; block++) {
+                int at = (9 << 20) + block * BLOCK;
+                assertThat(Arrays.copyOfRange(onDisk, at, at + BLOCK)).as("v2 block %s behind the log", block)
+                        .isEqualTo(filled((byte) (block % 200 + 3)));
+            }
+            ExternalTool.Run moved = CliProcess.run(dir, "volume", "add", "v2=" + v2File, "--admin", admin);
+            assertThat(moved.exitCode()).as(moved.describe()).isEqualTo(1);
+            assertThat(moved.err()).contains("--backing-log 8M").contains("every block");
+            assertThat(refusesExport(serve, "v2")).isTrue();
+            ExternalTool.Run again = CliProcess.run(dir, "volume", "add", "v2=" + v2File, "--backing-log", "8M",
+                    "--admin", admin);
+            assertThat(again.exitCode()).as(again.describe()).isZero();
+            try (NbdTestClient v2 = connect(serve, "v2")) {
+                for (int block = 0; block < V2_BLOCKS; block++) {
+                    assertThat(read(v2, block)).as("v2 block %s added again", block)
+                            .isEqualTo(filled((byte) (block % 200 + 3)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aStoreAddedLiveInPlaceIsExportedWholeWithNothingWrittenOnItAndKeptAcrossARestart() throws Exception {
+        // Proves that `volume add v3=FILE --in-place` exports an existing file whole with its bytes visible at once
+        // and writes nothing on it (byte for byte as before), that a restart opens it (its fingerprint checked after
+        // the clean stop), that a write reaches the file at its own offset after `remove --drain`, and that a file
+        // holding a blockcache backing header is refused in place (the volume would start with it).
+        Path data = dir.resolve("data");
+        Path v3File = RandomFiles.write(dir.resolve("v3.img"), 4 << 20, 7);
+        byte[] original = Files.readAllBytes(v3File);
+        try (ServeProcess serve = ServeProcess.start(data, "first")) {
+            ExternalTool.Run added = CliProcess.run(dir, "volume", "add", "v3=" + v3File, "--in-place", "--admin",
+                    serve.adminHostPort());
+            assertThat(added.exitCode()).as(added.describe()).isZero();
+            assertThat(Files.readAllBytes(v3File)).as("nothing written on the store").isEqualTo(original);
+            try (NbdTestClient v3 = connect(serve, "v3")) {
+                assertThat(v3.exportSizeBytes()).isEqualTo(4L << 20);
+                assertThat(read(v3, 5)).isEqualTo(Arrays.copyOfRange(original, 5 * BLOCK, 6 * BLOCK));
+                write(v3, 0, (byte) 0x11);
+                assertThat(v3.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+            }
+        }
+        try (ServeProcess serve = ServeProcess.start(data, "second")) {
+            String admin = serve.adminHostPort();
+            try (NbdTestClient v3 = connect(serve, "v3")) {
+                assertThat(read(v3, 0)).isEqualTo(filled((byte) 0x11));
+                assertThat(read(v3, 5)).isEqualTo(Arrays.copyOfRange(original, 5 * BLOCK, 6 * BLOCK));
+            }
+            ExternalTool.Run removed = CliProcess.run(dir, "volume", "remove", "v3", "--drain", "--admin", admin);
+            assertThat(removed.exitCode()).as(removed.describe()).isZero();
+            byte[] after = Files.readAllBytes(v3File);
+            assertThat(Arrays.copyOfRange(after, 0, BLOCK)).isEqualTo(filled((byte) 0x11));
+            assertThat(Arrays.copyOfRange(after, BLOCK, after.length))
+                    .isEqualTo(Arrays.copyOfRange(original, BLOCK, original.length));
+            Path headed = dir.resolve("headed.img");
+            ExternalTool.Run header = CliProcess.run(dir, "volume", "add", "h=" + headed, "--size", "4M", "--admin",
+                    admin);
+            assertThat(header.exitCode()).as(header.describe()).isZero();
+            ExternalTool.Run gone = CliProcess.run(dir, "volume", "remove", "h", "--admin", admin);
+            assertThat(gone.exitCode()).as(gone.describe()).isZero();
+            ExternalTool.Run refused = CliProcess.run(dir, "volume", "add", "h2=" + headed, "--in-place", "--admin",
+                    admin);
+            assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
+            assertThat(refused.err()).contains("in place").contains("--force");
+        }
+    }
+
+    @Test
     void aResizeIsSeenByNbdinfoAfterReconnectAndKeptAcrossARestartAsAreAddedVolumes() throws Exception {
         // Proves `volume resize` grows the backing file and the export (nbdinfo sees 128 MiB on its next connection),
         // that shrinking is refused with the reason, and that a restart with the same command line keeps the new size
@@ -178,7 +311,7 @@ class VolumeLifecycleInteropTest {
         for (long delayMs : killAfterMs) {
             Path v2File = dir.resolve("v2-" + delayMs + ".img"); // a new file each round: a re-added one keeps its size
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
-                killDuring(serve, "POST", "/api/volumes?name=v2&uri=" + v2File + "&size=64M", delayMs);
+                ServeAdmin.killDuring(serve, "POST", "/api/volumes?name=v2&uri=" + v2File + "&size=64M", delayMs);
             }
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
                 if (!exported(serve, "v2")) {
@@ -186,7 +319,7 @@ class VolumeLifecycleInteropTest {
                     assertThat(again.status()).as(again.body()).isEqualTo(201);
                 }
                 assertThat(exportSize(serve, "v2")).isEqualTo(64L << 20);
-                killDuring(serve, "POST", "/api/volumes/v2/resize?size=128M", delayMs);
+                ServeAdmin.killDuring(serve, "POST", "/api/volumes/v2/resize?size=128M", delayMs);
             }
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
                 long size = exportSize(serve, "v2");
@@ -195,7 +328,7 @@ class VolumeLifecycleInteropTest {
                     HttpAnswer again = admin(serve, "POST", "/api/volumes/v2/resize?size=128M");
                     assertThat(again.status()).as(again.body()).isEqualTo(200);
                 }
-                killDuring(serve, "DELETE", "/api/volumes/v2?discard-dirty=true", delayMs);
+                ServeAdmin.killDuring(serve, "DELETE", "/api/volumes/v2?discard-dirty=true", delayMs);
             }
             try (ServeProcess serve = ServeProcess.start(data, "start" + start++)) {
                 if (exported(serve, "v2")) {
@@ -206,21 +339,6 @@ class VolumeLifecycleInteropTest {
                 assertThat(exportSize(serve, "default")).isEqualTo(64L << 20);
             }
         }
-    }
-
-    /** Sends {@code method path} to serve's admin API and SIGKILLs serve {@code delayMs} later. */
-    private static void killDuring(ServeProcess serve, String method, String path, long delayMs) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://" + serve.adminHostPort() + path))
-                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build();
-        var answer = http.sendAsync(request, java.net.http.HttpResponse.BodyHandlers.ofString());
-        try {
-            answer.get(delayMs, java.util.concurrent.TimeUnit.MILLISECONDS); // the fault's timing, not a wait for state
-        } catch (java.util.concurrent.TimeoutException stillRunning) {
-            // killed below in the middle of it
-        }
-        serve.killMinusNine();
     }
 
     private record HttpAnswer(int status, String body) {

@@ -323,7 +323,7 @@ public final class NbdTestClient implements AutoCloseable {
     }
 
     /** True once the server has closed the connection (reads end of stream). */
-    boolean serverClosed() throws IOException {
+    public boolean serverClosed() throws IOException {
         try {
             return in.read() < 0;
         } catch (EOFException | java.net.SocketException e) {
