@@ -43,6 +43,10 @@ public final class CacheMetrics {
             .series("reuse_pending", "buckets.reusePending", CacheSnapshot::bucketsReusePending)
             .series("journal", "buckets.journal", CacheSnapshot::bucketsJournal)
             .series("metadata", "buckets.metadata", CacheSnapshot::bucketsMetadata);
+    public static final MetricDescriptor<CacheSnapshot> CHECKPOINT_RESERVE = gauge(CACHE,
+            "blockcache_checkpoint_reserve_buckets", COUNT, "Free buckets kept for checkpoints, which data writes wait"
+                    + " rather than take; grows with the extents in the index (many small extents need more).")
+            .json("buckets.checkpointReserve", CacheSnapshot::bucketsCheckpointReserve);
     public static final MetricDescriptor<CacheSnapshot> BUCKET_SIZE = gauge(CACHE, "blockcache_bucket_size_bytes",
             BYTES, "Size of one bucket.")
             .json("bucketSizeBytes", CacheSnapshot::bucketSizeBytes);
@@ -147,8 +151,8 @@ public final class CacheMetrics {
             .json("sparseBeyondFreeBytes", FileSpace::sparseBeyondFreeBytes);
 
     /** The cache device's, in the order {@code /metrics} lists them. */
-    static final List<MetricDescriptor<?>> CACHE_ALL = List.of(DEVICE_CHANGED, BUCKETS, BUCKET_SIZE, OCCUPANCY,
-            JOURNAL_SEQUENCE, JOURNAL_ENTRIES, JOURNAL_BYTES, JOURNAL_RING_IN_USE, CHECKPOINTS,
+    static final List<MetricDescriptor<?>> CACHE_ALL = List.of(DEVICE_CHANGED, BUCKETS, CHECKPOINT_RESERVE,
+            BUCKET_SIZE, OCCUPANCY, JOURNAL_SEQUENCE, JOURNAL_ENTRIES, JOURNAL_BYTES, JOURNAL_RING_IN_USE, CHECKPOINTS,
             CLEAN_COVER_ROUNDS, DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED, DEVICE_ERRORS);
     /** The cache device's counters, in the order {@code /api/stats} writes them (as a backing device's). */
     static final List<MetricDescriptor<?>> DEVICE_ALL = List.of(DEVICE_REQUESTS_IN_FLIGHT, DEVICE_COMPLETED,

@@ -180,7 +180,8 @@ final class StatsCollector {
         return new StatsSnapshot.CacheSnapshot(set.space().bucketSizeBytes(), set.space().bucketCount(),
                 set.buckets(BucketState.FREE), set.buckets(BucketState.OPEN), set.buckets(BucketState.SEALED),
                 set.buckets(BucketState.REUSE_PENDING), set.buckets(BucketState.JOURNAL),
-                set.buckets(BucketState.METADATA), journal.durableSequence(), journal.entriesWritten(),
+                set.buckets(BucketState.METADATA), set.space().allocator().metadataReserveBuckets(),
+                journal.durableSequence(), journal.entriesWritten(),
                 journal.bytesWritten(), journal.ringBucketsInUse(), set.checkpointsWritten(), set.coverageRounds(),
                 device("cache", cacheDevice, null, null));
     }

@@ -220,7 +220,7 @@ final class StatsJson {
         json.beginObject();
         metrics(json, List.of(CacheMetrics.BUCKET_SIZE), cache);
         json.name("buckets").beginObject().field("total", cache.bucketsTotal());
-        metrics(json, List.of(CacheMetrics.BUCKETS), cache);
+        metrics(json, List.of(CacheMetrics.BUCKETS, CacheMetrics.CHECKPOINT_RESERVE), cache);
         json.endObject();
         metrics(json, List.of(CacheMetrics.OCCUPANCY), cache);
         json.name("journal").beginObject();

@@ -164,6 +164,8 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
     /**
      * The cache device: buckets by state, the journal and checkpoints.
      *
+     * @param bucketsCheckpointReserve free buckets kept for checkpoints, which data may not take; grows with the
+     *     extents in the index (docs/GC.md "Checkpoint reserve")
      * @param journalDurableSequence sequence of the newest durable journal entry
      * @param journalEntriesWritten journal entries written since open
      * @param journalBytesWritten bytes of journal entries written since open
@@ -172,9 +174,9 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      */
     public record CacheSnapshot(int bucketSizeBytes, int bucketsTotal, int bucketsFree, int bucketsOpen,
                                 int bucketsSealed, int bucketsReusePending, int bucketsJournal, int bucketsMetadata,
-                                long journalDurableSequence, long journalEntriesWritten, long journalBytesWritten,
-                                int journalRingBucketsInUse, long checkpointsWritten, long cleanCoverRounds,
-                                DeviceSnapshot device) {
+                                int bucketsCheckpointReserve, long journalDurableSequence, long journalEntriesWritten,
+                                long journalBytesWritten, int journalRingBucketsInUse, long checkpointsWritten,
+                                long cleanCoverRounds, DeviceSnapshot device) {
         /**
          * Buckets in use over the buckets that can hold data or checkpoints (all but the journal ring), in
          * percent [0, 100].

@@ -45,7 +45,7 @@ final class StatsSamples {
         StatsSnapshot.DeviceSnapshot cacheDevice = new StatsSnapshot.DeviceSnapshot("cache", n + 100, n + 101,
                 n + 102, n + 103, null, null, "replaced");
         StatsSnapshot.CacheSnapshot cache = new StatsSnapshot.CacheSnapshot(4096, 110, 111, 112, 113, 114, 115, 116,
-                n + 117, n + 118, n + 119, 120, n + 121, n + 122, cacheDevice);
+                109, n + 117, n + 118, n + 119, 120, n + 121, n + 122, cacheDevice);
         StatsSnapshot.RemoteSnapshot remote = new StatsSnapshot.RemoteSnapshot(true, "connected", n + 130, n + 131,
                 n + 132, n + 133);
         ObjectStoreStats s3 = new ObjectStoreStats(n + 140, n + 141, n + 142, n + 143, n + 144, n + 145, n + 146, 147,
