@@ -37,6 +37,10 @@ public final class BucketAllocator {
     private int metadataBuckets;
     /** Where the reserve comes from: a fixed number, or a size from the extents now. */
     private IntSupplier reserveNow = () -> 0;
+    /** The largest reserve since the newest durable checkpoint; the one being written needs no more. */
+    private int reserveSinceDurableBuckets;
+    /** The largest reserve while the newest durable checkpoint was written: it and the next fit in it. */
+    private int reserveOfDurableBuckets;
     private long metadataAllocationsRefused;
     private long bucketsReleased;
     private long allocationFailures;
@@ -414,11 +418,35 @@ public final class BucketAllocator {
         reserveNow = reserveBuckets;
     }
 
-    /** Buckets kept for checkpoints: free buckets data may not take, and the most metadata may hold. */
+    /**
+     * Buckets kept for checkpoints: free buckets data may not take, and the most metadata may hold. Never less than
+     * the reserve was while the durable checkpoint was written: that checkpoint keeps its buckets until the next one is
+     * durable, and a reserve sized by fewer extents (a volume trimmed, evicted) would leave the next one none beside it
+     * (metadata at the cap refused every bucket, found 2026-12-07).
+     */
     public int metadataReserveBuckets() {
-        int buckets = reserveNow.getAsInt();
-        Checks.check(buckets >= 0 && buckets < table.bucketCount(), "metadata reserve %s out of range", buckets);
-        return buckets;
+        int now = reserveNow.getAsInt();
+        Checks.check(now >= 0 && now < table.bucketCount(), "metadata reserve %s out of range", now);
+        reserveSinceDurableBuckets = Math.max(reserveSinceDurableBuckets, now);
+        return Math.max(now, reserveOfDurableBuckets);
+    }
+
+    /**
+     * The durable checkpoint found at the open holds {@code buckets}: until the next one is durable, the reserve keeps
+     * room for it and one as large beside it (an unclean open drops clean extents, so the extents now may need far
+     * fewer buckets than it holds).
+     */
+    public void recoveredCheckpoint(int buckets) {
+        reserveOfDurableBuckets = Math.min(table.bucketCount() - 1, 2 * buckets + 2);
+    }
+
+    /**
+     * A checkpoint is durable: it was written under at most the largest reserve since the one before it, which holds
+     * until the next one is durable.
+     */
+    public void checkpointDurable() {
+        reserveOfDurableBuckets = reserveSinceDurableBuckets;
+        reserveSinceDurableBuckets = reserveNow.getAsInt();
     }
 
     /** Buckets in state METADATA now. */

@@ -112,6 +112,7 @@ public final class CacheSpace implements ExtentListener, GenerationSource, Metad
     @Override
     public void checkpointDurable() {
         allocator.releaseQuarantine(); // every checkpoint is begun after the open that held them back
+        allocator.checkpointDurable();
     }
 
     @Override

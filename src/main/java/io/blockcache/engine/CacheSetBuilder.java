@@ -168,6 +168,7 @@ final class CacheSetBuilder {
         CheckpointWriter writer = checkpoints;
         space.allocator().setMetadataReserve(() -> Geometry.metadataReserveBuckets(dataBuckets, bucketSizeBytes,
                 writer.extentCount()));
+        space.allocator().recoveredCheckpoint(checkpointBuckets.size());
         coveredWrites = new CoveredWrites(loop, space.allocator().cleanCoverage(), journal);
         for (int i = 0; i < superblock.backings().size(); i++) {
             AttachedBacking attached = superblock.backings().get(i);

@@ -62,7 +62,8 @@ final class DamageChecks {
             SimDevice disk = cacheSet.backingDisk(v);
             SimDevice map = cacheSet.mapDisk(v);
             boolean detached = named != null && !named.contains(FuzzSetup.volumeName(v));
-            String broken = detached ? DamageOracle.checkDetached(disk, models.get(v), rangeBytes)
+            String broken = detached ? DamageOracle.checkDetached(disk, cacheSet.dataOffsetBytes(v), models.get(v),
+                    rangeBytes)
                     : crashImage ? DamageOracle.checkCrashImage(disk, map, models.get(v), rangeBytes)
                     : DamageOracle.checkLive(disk, map, models.get(v), rangeBytes);
             if (broken != null) {

@@ -77,6 +77,11 @@ final class FuzzCacheSet {
      * @param storeLatencySeed the seed of the object stores' latency stream (used only by volumes the setup puts on
      *     an object store)
      */
+    /** Where volume {@code v}'s data starts on its backing device: after the header's MiB and its log, if any. */
+    long dataOffsetBytes(int v) {
+        return BACKING_HEADER_BYTES + setup.logBytes().get(v);
+    }
+
     FuzzCacheSet(SimLoop loop, FuzzSetup setup, Prng ids, long mediaSeed, Long mapFaultSeed, long storeLatencySeed,
                  FuzzWatch watch, FuzzTrace trace, UnaryOperator<BlockDevice> backingSabotage) {
         this.loop = loop;

@@ -18,10 +18,15 @@ final class ReplayedBacking {
 
     /** The first {@code rangeBytes} of the volume on {@code device}, its log replayed in thought. */
     static ByteBuffer contents(SimDevice device, long rangeBytes) {
+        return contents(device, BackingHeader.DEFAULT_DATA_OFFSET_BYTES, rangeBytes);
+    }
+
+    /** {@link #contents(SimDevice, long)}, with the data at {@code tornHeaderDataOffsetBytes} if the header is torn. */
+    static ByteBuffer contents(SimDevice device, long tornHeaderDataOffsetBytes, long rangeBytes) {
         ByteBuffer headerBytes = ByteBuffer.allocate(BackingHeader.BYTES);
         device.peek(0, headerBytes);
         DecodeResult<BackingHeader> header = BackingHeader.decode(headerBytes.array(), 0);
-        long dataOffset = header.isOk() ? header.value().dataOffsetBytes() : BackingHeader.DEFAULT_DATA_OFFSET_BYTES;
+        long dataOffset = header.isOk() ? header.value().dataOffsetBytes() : tornHeaderDataOffsetBytes;
         ByteBuffer volume = ByteBuffer.allocate((int) rangeBytes);
         device.peek(dataOffset, volume);
         volume.clear();

@@ -226,4 +226,15 @@ class FuzzRegressionTest {
             FuzzScenario.runWithoutVolumeChurn(seed);
         }
     }
+
+    /**
+     * Proves the damage oracle reads a removed backing-log volume where its data is: a power cut tore the header while
+     * the volume was added back, and the oracle, reading at the default 1 MiB offset, compared the retired log with
+     * the volume and cried data loss (seed 351, found by FuzzTest's 500 seeds on 2026-12-07, the first build that
+     * churns backing-log volumes; fails with the old offset, checked). An oracle fix: the data was in place.
+     */
+    @Test
+    void aRemovedBackingLogVolumeWithATornHeaderIsReadWhereItsDataIs() {
+        FuzzScenario.run(351);
+    }
 }
