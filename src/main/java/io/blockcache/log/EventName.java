@@ -70,6 +70,9 @@ public enum EventName {
     CLUSTER_SERVING("cluster.serving", Level.INFO, "term"),
     CLUSTER_STOPPED_SERVING("cluster.stopped_serving", Level.INFO, "reason"),
     CLUSTER_PROBLEM("cluster.problem", Level.WARNING),
+    // libraries that log through SLF4J (Ratis, the AWS SDK): their warnings and errors
+    LIB_WARNING("lib.warning", Level.WARNING, "logger exception"),
+    LIB_ERROR("lib.error", Level.ERROR, "logger exception"),
     // the log itself
     LOG_SUPPRESSED("log.suppressed", Level.WARNING, "of suppressed"),
     LOG_DROPPED("log.dropped", Level.WARNING, "dropped");
