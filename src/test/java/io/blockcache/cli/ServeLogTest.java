@@ -115,8 +115,9 @@ class ServeLogTest {
         // Proves on the real process: with --log-format json every stderr line is a JSON object with a level and an
         // event; an NBD client that connects, writes and leaves gives nbd.connect and nbd.disconnect with its export;
         // `blockcache drain` gives drain.done volume=default with the bytes written back and the seconds; `volume add`
-        // and `volume remove` give host.volume.added and host.volume.removed; `drain --detach` then `drain cancel` gives
-        // drain.cancelled; SLF4J's provider is serve's own (no lib.warning, no SLF4J line); SIGTERM gives serve.stopped.
+        // and `volume remove` give host.volume.added and host.volume.removed; `drain --detach` then `drain cancel`
+        // gives drain.cancelled; SLF4J's provider is serve's own (no lib.warning, no SLF4J line); SIGTERM gives
+        // serve.stopped.
         Path errFile = dir.resolve("serve.err");
         Path config = Files.writeString(dir.resolve("serve.properties"), "knob.writeback.default.running=false\n");
         String java = ProcessHandle.current().info().command().orElseThrow();
