@@ -33,6 +33,7 @@ public enum EventName {
     HOST_VOLUME_ATTACHED("host.volume.attached", Level.INFO, "volume backing"),
     HOST_VOLUME_ADDED("host.volume.added", Level.INFO, "volume"),
     HOST_VOLUME_REMOVED("host.volume.removed", Level.INFO, "volume"),
+    HOST_VOLUME_DETACH_FAILED("host.volume.detach_failed", Level.ERROR, "volume reason"),
     HOST_DAMAGE_MAP_DELETED("host.damage_map.deleted", Level.INFO, "path"),
     HOST_UNDO_FAILED("host.undo_failed", Level.WARNING),
     HOST_CLOSE_FAILED("host.close_failed", Level.WARNING),
