@@ -33,7 +33,8 @@ final class VolumeCommand implements Callable<Integer> {
     }
 
     /** {@code volume list [--json]}. */
-    @Command(name = "list", description = "List the volumes: name, size, mode and dirty bytes.",
+    @Command(name = "list", description = "List the volumes: name, size, mode, dirty bytes and state (open, or closed"
+            + " after a failed removal).",
             mixinStandardHelpOptions = true)
     static final class ListVolumes implements Callable<Integer> {
         @Spec
