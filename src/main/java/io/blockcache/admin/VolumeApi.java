@@ -123,6 +123,7 @@ final class VolumeApi {
                     .field("sizeBytes", volume.sizeBytes())
                     .field("mode", volume.mode().name().toLowerCase(Locale.ROOT))
                     .field("dirtyBytes", writeback.dirtyBytes()).field("inPlace", slot.inPlace())
+                    .field("state", volume.isClosed() ? "closed" : "open")
                     .field("backingUuid", slot.backingUuid().toString()).endObject();
         }
         return json.endArray().endObject().toString();

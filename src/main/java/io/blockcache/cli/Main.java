@@ -24,6 +24,7 @@ public final class Main implements Runnable {
 
     /** Runs the command line and exits the JVM with its exit code. */
     public static void main(String[] args) {
+        LibraryLog.select();
         System.exit(run(args));
     }
 

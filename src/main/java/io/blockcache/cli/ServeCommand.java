@@ -43,6 +43,11 @@ final class ServeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         EventLog log = EventLog.of(err, options.logFormat);
+        LibraryLog.forwardTo(log);
+        String unbound = LibraryLog.bindingProblem();
+        if (unbound != null) {
+            log.now(EventName.LIB_WARNING, unbound);
+        }
         ServeSettings settings;
         try {
             settings = ServeSettings.of(options);

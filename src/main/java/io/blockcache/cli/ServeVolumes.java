@@ -15,7 +15,8 @@ import java.util.Locale;
  * {@code serve}'s volumes as live objects ({@code /api/volumes}, {@code blockcache volume}): the host attaches,
  * detaches or grows the backing store, the NBD server starts or stops offering the export, the admin API's counters
  * follow. An export is withdrawn before its volume is detached, so no client connects to a volume going away; it is
- * offered again if the detach is refused, and its connected clients are disconnected once the detach succeeded.
+ * offered again if the detach is refused before the volume was closed, and its connected clients are disconnected once
+ * the detach succeeded, or failed after closing it (then it stays attached and closed, unexported, until a restart).
  *
  * <p>Thread rule: the admin API's request threads; one change at a time (synchronized).
  */
@@ -53,7 +54,13 @@ final class ServeVolumes implements VolumeControl {
             nbd.disconnectRemoved(name); // its clients would only get errors now; logs how many there were
         } catch (HostException e) {
             if (withdrawn && volume != null && volume(name) == volume) {
-                nbd.addExport(name, volume); // refused before anything changed: it is served again
+                if (closed(volume)) {
+                    // Refused after the volume was closed (host.volume.detach_failed): it would only answer
+                    // ESHUTDOWN until the next start, so it is not offered again and its clients are ended.
+                    nbd.disconnectRemoved(name);
+                } else {
+                    nbd.addExport(name, volume); // refused before anything changed: it is served again
+                }
             }
             throw new Refused(e.getMessage());
         } finally {
@@ -65,6 +72,14 @@ final class ServeVolumes implements VolumeControl {
     public synchronized void resize(String name, long sizeBytes) throws Refused {
         try {
             host.growVolume(name, sizeBytes);
+        } catch (HostException e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    private boolean closed(Volume volume) throws Refused {
+        try {
+            return host.<Boolean>onLoop(done -> done.accept(volume.isClosed()));
         } catch (HostException e) {
             throw new Refused(e.getMessage());
         }

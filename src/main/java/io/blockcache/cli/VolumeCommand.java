@@ -33,7 +33,8 @@ final class VolumeCommand implements Callable<Integer> {
     }
 
     /** {@code volume list [--json]}. */
-    @Command(name = "list", description = "List the volumes: name, size, mode and dirty bytes.",
+    @Command(name = "list", description = "List the volumes: name, size, mode, dirty bytes and state (open, or closed"
+            + " after a failed removal).",
             mixinStandardHelpOptions = true)
     static final class ListVolumes implements Callable<Integer> {
         @Spec
@@ -205,11 +206,11 @@ final class VolumeCommand implements Callable<Integer> {
             out.flush();
             return;
         }
-        out.printf("%-20s %4s %16s %-12s %14s%n", "NAME", "ID", "SIZE BYTES", "MODE", "DIRTY BYTES");
+        out.printf("%-20s %4s %16s %-12s %14s %s%n", "NAME", "ID", "SIZE BYTES", "MODE", "DIRTY BYTES", "STATE");
         for (Object item : (List<?>) ((Map<?, ?>) JsonReader.parse(body)).get("volumes")) {
             Map<?, ?> volume = (Map<?, ?>) item;
-            out.printf("%-20s %4s %16s %-12s %14s%n", volume.get("name"), volume.get("volumeId"),
-                    volume.get("sizeBytes"), volume.get("mode"), volume.get("dirtyBytes"));
+            out.printf("%-20s %4s %16s %-12s %14s %s%n", volume.get("name"), volume.get("volumeId"),
+                    volume.get("sizeBytes"), volume.get("mode"), volume.get("dirtyBytes"), volume.get("state"));
         }
         out.flush();
     }

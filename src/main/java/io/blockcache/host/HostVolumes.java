@@ -99,6 +99,13 @@ final class HostVolumes {
     synchronized void remove(String name, boolean discardDirty) throws HostException {
         Outcome<Void> removed = host.onLoop(done -> host.cacheSet().removeVolume(name, discardDirty, done));
         if (!removed.isOk()) {
+            if (host.<Boolean>onLoop(done -> done.accept(closed(name)))) {
+                // Refused after it was closed: it serves nothing until the next start, which opens it again.
+                host.log().log(LogEvent.of(EventName.HOST_VOLUME_DETACH_FAILED, "volume \"" + name + "\" is closed"
+                        + " and still attached: serve no longer exports it; restart serve to serve it again, then"
+                        + " remove it again if wanted (" + removed.error() + ")").with("volume", name)
+                        .with("reason", removed.error()));
+            }
             throw new HostException(removed.error());
         }
         host.log().log(LogEvent.of(EventName.HOST_VOLUME_REMOVED, "volume \"" + name + "\" removed"
@@ -129,6 +136,12 @@ final class HostVolumes {
                 // harmless: a map file of no attached volume; the next add of the name writes it anew
             }
         }
+    }
+
+    /** Whether volume {@code name} is attached and closed (a detach that failed after closing it). Loop thread. */
+    private boolean closed(String name) {
+        Volume volume = host.cacheSet().volume(name);
+        return volume != null && volume.isClosed();
     }
 
     /** See {@link CacheHost#growVolume}. */

@@ -33,6 +33,7 @@ public enum EventName {
     HOST_VOLUME_ATTACHED("host.volume.attached", Level.INFO, "volume backing"),
     HOST_VOLUME_ADDED("host.volume.added", Level.INFO, "volume"),
     HOST_VOLUME_REMOVED("host.volume.removed", Level.INFO, "volume"),
+    HOST_VOLUME_DETACH_FAILED("host.volume.detach_failed", Level.ERROR, "volume reason"),
     HOST_DAMAGE_MAP_DELETED("host.damage_map.deleted", Level.INFO, "path"),
     HOST_UNDO_FAILED("host.undo_failed", Level.WARNING),
     HOST_CLOSE_FAILED("host.close_failed", Level.WARNING),
@@ -70,6 +71,9 @@ public enum EventName {
     CLUSTER_SERVING("cluster.serving", Level.INFO, "term"),
     CLUSTER_STOPPED_SERVING("cluster.stopped_serving", Level.INFO, "reason"),
     CLUSTER_PROBLEM("cluster.problem", Level.WARNING),
+    // libraries that log through SLF4J (Ratis, the AWS SDK): their warnings and errors
+    LIB_WARNING("lib.warning", Level.WARNING, "logger exception"),
+    LIB_ERROR("lib.error", Level.ERROR, "logger exception"),
     // the log itself
     LOG_SUPPRESSED("log.suppressed", Level.WARNING, "of suppressed"),
     LOG_DROPPED("log.dropped", Level.WARNING, "dropped");

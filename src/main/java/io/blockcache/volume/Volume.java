@@ -463,6 +463,14 @@ public final class Volume implements BlockDevice {
         eraser.writeZeroes(offsetBytes / SECTOR_BYTES, lengthBytes / SECTOR_BYTES, fua, done);
     }
 
+    /**
+     * Whether {@link #close} ran: every request fails from then on. A volume stays attached and closed when its detach
+     * failed after closing it, until the next start (docs/OPERATIONS.md "Remove a volume"). Loop thread.
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
         closed = true;

@@ -31,6 +31,8 @@ class ServeLogTest {
     private static final long EXIT_WAIT_SECONDS = 60;
     /** Clients that break the NBD handshake: more than both the NBD server's and the event log's share. */
     private static final int BAD_CLIENTS = 25;
+    /** Dirty bytes of the drain that is cancelled: 16 s of writeback at its 64 KiB/s cap. */
+    private static final int CANCELLED_DRAIN_BYTES = 1 << 20;
     private static final Pattern PREFIXED = Pattern.compile("<([0-9])>(\\{.*\\})");
     private static final Pattern NBD_LINE = Pattern.compile("^NBD: +nbd://127\\.0\\.0\\.1:(\\d+) ");
     private static final Pattern ADMIN_LINE = Pattern.compile("^admin: http://127\\.0\\.0\\.1:(\\d+) ");
@@ -113,7 +115,9 @@ class ServeLogTest {
         // Proves on the real process: with --log-format json every stderr line is a JSON object with a level and an
         // event; an NBD client that connects, writes and leaves gives nbd.connect and nbd.disconnect with its export;
         // `blockcache drain` gives drain.done volume=default with the bytes written back and the seconds; `volume add`
-        // and `volume remove` give host.volume.added and host.volume.removed; SIGTERM gives serve.stopped.
+        // and `volume remove` give host.volume.added and host.volume.removed; `drain --detach` then `drain cancel`
+        // gives drain.cancelled; SLF4J's provider is serve's own (no lib.warning, no SLF4J line); SIGTERM gives
+        // serve.stopped.
         Path errFile = dir.resolve("serve.err");
         Path config = Files.writeString(dir.resolve("serve.properties"), "knob.writeback.default.running=false\n");
         String java = ProcessHandle.current().info().command().orElseThrow();
@@ -153,13 +157,37 @@ class ServeLogTest {
             CliRun removed = CliRun.of("volume", "remove", "v2", "--admin", admin);
             assertThat(removed.exitCode()).as(removed.err()).isZero();
             assertThat(awaitEvent(errFile, "host.volume.removed").get("volume")).isEqualTo("v2");
+            cancelADrain(ports.get("nbd"), admin);
+            Map<?, ?> cancelled = awaitEvent(errFile, "drain.cancelled");
+            assertThat(cancelled.get("level")).isEqualTo("info");
+            assertThat(cancelled.get("volume")).isEqualTo("default");
+            assertThat(((Number) cancelled.get("bytes")).longValue()).isBetween(0L, (long) CANCELLED_DRAIN_BYTES);
         } finally {
             process.destroy(); // SIGTERM: the clean stop
             assertThat(process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS)).as("serve ended").isTrue();
         }
         List<Map<?, ?>> events = jsonLines(Files.readString(errFile, StandardCharsets.UTF_8));
         assertThat(events.stream().map(e -> String.valueOf(e.get("event"))).toList()).contains("host.format",
-                "nbd.connect", "nbd.disconnect", "drain.done", "serve.stopping", "serve.stopped");
+                "nbd.connect", "nbd.disconnect", "drain.done", "drain.cancelled", "serve.stopping", "serve.stopped")
+                .doesNotContain("lib.warning", "lib.error"); // SLF4J bound to serve's provider (cli.LibraryLog)
+    }
+
+    /**
+     * Writes {@link #CANCELLED_DRAIN_BYTES} and starts a drain capped far below them (64 KiB/s, so it runs for
+     * seconds), then cancels it: {@code blockcache drain --detach} and {@code drain cancel}.
+     */
+    private static void cancelADrain(int nbdPort, String admin) throws Exception {
+        try (NbdTestClient client = new NbdTestClient(new InetSocketAddress("127.0.0.1", nbdPort))) {
+            client.go("default", false);
+            for (int offset = 0; offset < CANCELLED_DRAIN_BYTES; offset += 65536) {
+                assertThat(client.call(0, NbdProtocol.CMD_WRITE, offset, 65536, new byte[65536]).error()).isZero();
+            }
+            assertThat(client.call(0, NbdProtocol.CMD_FLUSH, 0, 0, null).error()).isZero();
+        }
+        CliRun started = CliRun.of("drain", "--rate-max", "64K/s", "--detach", "--admin", admin);
+        assertThat(started.exitCode()).as(started.err()).isZero();
+        CliRun cancel = CliRun.of("drain", "cancel", "--admin", admin);
+        assertThat(cancel.exitCode()).as(cancel.err()).isZero();
     }
 
     /** The NBD and admin ports from serve's banner on stdout. */

@@ -25,7 +25,8 @@ class ClusterLogTest {
         // Proves ClusterServe honours --log-format json (it printed plain "blockcache serve: ..." lines): each of three
         // members writes only JSON objects with a level and an event (Ratis's and gRPC's own logging included: nothing
         // unformatted), the leader cluster.serving, the others cluster.following; so do the two left after the
-        // leader is killed, while one of them takes over, and when they are stopped.
+        // leader is killed, while one of them takes over, and when they are stopped. Ratis's warnings about the killed
+        // leader are lib.warning events naming their logger (they vanished through slf4j-nop before 2026-12-07).
         try (ReplicaGroup group = ReplicaGroup.start(dir, "16M", "log-format=json\n")) {
             ReplicaProcess leader = group.awaitLeader(null);
             assertThat(leader).as("a leader" + group.logs()).isNotNull();
@@ -39,6 +40,7 @@ class ClusterLogTest {
                     member.stop(); // SIGTERM: the clean stop's lines too
                 }
             }
+            List<Map<?, ?>> libraryEvents = new ArrayList<>();
             for (ReplicaProcess member : group.members) {
                 List<String> events = new ArrayList<>();
                 for (String line : member.log().lines().toList()) {
@@ -50,6 +52,9 @@ class ClusterLogTest {
                     Map<?, ?> event = JSON.readValue(line, Map.class);
                     assertThat(String.valueOf(event.get("level"))).as(line).isIn("error", "warning", "info");
                     events.add(String.valueOf(event.get("event")));
+                    if (String.valueOf(event.get("event")).startsWith("lib.")) {
+                        libraryEvents.add(event);
+                    }
                 }
                 assertThat(events).as(member.id).contains("cluster.started");
                 assertThat(events).as(member.id).contains(member == leader || member == next ? "cluster.serving"
@@ -58,6 +63,10 @@ class ClusterLogTest {
                     assertThat(events).as(member.id).contains("serve.stopped");
                 }
             }
+            // Ratis's warnings about the killed leader reach the log through serve's SLF4J provider (cli.LibraryLog).
+            assertThat(libraryEvents).as("lib.warning/lib.error of Ratis" + group.logs())
+                    .anySatisfy(event -> assertThat(String.valueOf(event.get("logger")))
+                            .startsWith("org.apache.ratis"));
         }
     }
 }

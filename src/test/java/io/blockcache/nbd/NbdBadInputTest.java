@@ -50,6 +50,10 @@ class NbdBadInputTest {
             Reply detailed = structured.call(0, CMD_READ, size, 1, null);
             assertThat(detailed.message()).contains("outside the export");
             assertThat(simple.call(CMD_FLAG_DF, CMD_READ, 0, 512, null).error()).isEqualTo(EINVAL); // DF needs SR
+            // Each is an nbd.request.refused warning naming the client (the NBD server keeps 20 per 10 s).
+            assertThat(fixture.events(io.blockcache.log.EventName.NBD_REQUEST_REFUSED)).isNotEmpty()
+                    .allSatisfy(event -> assertThat(event.fields()).containsExactly(
+                            new io.blockcache.log.LogEvent.Field("peer", "127.0.0.1")));
         }
     }
 
@@ -81,6 +85,9 @@ class NbdBadInputTest {
             assertThat(fixture.server.awaitIdle(Duration.ofSeconds(10))).isTrue();
             assertThat(healthy.read(1 << 20, 4096)).isEqualTo(before); // the truncated write never landed
             assertThat(fixture.server.protocolErrorsTotal()).isEqualTo(2);
+            // The bad magic and the absurd length, served clients both: nbd.protocol_error, not handshake.failed.
+            assertThat(fixture.events(io.blockcache.log.EventName.NBD_PROTOCOL_ERROR)).hasSize(2);
+            assertThat(fixture.events(io.blockcache.log.EventName.NBD_HANDSHAKE_FAILED)).isEmpty();
         }
     }
 

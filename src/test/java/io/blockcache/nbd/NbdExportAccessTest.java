@@ -62,6 +62,9 @@ class NbdExportAccessTest {
             assertThat(fixture.log).filteredOn(line -> line.contains("refused")).containsExactly("nbd: 127.0.0.1:"
                     + " export 'second' refused: address 127.0.0.1 is not in its allow-addresses; answered"
                     + " NBD_REP_ERR_POLICY");
+            assertThat(fixture.events(io.blockcache.log.EventName.NBD_EXPORT_REFUSED)).singleElement()
+                    .satisfies(event -> assertThat(event.fields()).containsExactly(
+                            new io.blockcache.log.LogEvent.Field("peer", "127.0.0.1")));
         }
     }
 

@@ -97,6 +97,11 @@ final class NbdFixture implements AutoCloseable {
         server.start();
     }
 
+    /** The server's events of {@code name} so far, by their stable name (not their message). */
+    java.util.List<io.blockcache.log.LogEvent> events(io.blockcache.log.EventName name) {
+        return events.stream().filter(event -> event.name() == name).toList();
+    }
+
     /** Runs {@code operation} on the loop and waits for the outcome it reports. */
     <T> T onLoop(Consumer<Consumer<T>> operation) throws Exception {
         return LoopCalls.await(loop, operation, Duration.ofSeconds(20));

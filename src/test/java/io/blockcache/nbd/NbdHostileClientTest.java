@@ -116,6 +116,8 @@ class NbdHostileClientTest {
             assertThat(stats.refusedConnectionsMax()).isEqualTo(1);
             assertThat(stats.connectionsOpen()).isEqualTo(3);
             assertThat(fixture.log).anyMatch(line -> line.startsWith("nbd: 127.0.0.1: refused, 2 connections"));
+            assertThat(fixture.events(io.blockcache.log.EventName.NBD_REFUSED).stream()
+                    .map(event -> event.fields().get(0).value())).containsExactlyInAnyOrder("127.0.0.1", "127.0.0.3");
             for (NbdTestClient client : new NbdTestClient[] {a, b, c}) {
                 assertThat(client.read(0, 512)).hasSize(512);
             }
