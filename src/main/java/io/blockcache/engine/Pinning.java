@@ -6,6 +6,8 @@ import io.blockcache.device.BlockDevice;
 import io.blockcache.loop.Checks;
 import io.blockcache.volume.PinnedRanges;
 import io.blockcache.volume.Volume;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Pins and unpins byte ranges of a cache set's volumes (docs/CACHING.md "Pinning"), with the checks an operator's
@@ -24,6 +26,10 @@ public final class Pinning {
 
     private final CacheSet set;
 
+    /** One pinned range of a volume, in bytes. */
+    public record Range(String volume, long offsetBytes, long lengthBytes) {
+    }
+
     /** Pins of {@code set}'s volumes. */
     public Pinning(CacheSet set) {
         this.set = set;
@@ -35,6 +41,20 @@ public final class Pinning {
         long dataBytes = (long) (table.bucketCount() - table.count(BucketState.JOURNAL)) * table.bucketSectors()
                 * BlockDevice.SECTOR_BYTES;
         return dataBytes * CAP_PERCENT / 100;
+    }
+
+    /** The pinned ranges of every volume, in volume and offset order (to save them, to list them). */
+    public List<Range> ranges() {
+        List<Range> out = new ArrayList<>();
+        for (String name : set.exportNames()) {
+            Volume volume = set.volume(name);
+            if (volume != null) {
+                for (long[] range : volume.index().pins().list()) {
+                    out.add(new Range(name, range[0] * BlockDevice.SECTOR_BYTES, range[1] * BlockDevice.SECTOR_BYTES));
+                }
+            }
+        }
+        return out;
     }
 
     /** Bytes pinned over all volumes now. */
