@@ -29,8 +29,8 @@ final class PinCommand implements Callable<Integer> {
     // Optional to picocli so that "pin list NAME" parses as the subcommand; call() requires both.
     @Parameters(index = "0", arity = "0..1", paramLabel = "NAME", description = "The volume (its export name).")
     private String volume;
-    @Parameters(index = "1", arity = "0..1", paramLabel = "RANGE", description = "OFFSET+LENGTH, e.g. 0+64M or 1G+512K; whole"
-            + " 512-byte sectors.")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "RANGE",
+            description = "OFFSET+LENGTH, e.g. 0+64M or 1G+512K; whole 512-byte sectors.")
     private String range;
     @Option(names = "--json", description = "Print the server's JSON answer.")
     private boolean json;

@@ -56,7 +56,8 @@ class PinCommandTest {
         assertThat(badRange.exitCode()).isEqualTo(1);
         assertThat(badRange.err()).contains("OFFSET+LENGTH");
         assertThat(first.stop()).as(errText.toString()).isTrue();
-        assertThat(Files.readString(data.resolve(PinFile.NAME))).contains("0 2097152 default", "8388608 524288 default");
+        assertThat(Files.readString(data.resolve(PinFile.NAME)))
+                .contains("0 2097152 default", "8388608 524288 default");
 
         ServeRuntime second = ServeRuntime.start(settings(data), err);
         CliRun list = CliRun.of("pin", "list", "default", "--json", "--admin", admin(second));
