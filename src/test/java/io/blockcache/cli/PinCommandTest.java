@@ -66,6 +66,10 @@ class PinCommandTest {
         assertThat(((Number) ((Map<?, ?>) JsonReader.parse(list.out())).get("pinnedBytes")).longValue())
                 .isEqualTo(2 * MIB + MIB / 2);
         assertThat(errText.toString()).contains("pinned again");
+        String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://" + admin(second) + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).containsPattern("blockcache_pinned_bytes\\{[^}]*volume=\"default\"[^}]*} 2621440");
         CliRun unpin = CliRun.of("unpin", "default", "512K+1M", "--admin", admin(second));
         assertThat(unpin.exitCode()).as(unpin.err()).isZero();
         assertThat(unpin.out()).contains("  0+524288", "  1572864+524288", "  8388608+524288");
