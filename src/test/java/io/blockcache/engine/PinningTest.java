@@ -60,6 +60,31 @@ class PinningTest {
     }
 
     @Test
+    void aSequentialReadPastTheCutoffFillsAPinnedRangeButNotAnUnpinnedOne() {
+        // Proves the sequential cutoff yields to a pin: with a 256 KiB cutoff, 2 MiB read sequentially in 64 KiB
+        // requests fills only the first 256 KiB of an unpinned range, but every byte of a pinned one.
+        SimCacheSet sim = new SimCacheSet();
+        sim.format(3);
+        CacheSet set = sim.openOk();
+        Volume volume = set.volume(SimCacheSet.EXPORT);
+        volume.setBypassSettings(volume.bypassSettings().withSequentialCutoffBytes(256 * KIB));
+        assertThat(new Pinning(set).pin(SimCacheSet.EXPORT, 4L * MIB, 2L * MIB)).isNull();
+        long filled = volume.stats().fillSectors();
+        for (long at = 0; at < 2L * MIB; at += 64 * KIB) {
+            sim.readOk(volume, at, 64 * KIB);
+        }
+        sim.loop.runFor(1_000_000_000L); // a read answers before its fill's cache write ends: let the fills finish
+        long unpinnedFilled = volume.stats().fillSectors() - filled;
+        assertThat(unpinnedFilled * 512).isLessThanOrEqualTo(256L * KIB);
+        filled = volume.stats().fillSectors();
+        for (long at = 4L * MIB; at < 6L * MIB; at += 64 * KIB) {
+            sim.readOk(volume, at, 64 * KIB);
+        }
+        sim.loop.runFor(1_000_000_000L);
+        assertThat((volume.stats().fillSectors() - filled) * 512).isEqualTo(2L * MIB);
+    }
+
+    @Test
     void aPinOverTheCapIsRefusedNamingTheNumbersAndChangesNothing() {
         // Proves the cap: half the data capacity may be pinned over all volumes; a pin past it is refused with the
         // numbers, an overlapping pin counts only its new bytes, and unpin gives the bytes back.
