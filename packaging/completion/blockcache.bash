@@ -162,6 +162,8 @@ function _complete_blockcache() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} stats" ];    then _picocli_blockcache; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} drain" ];    then _picocli_blockcache; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} prefetch" ];    then _picocli_blockcache; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} pin" ];    then _picocli_blockcache; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} unpin" ];    then _picocli_blockcache; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} volume" ];    then _picocli_blockcache; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} get" ];    then _picocli_blockcache; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} set" ];    then _picocli_blockcache; return $?; fi
@@ -174,6 +176,7 @@ function _complete_blockcache() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} drain resume" ];    then _picocli_blockcache_drain; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} drain cancel" ];    then _picocli_blockcache_drain; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} drain status" ];    then _picocli_blockcache_drain; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} pin list" ];    then _picocli_blockcache_pin; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} volume list" ];    then _picocli_blockcache_volume; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} volume add" ];    then _picocli_blockcache_volume; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} volume remove" ];    then _picocli_blockcache_volume; return $?; fi
@@ -198,59 +201,65 @@ function _complete_blockcache() {
   local cmds5=(stats)
   local cmds6=(drain)
   local cmds7=(prefetch)
-  local cmds8=(volume)
-  local cmds9=(get)
-  local cmds10=(set)
-  local cmds11=(reload)
-  local cmds12=(cluster)
-  local cmds13=(simulate)
-  local cmds14=(bench)
-  local cmds15=(help)
-  local cmds16=(drain pause)
-  local cmds17=(drain resume)
-  local cmds18=(drain cancel)
-  local cmds19=(drain status)
-  local cmds20=(volume list)
-  local cmds21=(volume add)
-  local cmds22=(volume remove)
-  local cmds23=(volume resize)
-  local cmds24=(cluster status)
-  local cmds25=(cluster transfer-leader)
-  local cmds26=(simulate devices)
-  local cmds27=(simulate fuzz)
-  local cmds28=(bench nbd)
-  local cmds29=(bench writeback)
-  local cmds30=(bench gc)
-  local cmds31=(bench recovery)
-  local cmds32=(bench backing)
-  local cmds33=(bench hitratio)
+  local cmds8=(pin)
+  local cmds9=(unpin)
+  local cmds10=(volume)
+  local cmds11=(get)
+  local cmds12=(set)
+  local cmds13=(reload)
+  local cmds14=(cluster)
+  local cmds15=(simulate)
+  local cmds16=(bench)
+  local cmds17=(help)
+  local cmds18=(drain pause)
+  local cmds19=(drain resume)
+  local cmds20=(drain cancel)
+  local cmds21=(drain status)
+  local cmds22=(pin list)
+  local cmds23=(volume list)
+  local cmds24=(volume add)
+  local cmds25=(volume remove)
+  local cmds26=(volume resize)
+  local cmds27=(cluster status)
+  local cmds28=(cluster transfer-leader)
+  local cmds29=(simulate devices)
+  local cmds30=(simulate fuzz)
+  local cmds31=(bench nbd)
+  local cmds32=(bench writeback)
+  local cmds33=(bench gc)
+  local cmds34=(bench recovery)
+  local cmds35=(bench backing)
+  local cmds36=(bench hitratio)
 
-  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_blockcache_bench_hitratio; return $?; fi
-  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_blockcache_bench_backing; return $?; fi
-  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_blockcache_bench_recovery; return $?; fi
-  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_blockcache_bench_gc; return $?; fi
-  if CompWordsContainsArray "${cmds29[@]}"; then _picocli_blockcache_bench_writeback; return $?; fi
-  if CompWordsContainsArray "${cmds28[@]}"; then _picocli_blockcache_bench_nbd; return $?; fi
-  if CompWordsContainsArray "${cmds27[@]}"; then _picocli_blockcache_simulate_fuzz; return $?; fi
-  if CompWordsContainsArray "${cmds26[@]}"; then _picocli_blockcache_simulate_devices; return $?; fi
-  if CompWordsContainsArray "${cmds25[@]}"; then _picocli_blockcache_cluster_transferleader; return $?; fi
-  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_blockcache_cluster_status; return $?; fi
-  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_blockcache_volume_resize; return $?; fi
-  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_blockcache_volume_remove; return $?; fi
-  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_blockcache_volume_add; return $?; fi
-  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_blockcache_volume_list; return $?; fi
-  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_blockcache_drain_status; return $?; fi
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_blockcache_drain_cancel; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_blockcache_drain_resume; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_blockcache_drain_pause; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_blockcache_help; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_blockcache_bench; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_blockcache_simulate; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_blockcache_cluster; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_blockcache_reload; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_blockcache_set; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_blockcache_get; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_blockcache_volume; return $?; fi
+  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_blockcache_bench_hitratio; return $?; fi
+  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_blockcache_bench_backing; return $?; fi
+  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_blockcache_bench_recovery; return $?; fi
+  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_blockcache_bench_gc; return $?; fi
+  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_blockcache_bench_writeback; return $?; fi
+  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_blockcache_bench_nbd; return $?; fi
+  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_blockcache_simulate_fuzz; return $?; fi
+  if CompWordsContainsArray "${cmds29[@]}"; then _picocli_blockcache_simulate_devices; return $?; fi
+  if CompWordsContainsArray "${cmds28[@]}"; then _picocli_blockcache_cluster_transferleader; return $?; fi
+  if CompWordsContainsArray "${cmds27[@]}"; then _picocli_blockcache_cluster_status; return $?; fi
+  if CompWordsContainsArray "${cmds26[@]}"; then _picocli_blockcache_volume_resize; return $?; fi
+  if CompWordsContainsArray "${cmds25[@]}"; then _picocli_blockcache_volume_remove; return $?; fi
+  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_blockcache_volume_add; return $?; fi
+  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_blockcache_volume_list; return $?; fi
+  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_blockcache_pin_list; return $?; fi
+  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_blockcache_drain_status; return $?; fi
+  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_blockcache_drain_cancel; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_blockcache_drain_resume; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_blockcache_drain_pause; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_blockcache_help; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_blockcache_bench; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_blockcache_simulate; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_blockcache_cluster; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_blockcache_reload; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_blockcache_set; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_blockcache_get; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_blockcache_volume; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_blockcache_unpin; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_blockcache_pin; return $?; fi
   if CompWordsContainsArray "${cmds7[@]}"; then _picocli_blockcache_prefetch; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_blockcache_drain; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_blockcache_stats; return $?; fi
@@ -269,7 +278,7 @@ function _picocli_blockcache() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="format check salvage replay-log serve stats drain prefetch volume get set reload cluster simulate bench help"
+  local commands="format check salvage replay-log serve stats drain prefetch pin unpin volume get set reload cluster simulate bench help"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -723,6 +732,84 @@ function _picocli_blockcache_prefetch() {
   fi
 }
 
+# Generates completions for the options and subcommands of the `pin` subcommand.
+function _picocli_blockcache_pin() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands="list"
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--admin' '--admin-token-file' '--config'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--admin')
+      return
+      ;;
+    '--admin-token-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--config')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `unpin` subcommand.
+function _picocli_blockcache_unpin() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--admin' '--admin-token-file' '--config'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--admin')
+      return
+      ;;
+    '--admin-token-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--config')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
 # Generates completions for the options and subcommands of the `volume` subcommand.
 function _picocli_blockcache_volume() {
   # Get completion data
@@ -917,7 +1004,7 @@ function _picocli_blockcache_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="format check salvage replay-log serve stats drain prefetch volume get set reload cluster simulate bench"
+  local commands="format check salvage replay-log serve stats drain prefetch pin unpin volume get set reload cluster simulate bench"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -1072,6 +1159,45 @@ function _picocli_blockcache_drain_status() {
     '--volume')
       return
       ;;
+    '--admin')
+      return
+      ;;
+    '--admin-token-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--config')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `list` subcommand.
+function _picocli_blockcache_pin_list() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--admin' '--admin-token-file' '--config'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
     '--admin')
       return
       ;;

@@ -143,7 +143,8 @@ final class StatsCollector {
                         volume.cacheReadLatencyAverageNs(), volume.cacheWriteLatencyAverageNs()),
                 latencyByOp(volume.counters()), health,
                 new StatsSnapshot.AdmissionSnapshot(stats.admittedSectors(), stats.rejectedSectors(),
-                        stats.promotedSectors(), volume.readAdmission().memoryBytes()));
+                        stats.promotedSectors(), volume.readAdmission().memoryBytes(),
+                        volume.index().pins().sectors() * BlockDevice.SECTOR_BYTES));
     }
 
     private static List<DurationHistogram.Counts> latencyByOp(DeviceCounters counters) {

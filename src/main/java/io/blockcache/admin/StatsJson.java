@@ -95,7 +95,7 @@ final class StatsJson {
         json.endObject();
         json.name("admission").beginObject();
         metrics(json, List.of(VolumeMetrics.ADMITTED, VolumeMetrics.REJECTED, VolumeMetrics.PROMOTED,
-                VolumeMetrics.ADMISSION_MEMORY), volume);
+                VolumeMetrics.ADMISSION_MEMORY, VolumeMetrics.PINNED), volume);
         json.endObject();
         writeback(json.name("writeback"), volume.writeback());
         StatsSnapshot.DamageMapSnapshot map = volume.damageMap();

@@ -105,9 +105,10 @@ public record StatsSnapshot(List<VolumeSnapshot> volumes, CacheSnapshot cache, L
      * @param rejectedSectors read-miss sectors it kept out (their blocks were not read often enough)
      * @param promotedSectors clean read-hit sectors rewritten from an old bucket into the newest
      * @param memoryBytes the bytes its sketch and ring of recent fills hold
+     * @param pinnedBytes the bytes of its pinned ranges (docs/CACHING.md "Pinning"), cached or not
      */
     public record AdmissionSnapshot(long admittedSectors, long rejectedSectors, long promotedSectors,
-                                    long memoryBytes) {
+                                    long memoryBytes, long pinnedBytes) {
     }
 
     /**

@@ -2,6 +2,7 @@ package io.blockcache.admin;
 
 import com.sun.net.httpserver.HttpExchange;
 import io.blockcache.engine.CacheSet;
+import io.blockcache.engine.Pinning;
 import io.blockcache.format.AttachedBacking;
 import io.blockcache.json.JsonWriter;
 import io.blockcache.volume.Volume;
@@ -21,7 +22,10 @@ import java.util.function.Supplier;
  *   <li>{@code POST /api/volumes?name=N&uri=U[&size=BYTES][&log=BYTES][&in-place=true][&mode=M][&force=true]}: adds one
  *       (201);</li>
  *   <li>{@code DELETE /api/volumes/NAME[?discard-dirty=true]}: removes one; 409 while it holds dirty data;</li>
- *   <li>{@code POST /api/volumes/NAME/resize?size=BYTES}: grows one.</li>
+ *   <li>{@code POST /api/volumes/NAME/resize?size=BYTES}: grows one;</li>
+ *   <li>{@code GET /api/volumes/NAME/pins}: its pinned ranges, its pinned bytes, all volumes' and the cap; {@code POST}
+ *       / {@code DELETE} the same path {@code ?offset=BYTES&length=BYTES}: pins / unpins a range (docs/CACHING.md
+ *       "Pinning"), answered with the list after it.</li>
  * </ul>
  * A refusal is 409 with one line; a malformed request 400.
  *
@@ -30,6 +34,7 @@ import java.util.function.Supplier;
 final class VolumeApi {
     static final String PATH = "/api/volumes";
     static final String RESIZE_SUFFIX = "/resize";
+    static final String PINS_SUFFIX = "/pins";
 
     private final CacheSet set;
     private final Supplier<VolumeControl> control;
@@ -52,8 +57,13 @@ final class VolumeApi {
             return true;
         }
         String rest = path.startsWith(PATH + "/") ? path.substring(PATH.length() + 1) : null;
-        return rest != null && !rest.isEmpty() && (!rest.contains("/") || rest.endsWith(RESIZE_SUFFIX)
-                && rest.indexOf('/') == rest.length() - RESIZE_SUFFIX.length());
+        return rest != null && !rest.isEmpty() && (!rest.contains("/") || endsIn(rest, RESIZE_SUFFIX)
+                || endsIn(rest, PINS_SUFFIX));
+    }
+
+    /** Whether {@code rest} is {@code NAME} + {@code suffix}, with no other slash. */
+    private static boolean endsIn(String rest, String suffix) {
+        return rest.endsWith(suffix) && rest.indexOf('/') == rest.length() - suffix.length();
     }
 
     void handle(HttpExchange exchange, String path, String method) throws IOException {
@@ -72,7 +82,9 @@ final class VolumeApi {
             return;
         }
         String rest = path.substring(PATH.length() + 1);
-        if (rest.endsWith(RESIZE_SUFFIX)) {
+        if (endsIn(rest, PINS_SUFFIX)) {
+            pins(exchange, method, rest.substring(0, rest.length() - PINS_SUFFIX.length()), query);
+        } else if (rest.endsWith(RESIZE_SUFFIX)) {
             String name = rest.substring(0, rest.length() - RESIZE_SUFFIX.length());
             if (!method.equals("POST")) {
                 notAllowed(exchange, method, "POST");
@@ -86,23 +98,70 @@ final class VolumeApi {
         }
     }
 
+    /** {@code /api/volumes/NAME/pins}: GET lists, POST pins, DELETE unpins. */
+    private void pins(HttpExchange exchange, String method, String name, Map<String, String> query)
+            throws IOException {
+        if (method.equals("GET") || method.equals("HEAD")) {
+            KnobApi.Answer answer = loop.onLoop(() -> pinsJson(name));
+            AdminServer.sendJson(exchange, answer.status(), answer.json());
+        } else if (method.equals("POST") || method.equals("DELETE")) {
+            boolean unpin = method.equals("DELETE");
+            if (!change(exchange, c -> c.pin(name, offset(required(query, "offset")), bytes(required(query, "length")),
+                    unpin))) {
+                return;
+            }
+            KnobApi.Answer answer = loop.onLoop(() -> pinsJson(name));
+            AdminServer.sendJson(exchange, answer.status(), answer.json());
+        } else {
+            notAllowed(exchange, method, "GET, POST, DELETE");
+        }
+    }
+
+    /** Volume {@code name}'s pins (on the loop). */
+    private KnobApi.Answer pinsJson(String name) {
+        if (set.volume(name) == null) {
+            return new KnobApi.Answer(404, AdminServer.error("no volume named \"" + name + "\""));
+        }
+        Pinning pinning = new Pinning(set);
+        JsonWriter json = new JsonWriter().beginObject().field("volume", name);
+        long pinnedBytes = 0;
+        json.name("ranges").beginArray();
+        for (Pinning.Range range : pinning.ranges()) {
+            if (range.volume().equals(name)) {
+                json.beginObject().field("offsetBytes", range.offsetBytes()).field("lengthBytes", range.lengthBytes())
+                        .endObject();
+                pinnedBytes += range.lengthBytes();
+            }
+        }
+        json.endArray().field("pinnedBytes", pinnedBytes).field("allVolumesPinnedBytes", pinning.pinnedBytes())
+                .field("capBytes", pinning.capBytes());
+        return new KnobApi.Answer(200, json.endObject().toString());
+    }
+
     /** One change through the control, answered with the volume list after it. */
     private void change(HttpExchange exchange, int okStatus, Change change) throws IOException {
+        if (change(exchange, change)) {
+            AdminServer.sendJson(exchange, okStatus, loop.onLoop(this::listJson));
+        }
+    }
+
+    /** One change through the control; false if it was refused (and answered). */
+    private boolean change(HttpExchange exchange, Change change) throws IOException {
         VolumeControl current = control.get();
         if (current == null) {
             AdminServer.sendJson(exchange, 404, AdminServer.error("this server does not add or remove volumes"));
-            return;
+            return false;
         }
         try {
             change.apply(current);
+            return true;
         } catch (IllegalArgumentException malformed) {
             AdminServer.sendJson(exchange, 400, AdminServer.error(malformed.getMessage()));
-            return;
+            return false;
         } catch (VolumeControl.Refused refused) {
             AdminServer.sendJson(exchange, 409, AdminServer.error(refused.getMessage()));
-            return;
+            return false;
         }
-        AdminServer.sendJson(exchange, okStatus, loop.onLoop(this::listJson));
     }
 
     /** A change of the volumes. */
@@ -143,6 +202,11 @@ final class VolumeApi {
     }
 
     /** A size in bytes, with an optional unit (K, M, G, T: powers of 1024). */
+    /** A byte offset: 0, or a size as {@link #bytes}. */
+    private static long offset(String text) {
+        return text.strip().equals("0") ? 0 : bytes(text);
+    }
+
     static long bytes(String text) {
         String t = text.strip().toUpperCase(Locale.ROOT);
         int shift = t.endsWith("K") ? 10 : t.endsWith("M") ? 20 : t.endsWith("G") ? 30 : t.endsWith("T") ? 40 : 0;

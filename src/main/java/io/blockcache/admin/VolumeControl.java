@@ -34,6 +34,16 @@ public interface VolumeControl {
     /** Grows volume {@code name} to {@code sizeBytes}; clients see the new size when they connect again. */
     void resize(String name, long sizeBytes) throws Refused;
 
+    /**
+     * Pins ({@code unpin}: unpins) bytes {@code [offsetBytes, + lengthBytes)} of volume {@code name} (docs/CACHING.md
+     * "Pinning"), saved for the next start before it returns.
+     *
+     * @throws Refused unknown volume, a bad range, the cap on pinned bytes, or the pins could not be saved
+     */
+    default void pin(String name, long offsetBytes, long lengthBytes, boolean unpin) throws Refused {
+        throw new Refused("this server does not pin ranges");
+    }
+
     /** An operator's request that was refused: one line saying why and what to do. */
     final class Refused extends Exception {
         public Refused(String message) {

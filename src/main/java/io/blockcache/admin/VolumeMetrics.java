@@ -121,6 +121,9 @@ public final class VolumeMetrics {
     public static final MetricDescriptor<VolumeSnapshot> ADMISSION_MEMORY = gauge(VOLUME,
             "blockcache_admission_memory_bytes", BYTES, "Memory of read admission's sketch and ring of recent fills.")
             .json("admission.memoryBytes", v -> v.admission().memoryBytes());
+    public static final MetricDescriptor<VolumeSnapshot> PINNED = gauge(VOLUME, "blockcache_pinned_bytes", BYTES,
+            "Bytes of the volume's pinned ranges, cached or not (docs/CACHING.md \"Pinning\").")
+            .json("admission.pinnedBytes", v -> v.admission().pinnedBytes());
     public static final MetricDescriptor<VolumeSnapshot> THROTTLED_WRITES = counter(VOLUME,
             "blockcache_throttled_writes_total", COUNT, "Write-back writes the throttle held.")
             .json("bypass.throttledWrites", v -> v.bypass().throttledWrites());
@@ -185,7 +188,7 @@ public final class VolumeMetrics {
     static final List<MetricDescriptor<?>> ALL = List.of(READ_HIT, READ_MISS, WRITE_CACHED, BYPASSED,
             BYPASSED_SEQUENTIAL, BYPASSED_CONGESTED, BYPASSED_OCCUPANCY, BYPASSED_NO_ROOM, THROTTLED_WRITES,
             THROTTLE_DELAY, THROTTLE_DELAY_MAX, IN_USE, DIRTY_DATA, CACHE_READ_LATENCY, CACHE_WRITE_LATENCY, FILL,
-            CHECKSUM_ERRORS, HIT_RATIO, ADMITTED, REJECTED, PROMOTED, ADMISSION_MEMORY, DIRTY, CACHED, SIZE,
+            CHECKSUM_ERRORS, HIT_RATIO, ADMITTED, REJECTED, PROMOTED, ADMISSION_MEMORY, PINNED, DIRTY, CACHED, SIZE,
             REQUESTS_IN_FLIGHT, LATENCY, MAP_REGIONS_MARKED,
             MAP_REGIONS_CLEARED, MAP_MARK_WAITS, MAP_WRITES_COVERED, MAP_BLOCK_WRITES, MAP_BLOCK_WRITE_ERRORS,
             MAP_SWEEPS, MAP_CONSISTENT_EPOCH, REQUEST_DURATION, HEALTH, HEALTH_REASON);

@@ -4,14 +4,10 @@ import io.blockcache.admin.DrainJobRecord;
 import io.blockcache.admin.DrainJobStore;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -100,20 +96,7 @@ final class DrainJobFile implements DrainJobStore {
                 }
             }
         }
-        Path directory = file.toAbsolutePath().getParent();
-        Path temporary = directory.resolve(file.getFileName() + ".tmp");
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.ISO_8859_1));
-            while (bytes.hasRemaining()) {
-                channel.write(bytes);
-            }
-            channel.force(true);
-        }
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-            dir.force(true); // the rename itself is durable only once the directory is
-        }
+        AtomicFile.replace(file, text.toString().getBytes(StandardCharsets.ISO_8859_1));
     }
 
     /** Properties escaping: backslash, line breaks, separators in keys, and everything outside printable ASCII. */

@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
     /** Every subcommand, in the order {@code --help} lists them ({@link #command} makes each). */
     static final List<String> COMMANDS = List.of("format", "check", "salvage", "replay-log", "serve", "stats", "drain",
-            "prefetch", "volume", "get", "set", "reload", "cluster", "simulate", "bench", "help");
+            "prefetch", "pin", "unpin", "volume", "get", "set", "reload", "cluster", "simulate", "bench", "help");
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -61,6 +61,8 @@ public final class Main implements Runnable {
             case "stats" -> new StatsCommand();
             case "drain" -> new DrainCommand();
             case "prefetch" -> new PrefetchCommand();
+            case "pin" -> new PinCommand();
+            case "unpin" -> new UnpinCommand();
             case "volume" -> new VolumeCommand();
             case "get" -> new GetCommand();
             case "set" -> new SetCommand();

@@ -6,9 +6,11 @@ import io.blockcache.admin.AdminToken;
 import io.blockcache.admin.AdminServer;
 import io.blockcache.admin.RecoveryAdmin;
 import io.blockcache.admin.NbdSnapshot;
+import io.blockcache.admin.VolumeControl;
 import io.blockcache.device.IoResult;
 import io.blockcache.engine.CacheSet;
 import io.blockcache.engine.CacheSetOptions;
+import io.blockcache.engine.Pinning;
 import io.blockcache.engine.RecoveryProgress;
 import io.blockcache.host.CacheHost;
 import io.blockcache.host.FileSpaces;
@@ -27,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +58,8 @@ final class ServeRuntime {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private CacheHost host;
     private AdminServer admin;
+    /** The pinned ranges saved for the next start (docs/CACHING.md "Pinning"). */
+    private PinFile pinFile;
     /** Listens from before recovery on; handed to {@link #admin} once the cache set is open. */
     private AdminEndpoint adminEndpoint;
     private final RecoveryProgress recovery = new RecoveryProgress();
@@ -208,6 +213,8 @@ final class ServeRuntime {
         admin = new AdminServer(settings.adminListen(), host.cacheSet(), host.cacheDevice(), host.backings(),
                 drainJobs, log);
         restoreDrains(drainJobs);
+        pinFile = new PinFile(settings.dataDir().resolve(PinFile.NAME));
+        restorePins();
         for (String warning : FileSpaces.warnings(FileSpaces.measure(files))) {
             log.now(EventName.FILES_SPACE_LOW, warning);
         }
@@ -271,6 +278,48 @@ final class ServeRuntime {
         }
     }
 
+    /**
+     * Pins again what {@link PinFile} saved (docs/CACHING.md "Pinning"), before any client connects; a pin that no
+     * longer applies (its volume removed, the volume or the cap smaller) is dropped with a warning and the file
+     * rewritten without it.
+     */
+    private void restorePins() throws ServeException {
+        List<PinFile.Pin> saved;
+        try {
+            saved = pinFile.read();
+        } catch (IOException e) {
+            throw new ServeException("cannot read the pinned ranges in " + pinFile.path() + ": " + e.getMessage()
+                    + " (move the file away to start without them)");
+        }
+        if (saved.isEmpty()) {
+            return;
+        }
+        try {
+            List<String> lines = host.<List<String>>onLoop(done -> {
+                Pinning pinning = new Pinning(host.cacheSet());
+                List<String> said = new ArrayList<>();
+                for (PinFile.Pin pin : saved) {
+                    String refused = pinning.pin(pin.volume(), pin.offsetBytes(), pin.lengthBytes());
+                    said.add((refused == null ? "+" : "-") + "volume " + pin.volume() + " bytes "
+                            + pin.offsetBytes() + "+" + pin.lengthBytes()
+                            + (refused == null ? " pinned again" : " not pinned: " + refused));
+                }
+                done.accept(said);
+            });
+            boolean dropped = false;
+            for (String line : lines) {
+                dropped |= line.startsWith("-");
+                log.now(line.startsWith("+") ? EventName.PIN_RESTORED : EventName.PIN_DROPPED, line.substring(1));
+            }
+            if (dropped) {
+                ServeVolumes.save(pinFile, host.<List<Pinning.Range>>onLoop(done -> done.accept(
+                        new Pinning(host.cacheSet()).ranges())));
+            }
+        } catch (HostException | VolumeControl.Refused e) {
+            throw new ServeException(e.getMessage());
+        }
+    }
+
     private void startNbd() throws ServeException {
         Map<String, Volume> exports = new LinkedHashMap<>();
         for (String name : host.cacheSet().exportNames()) {
@@ -288,7 +337,7 @@ final class ServeRuntime {
             throw new ServeException("cannot listen for NBD on " + settings.nbdListen() + ": " + e);
         }
         admin.nbdCounters(() -> nbdSnapshot(nbd.stats()));
-        admin.setVolumeControl(new ServeVolumes(host, nbd, admin));
+        admin.setVolumeControl(new ServeVolumes(host, nbd, admin, pinFile));
     }
 
     private static NbdSnapshot nbdSnapshot(NbdServerStats s) {
@@ -364,7 +413,7 @@ final class ServeRuntime {
     /** Each volume's writeback errors, read on the loop. */
     private List<WritebackErrorWatch.Errors> writebackErrors() throws HostException {
         return host.onLoop(done -> {
-            List<WritebackErrorWatch.Errors> all = new java.util.ArrayList<>();
+            List<WritebackErrorWatch.Errors> all = new ArrayList<>();
             for (String name : host.cacheSet().exportNames()) {
                 io.blockcache.writeback.Writeback writeback = host.cacheSet().writeback(name);
                 io.blockcache.writeback.WritebackCounters counters = writeback.counters();

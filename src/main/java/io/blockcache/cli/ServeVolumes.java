@@ -4,11 +4,15 @@ import io.blockcache.admin.AdminServer;
 import io.blockcache.admin.VolumeControl;
 import io.blockcache.backing.BackingLocation;
 import io.blockcache.backing.BackingUris;
+import io.blockcache.engine.Pinning;
 import io.blockcache.host.CacheHost;
 import io.blockcache.host.HostException;
 import io.blockcache.nbd.NbdServer;
 import io.blockcache.volume.CacheMode;
 import io.blockcache.volume.Volume;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -24,11 +28,13 @@ final class ServeVolumes implements VolumeControl {
     private final CacheHost host;
     private final NbdServer nbd;
     private final AdminServer admin;
+    private final PinFile pins;
 
-    ServeVolumes(CacheHost host, NbdServer nbd, AdminServer admin) {
+    ServeVolumes(CacheHost host, NbdServer nbd, AdminServer admin, PinFile pins) {
         this.host = host;
         this.nbd = nbd;
         this.admin = admin;
+        this.pins = pins;
     }
 
     @Override
@@ -82,6 +88,42 @@ final class ServeVolumes implements VolumeControl {
             return host.<Boolean>onLoop(done -> done.accept(volume.isClosed()));
         } catch (HostException e) {
             throw new Refused(e.getMessage());
+        }
+    }
+
+    @Override
+    public synchronized void pin(String name, long offsetBytes, long lengthBytes, boolean unpin) throws Refused {
+        try {
+            PinChange after = host.<PinChange>onLoop(done -> {
+                Pinning pinning = new Pinning(host.cacheSet());
+                String refused = unpin ? pinning.unpin(name, offsetBytes, lengthBytes)
+                        : pinning.pin(name, offsetBytes, lengthBytes);
+                done.accept(new PinChange(refused, pinning.ranges()));
+            });
+            if (after.refused() != null) {
+                throw new Refused(after.refused());
+            }
+            save(pins, after.ranges());
+        } catch (HostException e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    /** What a pin or unpin did on the loop: its refusal or null, and every volume's pins after it. */
+    private record PinChange(String refused, List<Pinning.Range> ranges) {
+    }
+
+    /** Saves {@code ranges} in {@code file}; the pin is in force already, so a failure says so. */
+    static void save(PinFile file, List<Pinning.Range> ranges) throws Refused {
+        List<PinFile.Pin> pins = new ArrayList<>();
+        for (Pinning.Range range : ranges) {
+            pins.add(new PinFile.Pin(range.volume(), range.offsetBytes(), range.lengthBytes()));
+        }
+        try {
+            file.save(pins);
+        } catch (IOException e) {
+            throw new Refused("the pins are in force but could not be saved in " + file.path() + " for the next"
+                    + " start: " + e.getMessage());
         }
     }
 

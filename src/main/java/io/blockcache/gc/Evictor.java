@@ -4,6 +4,7 @@ import io.blockcache.cache.BucketAllocator;
 import io.blockcache.cache.BucketState;
 import io.blockcache.cache.BucketTable;
 import java.util.Arrays;
+import java.util.BitSet;
 
 /**
  * Evicts clean buckets when free space runs low (docs/GC.md).
@@ -13,7 +14,8 @@ import java.util.Arrays;
  * its eviction key is {@code (warmth + 1) x live sectors}, lowest first, ties by bucket index. So cold
  * buckets go first, sparsely used ones before full ones, and a recently hit bucket is kept longer.
  *
- * <p><b>Never chosen:</b> a bucket with dirty sectors, a pinned one, or one not SEALED (OPEN, JOURNAL,
+ * <p><b>Never chosen:</b> a bucket with dirty sectors, a pinned one (I/O in flight; not to be confused with pinned
+ * ranges, whose buckets the caller may ask to pass over), or one not SEALED (OPEN, JOURNAL,
  * METADATA, FREE, REUSE_PENDING); {@link BucketAllocator#evict} checks the same again.
  *
  * <p>Thread rule: the cache's loop thread.
@@ -85,6 +87,18 @@ final class Evictor {
      * @return buckets evicted
      */
     int evictIfLow(GcConfig config, double dirtyShare) {
+        return evictIfLow(config, dirtyShare, null, null);
+    }
+
+    /**
+     * {@link #evictIfLow(GcConfig, double)} that passes over the buckets in {@code keep} (those holding pinned data,
+     * docs/CACHING.md "Pinning") and adds to {@code passedOver} each one it passed over before it reached its target:
+     * the buckets it would have evicted but for their pinned data.
+     *
+     * @param keep null for none
+     * @param passedOver null if {@code keep} is
+     */
+    int evictIfLow(GcConfig config, double dirtyShare, BitSet keep, BitSet passedOver) {
         int low = lowMarkBuckets(config, dirtyShare);
         if (freeSoonBuckets() >= low) {
             return 0;
@@ -95,6 +109,10 @@ final class Evictor {
         long[] order = candidates(config);
         int evicted = 0;
         for (int i = 0; i < order.length && freeSoonBuckets() < target; i++) {
+            if (keep != null && keep.get((int) order[i])) {
+                passedOver.set((int) order[i]);
+                continue;
+            }
             if (allocator.evict((int) order[i])) {
                 evicted++;
             }

@@ -14,6 +14,7 @@ import io.blockcache.loop.Clock;
 import io.blockcache.loop.EventLoop;
 import io.blockcache.volume.VolumeIndex;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -49,6 +50,11 @@ public final class GarbageCollector implements BucketObserver {
     private final BucketTable table;
     private final BucketAllocator allocator;
     private final List<ExtentIndex> indexes = new ArrayList<>();
+    /** The volumes in the order {@link MovingGc} numbers them (it has its own list, kept in step by addVolume). */
+    private final List<VolumeIndex> volumes = new ArrayList<>();
+    private final PinnedBuckets pinned;
+    /** Buckets eviction passed over for their pinned data, whose pinned extents the next move takes out. */
+    private final BitSet rescueWanted = new BitSet();
     private final CheckpointPort checkpoints;
     private final BooleanSupplier frontEndBusy;
     private final GcStats stats = new GcStats();
@@ -93,7 +99,9 @@ public final class GarbageCollector implements BucketObserver {
         this.allocator = space.allocator();
         for (VolumeIndex volume : volumes) {
             indexes.add(volume.extents());
+            this.volumes.add(volume);
         }
+        this.pinned = new PinnedBuckets(table, this.volumes);
         this.checkpoints = checkpoints;
         this.frontEndBusy = frontEndBusy;
         this.config = config;
@@ -117,6 +125,7 @@ public final class GarbageCollector implements BucketObserver {
     public void addVolume(VolumeIndex volume) {
         Checks.onLoop(loop, "GarbageCollector.addVolume");
         indexes.add(volume.extents());
+        volumes.add(volume);
         moving.addVolume(volume);
     }
 
@@ -196,7 +205,13 @@ public final class GarbageCollector implements BucketObserver {
             guardCheckpoint();
         }
         evict();
-        moving.move(finished.pieces(), () -> finishRun(finished));
+        List<MovePiece> toMove = finished.pieces();
+        if (!rescueWanted.isEmpty()) {
+            toMove = new ArrayList<>(toMove);
+            toMove.addAll(pinned.piecesIn(rescueWanted));
+            rescueWanted.clear();
+        }
+        moving.move(toMove, () -> finishRun(finished));
     }
 
     private void finishRun(MarkPass finished) {
@@ -211,7 +226,49 @@ public final class GarbageCollector implements BucketObserver {
     }
 
     private void evict() {
-        stats.addEvicted(evictor.evictIfLow(config, dirtyShare()));
+        BitSet keep = pinned.scan();
+        if (keep == null) {
+            stats.addEvicted(evictor.evictIfLow(config, dirtyShare()));
+            return;
+        }
+        BitSet passedOver = new BitSet();
+        stats.addEvicted(evictor.evictIfLow(config, dirtyShare(), keep, passedOver));
+        int wanted = rescueWanted.cardinality();
+        for (int b = passedOver.nextSetBit(0); b >= 0 && wanted < config.movingBucketsMax();
+             b = passedOver.nextSetBit(b + 1)) {
+            if (pinned.worthMoving(b) && !rescueWanted.get(b)) {
+                rescueWanted.set(b);
+                wanted++;
+            }
+        }
+        if (!rescueWanted.isEmpty() && !running()) {
+            rescuePinned();
+        }
+    }
+
+    /**
+     * Moves the pinned extents out of the buckets eviction passed over (docs/CACHING.md "Pinning") while no run is in
+     * progress (a run's move takes them along instead), then evicts again if the move made progress: the buckets it
+     * emptied of pinned data are ordinary victims now. A move that made none (no free bucket for the GC write point)
+     * waits for the next trigger, so that it cannot spin.
+     */
+    private void rescuePinned() {
+        List<MovePiece> toMove = pinned.piecesIn(rescueWanted);
+        rescueWanted.clear();
+        if (toMove.isEmpty()) {
+            return;
+        }
+        moveRunning = true;
+        long movedBefore = stats.movedBytes();
+        moving.move(toMove, () -> {
+            moveRunning = false;
+            stats.addPinnedRescues(1);
+            if (!waiters.isEmpty()) {
+                startRun(); // a gc() asked while the move ran joined no run
+            } else if (stats.movedBytes() > movedBefore) {
+                scheduleRelief();
+            }
+        });
     }
 
     /**

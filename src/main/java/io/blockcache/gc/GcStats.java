@@ -26,6 +26,7 @@ public final class GcStats {
     private volatile long staleKeysDropped;
     private volatile long bucketsEvicted;
     private volatile long movedBytes;
+    private volatile long pinnedRescues;
     private volatile long compactedBuckets;
     private volatile long moveChecksumFailures;
     /** How long each mark slice held the loop; read only on the loop thread (it has no lock of its own). */
@@ -75,6 +76,10 @@ public final class GcStats {
 
     void addMovedBytes(long bytes) {
         movedBytes += bytes;
+    }
+
+    void addPinnedRescues(long moves) {
+        pinnedRescues += moves;
     }
 
     void addMoveChecksumFailure() {
@@ -157,5 +162,10 @@ public final class GcStats {
     /** Pieces moving GC left in place because their cached data failed its CRC32C check. */
     public long moveChecksumFailures() {
         return moveChecksumFailures;
+    }
+
+    /** Moves that took pinned data out of buckets eviction had passed over (docs/CACHING.md "Pinning"). */
+    public long pinnedRescues() {
+        return pinnedRescues;
     }
 }

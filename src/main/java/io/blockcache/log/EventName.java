@@ -47,6 +47,9 @@ public enum EventName {
     DRAIN_CANCELLED("drain.cancelled", Level.INFO, "volume bytes seconds"),
     DRAIN_RESTORED("drain.restored", Level.INFO),
     DRAIN_SAVE_FAILED("drain.save_failed", Level.WARNING),
+    // pinned ranges
+    PIN_RESTORED("pin.restored", Level.INFO),
+    PIN_DROPPED("pin.dropped", Level.WARNING),
     // writeback
     WRITEBACK_ERROR("writeback.error", Level.WARNING, "volume errors"),
     // the NBD server

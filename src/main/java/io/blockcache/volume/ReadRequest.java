@@ -132,7 +132,10 @@ final class ReadRequest implements LookupVisitor, Runnable, IoCallback, CacheExt
         context.stats.readMissSectors.addAndGet(lengthSectors);
         CacheMode mode = context.mode;
         boolean fillWanted = context.config.fillOnReadMiss() && mode != CacheMode.NONE;
-        boolean fill = fillWanted && fillAllowed && context.admission.admit(pieceStart, lengthSectors);
+        // A pinned piece is always filled (docs/CACHING.md "Pinning"): the admission rule judges popularity, a pin
+        // is the operator's word.
+        boolean fill = fillWanted && fillAllowed && (context.index.pins().overlaps(pieceStart, lengthSectors)
+                || context.admission.admit(pieceStart, lengthSectors));
         if (fillWanted && !fillAllowed) {
             context.stats.fillsSkippedSectors.addAndGet(lengthSectors);
         }

@@ -351,8 +351,11 @@ public final class Volume implements BlockDevice {
             return;
         }
         long startSector = offsetBytes / SECTOR_BYTES;
-        BypassReason bypass = context.bypass.forRead(startSector, dst.remaining() / SECTOR_BYTES);
         long lengthSectors = dst.remaining() / SECTOR_BYTES;
+        BypassReason bypass = context.bypass.forRead(startSector, (int) lengthSectors);
+        if (context.index.pins().overlaps(startSector, lengthSectors)) {
+            bypass = BypassReason.NONE; // a pinned range's misses are always filled, streams too (CACHING "Pinning")
+        }
         context.admission.recordRead(startSector, lengthSectors);
         context.inFlight.whenNoAroundWriteOverlaps(startSector, lengthSectors,
                 ReadRequest.take(context, freeReads, startSector, dst, bypass == BypassReason.NONE, done));

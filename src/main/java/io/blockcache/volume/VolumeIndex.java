@@ -30,6 +30,7 @@ public final class VolumeIndex {
     private final MetadataJournal journal;
     private final CacheSpace space;
     private final EpochRecord record;
+    private final PinnedRanges pins = new PinnedRanges();
     /** Told of every range a clean marking cleaned, or null (replication: docs/SCALE.md). */
     private CleanListener cleanListener;
 
@@ -40,6 +41,14 @@ public final class VolumeIndex {
         this.journal = journal;
         this.space = space;
         this.record = new EpochRecord(volumeId, journal);
+    }
+
+    /**
+     * The volume's pinned ranges (docs/CACHING.md "Pinning"): the front end fills their misses, GC keeps their data.
+     * Held here, beside the extents, because GC sees a volume only through its index.
+     */
+    public PinnedRanges pins() {
+        return pins;
     }
 
     /** The volume this index belongs to. */

@@ -41,6 +41,11 @@ final class WriteRouter {
         BypassReason bypass = mode == CacheMode.WRITEBACK || mode == CacheMode.WRITETHROUGH
                 ? context.bypass.forWrite(startSector, lengthSectors, fua, mode == CacheMode.WRITEBACK)
                 : BypassReason.NONE;
+        if (bypass == BypassReason.SEQUENTIAL && context.index.pins().overlaps(startSector, lengthSectors)) {
+            // A stream into a pinned range stays in the cache (docs/CACHING.md "Pinning"); congestion and the
+            // dirty-data cutoffs still apply: they protect the cache device, not its hit ratio.
+            bypass = BypassReason.NONE;
+        }
         long delayNs = throttleDelayNs(startSector, lengthSectors, mode, bypass);
         context.throttle.admit(startSector, lengthSectors, delayNs,
                 Routed.take(this, startSector, src, fua, bypass, durable, done));

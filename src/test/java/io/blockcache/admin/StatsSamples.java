@@ -37,11 +37,11 @@ final class StatsSamples {
         StatsSnapshot.VolumeSnapshot first = new StatsSnapshot.VolumeSnapshot("alpha", n + 90, "writeback", n + 91,
                 n + 92, n + 93, n + 94, n + 95, n + 96, n + 97, n + 98, n + 99, latency, writeback, map, bypass, byOp,
                 VolumeHealth.of(VolumeHealth.Reason.BACKING_CHANGED),
-                new StatsSnapshot.AdmissionSnapshot(n + 71, n + 72, n + 73, n + 74));
+                new StatsSnapshot.AdmissionSnapshot(n + 71, n + 72, n + 73, n + 74, n + 75));
         StatsSnapshot.VolumeSnapshot second = new StatsSnapshot.VolumeSnapshot("beta", n + 190, "writethrough",
                 n + 191, n + 192, n + 193, n + 194, n + 195, n + 196, n + 197, n + 198, n + 199, latency, writeback,
                 null, bypass, List.of(histogram(n + 5), histogram(n + 6), histogram(n + 7), histogram(n + 8)),
-                VolumeHealth.OK, new StatsSnapshot.AdmissionSnapshot(n + 171, n + 172, n + 173, n + 174));
+                VolumeHealth.OK, new StatsSnapshot.AdmissionSnapshot(n + 171, n + 172, n + 173, n + 174, n + 175));
         StatsSnapshot.DeviceSnapshot cacheDevice = new StatsSnapshot.DeviceSnapshot("cache", n + 100, n + 101,
                 n + 102, n + 103, null, null, "replaced");
         StatsSnapshot.CacheSnapshot cache = new StatsSnapshot.CacheSnapshot(4096, 110, 111, 112, 113, 114, 115, 116,
