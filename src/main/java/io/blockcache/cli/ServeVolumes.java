@@ -58,6 +58,7 @@ final class ServeVolumes implements VolumeControl {
         try {
             host.removeVolume(name, discardDirty);
             nbd.disconnectRemoved(name); // its clients would only get errors now; logs how many there were
+            forgetPinsOfRemoved();
         } catch (HostException e) {
             if (withdrawn && volume != null && volume(name) == volume) {
                 if (closed(volume)) {
@@ -106,6 +107,19 @@ final class ServeVolumes implements VolumeControl {
             save(pins, after.ranges());
         } catch (HostException e) {
             throw new Refused(e.getMessage());
+        }
+    }
+
+    /**
+     * Rewrites the pin file without a volume just removed (its pins left memory with it): kept there, they would pin a
+     * volume of the same name added before the next start. Best effort: the removal is done, and a start drops the
+     * pins of a volume it does not have (pin.dropped).
+     */
+    private void forgetPinsOfRemoved() {
+        try {
+            save(pins, host.<List<Pinning.Range>>onLoop(done -> done.accept(new Pinning(host.cacheSet()).ranges())));
+        } catch (HostException | Refused e) {
+            // the next start drops them, as above
         }
     }
 

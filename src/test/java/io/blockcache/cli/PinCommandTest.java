@@ -77,4 +77,23 @@ class PinCommandTest {
         assertThat(Files.readString(data.resolve(PinFile.NAME))).contains("0 524288 default")
                 .doesNotContain("0 2097152 default");
     }
+
+    @Test
+    void theRemovalOfAVolumeTakesItsPinsOutOfThePinFile() throws Exception {
+        // Proves a removed volume's pins leave the pin file when it is removed: they used to stay until the next pin
+        // change or start, so a volume of the same name added before a restart was pinned by them at the next start.
+        Path data = dir.resolve("data");
+        ServeRuntime serve = ServeRuntime.start(settings(data), err);
+        CliRun added = CliRun.of("volume", "add", "v2=" + dir.resolve("v2.img"), "--size", "16M", "--admin",
+                admin(serve));
+        assertThat(added.exitCode()).as(added.err()).isZero();
+        assertThat(CliRun.of("pin", "v2", "0+1M", "--admin", admin(serve)).exitCode()).isZero();
+        assertThat(CliRun.of("pin", "default", "0+1M", "--admin", admin(serve)).exitCode()).isZero();
+        assertThat(Files.readString(data.resolve(PinFile.NAME))).contains("0 1048576 v2", "0 1048576 default");
+        CliRun removed = CliRun.of("volume", "remove", "v2", "--drain", "--admin", admin(serve));
+        assertThat(removed.exitCode()).as(removed.err()).isZero();
+        assertThat(Files.readString(data.resolve(PinFile.NAME))).contains("0 1048576 default")
+                .doesNotContain(" v2");
+        assertThat(serve.stop()).as(errText.toString()).isTrue();
+    }
 }
